@@ -1,0 +1,1 @@
+//! Dataset readers (filled in by the dataset work).

@@ -1,0 +1,30 @@
+//! The lowest layer of rageval: what a sample is, what a score is, and the exact math that
+//! needs no model.
+//!
+//! - [`sample`]: [`Sample`] (question, retrieved contexts, answer, references, precomputed
+//!   statements) and [`Context`].
+//! - [`outcome`]: [`Outcome`], the only way a metric reports a result — a finite score with
+//!   its [`Evidence`], `Undefined` with a reason, or `Failed` with an error. Never NaN.
+//! - [`dataset`]: readers for JSONL (streamed), JSON, CSV and XLSX with field aliases for
+//!   ragas, the seeds and user mappings; every error names file, line and field.
+//! - [`rank`]: average precision (ragas, exact, strict), cut-off measures, nDCG, rank
+//!   correlations, overlaps, ID- and string-based context precision/recall.
+//! - [`trec`]: trec_eval-compatible qrels/run evaluation.
+//! - [`text`]: Unicode-aware tokenisation (jieba for Chinese), language detection, string
+//!   distances, BLEU, ROUGE, chrF.
+//! - [`stats`]: seeded bootstrap confidence intervals.
+//!
+//! This crate knows no model, no network and no file format of a run: judging lives in
+//! `rageval-judge`, metrics over samples in `rageval-metrics`, run directories in
+//! `rageval-report`.
+
+pub mod dataset;
+pub mod outcome;
+pub mod rank;
+pub mod sample;
+pub mod stats;
+pub mod text;
+pub mod trec;
+
+pub use outcome::{Evidence, Outcome, Verdict, VerdictTarget};
+pub use sample::{Context, Sample};

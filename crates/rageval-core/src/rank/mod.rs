@@ -1,0 +1,1 @@
+//! Rank metrics (filled in by the rank-math work).

@@ -1,0 +1,110 @@
+//! One evaluation sample: a question, what the system retrieved and answered, and what a
+//! person says is right. Readers in [`crate::dataset`] build these; metrics only read them.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// One retrieved context, in the order the retriever returned it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Context {
+    /// The retriever's id for the chunk, when the data has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    pub text: String,
+    /// The retriever's score, when the data has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+}
+
+impl Context {
+    /// A context with text only.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            id: None,
+            text: text.into(),
+            score: None,
+        }
+    }
+}
+
+/// One question with everything known about it.
+///
+/// Optional parts are empty (or `None`) when the dataset does not have them; a metric that
+/// needs a missing part returns `Outcome::Undefined` naming it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Sample {
+    /// Unique within a dataset: the data's own id, or the 1-based row number.
+    pub id: String,
+    pub question: String,
+    /// Retrieved contexts in retriever order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub contexts: Vec<Context>,
+    /// The answer of the system under test.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
+    /// Reference ("ground truth") answers; the first is the primary one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub references: Vec<String>,
+    /// Gold contexts (text), for string-similarity context precision/recall.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reference_contexts: Vec<String>,
+    /// Gold context ids, for ID-based context precision/recall.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reference_context_ids: Vec<String>,
+    /// The reference answer already split into statements (seed S4), reused instead of
+    /// asking a judge.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference_statements: Option<Vec<String>>,
+    /// The answer already split into statements (seed S4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer_statements: Option<Vec<String>>,
+    /// Questions already generated from the answer (seed S4's answer relevance).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub simulated_questions: Option<Vec<String>>,
+    /// Every field of the row that is not one of the above, kept as it was.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub metadata: Map<String, Value>,
+}
+
+impl Sample {
+    /// The reference answers joined by newlines, as ragas joins a list-valued reference.
+    pub fn reference_text(&self) -> Option<String> {
+        if self.references.is_empty() {
+            None
+        } else {
+            Some(self.references.join("\n"))
+        }
+    }
+
+    /// Retrieved context ids, when every context has one.
+    pub fn context_ids(&self) -> Option<Vec<&str>> {
+        self.contexts.iter().map(|c| c.id.as_deref()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reference_text_joins_with_newlines() {
+        let sample = Sample {
+            references: vec!["a".into(), "b".into()],
+            ..Sample::default()
+        };
+        assert_eq!(sample.reference_text().as_deref(), Some("a\nb"));
+        assert_eq!(Sample::default().reference_text(), None);
+    }
+
+    #[test]
+    fn context_ids_need_every_id() {
+        let mut sample = Sample {
+            contexts: vec![Context::text("x"), Context::text("y")],
+            ..Sample::default()
+        };
+        assert_eq!(sample.context_ids(), None);
+        sample.contexts[0].id = Some("1".into());
+        sample.contexts[1].id = Some("2".into());
+        assert_eq!(sample.context_ids(), Some(vec!["1", "2"]));
+    }
+}

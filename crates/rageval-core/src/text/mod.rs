@@ -1,0 +1,1 @@
+//! Text metrics (filled in by the text work).

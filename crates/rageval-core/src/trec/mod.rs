@@ -1,0 +1,1 @@
+//! trec_eval-compatible evaluation (filled in by the trec work).

@@ -1,0 +1,1 @@
+//! Metrics over samples.

@@ -1,0 +1,82 @@
+//! `manifest.json`: what a run was — tool version, command, dataset and its hash, metrics
+//! with their formulas, settings — and whether it finished.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Version of the run-directory layout; bumped when a file changes shape.
+pub const RUN_FORMAT_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// Started and not finished: results may be partial.
+    Running,
+    /// Every sample × metric has a result and `summary.json` is written.
+    Complete,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolInfo {
+    pub name: String,
+    pub version: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DatasetInfo {
+    pub path: String,
+    /// SHA-256 of the dataset's bytes: `compare` refuses runs over different data.
+    pub sha256: String,
+    pub format: String,
+    /// Samples read; known once the run is complete.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub samples: Option<usize>,
+}
+
+/// One metric as it was run, so a reader of old results knows what the numbers meant.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MetricRecord {
+    pub name: String,
+    pub formula: String,
+    pub source: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub format_version: u32,
+    pub tool: ToolInfo,
+    pub command: String,
+    pub status: RunStatus,
+    pub dataset: DatasetInfo,
+    pub metrics: Vec<MetricRecord>,
+    /// Resolved settings (no secrets: the caller masks them).
+    pub settings: Value,
+    pub started_at: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<String>,
+}
+
+impl Manifest {
+    /// A manifest for a run that starts now.
+    pub fn start(
+        command: &str,
+        dataset: DatasetInfo,
+        metrics: Vec<MetricRecord>,
+        settings: Value,
+    ) -> Self {
+        Self {
+            format_version: RUN_FORMAT_VERSION,
+            tool: ToolInfo {
+                name: "rageval".into(),
+                version: env!("CARGO_PKG_VERSION").into(),
+            },
+            command: command.into(),
+            status: RunStatus::Running,
+            dataset,
+            metrics,
+            settings,
+            started_at: crate::utc_timestamp(),
+            finished_at: None,
+        }
+    }
+}

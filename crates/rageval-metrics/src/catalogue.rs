@@ -1,0 +1,400 @@
+//! The table of every metric: its description, and how a `--metrics` spec becomes a
+//! [`Metric`]. This file is a registry; it is long because the table is.
+
+use crate::lexical::{Lexical, LexicalKind};
+use crate::metric::{Input, Metric, MetricError, MetricInfo};
+use crate::retrieval::{Retrieval, RetrievalKind};
+
+const ANSWER_REFERENCE: &[Input] = &[Input::Answer, Input::Reference];
+const IDS: &[Input] = &[Input::ContextIds, Input::ReferenceContextIds];
+const TEXTS: &[Input] = &[Input::Contexts, Input::ReferenceContexts];
+
+/// How a catalogue entry is built.
+#[derive(Debug, Clone, Copy)]
+enum Builder {
+    Lexical(LexicalKind),
+    Retrieval(RetrievalKind),
+}
+
+struct Entry {
+    info: MetricInfo,
+    builder: Builder,
+}
+
+const fn lexical(
+    name: &'static str,
+    aliases: &'static [&'static str],
+    summary: &'static str,
+    formula: &'static str,
+    source: &'static str,
+    kind: LexicalKind,
+) -> Entry {
+    Entry {
+        info: MetricInfo {
+            name,
+            aliases,
+            summary,
+            inputs: ANSWER_REFERENCE,
+            formula,
+            source,
+            takes_cutoff: false,
+            needs_model: false,
+        },
+        builder: Builder::Lexical(kind),
+    }
+}
+
+const fn retrieval(
+    name: &'static str,
+    aliases: &'static [&'static str],
+    summary: &'static str,
+    formula: &'static str,
+    source: &'static str,
+    takes_cutoff: bool,
+    kind: RetrievalKind,
+) -> Entry {
+    let inputs = match kind {
+        RetrievalKind::StringPrecision | RetrievalKind::StringRecall => TEXTS,
+        _ => IDS,
+    };
+    Entry {
+        info: MetricInfo {
+            name,
+            aliases,
+            summary,
+            inputs,
+            formula,
+            source,
+            takes_cutoff,
+            needs_model: false,
+        },
+        builder: Builder::Retrieval(kind),
+    }
+}
+
+static ENTRIES: [Entry; 22] = [
+    retrieval(
+        "id_context_precision",
+        &["id_based_context_precision"],
+        "share of retrieved context ids that are gold ids (order ignored)",
+        "|set(retrieved_ids) ∩ set(reference_ids)| / |set(retrieved_ids)|",
+        "ragas IDBasedContextPrecision",
+        false,
+        RetrievalKind::IdSetPrecision,
+    ),
+    retrieval(
+        "id_context_recall",
+        &["id_based_context_recall"],
+        "share of gold context ids that were retrieved",
+        "|set(retrieved_ids) ∩ set(reference_ids)| / |set(reference_ids)|",
+        "ragas IDBasedContextRecall",
+        false,
+        RetrievalKind::IdSetRecall,
+    ),
+    retrieval(
+        "id_precision",
+        &["precision_at_k"],
+        "share of the top k retrieved ids that are gold (k = all retrieved when not given)",
+        "P@k = (relevant in top k) / k — divided by k even when fewer than k were retrieved",
+        "trec_eval P_k",
+        true,
+        RetrievalKind::IdPrecisionAtK,
+    ),
+    retrieval(
+        "id_recall",
+        &["recall_at_k"],
+        "share of gold ids found in the top k",
+        "R@k = (relevant in top k) / |reference_ids|",
+        "trec_eval recall_k",
+        true,
+        RetrievalKind::IdRecallAtK,
+    ),
+    retrieval(
+        "id_hit",
+        &["hit_at_k", "hit_rate"],
+        "1 when any gold id is in the top k, else 0",
+        "hit@k = [relevant in top k > 0]",
+        "trec_eval success_k",
+        true,
+        RetrievalKind::IdHitAtK,
+    ),
+    retrieval(
+        "id_mrr",
+        &["mrr", "reciprocal_rank"],
+        "reciprocal rank of the first gold id (0 when none is retrieved)",
+        "RR = 1 / rank of the first relevant item",
+        "trec_eval recip_rank",
+        false,
+        RetrievalKind::IdReciprocalRank,
+    ),
+    retrieval(
+        "id_average_precision",
+        &["map"],
+        "average precision over all gold ids, retrieved or not",
+        "AP = Σ_k rel_k · P@k / |reference_ids|",
+        "trec_eval map",
+        false,
+        RetrievalKind::IdAveragePrecision,
+    ),
+    retrieval(
+        "id_r_precision",
+        &["r_precision"],
+        "precision at rank R, R = number of gold ids",
+        "R-prec = (relevant in top R) / R",
+        "trec_eval Rprec",
+        false,
+        RetrievalKind::IdRPrecision,
+    ),
+    retrieval(
+        "id_ndcg",
+        &["ndcg"],
+        "normalised discounted cumulative gain of the retrieved order, binary gains",
+        "nDCG@k = Σ_{i≤k} rel_i / log2(i+1) ÷ the same sum for the ideal order",
+        "Järvelin & Kekäläinen 2002; trec_eval ndcg_cut_k",
+        true,
+        RetrievalKind::IdNdcgAtK,
+    ),
+    retrieval(
+        "string_context_precision",
+        &[
+            "non_llm_context_precision_with_reference",
+            "non_llm_context_precision",
+        ],
+        "rank-weighted share of retrieved contexts that closely match a gold context",
+        "v_i = [max_j sim(retrieved_i, reference_j) ≥ 0.5], sim = 1 − normalised Levenshtein; \
+         score = Σ_k v_k·P@k / Σ_k v_k (exact; ragas adds 1e-10 to the denominator)",
+        "ragas NonLLMContextPrecisionWithReference",
+        false,
+        RetrievalKind::StringPrecision,
+    ),
+    retrieval(
+        "string_context_recall",
+        &["non_llm_context_recall"],
+        "share of gold contexts closely matched by a retrieved context",
+        "mean_j [max_i sim(retrieved_i, reference_j) > 0.5] (strict >, as ragas)",
+        "ragas NonLLMContextRecall",
+        false,
+        RetrievalKind::StringRecall,
+    ),
+    lexical(
+        "exact_match",
+        &[],
+        "1 when the answer equals a reference after normalisation",
+        "[normalise(response) = normalise(reference)]; normalise lower-cases, strips \
+         punctuation (incl. full-width) and collapses white space",
+        "SQuAD exact match; ragas ExactMatch",
+        LexicalKind::ExactMatch,
+    ),
+    lexical(
+        "string_presence",
+        &[],
+        "1 when a reference occurs inside the answer",
+        "[reference ⊆ response]",
+        "ragas StringPresence",
+        LexicalKind::StringPresence,
+    ),
+    lexical(
+        "levenshtein",
+        &["levenshtein_similarity", "non_llm_string_similarity"],
+        "character edit similarity of answer and reference",
+        "1 − levenshtein(a, b) / max(|a|, |b|), by Unicode code points",
+        "Levenshtein 1966; ragas NonLLMStringSimilarity (default)",
+        LexicalKind::Levenshtein,
+    ),
+    lexical(
+        "hamming",
+        &["hamming_similarity"],
+        "share of positions where answer and reference agree",
+        "1 − hamming(a, b) / max(|a|, |b|), the shorter string padded",
+        "ragas NonLLMStringSimilarity(HAMMING)",
+        LexicalKind::Hamming,
+    ),
+    lexical(
+        "jaro",
+        &["jaro_similarity"],
+        "Jaro similarity of answer and reference",
+        "(m/|a| + m/|b| + (m − t)/m) / 3",
+        "Jaro 1989; ragas NonLLMStringSimilarity(JARO)",
+        LexicalKind::Jaro,
+    ),
+    lexical(
+        "jaro_winkler",
+        &["jaro_winkler_similarity"],
+        "Jaro similarity boosted for a common prefix",
+        "jaro + ℓ·0.1·(1 − jaro), ℓ = common prefix length ≤ 4",
+        "Winkler 1990; ragas NonLLMStringSimilarity(JARO_WINKLER)",
+        LexicalKind::JaroWinkler,
+    ),
+    lexical(
+        "bleu",
+        &["bleu_score"],
+        "sentence BLEU of the whole answer against every reference, 0–1",
+        "BP · exp(Σ_n ¼ log p_n), n = 1..4, exponential smoothing, effective order; \
+         13a tokens, jieba tokens for Chinese",
+        "Papineni et al. 2002; sacrebleu sentence_bleu (ragas scores the first sentence only; \
+         we score all)",
+        LexicalKind::Bleu,
+    ),
+    lexical(
+        "rouge1",
+        &["rouge_1"],
+        "unigram overlap F1 of answer and reference",
+        "P = |overlap| / |answer unigrams|, R = |overlap| / |reference unigrams|, \
+         F = 2PR / (P + R)",
+        "Lin 2004; rouge-score rouge1, Unicode-aware tokens",
+        LexicalKind::Rouge1,
+    ),
+    lexical(
+        "rouge2",
+        &["rouge_2"],
+        "bigram overlap F1 of answer and reference",
+        "as rouge1 over bigrams",
+        "Lin 2004; rouge-score rouge2, Unicode-aware tokens",
+        LexicalKind::Rouge2,
+    ),
+    lexical(
+        "rouge_l",
+        &["rougeL", "rouge_score"],
+        "longest-common-subsequence F1 of answer and reference",
+        "P = LCS / |answer tokens|, R = LCS / |reference tokens|, F = 2PR / (P + R)",
+        "Lin 2004; rouge-score rougeL; ragas RougeScore (default rougeL F)",
+        LexicalKind::RougeL,
+    ),
+    lexical(
+        "chrf",
+        &["chr_f"],
+        "character n-gram F-score of answer and references, 0–1",
+        "chrF: mean char n-gram (n = 1..6) precision P and recall R, F_β with β = 2, \
+         white space removed",
+        "Popović 2015; sacrebleu CHRF",
+        LexicalKind::Chrf,
+    ),
+];
+
+/// Every metric's description, in catalogue order.
+pub fn catalogue() -> impl Iterator<Item = &'static MetricInfo> {
+    ENTRIES.iter().map(|entry| &entry.info)
+}
+
+/// The entry whose name or alias is `name` (no cut-off).
+pub fn find(name: &str) -> Option<&'static MetricInfo> {
+    entry(name).map(|entry| &entry.info)
+}
+
+fn entry(name: &str) -> Option<&'static Entry> {
+    ENTRIES
+        .iter()
+        .find(|entry| entry.info.name == name || entry.info.aliases.contains(&name))
+}
+
+/// Builds a metric from a spec: a name or alias, with `@k` for metrics that take a cut-off.
+pub fn build(spec: &str) -> Result<Box<dyn Metric>, MetricError> {
+    let spec = spec.trim();
+    let (name, cutoff) = match spec.split_once('@') {
+        Some((name, k)) => match k.parse::<usize>() {
+            Ok(k) if k >= 1 => (name, Some(k)),
+            _ => {
+                return Err(MetricError::BadCutoff {
+                    spec: spec.to_string(),
+                });
+            }
+        },
+        None => (spec, None),
+    };
+    let entry = entry(name).ok_or_else(|| MetricError::Unknown {
+        name: name.to_string(),
+        closest: closest_name(name),
+    })?;
+    if cutoff.is_some() && !entry.info.takes_cutoff {
+        return Err(MetricError::UnexpectedCutoff {
+            name: entry.info.name,
+            spec: spec.to_string(),
+        });
+    }
+    Ok(match entry.builder {
+        Builder::Lexical(kind) => Box::new(Lexical::new(&entry.info, kind)),
+        Builder::Retrieval(kind) => Box::new(Retrieval::new(&entry.info, kind, cutoff)),
+    })
+}
+
+/// The model-free metrics whose inputs `sample` has, in catalogue order: what `rageval eval`
+/// runs when no `--metrics` is given.
+pub fn model_free_defaults(sample: &rageval_core::Sample) -> Vec<&'static str> {
+    catalogue()
+        .filter(|info| !info.needs_model && info.missing_input(sample).is_none())
+        .map(|info| info.name)
+        .collect()
+}
+
+/// The catalogue name nearest to a misspelt one, when it is near enough to suggest.
+fn closest_name(name: &str) -> Option<&'static str> {
+    let names = ENTRIES
+        .iter()
+        .flat_map(|entry| std::iter::once(&entry.info.name).chain(entry.info.aliases));
+    names
+        .map(|candidate| {
+            (
+                *candidate,
+                rageval_core::text::levenshtein_distance(name, candidate),
+            )
+        })
+        .filter(|(candidate, distance)| *distance <= 2.max(candidate.len() / 4))
+        .min_by_key(|(_, distance)| *distance)
+        .map(|(candidate, _)| find(candidate).map(|info| info.name).unwrap_or(candidate))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_aliases_are_unique() {
+        let mut seen = std::collections::HashSet::new();
+        for entry in &ENTRIES {
+            for name in std::iter::once(&entry.info.name).chain(entry.info.aliases) {
+                assert!(seen.insert(*name), "{name} appears twice");
+            }
+        }
+    }
+
+    #[test]
+    fn every_entry_builds() {
+        for info in catalogue() {
+            let metric = build(info.name).unwrap();
+            assert_eq!(metric.info().name, info.name);
+        }
+    }
+
+    #[test]
+    fn bad_specs_are_explained() {
+        assert_eq!(
+            build("rouge_k").err().map(|e| e.to_string()).as_deref(),
+            Some("unknown metric `rouge_k` (did you mean `rouge_l`?)")
+        );
+        assert!(matches!(
+            build("bleu@3"),
+            Err(MetricError::UnexpectedCutoff { .. })
+        ));
+        assert!(matches!(
+            build("id_precision@0"),
+            Err(MetricError::BadCutoff { .. })
+        ));
+        assert!(matches!(
+            build("id_precision@x"),
+            Err(MetricError::BadCutoff { .. })
+        ));
+        assert!(matches!(
+            build("completely_unknown"),
+            Err(MetricError::Unknown { closest: None, .. })
+        ));
+    }
+
+    #[test]
+    fn aliases_resolve_to_the_catalogue_name() {
+        assert_eq!(
+            build("non_llm_string_similarity").unwrap().name(),
+            "levenshtein"
+        );
+        assert_eq!(build("map").unwrap().name(), "id_average_precision");
+    }
+}

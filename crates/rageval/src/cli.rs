@@ -1,0 +1,93 @@
+//! Every command-line argument of `rageval`, in one place. Parsing touches no file and no
+//! network; commands resolve these into settings.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+pub use crate::commands::trec::TrecArgs;
+
+/// Evaluate retrieval-augmented generation: how good retrieval and answers are, and why.
+#[derive(Debug, Parser)]
+#[command(name = "rageval", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Score every sample of a dataset and write a run directory.
+    Eval(EvalArgs),
+    /// List the metrics, or explain one.
+    Metrics(MetricsArgs),
+    /// Evaluate a TREC run against qrels, as trec_eval does.
+    Trec(TrecArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// The dataset: JSONL, JSON, CSV or XLSX, or a directory of seed-S3 GT_*/FULL_* files.
+    pub data: PathBuf,
+
+    /// Metrics to run, comma-separated (`rageval metrics` lists them; `NAME@k` sets a
+    /// cut-off). Default: every model-free metric whose inputs the first sample has.
+    #[arg(long, short, value_delimiter = ',')]
+    pub metrics: Vec<String>,
+
+    /// The run directory to write (manifest.json, results.jsonl, summary.json).
+    /// Default: runs/<dataset name>.
+    #[arg(long, short)]
+    pub out: Option<PathBuf>,
+
+    /// Replace a run already in the output directory.
+    #[arg(long)]
+    pub overwrite: bool,
+
+    /// Map a field to a column of the data, e.g. `--map question=prompt` (repeatable).
+    #[arg(long = "map", value_name = "FIELD=COLUMN")]
+    pub field_map: Vec<String>,
+
+    /// The dataset's format, when its extension does not say it.
+    #[arg(long, value_enum)]
+    pub format: Option<DataFormat>,
+
+    /// The XLSX sheet to read (default: the first).
+    #[arg(long)]
+    pub sheet: Option<String>,
+
+    /// Evaluate only the first N samples.
+    #[arg(long, value_name = "N")]
+    pub samples: Option<usize>,
+
+    /// Seed of every random choice (bootstrap intervals).
+    #[arg(long, default_value_t = rageval_core::stats::DEFAULT_SEED)]
+    pub seed: u64,
+
+    /// Bootstrap resamples for the 95% intervals.
+    #[arg(long, default_value_t = rageval_core::stats::DEFAULT_BOOTSTRAP_RESAMPLES)]
+    pub bootstrap_resamples: usize,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum DataFormat {
+    Jsonl,
+    Json,
+    Csv,
+    Xlsx,
+}
+
+#[derive(Debug, Args)]
+pub struct MetricsArgs {
+    #[command(subcommand)]
+    pub action: Option<MetricsAction>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MetricsAction {
+    /// Print one metric's inputs, formula and source.
+    Explain {
+        /// A metric name or alias.
+        name: String,
+    },
+}

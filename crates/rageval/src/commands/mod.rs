@@ -1,0 +1,41 @@
+//! One function per command: `run(args, …) -> Result<ExitCode>`.
+//!
+//! Exit codes: 0 success; 2 a usage or input error (bad flags, bad data, a run directory in
+//! the way); 1 is kept for quality gates.
+
+pub mod eval;
+pub mod metrics;
+pub mod trec;
+
+use std::process::ExitCode;
+
+use crate::cli::{Cli, Command};
+
+/// Exit code of every error: bad usage, bad input, or a failure to write.
+pub const EXIT_ERROR: u8 = 2;
+
+pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
+    let mut stdout = std::io::stdout().lock();
+    match cli.command {
+        Command::Eval(args) => eval::run(&args, &mut stdout),
+        Command::Metrics(args) => metrics::run(&args, &mut stdout),
+        Command::Trec(args) => trec::run(&args, &mut stdout),
+    }
+}
+
+/// A hint for errors whose fix is known.
+pub fn hint_for(error: &anyhow::Error) -> Option<String> {
+    for cause in error.chain() {
+        if let Some(rageval_metrics::MetricError::Unknown { .. }) =
+            cause.downcast_ref::<rageval_metrics::MetricError>()
+        {
+            return Some("`rageval metrics` lists every metric".into());
+        }
+        if let Some(rageval_report::ReportError::RunExists { .. }) =
+            cause.downcast_ref::<rageval_report::ReportError>()
+        {
+            return Some("pass --overwrite, or --out with a new directory".into());
+        }
+    }
+    None
+}

@@ -1,0 +1,195 @@
+//! `rageval eval` end to end: run directories, summaries, and bad input.
+
+use std::fs;
+
+use serde_json::Value;
+
+use crate::{rageval, repo_root, stderr, stdout};
+
+fn read_json(path: &std::path::Path) -> Value {
+    serde_json::from_slice(&fs::read(path).unwrap()).unwrap()
+}
+
+#[test]
+fn scores_the_fiqa_example_into_a_complete_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = repo_root().join("examples/fiqa-30.jsonl");
+    let out = dir.path().join("run");
+    let output = rageval(
+        dir.path(),
+        &[
+            "eval",
+            data.to_str().unwrap(),
+            "--metrics",
+            "bleu,rouge_l,exact_match,id_mrr",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+
+    let summary = read_json(&out.join("summary.json"));
+    assert_eq!(summary["samples"], 30);
+    let rouge = &summary["metrics"]["rouge_l"];
+    assert_eq!(rouge["n"], 30);
+    assert_eq!(rouge["n_scored"], 30);
+    let mean = rouge["mean"].as_f64().unwrap();
+    let ci = rouge["ci95"].as_array().unwrap();
+    assert!(ci[0].as_f64().unwrap() <= mean && mean <= ci[1].as_f64().unwrap());
+    // The FiQA rows have no context ids: every id metric is undefined, with the reason.
+    let mrr = &summary["metrics"]["id_mrr"];
+    assert_eq!(mrr["n_undefined"], 30);
+    assert_eq!(mrr["mean"], Value::Null);
+    assert_eq!(
+        mrr["undefined_reasons"]["sample has no retrieved_context_ids"],
+        30
+    );
+
+    let manifest = read_json(&out.join("manifest.json"));
+    assert_eq!(manifest["status"], "complete");
+    assert_eq!(manifest["dataset"]["samples"], 30);
+    assert_eq!(manifest["dataset"]["sha256"].as_str().unwrap().len(), 64);
+
+    let journal = fs::read_to_string(out.join("results.jsonl")).unwrap();
+    let lines: Vec<Value> = journal
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 30 * 4);
+    // The journal's mean equals the summary's.
+    let journal_mean = lines
+        .iter()
+        .filter(|l| l["metric"] == "rouge_l")
+        .map(|l| l["value"].as_f64().unwrap())
+        .sum::<f64>()
+        / 30.0;
+    assert!((journal_mean - mean).abs() < 1e-12);
+
+    let table = stdout(&output);
+    assert!(table.starts_with("metric"), "{table}");
+    assert!(table.contains("rouge_l"), "{table}");
+}
+
+#[test]
+fn picks_model_free_metrics_from_the_first_sample() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = repo_root().join("examples/fiqa-30.jsonl");
+    let output = rageval(dir.path(), &["eval", data.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let summary = read_json(&dir.path().join("runs/fiqa-30/summary.json"));
+    let order: Vec<&str> = summary["metric_order"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(
+        order.contains(&"bleu") && order.contains(&"chrf"),
+        "{order:?}"
+    );
+    assert!(!order.contains(&"id_mrr"), "{order:?}");
+}
+
+#[test]
+fn bad_input_names_the_line_and_leaves_no_run_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data.jsonl");
+    fs::write(
+        &data,
+        "{\"id\": \"a\", \"question\": \"q1\", \"response\": \"x\", \"reference\": \"x\"}\n\
+         {\"id\": \"b\", \"question\": \"q2\", \"response\": \"y\", \"reference\": \"y\"}\n\
+         {\"id\": \"a\", \"question\": \"q3\", \"response\": \"z\", \"reference\": \"z\"}\n",
+    )
+    .unwrap();
+    let out = dir.path().join("run");
+    let output = rageval(
+        dir.path(),
+        &[
+            "eval",
+            "data.jsonl",
+            "--metrics",
+            "exact_match",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let err = stderr(&output);
+    assert!(err.contains("data.jsonl:3"), "{err}");
+    assert!(err.contains("`id`"), "{err}");
+    assert!(!out.exists(), "a partial run was left behind");
+}
+
+#[test]
+fn an_existing_run_is_not_overwritten_by_accident() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = repo_root().join("examples/fiqa-30.jsonl");
+    let args = [
+        "eval",
+        data.to_str().unwrap(),
+        "--metrics",
+        "chrf",
+        "--out",
+        "run",
+    ];
+    assert!(rageval(dir.path(), &args).status.success());
+    let again = rageval(dir.path(), &args);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(
+        stderr(&again).contains("hint: pass --overwrite"),
+        "{}",
+        stderr(&again)
+    );
+    let mut overwrite = args.to_vec();
+    overwrite.push("--overwrite");
+    assert!(rageval(dir.path(), &overwrite).status.success());
+}
+
+#[test]
+fn unknown_metrics_are_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = repo_root().join("examples/fiqa-30.jsonl");
+    let output = rageval(
+        dir.path(),
+        &[
+            "eval",
+            data.to_str().unwrap(),
+            "--metrics",
+            "rouge_k",
+            "--out",
+            "run",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("did you mean `rouge_l`?"));
+    assert!(!dir.path().join("run").exists());
+}
+
+#[test]
+fn chinese_answers_are_scored() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("zh.jsonl");
+    fs::write(
+        &data,
+        "{\"question\": \"少儿编程的发展动力是什么？\", \"response\": \"政策和技术推动了少儿编程的发展\", \
+          \"reference\": \"政策、经济、社会和技术等多维因素推动其快速发展\"}\n",
+    )
+    .unwrap();
+    let output = rageval(
+        dir.path(),
+        &[
+            "eval",
+            "zh.jsonl",
+            "--metrics",
+            "rouge1,chrf",
+            "--out",
+            "run",
+        ],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let summary = read_json(&dir.path().join("run/summary.json"));
+    for metric in ["rouge1", "chrf"] {
+        let mean = summary["metrics"][metric]["mean"].as_f64().unwrap();
+        assert!(mean > 0.0 && mean < 1.0, "{metric}: {mean}");
+    }
+}

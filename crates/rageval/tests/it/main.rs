@@ -1,0 +1,36 @@
+//! End-to-end tests of the `rageval` binary: real processes, real files, exit codes.
+
+#![allow(clippy::unwrap_used)]
+
+mod eval;
+mod metrics;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The repository root (two levels above this crate).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .expect("crate lives under crates/")
+        .to_path_buf()
+}
+
+/// Runs the binary with `args` in `dir`.
+pub fn rageval(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rageval"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the binary runs")
+}
+
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}

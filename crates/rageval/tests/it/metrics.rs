@@ -1,0 +1,42 @@
+//! `rageval metrics` and `rageval metrics explain`.
+
+use crate::{rageval, repo_root, stderr, stdout};
+
+#[test]
+fn lists_every_catalogue_metric() {
+    let output = rageval(&repo_root(), &["metrics"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    for info in rageval_metrics::catalogue() {
+        assert!(
+            text.contains(info.name),
+            "{} missing from:\n{text}",
+            info.name
+        );
+    }
+}
+
+#[test]
+fn explains_formula_inputs_and_source() {
+    let output = rageval(&repo_root(), &["metrics", "explain", "rouge_score"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.starts_with("rouge_l\n"), "{text}");
+    assert!(text.contains("inputs:   response, reference"), "{text}");
+    assert!(text.contains("source:   Lin 2004"), "{text}");
+}
+
+#[test]
+fn explaining_an_unknown_metric_suggests_the_nearest() {
+    let output = rageval(&repo_root(), &["metrics", "explain", "blue"]);
+    assert_eq!(output.status.code(), Some(2));
+    let err = stderr(&output);
+    assert!(
+        err.contains("unknown metric `blue` (did you mean `bleu`?)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("hint: `rageval metrics` lists every metric"),
+        "{err}"
+    );
+}

@@ -132,7 +132,9 @@ pub fn kendall_tau_b(x: &[f64], y: &[f64]) -> Option<f64> {
         return None;
     }
     let n = x.len() as u64;
-    let mut pairs: Vec<(f64, f64)> = x.iter().copied().zip(y.iter().copied()).collect();
+    // `v + 0.0` turns −0.0 into +0.0, so that the total order used for sorting and the `==`
+    // used for ties agree on zeros.
+    let mut pairs: Vec<(f64, f64)> = x.iter().zip(y).map(|(a, b)| (a + 0.0, b + 0.0)).collect();
     pairs.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
     let tied_x = tied_pairs(&pairs, |a, b| a.0 == b.0);
     let tied_both = tied_pairs(&pairs, |a, b| a.0 == b.0 && a.1 == b.1);
@@ -221,6 +223,22 @@ mod tests {
         assert_eq!(kendall_tau_b(&[], &[]), None);
         assert_eq!(spearman(&rising, &rising[..3]), None);
         assert_eq!(kendall_tau_b(&[1.0, f64::NAN], &[1.0, 2.0]), None);
+    }
+
+    #[test]
+    fn negative_zero_ties_with_zero() {
+        let signed = [0.0, -0.0, 1.0, -0.0];
+        let plain = [0.0, 0.0, 1.0, 0.0];
+        let other = [3.0, 1.0, 2.0, 2.0];
+        assert_eq!(
+            kendall_tau_b(&signed, &other),
+            kendall_tau_b(&plain, &other)
+        );
+        assert_eq!(
+            kendall_tau_b(&other, &signed),
+            kendall_tau_b(&other, &plain)
+        );
+        assert_eq!(spearman(&signed, &other), spearman(&plain, &other));
     }
 
     #[test]

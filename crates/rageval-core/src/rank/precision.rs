@@ -68,9 +68,9 @@ pub fn average_precision_ragas(verdicts: &[bool]) -> Option<f64> {
 /// `k = 1..n`, relevant or not: `(1/n) Σ_{k=1..n} P@k`.
 ///
 /// Unlike [`average_precision`], an irrelevant item anywhere lowers the score: `[1,0]` gives
-/// 0.75 and `[0,1]` gives 0.25. It never exceeds the exact AP on the same list, because
-/// precision only falls across an irrelevant item, so the positions it adds pull the mean
-/// down. Equals [`mean_hit_rate`] at `k = n`. `None` for an empty list.
+/// 0.75 and `[0,1]` gives 0.25. It does not exceed the exact AP on the same list: checked
+/// for every list of up to 18 items while writing this, and by the property test below; we
+/// have no proof. Equals [`mean_hit_rate`] at `k = n`. `None` for an empty list.
 pub fn average_precision_strict(verdicts: &[bool]) -> Option<f64> {
     if verdicts.is_empty() {
         return None;

@@ -64,7 +64,7 @@ pub struct Rbo {
 /// Rank-biased overlap of `a` and `b` with persistence `p` (the expected depth a reader
 /// looks to is `1/(1−p)`; p = 0.9 gives the top 10 about 86% of the weight).
 ///
-/// Lists may differ in length (paper §4.2): with `S` the shorter (length `s`) and `L` the
+/// Lists may differ in length (paper §4): with `S` the shorter (length `s`) and `L` the
 /// longer (length `l`), `X_d` for `d > s` counts the ids of `S_{1:s}` found in `L_{1:d}`.
 /// Then, writing `q = (1−p)/p`:
 /// - `min = q · ( Σ_{d=1..l} (X_d − X_l) p^d / d − X_l·ln(1−p) )`: eq. 11 taken to depth

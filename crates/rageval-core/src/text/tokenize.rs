@@ -324,3 +324,26 @@ mod tests {
         );
     }
 }
+
+/// sacrebleu's own tokenisers, token by token, on the fixture texts.
+#[cfg(test)]
+mod sacrebleu_reference {
+    use super::*;
+
+    #[test]
+    fn tokenisers_match_sacrebleu() {
+        let fixture: serde_json::Value =
+            serde_json::from_str(include_str!("../../tests/fixtures/text/tokenizers.json"))
+                .expect("fixture is valid JSON");
+        let cases = fixture["cases"].as_array().expect("cases array");
+        assert!(cases.len() > 30);
+        for case in cases {
+            let text = case["text"].as_str().expect("text");
+            let expected = |key: &str| -> Vec<String> {
+                serde_json::from_value(case[key].clone()).expect("token list")
+            };
+            assert_eq!(tokenize_13a(text), expected("13a"), "13a {text:?}");
+            assert_eq!(tokenize_zh(text), expected("zh"), "zh {text:?}");
+        }
+    }
+}

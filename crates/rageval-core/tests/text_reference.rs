@@ -3,7 +3,9 @@
 //! The fixtures in `tests/fixtures/text/` are written by `scripts/reference/text_reference.py`
 //! (sacrebleu for BLEU, chrF and its tokenisers; rouge-score for ROUGE; rapidfuzz for string
 //! similarities; Python jieba for the Chinese ROUGE tokens); each file records the library
-//! versions that produced it. Every value must agree to 1e-9.
+//! versions that produced it. Every value must agree to 1e-12 (the brief asked for 1e-9): we
+//! follow the references' order of floating-point operations, and on x86-64 Linux every value
+//! is bit-identical; the margin is for other platforms' `exp` and `ln`.
 
 use rageval_core::text::{
     BleuTokenizer, RougeKind, chrf, corpus_bleu, corpus_chrf, hamming_similarity, jaro_similarity,
@@ -11,7 +13,7 @@ use rageval_core::text::{
 };
 use serde_json::Value;
 
-const TOLERANCE: f64 = 1e-9;
+const TOLERANCE: f64 = 1e-12;
 
 fn cases(json: &str) -> Value {
     let data: Value = serde_json::from_str(json).expect("fixture is valid JSON");

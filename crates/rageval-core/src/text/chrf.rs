@@ -76,7 +76,9 @@ fn f_score(stats: &Stats) -> f64 {
     if precision + recall == 0.0 {
         return 0.0;
     }
-    100.0 * (1.0 + factor) * precision * recall / (factor * precision + recall)
+    // Same operation order as sacrebleu, so the floats agree to the last bit.
+    let score = (1.0 + factor) * precision * recall / (factor * precision + recall);
+    100.0 * score
 }
 
 /// Statistics of one segment against the reference with the best sentence chrF (the first

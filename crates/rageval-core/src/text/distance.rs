@@ -79,7 +79,7 @@ pub fn hamming_similarity(a: &str, b: &str) -> f64 {
 pub fn jaro_similarity(a: &str, b: &str) -> f64 {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    jaro_chars(&a, &b)
+    through_distance(jaro_chars(&a, &b))
 }
 
 fn jaro_chars(a: &[char], b: &[char]) -> f64 {
@@ -128,6 +128,13 @@ fn jaro_chars(a: &[char], b: &[char]) -> f64 {
     (m / a.len() as f64 + m / b.len() as f64 + (matches - half_transpositions) as f64 / m) / 3.0
 }
 
+/// rapidfuzz's `normalized_similarity` for Jaro is `1 − normalized_distance`, itself
+/// `1 − similarity`, and ragas computes `1 − normalized_distance` too; the round trip can
+/// move the last bit, so we take it as well and agree with both exactly.
+fn through_distance(sim: f64) -> f64 {
+    1.0 - (1.0 - sim)
+}
+
 /// Weight of each common-prefix character in [`jaro_winkler_similarity`].
 pub const JARO_WINKLER_PREFIX_WEIGHT: f64 = 0.1;
 /// Longest common prefix that [`jaro_winkler_similarity`] rewards.
@@ -141,7 +148,7 @@ pub fn jaro_winkler_similarity(a: &str, b: &str) -> f64 {
     let b: Vec<char> = b.chars().collect();
     let jaro = jaro_chars(&a, &b);
     if jaro <= 0.7 {
-        return jaro;
+        return through_distance(jaro);
     }
     let prefix = a
         .iter()
@@ -149,7 +156,7 @@ pub fn jaro_winkler_similarity(a: &str, b: &str) -> f64 {
         .take(JARO_WINKLER_MAX_PREFIX)
         .take_while(|(x, y)| x == y)
         .count();
-    jaro + prefix as f64 * JARO_WINKLER_PREFIX_WEIGHT * (1.0 - jaro)
+    through_distance(jaro + prefix as f64 * JARO_WINKLER_PREFIX_WEIGHT * (1.0 - jaro))
 }
 
 #[cfg(test)]

@@ -240,6 +240,7 @@ pub fn sentence_bleu(hypothesis: &str, references: &[&str], tokenizer: BleuToken
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::text::tokenize::random_text;
 
     #[test]
     fn identical_text_scores_100() {
@@ -301,5 +302,32 @@ mod tests {
         assert_eq!(closest_ref_len(5, &[3, 7]), 3);
         assert_eq!(closest_ref_len(5, &[7, 3, 6]), 6);
         assert_eq!(closest_ref_len(5, &[]), 0);
+    }
+
+    #[test]
+    fn properties_on_random_texts() {
+        let mut rng = crate::stats::SplitMix64::new(13);
+        let tokenizers = [
+            BleuTokenizer::Mteval13a,
+            BleuTokenizer::Zh,
+            BleuTokenizer::Jieba,
+            BleuTokenizer::Auto,
+        ];
+        for _ in 0..200 {
+            let (a, b) = (random_text(&mut rng), random_text(&mut rng));
+            for tokenizer in tokenizers {
+                let bleu = sentence_bleu(&a, &[&b], tokenizer);
+                assert!((0.0..=100.0).contains(&bleu.score), "{a:?} {b:?} {bleu:?}");
+                assert!((0.0..=1.0).contains(&bleu.brevity_penalty));
+                let same = sentence_bleu(&a, &[&a], tokenizer);
+                let expected = if same.hyp_len > 0 { 100.0 } else { 0.0 };
+                assert!(
+                    (same.score - expected).abs() < 1e-9,
+                    "{tokenizer:?} {a:?} {same:?}"
+                );
+                let corpus = corpus_bleu(&[&a, &b], &[vec![&b], vec![&a]], tokenizer);
+                assert!((0.0..=100.0).contains(&corpus.score));
+            }
+        }
     }
 }

@@ -127,6 +127,7 @@ pub fn corpus_chrf(hypotheses: &[&str], references: &[Vec<&str>]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::text::tokenize::random_text;
 
     #[test]
     fn identical_and_disjoint() {
@@ -156,5 +157,24 @@ mod tests {
     fn corpus_sums_statistics() {
         let score = corpus_chrf(&["the cat", "a dog"], &[vec!["the cat"], vec!["a dog"]]);
         assert!((score - 100.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn properties_on_random_texts() {
+        let mut rng = crate::stats::SplitMix64::new(3);
+        for _ in 0..300 {
+            let (a, b) = (random_text(&mut rng), random_text(&mut rng));
+            let score = chrf(&a, &[&b]);
+            assert!((0.0..=100.0).contains(&score), "{a:?} {b:?} {score}");
+            let has_chars = a.chars().any(|c| !is_python_space(c));
+            let same = chrf(&a, &[&a]);
+            if has_chars {
+                assert!((same - 100.0).abs() < 1e-9, "{a:?} {same}");
+            } else {
+                assert_eq!(same, 0.0);
+            }
+            // Adding the identical text as a second reference can only help.
+            assert!(chrf(&a, &[&b, &a]) >= score);
+        }
     }
 }

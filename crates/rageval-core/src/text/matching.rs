@@ -100,6 +100,7 @@ pub(crate) fn is_punctuation(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::text::tokenize::random_text;
 
     #[test]
     fn normalises_case_punctuation_and_spaces() {
@@ -134,5 +135,20 @@ mod tests {
         assert!(!string_presence("The capital is Paris.", "London"));
         assert!(string_presence("anything", ""));
         assert!(!string_presence("", "x"));
+    }
+
+    #[test]
+    fn properties_on_random_texts() {
+        let mut rng = crate::stats::SplitMix64::new(17);
+        for _ in 0..500 {
+            let (a, b) = (random_text(&mut rng), random_text(&mut rng));
+            let normal = normalize_answer(&a);
+            assert_eq!(normalize_answer(&normal), normal, "idempotent {a:?}");
+            assert!(!normal.starts_with(' ') && !normal.ends_with(' ') && !normal.contains("  "));
+            assert!(exact_match(&a, &a));
+            assert_eq!(exact_match(&a, &b), exact_match(&b, &a));
+            assert!(string_presence(&a, &a));
+            assert!(string_presence(&format!("{b} {a} {b}"), &a), "{a:?} {b:?}");
+        }
     }
 }

@@ -122,6 +122,7 @@ fn lcs_len(a: &[String], b: &[String]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::text::tokenize::{random_text, rouge_tokens};
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 1e-12
@@ -170,6 +171,30 @@ mod tests {
             assert_eq!(rouge("", "", kind).f1, 0.0);
             assert_eq!(rouge("a b", "", kind).f1, 0.0);
             assert_eq!(rouge("!!", "a b", kind).f1, 0.0);
+        }
+    }
+
+    #[test]
+    fn properties_on_random_texts() {
+        let mut rng = crate::stats::SplitMix64::new(5);
+        for _ in 0..300 {
+            let (a, b) = (random_text(&mut rng), random_text(&mut rng));
+            for kind in [RougeKind::Rouge1, RougeKind::Rouge2, RougeKind::RougeL] {
+                let ab = rouge(&a, &b, kind);
+                let ba = rouge(&b, &a, kind);
+                for v in [ab.precision, ab.recall, ab.f1] {
+                    assert!((0.0..=1.0).contains(&v), "{a:?} {b:?} {ab:?}");
+                }
+                // Swapping the texts swaps precision and recall; F1 is symmetric.
+                assert!(close(ab.precision, ba.recall) && close(ab.recall, ba.precision));
+                assert!(close(ab.f1, ba.f1));
+            }
+            let tokens = rouge_tokens(&a).len();
+            let same = rouge(&a, &a, RougeKind::RougeL).f1;
+            assert_eq!(same, if tokens > 0 { 1.0 } else { 0.0 }, "{a:?}");
+            if tokens > 1 {
+                assert_eq!(rouge(&a, &a, RougeKind::Rouge2).f1, 1.0, "{a:?}");
+            }
         }
     }
 }

@@ -325,6 +325,79 @@ mod tests {
     }
 }
 
+/// Random text for property tests: words and pieces from many scripts, punctuation,
+/// emoji, combining marks, zero-width joiners and odd whitespace.
+#[cfg(test)]
+pub(crate) fn random_text(rng: &mut crate::stats::SplitMix64) -> String {
+    const PIECES: [&str; 32] = [
+        "the",
+        "cat",
+        "Sat",
+        "on",
+        "mat",
+        "Paris",
+        "3.14",
+        "don't",
+        "e-mail",
+        "naïve",
+        "Привет",
+        "日本語",
+        "のテキスト",
+        "한국어",
+        "北京",
+        "清华大学",
+        "我",
+        "来到",
+        "的",
+        "首都",
+        "😀",
+        "👩\u{200d}💻",
+        "\u{301}",
+        "a\u{308}",
+        ",",
+        ".",
+        "，",
+        "。",
+        "“",
+        "—",
+        "&amp;",
+        "<skipped>",
+    ];
+    const SPACES: [&str; 5] = [" ", "", "\n", "\u{3000}", "\t"];
+    let count = rng.below(12);
+    let mut text = String::new();
+    for _ in 0..count {
+        text.push_str(PIECES[rng.below(PIECES.len())]);
+        text.push_str(SPACES[rng.below(SPACES.len())]);
+    }
+    text
+}
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use crate::stats::SplitMix64;
+
+    #[test]
+    fn tokenisers_never_panic_and_yield_clean_tokens() {
+        let mut rng = SplitMix64::new(11);
+        for _ in 0..500 {
+            let text = random_text(&mut rng);
+            for token in words(&text).iter().chain(&rouge_tokens(&text)) {
+                assert!(!token.is_empty(), "{text:?}");
+                assert_eq!(token, &token.to_lowercase(), "{text:?}");
+                assert!(token.chars().any(char::is_alphanumeric), "{text:?}");
+            }
+            for token in tokenize_13a(&text).iter().chain(&tokenize_zh(&text)) {
+                assert!(
+                    !token.is_empty() && !token.contains(is_python_space),
+                    "{text:?}"
+                );
+            }
+        }
+    }
+}
+
 /// sacrebleu's own tokenisers, token by token, on the fixture texts.
 #[cfg(test)]
 mod sacrebleu_reference {

@@ -25,14 +25,18 @@ pub const JAPANESE_KANA_SHARE: f64 = 0.1;
 pub const LATIN_SHARE: f64 = 0.5;
 
 /// The language family a text is treated as, decided by script alone.
+///
+/// Serialised with the same codes as [`Display`](fmt::Display): `"en"`, `"zh"`, `"other"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
 pub enum Language {
     /// Latin-script text (English, but also French, German, ...): split on word boundaries.
+    #[serde(rename = "en")]
     English,
     /// Text dominated by Han characters: segmented with jieba.
+    #[serde(rename = "zh")]
     Chinese,
     /// Anything else: other scripts, Japanese, or text with no letters at all.
+    #[serde(rename = "other")]
     Other,
 }
 
@@ -135,10 +139,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn display_codes() {
-        assert_eq!(Language::English.to_string(), "en");
-        assert_eq!(Language::Chinese.to_string(), "zh");
-        assert_eq!(Language::Other.to_string(), "other");
+    fn display_and_serde_codes_agree() {
+        for (language, code) in [
+            (Language::English, "en"),
+            (Language::Chinese, "zh"),
+            (Language::Other, "other"),
+        ] {
+            assert_eq!(language.to_string(), code);
+            let json = serde_json::to_string(&language).expect("serialises");
+            assert_eq!(json, format!("\"{code}\""));
+            assert_eq!(serde_json::from_str::<Language>(&json).ok(), Some(language));
+        }
     }
 
     #[test]

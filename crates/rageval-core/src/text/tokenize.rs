@@ -53,8 +53,16 @@ fn script_runs(text: &str) -> impl Iterator<Item = (bool, &str)> {
 ///   that contain a letter or digit: `don't` and `3.14` stay whole, punctuation and emoji
 ///   are dropped, combining marks stay on their letter.
 ///
-/// Non-ASCII letters are never dropped: `"naïve Привет 日本語"` gives
-/// `["naïve", "привет", "日本", "語"]`-like tokens (the Han part as jieba cuts it).
+/// Non-ASCII letters are never dropped. Hiragana splits one character per token (UAX #29
+/// has no rule for it), katakana runs stay whole:
+///
+/// ```
+/// use rageval_core::text::words;
+///
+/// assert_eq!(words("Naïve Привет 日本語!"), ["naïve", "привет", "日本", "語"]);
+/// assert_eq!(words("使用Python进行数据分析"), ["使用", "python", "进行", "数据分析"]);
+/// assert_eq!(words("のテキスト"), ["の", "テキスト"]);
+/// ```
 pub fn words(text: &str) -> Vec<String> {
     let lower = text.to_lowercase();
     let mut out = Vec::new();

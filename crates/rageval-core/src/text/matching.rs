@@ -4,12 +4,18 @@
 //! `"Paris."` does not match `"paris"`. rageval normalises both sides first, in the spirit
 //! of SQuAD's `normalize_answer`, but for every script: see [`normalize_answer`].
 
+use super::language::is_han;
+
 /// Normalises an answer for exact matching:
 ///
-/// 1. lower-case (Unicode full case mapping);
-/// 2. delete punctuation (see below) — deleted, not replaced by a space, as SQuAD does, so
+/// 1. fold full-width ASCII (U+FF01–FF5E, e.g. `Ｐａｒｉｓ１２`) and the ideographic space to
+///    their ASCII forms — the one part of NFKC that Chinese input methods make common;
+/// 2. lower-case (Unicode full case mapping);
+/// 3. delete punctuation (see below) — deleted, not replaced by a space, as SQuAD does, so
 ///    `"U.S."` and `"us"` agree;
-/// 3. collapse every run of whitespace to one space and trim the ends.
+/// 4. collapse every run of whitespace to one space, trim the ends, and drop the space
+///    between two Han characters entirely (Chinese does not separate words, so
+///    `"北京 大学"` is `"北京大学"`).
 ///
 /// Punctuation is: ASCII punctuation and symbols (Python's `string.punctuation`, which is
 /// what SQuAD strips), their full-width forms (U+FF01–FF0F, FF1A–FF20, FF3B–FF40,
@@ -17,11 +23,37 @@
 /// General and Supplemental Punctuation blocks (dashes, quotes, `…`, `‰`, `※`, ...), Latin-1
 /// punctuation (`¡§«¶·»¿`) and the vertical and small CJK forms. Letters, digits, currency
 /// and other symbols stay. Unlike SQuAD, articles (`a`, `an`, `the`) are kept: dropping them
-/// is English-only. No Unicode normalisation (NFKC) is applied.
+/// is English-only. No other Unicode normalisation is applied (`é` precomposed and `e` +
+/// combining acute stay different).
 pub fn normalize_answer(text: &str) -> String {
-    let lower = text.to_lowercase();
-    let kept: String = lower.chars().filter(|&c| !is_punctuation(c)).collect();
-    kept.split_whitespace().collect::<Vec<_>>().join(" ")
+    let folded: String = text.chars().map(fold_full_width).collect();
+    let lower = folded.to_lowercase();
+    let mut out = String::with_capacity(lower.len());
+    let mut last: Option<char> = None;
+    let mut space_pending = false;
+    for c in lower.chars().filter(|&c| !is_punctuation(c)) {
+        if c.is_whitespace() {
+            // Only a space between two kept characters survives, so the ends are trimmed.
+            space_pending = last.is_some();
+            continue;
+        }
+        if space_pending && !(last.is_some_and(is_han) && is_han(c)) {
+            out.push(' ');
+        }
+        space_pending = false;
+        out.push(c);
+        last = Some(c);
+    }
+    out
+}
+
+/// Full-width ASCII variants and the ideographic space, mapped to ASCII.
+fn fold_full_width(c: char) -> char {
+    match u32::from(c) {
+        0x3000 => ' ',
+        code @ 0xFF01..=0xFF5E => char::from_u32(code - 0xFEE0).unwrap_or(c),
+        _ => c,
+    }
 }
 
 /// Whether the two answers are equal after [`normalize_answer`].
@@ -110,9 +142,14 @@ mod tests {
         );
         assert_eq!(normalize_answer("“北京”，中国。"), "北京中国");
         assert_eq!(
-            normalize_answer("Ｈｅｌｌｏ！（ｗｏｒｌｄ）"),
-            "ｈｅｌｌｏｗｏｒｌｄ"
+            normalize_answer("Ｈｅｌｌｏ！（ｗｏｒｌｄ）１２"),
+            "helloworld12"
         );
+        assert_eq!(
+            normalize_answer(" 北京　大学 , Peking  University "),
+            "北京大学 peking university"
+        );
+        assert_eq!(normalize_answer("中国 GDP 增长"), "中国 gdp 增长");
         assert_eq!(normalize_answer("U.S. — ok…"), "us ok");
         assert_eq!(normalize_answer("Привет, Мир"), "привет мир");
         assert_eq!(normalize_answer("€5 + 😀"), "€5 😀");
@@ -123,6 +160,8 @@ mod tests {
     fn exact_match_after_normalisation() {
         assert!(exact_match("Paris.", "paris"));
         assert!(exact_match("北京。", "北京"));
+        assert!(exact_match("北京 大学", "北京大学"));
+        assert!(exact_match("１９４９年", "1949年"));
         assert!(exact_match("", "  ...  "));
         assert!(!exact_match("Paris", "Pari s"));
         assert!(!exact_match("Paris", "London"));

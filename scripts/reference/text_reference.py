@@ -5,7 +5,8 @@ Writes crates/rageval-core/tests/fixtures/text/*.json, which
 crates/rageval-core/tests/text_reference.rs compares rageval against:
 
 - tokenizers.json  sacrebleu's 13a and zh tokenisers, token by token
-- bleu.json        sacrebleu sentence_bleu / corpus_bleu (13a and zh)
+- bleu.json        sacrebleu sentence_bleu / corpus_bleu (13a and zh), and sentence_bleu
+                   on Python-jieba tokens (tokenize='none') for rageval's Jieba mode
 - chrf.json        sacrebleu sentence_chrf / corpus_chrf
 - rouge.json       rouge-score, English (use_stemmer=False), and Chinese with
                    rouge-score's scorer fed jieba (Python) tokens
@@ -142,6 +143,13 @@ def bleu():
         for hyps, refs in corpora():
             score = sacrebleu.corpus_bleu(hyps, streams(refs), tokenize=tok)
             corpus.append({"tokenizer": tok, "hypotheses": hyps, "references": refs, **bleu_record(score)})
+    # rageval's Jieba tokeniser: sacrebleu's BLEU on text pre-tokenised by Python jieba
+    # (tokenize='none'), for texts made of Han and CJK punctuation only.
+    jieba_tokens = JiebaTokenizer()
+    for hyp, ref in chinese_pairs():
+        score = sacrebleu.sentence_bleu(" ".join(jieba_tokens.tokenize(hyp)),
+                                        [" ".join(jieba_tokens.tokenize(ref))], tokenize="none")
+        sentence.append({"tokenizer": "jieba", "hypothesis": hyp, "references": [ref], **bleu_record(score)})
     return {"sentence": sentence, "corpus": corpus}
 
 
@@ -162,6 +170,12 @@ def chrf():
     return {"sentence": sentence, "corpus": corpus}
 
 
+def chinese_pairs():
+    """The pairs whose both sides are Han characters and CJK punctuation only."""
+    han = re.compile(r"^[\u4e00-\u9fff，。！？]+$")
+    return [(h, r) for h, r in pairs() if h and r and han.match(h) and han.match(r)]
+
+
 class JiebaTokenizer:
     """rouge-score's tokenizer interface over jieba, lower-cased, pieces with a letter or digit."""
 
@@ -179,13 +193,11 @@ def rouge():
         return {k: [scores[k].precision, scores[k].recall, scores[k].fmeasure] for k in kinds}
 
     ascii_pairs = [(h, r) for h, r in pairs() if h.isascii() and r.isascii()]
-    han = re.compile(r"^[\u4e00-\u9fff，。！？]+$")
-    chinese_pairs = [(h, r) for h, r in pairs() if h and r and han.match(h) and han.match(r)]
     return {
         "english": [{"hypothesis": h, "reference": r, **record(english, h, r)} for h, r in ascii_pairs],
-        "chinese_jieba": [{"hypothesis": h, "reference": r, **record(chinese, h, r)} for h, r in chinese_pairs],
+        "chinese_jieba": [{"hypothesis": h, "reference": r, **record(chinese, h, r)} for h, r in chinese_pairs()],
         "rouge_score_on_chinese": [
-            {"hypothesis": h, "reference": r, **record(english, h, r)} for h, r in chinese_pairs
+            {"hypothesis": h, "reference": r, **record(english, h, r)} for h, r in chinese_pairs()
         ],
     }
 

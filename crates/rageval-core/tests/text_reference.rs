@@ -67,6 +67,8 @@ fn bleu_tokenizer(name: &str) -> BleuTokenizer {
     match name {
         "13a" => BleuTokenizer::Mteval13a,
         "zh" => BleuTokenizer::Zh,
+        // sacrebleu on text pre-tokenised by Python jieba, for our Jieba mode.
+        "jieba" => BleuTokenizer::Jieba,
         other => panic!("unknown tokenizer {other}"),
     }
 }

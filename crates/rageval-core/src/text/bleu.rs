@@ -34,12 +34,15 @@ pub enum BleuTokenizer {
 }
 
 impl BleuTokenizer {
-    /// Resolves [`BleuTokenizer::Auto`] against the texts it will tokenise.
-    fn resolve<'a>(self, texts: impl Iterator<Item = &'a str>) -> BleuTokenizer {
+    /// The tokeniser actually used for `texts`: [`BleuTokenizer::Auto`] resolved (detection
+    /// on the texts joined), any other variant unchanged. [`corpus_bleu`] and
+    /// [`sentence_bleu`] pass the references; callers can do the same to record what `Auto`
+    /// chose.
+    pub fn resolve<'a>(self, texts: impl IntoIterator<Item = &'a str>) -> BleuTokenizer {
         if self != BleuTokenizer::Auto {
             return self;
         }
-        let joined: Vec<&str> = texts.collect();
+        let joined: Vec<&str> = texts.into_iter().collect();
         if detect_language(&joined.join("\n")) == Language::Chinese {
             BleuTokenizer::Jieba
         } else {

@@ -122,10 +122,7 @@ mod tests {
     #[test]
     fn non_finite_scores_become_failures() {
         assert!(matches!(Outcome::bare(f64::NAN), Outcome::Failed { .. }));
-        assert!(matches!(
-            Outcome::bare(f64::INFINITY),
-            Outcome::Failed { .. }
-        ));
+        assert!(matches!(Outcome::bare(f64::INFINITY), Outcome::Failed { .. }));
         assert_eq!(Outcome::bare(0.5).value(), Some(0.5));
     }
 

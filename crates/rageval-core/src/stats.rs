@@ -121,10 +121,7 @@ mod tests {
         let sd = (values.iter().map(|v| (v - m).powi(2)).sum::<f64>() / 49.0).sqrt();
         let se = sd / 50f64.sqrt();
         let half = (a.high - a.low) / 2.0;
-        assert!(
-            (half / (1.96 * se) - 1.0).abs() < 0.15,
-            "half {half} se {se}"
-        );
+        assert!((half / (1.96 * se) - 1.0).abs() < 0.15, "half {half} se {se}");
     }
 
     #[test]

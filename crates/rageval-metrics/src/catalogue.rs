@@ -368,8 +368,8 @@ mod tests {
     #[test]
     fn bad_specs_are_explained() {
         assert_eq!(
-            build("rouge_k").err().map(|e| e.to_string()).as_deref(),
-            Some("unknown metric `rouge_k` (did you mean `rouge_l`?)")
+            build("rouge_ll").err().map(|e| e.to_string()).as_deref(),
+            Some("unknown metric `rouge_ll` (did you mean `rouge_l`?)")
         );
         assert!(matches!(
             build("bleu@3"),

@@ -155,7 +155,7 @@ fn unknown_metrics_are_refused_before_anything_is_written() {
             "eval",
             data.to_str().unwrap(),
             "--metrics",
-            "rouge_k",
+            "rouge_ll",
             "--out",
             "run",
         ],

@@ -169,6 +169,13 @@ fn display_reads_file_line_field_message() {
 }
 
 #[test]
+fn readers_and_errors_cross_threads() {
+    fn assert_send_sync<T: Send>() {}
+    assert_send_sync::<dataset::DatasetReader>();
+    assert_send_sync::<dataset::DatasetError>();
+}
+
+#[test]
 fn missing_file_keeps_the_io_cause() {
     let error = read_all(Path::new("no/such/file.jsonl"), &ReadOptions::default()).unwrap_err();
     assert!(matches!(error.kind, DatasetErrorKind::Io(_)));

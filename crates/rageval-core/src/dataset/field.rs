@@ -140,7 +140,11 @@ impl FieldMap {
                     valid: valid.join(", "),
                 }));
             };
-            if map.columns.insert(field, column.to_string()).is_some() {
+            if map
+                .columns
+                .insert(field, column.trim().to_string())
+                .is_some()
+            {
                 return Err(error(DatasetErrorKind::FieldMappedTwice {
                     field: field.name(),
                 })
@@ -253,7 +257,7 @@ mod tests {
 
     #[test]
     fn parse_reads_field_column_pairs() {
-        let map = FieldMap::parse(&specs(&["question=q", "id=", "answer=a=b"])).unwrap();
+        let map = FieldMap::parse(&specs(&["question = q", "id=", "answer=a=b"])).unwrap();
         assert_eq!(map.column(Field::Question), Some("q"));
         assert_eq!(map.column(Field::Id), Some(""));
         assert_eq!(map.column(Field::Answer), Some("a=b"));

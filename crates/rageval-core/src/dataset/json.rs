@@ -20,7 +20,7 @@ pub(crate) fn load(path: &Path) -> Result<Option<Vec<Result<Record, DatasetError
     let first_line = line_at(&text, start);
     match text[start..].chars().next() {
         None => return Err(DatasetError::file(path, DatasetErrorKind::Empty)),
-        Some('{') => return Ok(None),
+        Some('{') => return single_object(path, &text, first_line),
         Some(_) => {}
     }
     let value: Value = serde_json::from_str(&text).map_err(|error| {
@@ -67,6 +67,23 @@ pub(crate) fn load(path: &Path) -> Result<Option<Vec<Result<Record, DatasetError
         })
         .collect();
     Ok(Some(records))
+}
+
+/// A `.json` file starting with `{`: JSON Lines, unless it is one object spread over several
+/// lines, which is a record list someone forgot to wrap in `[…]`.
+fn single_object(
+    path: &Path,
+    text: &str,
+    first_line: usize,
+) -> Result<Option<Vec<Result<Record, DatasetError>>>, DatasetError> {
+    let lines = text.lines().filter(|line| !line.trim().is_empty()).count();
+    if lines > 1 && matches!(serde_json::from_str::<Value>(text), Ok(Value::Object(_))) {
+        let kind = DatasetErrorKind::NotArray {
+            found: "one object (wrap the records in [...], or write one object per line)",
+        };
+        return Err(DatasetError::at(path, first_line, kind));
+    }
+    Ok(None)
 }
 
 /// A whole file as text: BOM dropped, UTF-8 checked (naming the first bad line).

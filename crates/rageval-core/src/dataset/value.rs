@@ -652,6 +652,26 @@ mod tests {
     }
 
     #[test]
+    fn numbered_id_colliding_with_data_id_is_a_duplicate() {
+        // Record 1 has no id and is numbered "1"; record 2 then claims id 1 explicitly.
+        let mut builder = RecordBuilder::new(Path::new("t.jsonl"), FieldMap::default(), false);
+        let Value::Object(first) = json!({"question": "q"}) else {
+            unreachable!()
+        };
+        let Value::Object(second) = json!({"id": 1, "question": "q"}) else {
+            unreachable!()
+        };
+        assert_eq!(builder.build(1, first).unwrap().id, "1");
+        let error = builder.build(2, second).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("duplicate id `1`, first used on line 1"),
+            "{error}"
+        );
+    }
+
+    #[test]
     fn duplicate_ids_name_the_first_line() {
         let mut builder = RecordBuilder::new(Path::new("t.jsonl"), FieldMap::default(), false);
         let record = |id: &str| {

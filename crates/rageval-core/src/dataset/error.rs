@@ -125,7 +125,7 @@ pub enum DatasetErrorKind {
         found: String,
     },
     /// Per-context values (scores, ids) whose count differs from the number of contexts.
-    #[error("has {found} values but there are {expected} contexts")]
+    #[error("length {found} differs from the number of contexts ({expected})")]
     LengthMismatch {
         /// The number of contexts.
         expected: usize,

@@ -614,7 +614,7 @@ mod tests {
         assert!(
             error
                 .to_string()
-                .contains("has 2 values but there are 1 contexts"),
+                .contains("length 2 differs from the number of contexts (1)"),
             "{error}"
         );
         let error = build(json!({"user_input": ""}), false).unwrap_err();

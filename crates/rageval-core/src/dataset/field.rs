@@ -111,6 +111,12 @@ impl Field {
     }
 }
 
+impl std::fmt::Display for Field {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// User overrides of the alias table: `field=column` pairs from `--map`.
 ///
 /// `field=` with an empty column switches a field off: no column fills it, and a column that

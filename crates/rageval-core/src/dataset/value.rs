@@ -243,6 +243,7 @@ fn describe(value: &Value) -> String {
         Value::Null => "null".to_string(),
         Value::Bool(b) => format!("a boolean ({b})"),
         Value::Number(n) => format!("a number ({n})"),
+        Value::String(s) if s.trim().is_empty() => "an empty string".to_string(),
         Value::String(_) => "a string".to_string(),
         Value::Array(_) => "a list".to_string(),
         Value::Object(_) => "an object".to_string(),
@@ -574,6 +575,15 @@ mod tests {
         assert_eq!(sample.contexts[1].id.as_deref(), Some("2"));
         assert_eq!(sample.contexts[0].score, Some(0.9));
         assert_eq!(sample.metadata.get("extra"), Some(&json!(7)));
+    }
+
+    #[test]
+    fn empty_string_id_is_named_as_such() {
+        let error = build(json!({"id": "", "question": "q"}), false).unwrap_err();
+        assert!(
+            error.to_string().contains("found an empty string"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -1,0 +1,203 @@
+//! Choosing a reader for a path and iterating its samples.
+//!
+//! [`open`] picks the format (from `--format` or the extension; a directory means seed S3
+//! files), does every whole-file check up front, and returns a [`DatasetReader`] that yields
+//! one `Result<Sample, _>` per record. JSONL is streamed line by line; the other formats are
+//! small enough in practice to load, which also lets them report file-level errors at once.
+
+use std::path::Path;
+
+use super::error::{DatasetError, DatasetErrorKind};
+use super::field::FieldMap;
+use super::value::{Record, RecordBuilder};
+use super::{csv, json, jsonl, seed_files, xlsx};
+use crate::sample::Sample;
+
+/// A dataset file format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// One JSON object per line (`.jsonl`, `.ndjson`), streamed.
+    Jsonl,
+    /// A JSON array of objects (`.json`); a `.json` file holding JSON Lines, as Hugging Face
+    /// `to_json` writes it, is read as JSONL.
+    Json,
+    /// Comma- or tab-separated values with a header row (`.csv`, `.tsv`).
+    Csv,
+    /// An Excel workbook (`.xlsx`); the first sheet unless [`ReadOptions::sheet`] names one.
+    Xlsx,
+}
+
+impl Format {
+    /// The format a file extension implies (case-insensitive), if any.
+    pub fn from_path(path: &Path) -> Option<Format> {
+        let extension = path.extension()?.to_str()?.to_ascii_lowercase();
+        Format::from_name(&extension)
+    }
+
+    /// The format for a name as `--format` takes it: `jsonl`, `ndjson`, `json`, `csv`,
+    /// `tsv`, `xlsx`.
+    pub fn from_name(name: &str) -> Option<Format> {
+        match name {
+            "jsonl" | "ndjson" => Some(Format::Jsonl),
+            "json" => Some(Format::Json),
+            "csv" | "tsv" => Some(Format::Csv),
+            "xlsx" => Some(Format::Xlsx),
+            _ => None,
+        }
+    }
+
+    /// The canonical name (`jsonl`, `json`, `csv`, `xlsx`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Jsonl => "jsonl",
+            Format::Json => "json",
+            Format::Csv => "csv",
+            Format::Xlsx => "xlsx",
+        }
+    }
+}
+
+/// How to read a dataset.
+#[derive(Debug, Clone, Default)]
+pub struct ReadOptions {
+    /// Overrides the format the extension implies.
+    pub format: Option<Format>,
+    /// `--map` overrides of the alias table.
+    pub field_map: FieldMap,
+    /// The XLSX sheet to read; the first sheet when `None`. Ignored for other formats.
+    pub sheet: Option<String>,
+}
+
+/// Where records come from.
+#[derive(Debug)]
+enum Source {
+    /// Read lazily, one line at a time.
+    Lines(jsonl::JsonlRecords),
+    /// Loaded up front; per-record errors (a non-object element, a short row) kept in place.
+    Loaded(std::vec::IntoIter<Result<Record, DatasetError>>),
+}
+
+/// The samples of one dataset, in file order.
+///
+/// Each item is one record: an error for one record does not end the iteration, so a caller
+/// may collect every error of a file; errors that make the rest unreadable (an I/O failure)
+/// end it. A file without records yields a single "no records" error.
+#[derive(Debug)]
+pub struct DatasetReader {
+    source: Source,
+    builder: RecordBuilder,
+    /// Records and record errors yielded so far, to tell an empty file at the end.
+    items: usize,
+    finished: bool,
+}
+
+impl DatasetReader {
+    /// The path being read.
+    pub fn path(&self) -> &Path {
+        self.builder.file()
+    }
+}
+
+impl Iterator for DatasetReader {
+    type Item = Result<Sample, DatasetError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.finished {
+            return None;
+        }
+        let item = match &mut self.source {
+            Source::Lines(lines) => lines.next(),
+            Source::Loaded(records) => records.next(),
+        };
+        let Some(item) = item else {
+            self.finished = true;
+            return (self.items == 0).then(|| {
+                Err(DatasetError::file(
+                    self.builder.file(),
+                    DatasetErrorKind::Empty,
+                ))
+            });
+        };
+        self.items += 1;
+        Some(item.and_then(|record| self.builder.build_record(record)))
+    }
+}
+
+/// Opens a dataset: a file in any [`Format`], or a directory of seed S3 `GT_*.json` /
+/// `FULL_*.json` files.
+pub fn open(path: &Path, options: &ReadOptions) -> Result<DatasetReader, DatasetError> {
+    let metadata = std::fs::metadata(path)
+        .map_err(|error| DatasetError::file(path, DatasetErrorKind::Io(error)))?;
+    let field_map = options.field_map.clone();
+    let (source, builder) = if metadata.is_dir() {
+        let builder = RecordBuilder::new(path, field_map, false);
+        (Source::Loaded(seed_files::load(path)?.into_iter()), builder)
+    } else {
+        let format = match options.format {
+            Some(format) => format,
+            None => Format::from_path(path).ok_or_else(|| unknown_format(path))?,
+        };
+        let tabular = matches!(format, Format::Csv | Format::Xlsx);
+        let mut builder = RecordBuilder::new(path, field_map, tabular);
+        let source = match format {
+            Format::Jsonl => Source::Lines(jsonl::JsonlRecords::open(path)?),
+            Format::Json => match json::load(path)? {
+                Some(records) => Source::Loaded(records.into_iter()),
+                None => Source::Lines(jsonl::JsonlRecords::open(path)?),
+            },
+            Format::Csv => Source::Loaded(csv::load(path, &mut builder)?.into_iter()),
+            Format::Xlsx => {
+                let records = xlsx::load(path, options.sheet.as_deref(), &mut builder)?;
+                Source::Loaded(records.into_iter())
+            }
+        };
+        (source, builder)
+    };
+    Ok(DatasetReader {
+        source,
+        builder,
+        items: 0,
+        finished: false,
+    })
+}
+
+/// Reads every sample of a dataset, stopping at the first error.
+pub fn read_all(path: &Path, options: &ReadOptions) -> Result<Vec<Sample>, DatasetError> {
+    open(path, options)?.collect()
+}
+
+fn unknown_format(path: &Path) -> DatasetError {
+    let extension = path
+        .extension()
+        .map(|ext| ext.to_string_lossy().into_owned());
+    DatasetError::file(path, DatasetErrorKind::UnknownFormat { extension })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_come_from_extensions() {
+        assert_eq!(Format::from_path(Path::new("a.JSONL")), Some(Format::Jsonl));
+        assert_eq!(
+            Format::from_path(Path::new("a.ndjson")),
+            Some(Format::Jsonl)
+        );
+        assert_eq!(Format::from_path(Path::new("a.json")), Some(Format::Json));
+        assert_eq!(Format::from_path(Path::new("a.tsv")), Some(Format::Csv));
+        assert_eq!(Format::from_path(Path::new("a.xlsx")), Some(Format::Xlsx));
+        assert_eq!(Format::from_path(Path::new("a.parquet")), None);
+        assert_eq!(Format::from_path(Path::new("noext")), None);
+        assert_eq!(Format::from_name(Format::Csv.name()), Some(Format::Csv));
+    }
+
+    #[test]
+    fn unknown_extension_suggests_format_flag() {
+        let error = unknown_format(Path::new("data.parquet"));
+        assert!(
+            error.to_string().contains("`.parquet`; pass --format"),
+            "{error}"
+        );
+    }
+}

@@ -93,6 +93,9 @@ pub fn run(args: &EvalArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     };
     out.write_all(render_summary_table(&summary).as_bytes())
         .context("cannot write to stdout")?;
+    for note in unscored_notes(&summary) {
+        eprintln_note(&note);
+    }
     eprintln_note(&format!(
         "wrote {} ({} samples × {} metrics)",
         run_path.display(),
@@ -133,6 +136,30 @@ fn score_into(
     manifest.dataset.samples = Some(count);
     run.finish(manifest, &summary)?;
     Ok(summary)
+}
+
+/// One line per metric that left samples unscored, with its most frequent reason.
+fn unscored_notes(summary: &rageval_report::Summary) -> Vec<String> {
+    let mut notes = Vec::new();
+    for name in &summary.metric_order {
+        let Some(metric) = summary.metrics.get(name) else {
+            continue;
+        };
+        for (kind, count, reasons) in [
+            ("undefined", metric.n_undefined, &metric.undefined_reasons),
+            ("failed", metric.n_failed, &metric.failed_errors),
+        ] {
+            if let Some((reason, _)) = reasons.iter().max_by_key(|(_, n)| **n) {
+                let more = if reasons.len() > 1 {
+                    format!(" (and {} other reasons)", reasons.len() - 1)
+                } else {
+                    String::new()
+                };
+                notes.push(format!("note: {name} is {kind} for {count} samples: {reason}{more}"));
+            }
+        }
+    }
+    notes
 }
 
 fn build_metrics<'a>(specs: impl Iterator<Item = &'a str>) -> anyhow::Result<Vec<Box<dyn Metric>>> {

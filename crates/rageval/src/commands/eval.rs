@@ -155,7 +155,9 @@ fn unscored_notes(summary: &rageval_report::Summary) -> Vec<String> {
                 } else {
                     String::new()
                 };
-                notes.push(format!("note: {name} is {kind} for {count} samples: {reason}{more}"));
+                notes.push(format!(
+                    "note: {name} is {kind} for {count} samples: {reason}{more}"
+                ));
             }
         }
     }

@@ -40,7 +40,7 @@ pub struct EvalArgs {
     pub metrics: Vec<String>,
 
     /// The run directory to write (manifest.json, results.jsonl, summary.json).
-    /// Default: runs/<dataset name>.
+    /// Default: `runs/<dataset name>`.
     #[arg(long, short)]
     pub out: Option<PathBuf>,
 

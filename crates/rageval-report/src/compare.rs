@@ -319,7 +319,7 @@ pub fn render_compare_html(comparison: &Comparison) -> String {
             let class = match reading(d) {
                 "higher" => "good",
                 "lower" => "bad",
-                _ => "muted",
+                _ => "neutral",
             };
             let _ = writeln!(
                 html,

@@ -45,7 +45,7 @@ details.sample > summary { cursor: pointer; } details.sample:target { border-col
 .text { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--soft); padding: 6px 8px; border-radius: 4px; margin: 2px 0 8px; }
 ol.contexts li { margin-bottom: 6px; } blockquote { margin: 4px 0 4px 12px; padding-left: 8px; border-left: 3px solid var(--line); color: var(--muted); white-space: pre-wrap; }
 .outcome { margin: 10px 0; } .reason { color: var(--bad); }
-.good { color: #067647; } .bad { color: var(--bad); }
+.good { color: #067647; } .bad { color: var(--bad); } .neutral { color: var(--muted); }
 "#;
 
 /// The run's report as one HTML page. `samples` supplies questions, answers and context

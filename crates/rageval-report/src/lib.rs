@@ -1,31 +1,61 @@
-//! Run directories: where a run's results live, in a shape other tools can read.
+//! Run directories: where a run's results live, in a shape other tools can read, and the
+//! reports people read.
 //!
 //! A run directory holds `manifest.json` (what ran, on which data, with which settings),
 //! `results.jsonl` (the journal: one line per sample × metric, appended as results arrive)
 //! and `summary.json` (per metric: mean, counts of scored / undefined / failed samples and
 //! a seeded bootstrap 95% interval). `summary.json` is written last and atomically, and the
 //! manifest says `"status": "complete"` only then, so a directory left by a crash never looks
-//! finished.
+//! finished. Beside them, the human files: `report.html` (one self-contained page),
+//! `report.md` and `results.xlsx`.
 //!
 //! - [`RunDir`]: creates, finishes or abandons a run directory.
 //! - [`Manifest`], [`ResultRecord`], [`Summary`]: the files' contents.
 //! - [`Aggregator`]: turns outcomes into a [`Summary`].
+//! - [`RunData`]: a finished run read back; [`write_reports`] writes its human files.
+//! - [`render_html`], [`render_markdown`], [`write_xlsx`]: each human file alone.
+//! - [`Gate`]: `--fail-under` thresholds; [`render_junit`] the CI report of a gate.
+//! - [`Comparison`]: two or more runs over one dataset, with paired statistics per metric.
 //! - [`render_summary_table`]: the summary as a text table for a terminal.
 //!
-//! This crate knows no model and no metric formula; it stores what metrics return.
+//! This crate knows no model and no metric formula; it stores and shows what metrics
+//! return. Reading datasets is `rageval-core`'s job: writers take the samples as given.
 
+mod compare;
 mod error;
+mod escape;
+mod gate;
+mod html;
 mod journal;
 mod manifest;
+mod markdown;
+mod reader;
+mod reports;
 mod run_dir;
 mod summary;
+mod svg;
 mod table;
+#[cfg(test)]
+mod testing;
 mod time;
+mod xlsx;
 
+pub use compare::{
+    CompareSettings, Comparison, MetricDelta, PairComparison, SampleFlip, render_compare_html,
+    render_compare_markdown,
+};
 pub use error::ReportError;
+pub use escape::{escape_html, escape_markdown_cell};
+pub use gate::{FailingSample, Gate, GateCheck, GateOutcome, Threshold, render_junit};
+pub use html::render_html;
 pub use journal::{JournalWriter, ResultRecord};
 pub use manifest::{DatasetInfo, Manifest, MetricRecord, RunStatus, ToolInfo};
+pub use markdown::render_markdown;
+pub use reader::{RunData, read_results};
+pub use reports::{HTML_FILE, MARKDOWN_FILE, XLSX_FILE, write_reports};
 pub use run_dir::{MANIFEST_FILE, RESULTS_FILE, RunDir, SUMMARY_FILE, sha256_file};
 pub use summary::{Aggregator, MetricSummary, Summary};
+pub use svg::{IntervalRow, histogram, interval_chart};
 pub use table::render_summary_table;
 pub use time::utc_timestamp;
+pub use xlsx::{RESULTS_SHEET_COLUMNS, write_xlsx};

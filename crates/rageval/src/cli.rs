@@ -23,6 +23,10 @@ pub enum Command {
     Metrics(MetricsArgs),
     /// Evaluate a TREC run against qrels, as trec_eval does.
     Trec(TrecArgs),
+    /// Rewrite a finished run's report.html, report.md and results.xlsx (and check gates).
+    Report(ReportArgs),
+    /// Compare runs over the same dataset: version table, paired deltas, flipped samples.
+    Compare(CompareArgs),
 }
 
 #[derive(Debug, Args)]
@@ -36,7 +40,7 @@ pub struct EvalArgs {
     pub metrics: Vec<String>,
 
     /// The run directory to write (manifest.json, results.jsonl, summary.json).
-    /// Default: runs/<dataset name>.
+    /// Default: `runs/<dataset name>`.
     #[arg(long, short)]
     pub out: Option<PathBuf>,
 
@@ -67,6 +71,72 @@ pub struct EvalArgs {
     /// Bootstrap resamples for the 95% intervals.
     #[arg(long, default_value_t = rageval_core::stats::DEFAULT_BOOTSTRAP_RESAMPLES)]
     pub bootstrap_resamples: usize,
+
+    #[command(flatten)]
+    pub gate: GateArgs,
+}
+
+/// Quality gates for CI, shared by `eval` and `report`.
+#[derive(Debug, Args)]
+pub struct GateArgs {
+    /// Exit with code 1 when a metric's mean is below its minimum, e.g.
+    /// `--fail-under faithfulness=0.8,context_recall=0.7`. Reports are written first.
+    #[arg(long, value_delimiter = ',', value_name = "METRIC=MIN")]
+    pub fail_under: Vec<String>,
+
+    /// Write a JUnit XML file naming the failing metrics and samples (one test per gate).
+    #[arg(long, value_name = "PATH")]
+    pub junit: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// A finished run directory (written by `rageval eval`).
+    pub run: PathBuf,
+
+    /// Do not re-read the run's dataset for the HTML drill-down (questions, answers,
+    /// contexts); verdicts are then shown by index only.
+    #[arg(long)]
+    pub no_dataset: bool,
+
+    #[command(flatten)]
+    pub gate: GateArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Two or more run directories over the same dataset; the first is the baseline of
+    /// every pair it is in.
+    #[arg(required = true, num_args = 2.., value_name = "RUN")]
+    pub runs: Vec<PathBuf>,
+
+    /// Write the comparison as one self-contained HTML page.
+    #[arg(long, value_name = "PATH")]
+    pub html: Option<PathBuf>,
+
+    /// Write the comparison as Markdown (it is also printed to stdout).
+    #[arg(long, value_name = "PATH")]
+    pub markdown: Option<PathBuf>,
+
+    /// Write the comparison's numbers as JSON.
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+
+    /// Seed of the bootstrap (the permutation test uses seed + 1).
+    #[arg(long, default_value_t = rageval_core::stats::DEFAULT_SEED)]
+    pub seed: u64,
+
+    /// Bootstrap resamples for the interval of each difference.
+    #[arg(long, default_value_t = rageval_core::stats::DEFAULT_BOOTSTRAP_RESAMPLES)]
+    pub bootstrap_resamples: usize,
+
+    /// Sign-flip permutations of the paired test (p-value resolution 1/(N+1)).
+    #[arg(long, default_value_t = rageval_core::stats::DEFAULT_PERMUTATIONS, value_name = "N")]
+    pub permutations: usize,
+
+    /// Samples listed per metric and pair as moving most.
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub top: usize,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]

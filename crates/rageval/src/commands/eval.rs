@@ -15,14 +15,15 @@ use rageval_core::Sample;
 use rageval_core::dataset::{self, FieldMap, Format, ReadOptions};
 use rageval_metrics::Metric;
 use rageval_report::{
-    Aggregator, DatasetInfo, Manifest, MetricRecord, ResultRecord, RunDir, render_summary_table,
-    sha256_file,
+    Aggregator, DatasetInfo, Gate, Manifest, MetricRecord, ResultRecord, RunData, RunDir,
+    render_summary_table, sha256_file,
 };
 use serde_json::json;
 
 use crate::cli::{DataFormat, EvalArgs};
 
 pub fn run(args: &EvalArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+    let gate = Gate::parse(&args.gate.fail_under)?;
     let options = ReadOptions {
         format: args.format.map(format_of),
         field_map: FieldMap::parse(&args.field_map)?,
@@ -51,6 +52,16 @@ pub fn run(args: &EvalArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     } else {
         build_metrics(args.metrics.iter().map(String::as_str))?
     };
+
+    // A gate on a metric that will not run is a typo: say so before any work is done.
+    for threshold in &gate.thresholds {
+        if !metrics.iter().any(|m| m.name() == threshold.metric) {
+            bail!(
+                "--fail-under names metric `{}`, which this run does not compute",
+                threshold.metric
+            );
+        }
+    }
 
     let run_path = args
         .out
@@ -82,8 +93,8 @@ pub fn run(args: &EvalArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
 
     let run = RunDir::create(&run_path, args.overwrite)?;
     let scored = score_into(&run, &mut manifest, &metrics, samples, args);
-    let summary = match scored {
-        Ok(summary) => summary,
+    let (summary, kept) = match scored {
+        Ok(scored) => scored,
         Err(error) => {
             if let Err(cleanup) = run.abandon() {
                 eprintln_note(&format!("could not remove the partial run: {cleanup}"));
@@ -102,22 +113,25 @@ pub fn run(args: &EvalArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         summary.samples,
         metrics.len()
     ));
-    Ok(ExitCode::SUCCESS)
+    let finished = RunData::load(&run_path)?;
+    super::report::finish_run(&finished, &kept, &gate, &args.gate, out)
 }
 
-/// Scores every sample into the run's journal and returns the finished summary.
+/// Scores every sample into the run's journal and returns the finished summary, with the
+/// samples kept for the HTML report's drill-down.
 fn score_into(
     run: &RunDir,
     manifest: &mut Manifest,
     metrics: &[Box<dyn Metric>],
     samples: impl Iterator<Item = Result<Sample, dataset::DatasetError>>,
     args: &EvalArgs,
-) -> anyhow::Result<rageval_report::Summary> {
+) -> anyhow::Result<(rageval_report::Summary, Vec<Sample>)> {
     run.write_manifest(manifest)?;
     let mut journal = run.journal()?;
     let names: Vec<String> = metrics.iter().map(|m| m.name()).collect();
     let mut aggregator = Aggregator::new(names.clone());
     let mut count = 0usize;
+    let mut kept = Vec::new();
     for sample in samples.take(args.samples.unwrap_or(usize::MAX)) {
         let sample = sample?;
         for (metric, name) in metrics.iter().zip(&names) {
@@ -131,11 +145,12 @@ fn score_into(
         }
         journal.flush()?;
         count += 1;
+        kept.push(sample);
     }
     let summary = aggregator.finish(count, args.bootstrap_resamples, args.seed);
     manifest.dataset.samples = Some(count);
     run.finish(manifest, &summary)?;
-    Ok(summary)
+    Ok((summary, kept))
 }
 
 /// One line per metric that left samples unscored, with its most frequent reason.

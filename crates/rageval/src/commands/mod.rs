@@ -1,10 +1,12 @@
 //! One function per command: `run(args, …) -> Result<ExitCode>`.
 //!
 //! Exit codes: 0 success; 2 a usage or input error (bad flags, bad data, a run directory in
-//! the way); 1 is kept for quality gates.
+//! the way); 1 a quality gate (`--fail-under`) that failed.
 
+pub mod compare;
 pub mod eval;
 pub mod metrics;
+pub mod report;
 pub mod trec;
 
 use std::process::ExitCode;
@@ -13,6 +15,8 @@ use crate::cli::{Cli, Command};
 
 /// Exit code of every error: bad usage, bad input, or a failure to write.
 pub const EXIT_ERROR: u8 = 2;
+/// Exit code of a run whose quality gate (`--fail-under`) failed.
+pub const EXIT_GATE_FAILED: u8 = 1;
 
 pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
     let mut stdout = std::io::stdout().lock();
@@ -20,6 +24,8 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Eval(args) => eval::run(&args, &mut stdout),
         Command::Metrics(args) => metrics::run(&args, &mut stdout),
         Command::Trec(args) => trec::run(&args, &mut stdout),
+        Command::Report(args) => report::run(&args, &mut stdout),
+        Command::Compare(args) => compare::run(&args, &mut stdout),
     }
 }
 
@@ -35,6 +41,11 @@ pub fn hint_for(error: &anyhow::Error) -> Option<String> {
             cause.downcast_ref::<rageval_report::ReportError>()
         {
             return Some("pass --overwrite, or --out with a new directory".into());
+        }
+        if let Some(rageval_report::ReportError::Incomplete { .. }) =
+            cause.downcast_ref::<rageval_report::ReportError>()
+        {
+            return Some("run `rageval eval` into it again to finish the run".into());
         }
     }
     None

@@ -2,8 +2,11 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod compare;
 mod eval;
 mod metrics;
+mod report;
+mod runs;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

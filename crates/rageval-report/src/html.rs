@@ -1,0 +1,537 @@
+//! `report.html`: one self-contained page per run — no script, no font, no image and no
+//! style sheet from anywhere else, so it opens offline and can be mailed as one file.
+//!
+//! It shows per-metric means with 95% intervals, each metric's distribution as an inline SVG
+//! histogram, undefined and failed counts with their reasons, and a per-sample table whose
+//! rows link to the sample's drill-down: question, answer, references, the numbered
+//! contexts, and every metric's outcome with each verdict, its reason and the contexts it
+//! cites. Every string from data passes through [`escape_html`]; the templates are `format!`
+//! strings rather than a template engine because the page is small, the escaping is one
+//! function, and the compiler checks every placeholder.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use rageval_core::{Evidence, Outcome, Sample, Verdict, VerdictTarget};
+
+use crate::escape::escape_html as e;
+use crate::svg::{IntervalRow, histogram, interval_chart};
+use crate::{MetricSummary, RunData};
+
+/// Characters of a context quoted under a verdict that cites it.
+const QUOTE_CHARS: usize = 300;
+/// Characters of a question shown in a sample's one-line heading.
+const HEADING_CHARS: usize = 120;
+
+/// Shared by the run report and the comparison page.
+pub(crate) const STYLE: &str = r#"
+:root { --fg:#1d2330; --muted:#667085; --line:#e4e7ec; --bg:#fff; --soft:#f6f7f9; --accent:#3559c7; --bad:#b42318; }
+* { box-sizing: border-box; }
+body { font: 14px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "Noto Sans CJK SC", sans-serif; color: var(--fg); background: var(--bg); margin: 0 auto; max-width: 1200px; padding: 24px; }
+h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 17px; margin: 32px 0 8px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
+h3 { font-size: 15px; margin: 16px 0 6px; } h4 { font-size: 13px; margin: 12px 0 4px; color: var(--muted); text-transform: uppercase; letter-spacing: .04em; }
+table { border-collapse: collapse; width: 100%; margin: 8px 0; }
+th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
+th { background: var(--soft); font-weight: 600; position: sticky; top: 0; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.muted, .tick { color: var(--muted); fill: var(--muted); font-size: 11px; }
+.meta td:first-child { color: var(--muted); width: 160px; }
+code { font: 12px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+.bar { fill: var(--accent); opacity: .8; } .axis, .zero { stroke: var(--muted); stroke-width: 1; } .zero { stroke-dasharray: 3 3; }
+.whisker { stroke: var(--fg); stroke-width: 2; } .dot { fill: var(--accent); } .label { font-size: 12px; fill: var(--fg); }
+.cell-undefined { color: var(--muted); } .cell-failed { color: var(--bad); font-weight: 600; }
+details.sample { border: 1px solid var(--line); border-radius: 6px; margin: 8px 0; padding: 6px 12px; }
+details.sample > summary { cursor: pointer; } details.sample:target { border-color: var(--accent); }
+.text { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--soft); padding: 6px 8px; border-radius: 4px; margin: 2px 0 8px; }
+ol.contexts li { margin-bottom: 6px; } blockquote { margin: 4px 0 4px 12px; padding-left: 8px; border-left: 3px solid var(--line); color: var(--muted); white-space: pre-wrap; }
+.outcome { margin: 10px 0; } .reason { color: var(--bad); }
+.good { color: #067647; } .bad { color: var(--bad); } .neutral { color: var(--muted); }
+"#;
+
+/// The run's report as one HTML page. `samples` supplies questions, answers and context
+/// texts for the drill-down; pass an empty slice when the dataset is not at hand, and the
+/// page shows ids and indices only.
+pub fn render_html(run: &RunData, samples: &[Sample]) -> String {
+    let by_id: HashMap<&str, &Sample> = samples.iter().map(|s| (s.id.as_str(), s)).collect();
+    let metrics = run.metric_names();
+    let mut page = String::new();
+    let title = format!("rageval report: {}", run.name());
+    let _ = write!(
+        page,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>{}</title><style>{STYLE}</style></head><body>\n<h1>{}</h1>\n",
+        e(&title),
+        e(&title)
+    );
+    page.push_str(&meta_table(run));
+    page.push_str(&summary_section(run, &metrics));
+    page.push_str(&reasons_section(run, &metrics));
+    page.push_str(&sample_table(run, &metrics, &by_id));
+    page.push_str("<h2 id=\"samples\">Samples</h2>\n");
+    if samples.is_empty() {
+        page.push_str(
+            "<p class=\"muted\">The dataset was not available when this report was written: \
+             the drill-down shows verdicts by index, without question, answer or context \
+             texts.</p>\n",
+        );
+    }
+    let outcomes = run.outcomes();
+    for (index, id) in run.sample_ids().into_iter().enumerate() {
+        page.push_str(&sample_details(
+            index,
+            id,
+            by_id.get(id).copied(),
+            &metrics,
+            &outcomes,
+        ));
+    }
+    page.push_str("</body></html>\n");
+    page
+}
+
+fn meta_table(run: &RunData) -> String {
+    let m = &run.manifest;
+    let rows = [
+        ("dataset", m.dataset.path.clone()),
+        ("dataset sha256", m.dataset.sha256.clone()),
+        ("samples", run.summary.samples.to_string()),
+        ("command", m.command.clone()),
+        ("tool", format!("{} {}", m.tool.name, m.tool.version)),
+        ("started", m.started_at.clone()),
+        ("finished", m.finished_at.clone().unwrap_or_default()),
+        (
+            "intervals",
+            format!(
+                "{} bootstrap, {} resamples, seed {}, level {}",
+                run.summary.bootstrap.method,
+                run.summary.bootstrap.resamples,
+                run.summary.bootstrap.seed,
+                run.summary.bootstrap.level
+            ),
+        ),
+    ];
+    let mut html = String::from("<table class=\"meta\">\n");
+    for (key, value) in rows {
+        let _ = writeln!(html, "<tr><td>{key}</td><td>{}</td></tr>", e(&value));
+    }
+    html.push_str("</table>\n");
+    html
+}
+
+fn summary_section(run: &RunData, metrics: &[String]) -> String {
+    let mut html = String::from(
+        "<h2 id=\"summary\">Summary</h2>\n<table class=\"summary\"><thead><tr><th>metric</th>\
+         <th class=\"num\">mean</th><th class=\"num\">95% CI</th><th class=\"num\">scored</th>\
+         <th class=\"num\">undefined</th><th class=\"num\">failed</th><th>distribution</th>\
+         </tr></thead><tbody>\n",
+    );
+    let mut rows = Vec::new();
+    for name in metrics {
+        let Some(m) = run.summary.metrics.get(name) else {
+            continue;
+        };
+        let mut values: Vec<f64> = run.scores(name).into_values().collect();
+        values.sort_by(f64::total_cmp);
+        let _ = writeln!(
+            html,
+            "<tr><td><code>{}</code></td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+             <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+             <td>{}</td></tr>",
+            e(name),
+            number(m.mean),
+            interval(m),
+            m.n_scored,
+            m.n_undefined,
+            m.n_failed,
+            histogram(&values, 180, 44)
+        );
+        if let (Some(mean), Some([low, high])) = (m.mean, m.ci95) {
+            rows.push(IntervalRow {
+                label: name.clone(),
+                estimate: mean,
+                low,
+                high,
+            });
+        }
+    }
+    html.push_str("</tbody></table>\n");
+    if !rows.is_empty() {
+        html.push_str("<h3>Means with 95% intervals</h3>\n");
+        html.push_str(&interval_chart(&rows, 640, false));
+        html.push('\n');
+    }
+    html
+}
+
+fn reasons_section(run: &RunData, metrics: &[String]) -> String {
+    let mut html = String::from("<h2 id=\"reasons\">Undefined and failed</h2>\n");
+    let mut any = false;
+    for name in metrics {
+        let Some(m) = run.summary.metrics.get(name) else {
+            continue;
+        };
+        for (kind, reasons) in [
+            ("undefined", &m.undefined_reasons),
+            ("failed", &m.failed_errors),
+        ] {
+            if reasons.is_empty() {
+                continue;
+            }
+            any = true;
+            let _ = writeln!(html, "<h3><code>{}</code> — {kind}</h3><ul>", e(name));
+            for (reason, count) in reasons {
+                let _ = writeln!(html, "<li>{count} × {}</li>", e(reason));
+            }
+            html.push_str("</ul>\n");
+        }
+    }
+    if !any {
+        html.push_str("<p class=\"muted\">Every metric scored every sample.</p>\n");
+    }
+    html
+}
+
+fn sample_table(run: &RunData, metrics: &[String], by_id: &HashMap<&str, &Sample>) -> String {
+    let mut html = String::from(
+        "<h2 id=\"per-sample\">Per sample</h2>\n<table class=\"per-sample\"><thead><tr>\
+         <th>sample</th><th>question</th>",
+    );
+    for name in metrics {
+        let _ = write!(html, "<th class=\"num\"><code>{}</code></th>", e(name));
+    }
+    html.push_str("</tr></thead><tbody>\n");
+    let outcomes = run.outcomes();
+    for (index, id) in run.sample_ids().into_iter().enumerate() {
+        let question = by_id
+            .get(id)
+            .map(|s| shorten(&s.question, HEADING_CHARS))
+            .unwrap_or_default();
+        let _ = write!(
+            html,
+            "<tr><td><a href=\"#s{index}\"><code>{}</code></a></td><td>{}</td>",
+            e(id),
+            e(&question)
+        );
+        for name in metrics {
+            html.push_str(&match outcomes.get(&(id, name.as_str())) {
+                Some(Outcome::Score { value, .. }) => {
+                    format!("<td class=\"num\">{value:.4}</td>")
+                }
+                Some(Outcome::Undefined { reason }) => format!(
+                    "<td class=\"num cell-undefined\" title=\"undefined: {}\">undefined</td>",
+                    e(reason)
+                ),
+                Some(Outcome::Failed { error }) => format!(
+                    "<td class=\"num cell-failed\" title=\"failed: {}\">failed</td>",
+                    e(error)
+                ),
+                None => "<td class=\"num muted\">·</td>".into(),
+            });
+        }
+        html.push_str("</tr>\n");
+    }
+    html.push_str("</tbody></table>\n");
+    html
+}
+
+fn sample_details(
+    index: usize,
+    id: &str,
+    sample: Option<&Sample>,
+    metrics: &[String],
+    outcomes: &HashMap<(&str, &str), &Outcome>,
+) -> String {
+    let heading = sample
+        .map(|s| shorten(&s.question, HEADING_CHARS))
+        .unwrap_or_default();
+    let mut html = format!(
+        "<details class=\"sample\" id=\"s{index}\"><summary><code>{}</code> {}</summary>\n",
+        e(id),
+        e(&heading)
+    );
+    if let Some(sample) = sample {
+        text_block(&mut html, "question", Some(&sample.question));
+        text_block(&mut html, "answer", sample.answer.as_deref());
+        for (i, reference) in sample.references.iter().enumerate() {
+            let label = if i == 0 {
+                "reference".to_string()
+            } else {
+                format!("reference {}", i + 1)
+            };
+            text_block(&mut html, &label, Some(reference));
+        }
+        if !sample.contexts.is_empty() {
+            html.push_str("<h4>retrieved contexts</h4><ol class=\"contexts\" start=\"0\">\n");
+            for (j, context) in sample.contexts.iter().enumerate() {
+                let _ = writeln!(
+                    html,
+                    "<li id=\"s{index}-c{j}\"><span class=\"muted\">{}{}</span>\
+                     <div class=\"text\">{}</div></li>",
+                    context
+                        .id
+                        .as_deref()
+                        .map(|cid| format!("id {} ", e(cid)))
+                        .unwrap_or_default(),
+                    context
+                        .score
+                        .map(|s| format!("score {s:.4}"))
+                        .unwrap_or_default(),
+                    e(&context.text)
+                );
+            }
+            html.push_str("</ol>\n");
+        }
+    }
+    for name in metrics {
+        let Some(outcome) = outcomes.get(&(id, name.as_str())) else {
+            continue;
+        };
+        let _ = write!(
+            html,
+            "<div class=\"outcome\"><h3><code>{}</code>: ",
+            e(name)
+        );
+        match outcome {
+            Outcome::Score { value, evidence } => {
+                let _ = writeln!(html, "{value:.4}</h3>");
+                html.push_str(&evidence_html(index, evidence, sample));
+            }
+            Outcome::Undefined { reason } => {
+                let _ = writeln!(html, "undefined</h3><p class=\"muted\">{}</p>", e(reason));
+            }
+            Outcome::Failed { error } => {
+                let _ = writeln!(
+                    html,
+                    "<span class=\"bad\">failed</span></h3><p class=\"reason\">{}</p>",
+                    e(error)
+                );
+            }
+        }
+        html.push_str("</div>\n");
+    }
+    html.push_str("</details>\n");
+    html
+}
+
+fn evidence_html(index: usize, evidence: &Evidence, sample: Option<&Sample>) -> String {
+    let mut html = String::new();
+    if !evidence.details.is_empty() {
+        html.push_str("<p class=\"muted\">");
+        let parts: Vec<String> = evidence
+            .details
+            .iter()
+            .map(|(key, value)| {
+                let shown = match value {
+                    serde_json::Value::Number(n) => n
+                        .as_f64()
+                        .map_or_else(|| n.to_string(), |f| format!("{f:.4}")),
+                    serde_json::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                format!("{} = {}", e(key), e(&shown))
+            })
+            .collect();
+        html.push_str(&parts.join(" · "));
+        html.push_str("</p>\n");
+    }
+    if evidence.verdicts.is_empty() {
+        return html;
+    }
+    html.push_str(
+        "<table class=\"verdicts\"><thead><tr><th>about</th><th class=\"num\">verdict</th>\
+         <th>text</th><th>reason and cited contexts</th></tr></thead><tbody>\n",
+    );
+    for verdict in &evidence.verdicts {
+        html.push_str(&verdict_row(index, verdict, sample));
+    }
+    html.push_str("</tbody></table>\n");
+    html
+}
+
+fn verdict_row(index: usize, verdict: &Verdict, sample: Option<&Sample>) -> String {
+    let (about, text) = match verdict.target {
+        VerdictTarget::Context(j) => (
+            format!("<a href=\"#s{index}-c{j}\">context {j}</a>"),
+            verdict.text.clone().or_else(|| {
+                sample
+                    .and_then(|s| s.contexts.get(j))
+                    .map(|c| shorten(&c.text, QUOTE_CHARS))
+            }),
+        ),
+        VerdictTarget::Statement(j) => (
+            format!("statement {j}"),
+            verdict.text.clone().or_else(|| {
+                sample
+                    .and_then(|s| s.answer_statements.as_ref())
+                    .and_then(|statements| statements.get(j).cloned())
+            }),
+        ),
+        VerdictTarget::Question(j) => (format!("question {j}"), verdict.text.clone()),
+    };
+    let shown_value = match &verdict.label {
+        Some(label) => format!("{} ({})", e(label), verdict.value),
+        None => verdict.value.to_string(),
+    };
+    let mut cell = verdict.reason.as_deref().map(e).unwrap_or_default();
+    for &j in &verdict.supporting_contexts {
+        let quote = sample
+            .and_then(|s| s.contexts.get(j))
+            .map(|c| {
+                format!(
+                    "<blockquote>{}</blockquote>",
+                    e(&shorten(&c.text, QUOTE_CHARS))
+                )
+            })
+            .unwrap_or_default();
+        let _ = write!(
+            cell,
+            "<div>cites <a href=\"#s{index}-c{j}\">context {j}</a>{quote}</div>"
+        );
+    }
+    format!(
+        "<tr><td>{about}</td><td class=\"num\">{shown_value}</td><td>{}</td><td>{cell}</td></tr>\n",
+        e(text.as_deref().unwrap_or(""))
+    )
+}
+
+fn text_block(html: &mut String, label: &str, text: Option<&str>) {
+    if let Some(text) = text {
+        let _ = writeln!(
+            html,
+            "<h4>{label}</h4><div class=\"text\">{}</div>",
+            e(text)
+        );
+    }
+}
+
+/// At most `limit` characters, with `…` when cut.
+pub(crate) fn shorten(text: &str, limit: usize) -> String {
+    if text.chars().count() <= limit {
+        text.to_string()
+    } else {
+        text.chars().take(limit).chain(['…']).collect()
+    }
+}
+
+pub(crate) fn number(value: Option<f64>) -> String {
+    value.map_or_else(|| "—".into(), |v| format!("{v:.4}"))
+}
+
+fn interval(m: &MetricSummary) -> String {
+    m.ci95.map_or_else(
+        || "—".into(),
+        |[low, high]| format!("[{low:.4}, {high:.4}]"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::write_run;
+    use rageval_core::Context;
+
+    fn hostile_run() -> (tempfile::TempDir, RunData, Vec<Sample>) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run");
+        let evidence = Evidence {
+            verdicts: vec![Verdict {
+                target: VerdictTarget::Statement(0),
+                value: 0.0,
+                label: Some("unsupported".into()),
+                text: Some("Paris is <b>big</b>".into()),
+                reason: Some("no context says <img src=x onerror=alert(1)>".into()),
+                supporting_contexts: vec![1],
+            }],
+            details: serde_json::Map::new(),
+        };
+        write_run(
+            &path,
+            "abc",
+            &[
+                (
+                    "<script>id</script>",
+                    "faithfulness",
+                    Outcome::score(0.25, evidence),
+                ),
+                (
+                    "q2",
+                    "faithfulness",
+                    Outcome::undefined("answer has <no> statements"),
+                ),
+                (
+                    "q3",
+                    "faithfulness",
+                    Outcome::failed("judge returned </td>"),
+                ),
+            ],
+        );
+        let sample = Sample {
+            id: "<script>id</script>".into(),
+            question: "What is <script>alert('q')</script>?".into(),
+            answer: Some("An answer with <iframe src=\"http://evil\">".into()),
+            contexts: vec![
+                Context::text("first context"),
+                Context::text("second context cites <style>body{}</style>"),
+            ],
+            ..Sample::default()
+        };
+        let run = RunData::load(&path).unwrap();
+        (dir, run, vec![sample])
+    }
+
+    #[test]
+    fn every_string_from_data_is_escaped() {
+        let (_dir, run, samples) = hostile_run();
+        let html = render_html(&run, &samples);
+        for raw in [
+            "<script>",
+            "<img",
+            "<iframe",
+            "<b>big",
+            "<no>",
+            "</td>\"",
+            "<style>body",
+        ] {
+            assert!(!html.contains(raw), "unescaped {raw}");
+        }
+        assert!(html.contains("&lt;script&gt;alert(&#39;q&#39;)&lt;/script&gt;"));
+        assert!(html.contains("no context says &lt;img src=x onerror=alert(1)&gt;"));
+        // Our own markup is the only markup: exactly one <style> and no <script> element.
+        assert_eq!(html.matches("<style>").count(), 1);
+    }
+
+    #[test]
+    fn loads_nothing_from_the_network() {
+        let (_dir, run, samples) = hostile_run();
+        let html = render_html(&run, &samples);
+        // The only URL is the SVG namespace, which browsers never fetch.
+        let without_namespace = html.replace("http://www.w3.org/2000/svg", "");
+        assert!(
+            !without_namespace.contains("src=\""),
+            "an element loads something"
+        );
+        assert!(!without_namespace.contains("href=\"http"));
+        assert!(!without_namespace.contains("<link"));
+        assert!(!without_namespace.contains("@import"));
+        assert!(!without_namespace.contains("url("));
+        assert!(!without_namespace.contains("https://"));
+        // The hostile answer's URL survives only as escaped text.
+        assert!(without_namespace.contains("src=&quot;http://evil&quot;"));
+    }
+
+    #[test]
+    fn the_drill_down_shows_verdicts_reasons_and_cited_contexts() {
+        let (_dir, run, samples) = hostile_run();
+        let html = render_html(&run, &samples);
+        assert!(html.contains("<a href=\"#s0\">"));
+        assert!(html.contains("id=\"s0-c1\""));
+        assert!(html.contains("cites <a href=\"#s0-c1\">context 1</a><blockquote>second context"));
+        assert!(html.contains("unsupported (0)"));
+        assert!(html.contains("1 × answer has &lt;no&gt; statements"));
+        assert!(html.contains("1 × judge returned &lt;/td&gt;"));
+        assert!(html.contains("class=\"hist\""));
+        // Without the dataset, the page says what it cannot show.
+        assert!(render_html(&run, &[]).contains("The dataset was not available"));
+    }
+}

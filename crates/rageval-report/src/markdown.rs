@@ -1,0 +1,123 @@
+//! `report.md`: the run's summary in Markdown, for pull requests and chat — the summary
+//! table, undefined and failed counts with reasons, and each metric's lowest-scoring samples.
+//! Cells from data are escaped so a table never breaks and no HTML from an answer renders.
+
+use std::fmt::Write as _;
+
+use crate::RunData;
+use crate::escape::escape_markdown_cell as cell;
+use crate::html::number;
+
+/// Samples listed per metric under "lowest-scoring samples".
+const LOWEST: usize = 5;
+
+/// The run's report as Markdown.
+pub fn render_markdown(run: &RunData) -> String {
+    let m = &run.manifest;
+    let mut md = format!("# rageval report: {}\n\n", cell(&run.name()));
+    let _ = writeln!(
+        md,
+        "Dataset `{}` (sha256 `{}`), {} samples; {} {}, finished {}.\n",
+        cell(&m.dataset.path),
+        cell(&m.dataset.sha256),
+        run.summary.samples,
+        cell(&m.tool.name),
+        cell(&m.tool.version),
+        cell(m.finished_at.as_deref().unwrap_or("—"))
+    );
+    md.push_str("| metric | mean | 95% CI | scored | undefined | failed |\n");
+    md.push_str("|---|---:|---:|---:|---:|---:|\n");
+    let metrics = run.metric_names();
+    for name in &metrics {
+        let Some(s) = run.summary.metrics.get(name) else {
+            continue;
+        };
+        let _ = writeln!(
+            md,
+            "| `{}` | {} | {} | {} | {} | {} |",
+            cell(name),
+            number(s.mean),
+            s.ci95
+                .map_or_else(|| "—".into(), |[l, h]| format!("[{l:.4}, {h:.4}]")),
+            s.n_scored,
+            s.n_undefined,
+            s.n_failed
+        );
+    }
+    let _ = writeln!(
+        md,
+        "\nIntervals: {} bootstrap of the mean, {} resamples, seed {}.",
+        run.summary.bootstrap.method, run.summary.bootstrap.resamples, run.summary.bootstrap.seed
+    );
+
+    let mut reasons = String::new();
+    for name in &metrics {
+        let Some(s) = run.summary.metrics.get(name) else {
+            continue;
+        };
+        for (kind, list) in [
+            ("undefined", &s.undefined_reasons),
+            ("failed", &s.failed_errors),
+        ] {
+            for (reason, count) in list {
+                let _ = writeln!(
+                    reasons,
+                    "- `{}` {kind}: {count} × {}",
+                    cell(name),
+                    cell(reason)
+                );
+            }
+        }
+    }
+    if !reasons.is_empty() {
+        md.push_str("\n## Undefined and failed\n\n");
+        md.push_str(&reasons);
+    }
+
+    md.push_str("\n## Lowest-scoring samples\n");
+    for name in &metrics {
+        let mut scores: Vec<(&str, f64)> = run.scores(name).into_iter().collect();
+        if scores.is_empty() {
+            continue;
+        }
+        // Ties broken by id so the file is the same on every run.
+        scores.sort_by(|a, b| a.1.total_cmp(&b.1).then_with(|| a.0.cmp(b.0)));
+        let _ = writeln!(
+            md,
+            "\n### `{}`\n\n| sample | score |\n|---|---:|",
+            cell(name)
+        );
+        for (id, value) in scores.iter().take(LOWEST) {
+            let _ = writeln!(md, "| `{}` | {value:.4} |", cell(id));
+        }
+    }
+    md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::write_run;
+    use rageval_core::Outcome;
+
+    #[test]
+    fn lists_summary_reasons_and_lowest_samples() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run");
+        write_run(
+            &path,
+            "abc",
+            &[
+                ("a|b", "m", Outcome::bare(0.25)),
+                ("c", "m", Outcome::bare(0.75)),
+                ("d", "m", Outcome::undefined("no <answer>")),
+            ],
+        );
+        let md = render_markdown(&RunData::load(&path).unwrap());
+        assert!(md.starts_with("# rageval report: run\n"));
+        assert!(md.contains("| `m` | 0.5000 | ["), "{md}");
+        assert!(md.contains("| 2 | 1 | 0 |"));
+        assert!(md.contains("- `m` undefined: 1 × no &lt;answer&gt;"));
+        assert!(md.contains("| `a\\|b` | 0.2500 |\n| `c` | 0.7500 |"));
+    }
+}

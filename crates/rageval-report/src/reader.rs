@@ -1,0 +1,177 @@
+//! Reading a finished run directory back: its manifest, summary and journal, and the views
+//! every writer needs (sample ids in journal order, one outcome per sample × metric).
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use rageval_core::Outcome;
+use serde::de::DeserializeOwned;
+
+use crate::{
+    MANIFEST_FILE, Manifest, RESULTS_FILE, ReportError, ResultRecord, RunStatus, SUMMARY_FILE,
+    Summary,
+};
+
+/// A complete run, loaded from its directory.
+#[derive(Debug, Clone)]
+pub struct RunData {
+    /// The directory it was read from (reports are written beside its files).
+    pub path: PathBuf,
+    pub manifest: Manifest,
+    pub summary: Summary,
+    /// The journal's lines in file order.
+    pub records: Vec<ResultRecord>,
+}
+
+impl RunData {
+    /// Loads a run directory; refuses one that has no manifest or is not complete.
+    pub fn load(dir: &Path) -> Result<Self, ReportError> {
+        let manifest_path = dir.join(MANIFEST_FILE);
+        if !manifest_path.is_file() {
+            return Err(ReportError::NotARun {
+                path: dir.to_path_buf(),
+            });
+        }
+        let manifest: Manifest = read_json(&manifest_path)?;
+        if manifest.status != RunStatus::Complete {
+            return Err(ReportError::Incomplete {
+                path: dir.to_path_buf(),
+            });
+        }
+        let summary: Summary = read_json(&dir.join(SUMMARY_FILE))?;
+        let records = read_results(&dir.join(RESULTS_FILE))?;
+        Ok(Self {
+            path: dir.to_path_buf(),
+            manifest,
+            summary,
+            records,
+        })
+    }
+
+    /// A short name for tables: the directory's last component.
+    pub fn name(&self) -> String {
+        self.path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| self.path.display().to_string())
+    }
+
+    /// Metric names in the run's order (the summary's), then any the journal adds.
+    pub fn metric_names(&self) -> Vec<String> {
+        let mut names = self.summary.metric_order.clone();
+        for record in &self.records {
+            if !names.contains(&record.metric) {
+                names.push(record.metric.clone());
+            }
+        }
+        names
+    }
+
+    /// Sample ids in the order they first appear in the journal.
+    pub fn sample_ids(&self) -> Vec<&str> {
+        let mut seen = std::collections::HashSet::new();
+        self.records
+            .iter()
+            .map(|r| r.sample_id.as_str())
+            .filter(|id| seen.insert(*id))
+            .collect()
+    }
+
+    /// Each sample × metric's outcome; a later journal line for the same pair wins.
+    pub fn outcomes(&self) -> HashMap<(&str, &str), &Outcome> {
+        self.records
+            .iter()
+            .map(|r| ((r.sample_id.as_str(), r.metric.as_str()), &r.outcome))
+            .collect()
+    }
+
+    /// One metric's scores by sample id (undefined and failed samples left out).
+    pub fn scores(&self, metric: &str) -> HashMap<&str, f64> {
+        self.records
+            .iter()
+            .filter(|r| r.metric == metric)
+            .filter_map(|r| Some((r.sample_id.as_str(), r.outcome.value()?)))
+            .collect()
+    }
+}
+
+/// Reads `results.jsonl`; an error names the line that does not parse. Blank lines (a
+/// trailing newline) are skipped.
+pub fn read_results(path: &Path) -> Result<Vec<ResultRecord>, ReportError> {
+    let text = fs::read_to_string(path).map_err(|source| ReportError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(index, line)| {
+            serde_json::from_str(line).map_err(|source| ReportError::DecodeLine {
+                path: path.to_path_buf(),
+                line: index + 1,
+                source,
+            })
+        })
+        .collect()
+}
+
+fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, ReportError> {
+    let bytes = fs::read(path).map_err(|source| ReportError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    serde_json::from_slice(&bytes).map_err(|source| ReportError::Decode {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::write_run;
+
+    #[test]
+    fn loads_what_a_run_wrote() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run");
+        write_run(
+            &path,
+            "abc",
+            &[
+                ("s1", "m", Outcome::bare(0.5)),
+                ("s2", "m", Outcome::undefined("no answer")),
+                ("s1", "k", Outcome::bare(1.0)),
+            ],
+        );
+        let run = RunData::load(&path).unwrap();
+        assert_eq!(run.name(), "run");
+        assert_eq!(run.sample_ids(), vec!["s1", "s2"]);
+        assert_eq!(run.metric_names(), vec!["m", "k"]);
+        assert_eq!(run.scores("m").len(), 1);
+        assert_eq!(
+            run.outcomes()[&("s2", "m")],
+            &Outcome::undefined("no answer")
+        );
+    }
+
+    #[test]
+    fn a_bad_journal_line_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run");
+        write_run(&path, "abc", &[("s1", "m", Outcome::bare(0.5))]);
+        fs::write(path.join(RESULTS_FILE), "{\"sample_id\":\"1\"}\n").unwrap();
+        let error = RunData::load(&path).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .ends_with("results.jsonl:1: not a result record"),
+            "{error}"
+        );
+        assert!(matches!(
+            RunData::load(dir.path()),
+            Err(ReportError::NotARun { .. })
+        ));
+    }
+}

@@ -94,13 +94,19 @@ pub struct Cache {
 }
 
 impl Cache {
-    /// Opens (creating if needed) the cache at `path`.
+    /// Opens (creating it and its directory if needed) the cache at `path`.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, JudgeError> {
         let path = path.as_ref().to_path_buf();
         let fail = |source| JudgeError::Cache {
             path: path.display().to_string(),
             source,
         };
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|e| JudgeError::CacheDir {
+                path: parent.display().to_string(),
+                source: e,
+            })?;
+        }
         let connection = Connection::open(&path).map_err(fail)?;
         connection.busy_timeout(BUSY_TIMEOUT).map_err(fail)?;
         // WAL: readers never block the writer; NORMAL sync is crash-safe in WAL mode (a crash

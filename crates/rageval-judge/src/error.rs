@@ -104,6 +104,16 @@ pub enum JudgeError {
         source: rusqlite::Error,
     },
 
+    /// The cache directory could not be created.
+    #[error("cannot create cache directory {path}")]
+    CacheDir {
+        /// The directory.
+        path: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+
     /// A background task died (a panic inside the cache thread or a batch member).
     #[error("judge task failed: {0}")]
     Task(String),

@@ -39,5 +39,5 @@ pub use limiter::{Limiter, LimiterConfig};
 pub use openai::OpenAiBackend;
 pub use retry::RetryPolicy;
 pub use secret::ApiKey;
-pub use settings::{EndpointSettings, SchemaMode};
+pub use settings::{EndpointSettings, SchemaMode, default_cache_path};
 pub use structured::{Rung, RungCounts, StructuredRequest, TemplateId};

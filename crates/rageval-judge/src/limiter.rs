@@ -363,6 +363,27 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
+    async fn tpm_bucket_waits_for_tokens_and_settles_real_usage() {
+        // 600 tokens/min = 10/s, burst 100.
+        let limiter = Limiter::new(LimiterConfig {
+            tokens_per_minute: Some(600),
+            ..config(100)
+        });
+        let start = Instant::now();
+        drop(limiter.acquire(100).await.unwrap());
+        // The call really used 40: 60 come back.
+        limiter.settle_tokens(100, 40);
+        drop(limiter.acquire(60).await.unwrap());
+        assert!(start.elapsed() < Duration::from_millis(10));
+        // The bucket is empty: 50 tokens take 5 s to refill.
+        drop(limiter.acquire(50).await.unwrap());
+        let waited = start.elapsed();
+        assert!(waited >= Duration::from_millis(4990), "{waited:?}");
+        // A request larger than the bucket waits for a full bucket instead of forever.
+        drop(limiter.acquire(10_000).await.unwrap());
+    }
+
+    #[tokio::test(start_paused = true)]
     async fn retry_after_pauses_every_caller() {
         let limiter = Limiter::new(config(4));
         limiter.on_overload(Some(Duration::from_secs(3)));

@@ -29,6 +29,7 @@ pub struct OpenAiBackend {
 impl OpenAiBackend {
     /// Builds the client; fails only on an unusable header name or value, or TLS set-up.
     pub fn new(settings: EndpointSettings) -> Result<Self, JudgeError> {
+        ensure_crypto_provider();
         let endpoint = settings.endpoint_for_display();
         let mut headers = HeaderMap::new();
         if let Some(key) = &settings.api_key {
@@ -112,6 +113,9 @@ impl OpenAiBackend {
     fn first_line(&self, body: &str) -> String {
         let line = body.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
         let line: String = line.trim().chars().take(MAX_ERROR_LINE_CHARS).collect();
+        if line.is_empty() {
+            return "(empty body)".into();
+        }
         match &self.settings.api_key {
             Some(key) => key.redact_in(&line),
             None => line,
@@ -123,6 +127,15 @@ impl OpenAiBackend {
             endpoint: self.endpoint.clone(),
             detail: detail.into(),
         }
+    }
+}
+
+/// reqwest is built without a bundled TLS crypto provider (aws-lc costs minutes to compile):
+/// install ring as the process default unless the application already installed one.
+fn ensure_crypto_provider() {
+    if rustls::crypto::CryptoProvider::get_default().is_none() {
+        // Losing a race here means another thread installed a provider: equally fine.
+        let _ = rustls::crypto::ring::default_provider().install_default();
     }
 }
 
@@ -247,6 +260,30 @@ impl Embedder for OpenAiBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn https_client_builds_and_a_non_tls_peer_is_a_transport_error() {
+        // Proves the TLS path is wired (no missing-provider panic) without leaving loopback.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let accept = std::thread::spawn(move || {
+            use std::io::Write;
+            if let Ok((mut stream, _)) = listener.accept() {
+                let _ = stream.write_all(b"HTTP/1.1 200 OK\r\n\r\nnot tls");
+            }
+        });
+        let mut settings = EndpointSettings::new(format!("https://127.0.0.1:{port}/v1"), "m");
+        settings.request_timeout = Duration::from_secs(5);
+        let backend = OpenAiBackend::new(settings).unwrap();
+        let request = ChatRequest {
+            messages: vec![crate::chat::Message::user("x")],
+            sampling: crate::chat::Sampling::default(),
+            response_schema: None,
+        };
+        let err = backend.chat(&request).await.unwrap_err();
+        assert!(matches!(err, JudgeError::Transport { .. }), "{err}");
+        let _ = accept.join();
+    }
 
     #[test]
     fn retry_after_prefers_milliseconds() {

@@ -6,6 +6,7 @@
 //! never prints, and its `Debug` output never shows the key or header values.
 
 use std::fmt;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::error::JudgeError;
@@ -23,6 +24,11 @@ pub const ENV_JUDGE_HEADERS: &str = "RAGEVAL_JUDGE_HEADERS";
 pub const ENV_OPENAI_BASE_URL: &str = "OPENAI_BASE_URL";
 /// Fallback for [`ENV_JUDGE_API_KEY`], the name the OpenAI SDKs use.
 pub const ENV_OPENAI_API_KEY: &str = "OPENAI_API_KEY";
+
+/// Directory of the shared answer cache (`judge.sqlite` inside it); see [`default_cache_path`].
+pub const ENV_CACHE_DIR: &str = "RAGEVAL_CACHE_DIR";
+/// File name of the answer cache inside the cache directory.
+pub const CACHE_FILE_NAME: &str = "judge.sqlite";
 
 /// Base URL used when neither [`ENV_JUDGE_BASE_URL`] nor [`ENV_OPENAI_BASE_URL`] is set.
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
@@ -103,6 +109,21 @@ impl EndpointSettings {
     pub fn endpoint_for_display(&self) -> String {
         display_endpoint(&self.base_url)
     }
+}
+
+/// Where the shared answer cache lives by default: `$RAGEVAL_CACHE_DIR/judge.sqlite`, else
+/// `$XDG_CACHE_HOME/rageval/judge.sqlite`, else `$HOME/.cache/rageval/judge.sqlite`; `None`
+/// when none of them is set.
+pub fn default_cache_path(lookup: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    let get = |name: &str| {
+        lookup(name)
+            .filter(|v| !v.trim().is_empty())
+            .map(PathBuf::from)
+    };
+    let dir = get(ENV_CACHE_DIR)
+        .or_else(|| get("XDG_CACHE_HOME").map(|d| d.join("rageval")))
+        .or_else(|| get("HOME").map(|d| d.join(".cache").join("rageval")))?;
+    Some(dir.join(CACHE_FILE_NAME))
 }
 
 /// Strips `user:pass@` and `?query` from a URL so that credentials placed there never print.
@@ -196,6 +217,24 @@ mod tests {
         let d = EndpointSettings::from_lookup(lookup(&[(ENV_JUDGE_MODEL, "m")])).unwrap();
         assert_eq!(d.base_url, DEFAULT_BASE_URL);
         assert!(d.api_key.is_none());
+    }
+
+    #[test]
+    fn cache_path_prefers_the_rageval_directory() {
+        let path = |pairs: &[(&str, &str)]| default_cache_path(lookup(pairs));
+        assert_eq!(
+            path(&[(ENV_CACHE_DIR, "/c"), ("HOME", "/h")]),
+            Some(PathBuf::from("/c/judge.sqlite"))
+        );
+        assert_eq!(
+            path(&[("XDG_CACHE_HOME", "/x"), ("HOME", "/h")]),
+            Some(PathBuf::from("/x/rageval/judge.sqlite"))
+        );
+        assert_eq!(
+            path(&[("HOME", "/h")]),
+            Some(PathBuf::from("/h/.cache/rageval/judge.sqlite"))
+        );
+        assert_eq!(path(&[]), None);
     }
 
     #[test]

@@ -138,12 +138,13 @@ async fn five_hundred_calls_under_faults_then_an_identical_offline_replay() {
     assert_eq!(offline.rung_counts(), counts);
     println!(
         "faulty batch: {answered} answered, {failed} failed, {reasked} re-asked, {repaired} repaired; \
-         {} attempts, {} retries, {} cuts; online {:.2}s, offline {:.2}s; mock {:?}",
+         {} attempts, {} retries, {} cuts; online {:.2}s, offline {:.2}s; mock {:?}, {} client hang-ups",
         stats.attempts,
         stats.retries,
         stats.limit_cuts,
         online_wall.as_secs_f64(),
         offline_wall.as_secs_f64(),
-        seen.faults
+        seen.faults,
+        seen.client_disconnects
     );
 }

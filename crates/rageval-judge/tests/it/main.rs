@@ -5,3 +5,4 @@ mod faults;
 mod pipeline;
 mod secrets;
 mod support;
+mod throughput;

@@ -370,3 +370,32 @@ async fn a_cancelled_call_leaves_the_cache_usable() {
     // The cancelled call counts nowhere: only the two finished ones.
     assert_eq!(j.rung_counts()["t@1"].total(), 2);
 }
+
+#[tokio::test]
+async fn cache_hits_skip_the_rate_limiter() {
+    let dir = tempfile::tempdir().unwrap();
+    let mock = MockServer::start(MockConfig::default()).await.unwrap();
+    // One request per minute: after the first call, a second HTTP call would wait a minute.
+    let mut slow = config(CacheMode::ReadWrite);
+    slow.limiter.requests_per_minute = Some(1);
+    let cache = Cache::open(dir.path().join("nested/dir/c.sqlite")).unwrap();
+    let j = judge(settings(&mock, T), Some(cache), slow);
+    j.ask::<Verdict>(&request("t", "Item 3 holds."))
+        .await
+        .unwrap();
+    let start = Instant::now();
+    for _ in 0..50 {
+        assert!(
+            j.ask::<Verdict>(&request("t", "Item 3 holds."))
+                .await
+                .unwrap()
+                .cached
+        );
+    }
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(mock.stats().chat_requests, 1);
+}

@@ -128,6 +128,11 @@ impl Cache {
                     completion_tokens INTEGER NOT NULL,
                     finish_reason TEXT,
                     created_unix INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                CREATE TABLE IF NOT EXISTS embeddings (
+                    key TEXT PRIMARY KEY,
+                    model TEXT NOT NULL,
+                    vector BLOB NOT NULL
                 ) WITHOUT ROWID;",
             )
             .map_err(fail)?;
@@ -197,6 +202,50 @@ impl Cache {
                     ],
                 )
                 .map(|_| ())
+        })
+        .await
+    }
+
+    /// The stored embedding for `key`, if any.
+    pub async fn get_vector(&self, key: CacheKey) -> Result<Option<Vec<f32>>, JudgeError> {
+        self.blocking(move |connection| {
+            connection
+                .query_row(
+                    "SELECT vector FROM embeddings WHERE key = ?1",
+                    params![key.hex()],
+                    |row| row.get::<_, Vec<u8>>(0),
+                )
+                .optional()
+        })
+        .await
+        .map(|bytes| {
+            bytes.map(|bytes| {
+                bytes
+                    .chunks_exact(4)
+                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect()
+            })
+        })
+    }
+
+    /// Stores embeddings (little-endian f32) in one transaction.
+    pub async fn put_vectors(
+        &self,
+        model: String,
+        entries: Vec<(CacheKey, Vec<f32>)>,
+    ) -> Result<(), JudgeError> {
+        self.blocking(move |connection| {
+            let transaction = connection.unchecked_transaction()?;
+            {
+                let mut insert = transaction.prepare(
+                    "INSERT OR REPLACE INTO embeddings (key, model, vector) VALUES (?1, ?2, ?3)",
+                )?;
+                for (key, vector) in &entries {
+                    let bytes: Vec<u8> = vector.iter().flat_map(|x| x.to_le_bytes()).collect();
+                    insert.execute(params![key.hex(), model, bytes])?;
+                }
+            }
+            transaction.commit()
         })
         .await
     }

@@ -159,8 +159,10 @@ pub trait ChatModel: Send + Sync + 'static {
 
 /// A text-embedding model. One call is one attempt.
 pub trait Embedder: Send + Sync + 'static {
-    /// Model name.
-    fn model(&self) -> &str;
+    /// Backend kind, part of the cache key.
+    fn embedding_kind(&self) -> &str;
+    /// Embedding model name, part of the cache key.
+    fn embedding_model(&self) -> &str;
     /// One vector per input, in order.
     fn embed(
         &self,

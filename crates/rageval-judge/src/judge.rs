@@ -1,11 +1,13 @@
 //! [`Judge`]: the one pipeline every model call goes through — cache, then limiter, then the
-//! backend with retries, then (for structured calls) the parse ladder.
+//! backend with retries, then (for structured calls) the parse ladder. Embeddings take the
+//! same path, cached per input.
 //!
 //! Cache hits never touch the limiter or the network. Offline mode answers from the cache or
 //! fails with [`JudgeError::OfflineMiss`], making no request. Every call ends either with an
 //! answer or with an error that says why; nothing is dropped silently and nothing is printed.
 
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -14,7 +16,9 @@ use serde_json::{Value, json};
 use tokio::task::JoinSet;
 
 use crate::cache::{CACHE_FORMAT, Cache, CacheKey, CacheMode};
-use crate::chat::{ChatModel, ChatRequest, ChatResponse, Message, OutputSchema, Role, Usage};
+use crate::chat::{
+    ChatModel, ChatRequest, ChatResponse, Embedder, Message, OutputSchema, Role, Usage,
+};
 use crate::error::JudgeError;
 use crate::limiter::{Limiter, LimiterConfig};
 use crate::retry::RetryPolicy;
@@ -59,6 +63,15 @@ pub struct Completion {
     pub response: ChatResponse,
     /// Answered from the cache, without a request.
     pub cached: bool,
+}
+
+/// Embedding vectors, in input order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Embeddings {
+    /// One vector per input.
+    pub vectors: Vec<Vec<f32>>,
+    /// How many came from the cache.
+    pub cached: usize,
 }
 
 /// Counters over a judge's lifetime.
@@ -116,6 +129,134 @@ struct Inner<M> {
     limiter: Limiter,
     rungs: Mutex<BTreeMap<String, RungCounts>>,
     counters: Counters,
+}
+
+impl<M> Judge<M> {
+    /// The one retry loop: limiter slot, one attempt, then success bookkeeping or the retry
+    /// decision. `used` reads the real token usage of a success for the tokens bucket.
+    async fn with_retries<R, Fut>(
+        &self,
+        estimate: u64,
+        call: impl Fn() -> Fut,
+        used: impl Fn(&R) -> u64,
+    ) -> Result<R, JudgeError>
+    where
+        Fut: Future<Output = Result<R, JudgeError>>,
+    {
+        let inner = &self.inner;
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let permit = inner.limiter.acquire(estimate).await?;
+            bump(&inner.counters.attempts);
+            let result = call().await;
+            drop(permit);
+            let error = match result {
+                Ok(value) => {
+                    inner.limiter.on_success();
+                    inner.limiter.settle_tokens(estimate, used(&value));
+                    return Ok(value);
+                }
+                Err(error) => error,
+            };
+            bump(&inner.counters.failed_attempts);
+            if error.is_overload() {
+                inner.limiter.on_overload(error.retry_after());
+            }
+            match inner.config.retry.next_delay(attempt, &error) {
+                Some(wait) => {
+                    bump(&inner.counters.retries);
+                    tokio::time::sleep(wait).await;
+                }
+                None if attempt > 1 && error.is_retryable() => {
+                    return Err(JudgeError::RetriesExhausted {
+                        attempts: attempt,
+                        last: Box::new(error),
+                    });
+                }
+                None => return Err(error),
+            }
+        }
+    }
+}
+
+impl<M: ChatModel + Embedder> Judge<M> {
+    /// Embeds `inputs` through the pipeline: vectors already in the cache are reused (no
+    /// request, no limiter), the rest go out in one request (limited, retried) and are
+    /// stored. Offline mode fails on the first missing vector. Vectors come back in input
+    /// order.
+    pub async fn embed(&self, inputs: &[String]) -> Result<Embeddings, JudgeError> {
+        let inner = &self.inner;
+        let mode = inner.config.cache_mode;
+        let keys: Vec<CacheKey> = inputs
+            .iter()
+            .map(|input| {
+                CacheKey::of(&json!({
+                    "format": CACHE_FORMAT,
+                    "backend": inner.model.embedding_kind(),
+                    "model": inner.model.embedding_model(),
+                    "embedding_input": input,
+                }))
+            })
+            .collect();
+        let mut vectors: Vec<Option<Vec<f32>>> = vec![None; inputs.len()];
+        if let (Some(cache), CacheMode::ReadWrite | CacheMode::Offline) = (&inner.cache, mode) {
+            for (slot, key) in vectors.iter_mut().zip(&keys) {
+                *slot = cache.get_vector(*key).await?;
+            }
+        }
+        let missing: Vec<usize> = (0..inputs.len())
+            .filter(|&i| vectors[i].is_none())
+            .collect();
+        let cached = inputs.len() - missing.len();
+        inner
+            .counters
+            .cache_hits
+            .fetch_add(cached as u64, Ordering::Relaxed);
+        if let Some(&first) = missing.first() {
+            if mode == CacheMode::Offline {
+                return Err(JudgeError::OfflineMiss {
+                    template: "embedding".into(),
+                    key: keys[first].hex(),
+                });
+            }
+            let batch: Vec<String> = missing.iter().map(|&i| inputs[i].clone()).collect();
+            let estimate = batch
+                .iter()
+                .map(|t| t.len() as u64)
+                .sum::<u64>()
+                .div_ceil(4);
+            let model = &inner.model;
+            let batch_ref = &batch;
+            let fresh = self
+                .with_retries(estimate, move || model.embed(batch_ref), |_| estimate)
+                .await?;
+            let mut to_store = Vec::with_capacity(missing.len());
+            for (&i, vector) in missing.iter().zip(fresh) {
+                to_store.push((keys[i], vector.clone()));
+                vectors[i] = Some(vector);
+            }
+            if let (Some(cache), CacheMode::ReadWrite) = (&inner.cache, mode) {
+                let count = to_store.len() as u64;
+                match cache
+                    .put_vectors(inner.model.embedding_model().to_owned(), to_store)
+                    .await
+                {
+                    Ok(()) => {
+                        inner
+                            .counters
+                            .cache_writes
+                            .fetch_add(count, Ordering::Relaxed);
+                    }
+                    Err(_) => bump(&inner.counters.cache_write_errors),
+                }
+            }
+        }
+        Ok(Embeddings {
+            vectors: vectors.into_iter().map(Option::unwrap_or_default).collect(),
+            cached,
+        })
+    }
 }
 
 impl<M: ChatModel> Judge<M> {
@@ -186,43 +327,13 @@ impl<M: ChatModel> Judge<M> {
     }
 
     async fn call_with_retries(&self, request: &ChatRequest) -> Result<ChatResponse, JudgeError> {
-        let inner = &self.inner;
-        let estimate = estimate_tokens(request);
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            let permit = inner.limiter.acquire(estimate).await?;
-            bump(&inner.counters.attempts);
-            let result = inner.model.chat(request).await;
-            drop(permit);
-            let error = match result {
-                Ok(response) => {
-                    inner.limiter.on_success();
-                    inner
-                        .limiter
-                        .settle_tokens(estimate, response.usage.total());
-                    return Ok(response);
-                }
-                Err(error) => error,
-            };
-            bump(&inner.counters.failed_attempts);
-            if error.is_overload() {
-                inner.limiter.on_overload(error.retry_after());
-            }
-            match inner.config.retry.next_delay(attempt, &error) {
-                Some(wait) => {
-                    bump(&inner.counters.retries);
-                    tokio::time::sleep(wait).await;
-                }
-                None if attempt > 1 && error.is_retryable() => {
-                    return Err(JudgeError::RetriesExhausted {
-                        attempts: attempt,
-                        last: Box::new(error),
-                    });
-                }
-                None => return Err(error),
-            }
-        }
+        let model = &self.inner.model;
+        self.with_retries(
+            estimate_tokens(request),
+            move || model.chat(request),
+            |response| response.usage.total(),
+        )
+        .await
     }
 
     /// Asks for a value of type `T` matching `request.schema`, climbing the ladder: schema

@@ -34,7 +34,7 @@ pub mod structured;
 pub use cache::{Cache, CacheKey, CacheMode};
 pub use chat::{ChatModel, ChatRequest, ChatResponse, Embedder, Message, Role, Sampling, Usage};
 pub use error::JudgeError;
-pub use judge::{Answer, Completion, Judge, JudgeConfig, JudgeStats};
+pub use judge::{Answer, Completion, Embeddings, Judge, JudgeConfig, JudgeStats};
 pub use limiter::{Limiter, LimiterConfig};
 pub use openai::OpenAiBackend;
 pub use retry::RetryPolicy;

@@ -236,7 +236,11 @@ impl ChatModel for OpenAiBackend {
 }
 
 impl Embedder for OpenAiBackend {
-    fn model(&self) -> &str {
+    fn embedding_kind(&self) -> &str {
+        "openai"
+    }
+
+    fn embedding_model(&self) -> &str {
         &self.settings.model
     }
 

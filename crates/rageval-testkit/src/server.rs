@@ -112,6 +112,8 @@ pub struct MockStats {
     pub chat_requests: u64,
     /// Embedding requests received.
     pub embedding_requests: u64,
+    /// Strings embedded (answered embedding requests).
+    pub embedding_inputs: u64,
     /// Prompt tokens (characters / 4) of answered chat requests.
     pub prompt_tokens: u64,
     /// Completion tokens (characters / 4) of answered chat requests.
@@ -576,6 +578,7 @@ async fn embeddings(State(shared): State<Arc<Shared>>, headers: HeaderMap, raw: 
         .iter()
         .map(|t| approx_tokens(t.chars().count()))
         .sum();
+    shared.lock().stats.embedding_inputs += inputs.len() as u64;
     let answer = json!({
         "object": "list",
         "data": data,

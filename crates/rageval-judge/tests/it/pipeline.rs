@@ -399,3 +399,39 @@ async fn cache_hits_skip_the_rate_limiter() {
     );
     assert_eq!(mock.stats().chat_requests, 1);
 }
+
+#[tokio::test]
+async fn embeddings_go_through_cache_and_offline_like_chat() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("e.sqlite");
+    let mock = MockServer::start(MockConfig {
+        embedding_dim: 4,
+        ..MockConfig::default()
+    })
+    .await
+    .unwrap();
+    let j = judge(
+        settings(&mock, T),
+        Some(Cache::open(&path).unwrap()),
+        config(CacheMode::ReadWrite),
+    );
+    let words = |ws: &[&str]| ws.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+    let first = j.embed(&words(&["a", "b", "c"])).await.unwrap();
+    assert_eq!((first.vectors.len(), first.cached), (3, 0));
+    let second = j.embed(&words(&["c", "d", "a"])).await.unwrap();
+    assert_eq!(second.cached, 2);
+    assert_eq!(second.vectors[0], first.vectors[2]);
+    assert_eq!(second.vectors[2], first.vectors[0]);
+    let seen = mock.stats();
+    assert_eq!((seen.embedding_requests, seen.embedding_inputs), (2, 4));
+
+    let offline = judge(
+        settings(&mock, T),
+        Some(Cache::open(&path).unwrap()),
+        config(CacheMode::Offline),
+    );
+    assert_eq!(offline.embed(&words(&["d", "b"])).await.unwrap().cached, 2);
+    let err = offline.embed(&words(&["e"])).await.unwrap_err();
+    assert!(matches!(err, JudgeError::OfflineMiss { .. }), "{err}");
+    assert_eq!(mock.stats().embedding_requests, 2);
+}

@@ -597,3 +597,164 @@ async fn models(State(shared): State<Arc<Shared>>) -> Response {
     )
         .into_response()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::body::Body;
+    use axum::http::Request;
+    use tower::ServiceExt;
+
+    fn mock_app(config: MockConfig) -> (Router, Arc<Shared>) {
+        let shared = Arc::new(Shared {
+            config,
+            state: Mutex::new(MockState::default()),
+        });
+        (router(Arc::clone(&shared)), shared)
+    }
+
+    fn chat_body(text: &str) -> Value {
+        json!({
+            "model": "m",
+            "messages": [{"role": "user", "content": text}],
+            "response_format": {"type": "json_schema", "json_schema": {"name": "v", "schema": {
+                "type": "object",
+                "properties": {"reason": {"type": "string"}, "verdict": {"type": "integer"}},
+                "required": ["reason", "verdict"]
+            }}}
+        })
+    }
+
+    async fn send(app: &Router, body: &Value, auth: Option<&str>) -> (u16, HeaderMap, String) {
+        let mut request =
+            Request::post("/v1/chat/completions").header("content-type", "application/json");
+        if let Some(auth) = auth {
+            request = request.header("authorization", auth);
+        }
+        let response = app
+            .clone()
+            .oneshot(request.body(Body::from(body.to_string())).unwrap())
+            .await
+            .unwrap();
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        (
+            status,
+            headers,
+            String::from_utf8_lossy(&bytes).into_owned(),
+        )
+    }
+
+    fn content(answer: &str) -> String {
+        let value: Value = serde_json::from_str(answer).unwrap();
+        value["choices"][0]["message"]["content"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+
+    #[tokio::test]
+    async fn fault_draws_repeat_after_reset_and_follow_the_seed() {
+        let faulty = |seed| MockConfig {
+            seed,
+            fail_rate: 0.3,
+            rate_limit_rate: 0.3,
+            garbage_rate: 0.2,
+            retry_after: Duration::from_millis(1),
+            ..MockConfig::default()
+        };
+        let (app, shared) = mock_app(faulty(1));
+        let body = chat_body("Item 1 is blue.");
+        let mut first = Vec::new();
+        for _ in 0..20 {
+            first.push(send(&app, &body, None).await.0);
+        }
+        // Retries of the same content draw afresh: not all the same outcome.
+        assert!(
+            first.contains(&200) && first.iter().any(|s| *s != 200),
+            "{first:?}"
+        );
+        shared.lock().seen.clear();
+        let mut again = Vec::new();
+        for _ in 0..20 {
+            again.push(send(&app, &body, None).await.0);
+        }
+        assert_eq!(first, again);
+        let (other, _) = mock_app(faulty(2));
+        let mut reseeded = Vec::new();
+        for _ in 0..20 {
+            reseeded.push(send(&other, &body, None).await.0);
+        }
+        assert_ne!(first, reseeded);
+    }
+
+    #[tokio::test]
+    async fn schema_answer_usage_and_counters() {
+        let (app, shared) = mock_app(MockConfig::default());
+        let body = chat_body("Item 2 is red.");
+        let (status, _, answer) = send(&app, &body, None).await;
+        assert_eq!(status, 200);
+        let value: Value = serde_json::from_str(&content(&answer)).unwrap();
+        assert_eq!(value, json!({"reason": "Item 2 is red.", "verdict": 1}));
+        let stats = shared.lock().stats.clone();
+        let schema_chars = body["response_format"].to_string().chars().count() as u64;
+        assert_eq!(stats.prompt_tokens, (14 + schema_chars).div_ceil(4));
+        assert_eq!(stats.chat_requests, 1);
+        assert_eq!(stats.status_counts.get(&200), Some(&1));
+        assert_eq!(stats.in_flight, 0);
+        // Same content, same answer.
+        assert_eq!(content(&send(&app, &body, None).await.2), content(&answer));
+    }
+
+    #[tokio::test]
+    async fn rate_limits_carry_retry_after_in_both_forms() {
+        let (app, shared) = mock_app(MockConfig {
+            rate_limit_rate: 1.0,
+            retry_after: Duration::from_millis(1500),
+            ..MockConfig::default()
+        });
+        let (status, headers, _) = send(&app, &chat_body("x"), None).await;
+        assert_eq!(status, 429);
+        assert_eq!(headers["retry-after-ms"], "1500");
+        assert_eq!(headers["retry-after"], "2");
+        assert_eq!(shared.lock().stats.faults.rate_limit, 1);
+    }
+
+    #[tokio::test]
+    async fn garbage_is_never_valid_json_of_the_schema() {
+        let (app, _) = mock_app(MockConfig {
+            garbage_rate: 1.0,
+            ..MockConfig::default()
+        });
+        let mut cut = 0;
+        for i in 0..20 {
+            let text = content(&send(&app, &chat_body(&format!("Item {i}.")), None).await.2);
+            if text != GARBAGE_SENTENCE {
+                cut += 1;
+                assert!(serde_json::from_str::<Value>(&text).is_err(), "{text}");
+                assert!(text.starts_with("{\"reason\""), "{text}");
+            }
+        }
+        assert!(cut > 0 && cut < 20, "{cut}");
+    }
+
+    #[tokio::test]
+    async fn a_required_key_is_checked() {
+        let (app, _) = mock_app(MockConfig {
+            api_key: Some("k-123".into()),
+            ..MockConfig::default()
+        });
+        assert_eq!(send(&app, &chat_body("x"), None).await.0, 401);
+        assert_eq!(
+            send(&app, &chat_body("x"), Some("Bearer nope")).await.0,
+            401
+        );
+        assert_eq!(
+            send(&app, &chat_body("x"), Some("Bearer k-123")).await.0,
+            200
+        );
+    }
+}

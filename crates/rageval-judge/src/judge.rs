@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::future::Future;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde::de::DeserializeOwned;
@@ -89,6 +89,9 @@ pub struct JudgeStats {
     pub cache_writes: u64,
     /// Answers that could not be stored (the answer was still returned).
     pub cache_write_errors: u64,
+    /// Times a server rejected `response_format: json_schema` and the schema moved into the
+    /// prompt (at most once per judge, unless calls race).
+    pub schema_fallbacks: u64,
     /// Times the adaptive concurrency limit was cut.
     pub limit_cuts: u64,
     /// The concurrency limit now.
@@ -103,6 +106,7 @@ struct Counters {
     cache_hits: AtomicU64,
     cache_writes: AtomicU64,
     cache_write_errors: AtomicU64,
+    schema_fallbacks: AtomicU64,
 }
 
 fn bump(counter: &AtomicU64) {
@@ -124,6 +128,8 @@ impl<M> Clone for Judge<M> {
 
 struct Inner<M> {
     model: M,
+    /// Set once the server rejected `response_format: json_schema`.
+    schema_in_prompt: AtomicBool,
     cache: Option<Cache>,
     config: JudgeConfig,
     limiter: Limiter,
@@ -266,6 +272,7 @@ impl<M: ChatModel> Judge<M> {
         Judge {
             inner: Arc::new(Inner {
                 model,
+                schema_in_prompt: AtomicBool::new(false),
                 cache,
                 config,
                 limiter,
@@ -337,8 +344,9 @@ impl<M: ChatModel> Judge<M> {
     }
 
     /// Asks for a value of type `T` matching `request.schema`, climbing the ladder: schema
-    /// (in `response_format` or the prompt) → tolerant parse → validation → one re-ask →
-    /// [`JudgeError::Unparsed`] with the raw text.
+    /// (in `response_format`, or in the prompt when the backend has no such option or the
+    /// server rejects it with a 400 naming `response_format`, which is then remembered) →
+    /// tolerant parse → validation → one re-ask → [`JudgeError::Unparsed`] with the raw text.
     pub async fn ask<T: DeserializeOwned>(
         &self,
         request: &StructuredRequest,
@@ -363,8 +371,18 @@ impl<M: ChatModel> Judge<M> {
         &self,
         request: &StructuredRequest,
     ) -> Result<Answer<T>, JudgeError> {
-        let first_request = self.render(request);
-        let first = self.complete(&request.template, &first_request).await?;
+        let mut first_request = self.render(request);
+        let first = match self.complete(&request.template, &first_request).await {
+            Err(error) if first_request.response_schema.is_some() && rejects_schema(&error) => {
+                // The server does not take `response_format: json_schema` (DeepSeek, older
+                // Ollama): write the schema into the prompt from now on.
+                self.inner.schema_in_prompt.store(true, Ordering::Relaxed);
+                bump(&self.inner.counters.schema_fallbacks);
+                first_request = self.render(request);
+                self.complete(&request.template, &first_request).await?
+            }
+            other => other?,
+        };
         let mut usage = first.response.usage;
         let reason = match interpret::<T>(&first.response.text, &request.schema) {
             Ok((value, rung)) => {
@@ -464,6 +482,7 @@ impl<M: ChatModel> Judge<M> {
             cache_hits: load(&c.cache_hits),
             cache_writes: load(&c.cache_writes),
             cache_write_errors: load(&c.cache_write_errors),
+            schema_fallbacks: load(&c.schema_fallbacks),
             limit_cuts: self.inner.limiter.cuts(),
             current_limit: self.inner.limiter.current_limit() as u64,
         }
@@ -473,7 +492,8 @@ impl<M: ChatModel> Judge<M> {
     /// backend takes it, else written at the end of the last user message.
     fn render(&self, request: &StructuredRequest) -> ChatRequest {
         let mut messages = request.messages.clone();
-        let response_schema = if self.inner.model.supports_response_schema() {
+        let in_prompt = self.inner.schema_in_prompt.load(Ordering::Relaxed);
+        let response_schema = if self.inner.model.supports_response_schema() && !in_prompt {
             Some(OutputSchema {
                 name: schema_name(&request.template),
                 schema: request.schema.clone(),
@@ -505,6 +525,21 @@ impl<M: ChatModel> Judge<M> {
             "sampling": request.sampling,
             "schema": request.response_schema.as_ref().map_or(Value::Null, |s| s.schema.clone()),
         }))
+    }
+}
+
+/// A 400 (or 422) that blames the structured-output request itself.
+fn rejects_schema(error: &JudgeError) -> bool {
+    match error {
+        JudgeError::Status {
+            status: 400 | 422,
+            first_line,
+            ..
+        } => {
+            let line = first_line.to_lowercase();
+            line.contains("response_format") || line.contains("json_schema")
+        }
+        _ => false,
     }
 }
 

@@ -435,3 +435,27 @@ async fn embeddings_go_through_cache_and_offline_like_chat() {
     assert!(matches!(err, JudgeError::OfflineMiss { .. }), "{err}");
     assert_eq!(mock.stats().embedding_requests, 2);
 }
+
+#[tokio::test]
+async fn a_server_rejecting_json_schema_gets_the_schema_in_the_prompt() {
+    let mock = MockServer::start(scripted(|body, _| {
+        if body.get("response_format").is_some() {
+            Reply::Status(
+                400,
+                r#"{"error": {"message": "This response_format type is unavailable now"}}"#.into(),
+            )
+        } else {
+            Reply::Content(GOOD.into())
+        }
+    }))
+    .await
+    .unwrap();
+    let j = judge(settings(&mock, T), None, config(CacheMode::Off));
+    let answer = j.ask::<Verdict>(&request("t", "x")).await.unwrap();
+    assert_eq!(answer.rung, Rung::Direct);
+    assert_eq!(mock.stats().chat_requests, 2);
+    // Remembered: the next call goes straight to the prompt form.
+    j.ask::<Verdict>(&request("t", "y")).await.unwrap();
+    assert_eq!(mock.stats().chat_requests, 3);
+    assert_eq!(j.stats().schema_fallbacks, 1);
+}

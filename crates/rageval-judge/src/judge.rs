@@ -237,6 +237,12 @@ impl<M: ChatModel + Embedder> Judge<M> {
             let fresh = self
                 .with_retries(estimate, move || model.embed(batch_ref), |_| estimate)
                 .await?;
+            if fresh.len() != batch.len() {
+                return Err(JudgeError::Protocol {
+                    endpoint: inner.model.endpoint(),
+                    detail: format!("{} embeddings for {} inputs", fresh.len(), batch.len()),
+                });
+            }
             let mut to_store = Vec::with_capacity(missing.len());
             for (&i, vector) in missing.iter().zip(fresh) {
                 to_store.push((keys[i], vector.clone()));

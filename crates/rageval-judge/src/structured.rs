@@ -131,6 +131,14 @@ pub fn parse_tolerant(text: &str) -> Result<(Value, Rung), String> {
         return Err("the reply is empty".into());
     }
     if let Ok(value) = serde_json::from_str::<Value>(trimmed) {
+        // Some models double-encode: a JSON string whose content is the object.
+        if let Value::String(inner) = &value {
+            if let Ok(decoded @ (Value::Object(_) | Value::Array(_))) =
+                serde_json::from_str::<Value>(inner.trim())
+            {
+                return Ok((decoded, Rung::Extracted));
+            }
+        }
         return Ok((value, Rung::Direct));
     }
     let fenced = fenced_block(trimmed);
@@ -434,6 +442,7 @@ mod tests {
             ("{\"verdict\": 1,}", Rung::Repaired),
             ("```\n{'verdict': 1}\n```", Rung::Repaired),
             ("{\"verdict\": 1, \"reason\": \"cut", Rung::Repaired),
+            ("\"{\\\"verdict\\\": 1}\"", Rung::Extracted),
         ];
         for (text, rung) in cases {
             let (value, got) = parse_tolerant(text).unwrap();

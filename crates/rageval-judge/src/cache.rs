@@ -325,4 +325,31 @@ mod tests {
         assert_eq!(cache.get(key).await.unwrap(), Some(answer));
         assert_eq!(cache.len().await.unwrap(), 1);
     }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn two_handles_on_one_file_write_concurrently() {
+        // Two connections stand in for two rageval processes sharing the cache.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("shared.sqlite");
+        let (a, b) = (Cache::open(&path).unwrap(), Cache::open(&path).unwrap());
+        let mut tasks = tokio::task::JoinSet::new();
+        for i in 0..200 {
+            let cache = if i % 2 == 0 { a.clone() } else { b.clone() };
+            tasks.spawn(async move {
+                let answer = ChatResponse {
+                    text: format!("answer {i}"),
+                    usage: Usage::default(),
+                    finish_reason: None,
+                };
+                let key = CacheKey::of(&json!({ "i": i }));
+                cache.put(key, "t@1".into(), "m".into(), answer).await
+            });
+        }
+        while let Some(done) = tasks.join_next().await {
+            done.unwrap().unwrap();
+        }
+        assert_eq!(a.len().await.unwrap(), 200);
+        let hit = b.get(CacheKey::of(&json!({ "i": 7 }))).await.unwrap();
+        assert_eq!(hit.map(|h| h.text), Some("answer 7".to_string()));
+    }
 }

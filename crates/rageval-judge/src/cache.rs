@@ -1,0 +1,355 @@
+//! The content-addressed answer cache, in one SQLite file shared across runs.
+//!
+//! A key is the SHA-256 of a canonical JSON (sorted keys, no whitespace) of everything that
+//! decides an answer: backend kind, model, prompt-template id and version, the rendered
+//! messages, the sampling parameters and the output schema. The value is the raw answer
+//! text, its usage and finish reason — never a header, a key or an endpoint URL. The file is
+//! in WAL mode; each write is one statement in its own transaction, so a crash leaves either
+//! the whole entry or none. SQLite work runs on tokio's blocking pool so it never stalls the
+//! runtime; a cancelled caller leaves the write to finish on its own.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use rusqlite::{Connection, OptionalExtension, params};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::chat::{ChatResponse, Usage};
+use crate::error::JudgeError;
+
+/// Bumped when the key recipe or the table changes, so old entries are never misread.
+pub const CACHE_FORMAT: u32 = 1;
+/// How long a writer waits for another process's lock before failing.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How the judge uses its cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CacheMode {
+    /// Read hits, write new answers (the default).
+    #[default]
+    ReadWrite,
+    /// Answer only from the cache; a miss is an error and no request is made.
+    Offline,
+    /// Neither read nor write.
+    Off,
+}
+
+/// A 32-byte content address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CacheKey([u8; 32]);
+
+impl CacheKey {
+    /// Hashes the canonical JSON of `parts`.
+    pub fn of(parts: &Value) -> Self {
+        let mut text = String::new();
+        write_canonical(parts, &mut text);
+        CacheKey(Sha256::digest(text.as_bytes()).into())
+    }
+
+    /// Lowercase hex.
+    pub fn hex(&self) -> String {
+        self.0.iter().map(|b| format!("{b:02x}")).collect()
+    }
+}
+
+/// JSON with object keys sorted at every level and no insignificant whitespace, whatever
+/// order the map kept them in — the key must not depend on serde_json's features.
+fn write_canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (i, (key, value)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push(':');
+                write_canonical(value, out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(']');
+        }
+        scalar => out.push_str(&scalar.to_string()),
+    }
+}
+
+/// A handle on the cache file; clones share one connection.
+#[derive(Debug, Clone)]
+pub struct Cache {
+    connection: Arc<Mutex<Connection>>,
+    path: PathBuf,
+}
+
+impl Cache {
+    /// Opens (creating it and its directory if needed) the cache at `path`.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, JudgeError> {
+        let path = path.as_ref().to_path_buf();
+        let fail = |source| JudgeError::Cache {
+            path: path.display().to_string(),
+            source,
+        };
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|e| JudgeError::CacheDir {
+                path: parent.display().to_string(),
+                source: e,
+            })?;
+        }
+        let connection = Connection::open(&path).map_err(fail)?;
+        connection.busy_timeout(BUSY_TIMEOUT).map_err(fail)?;
+        // WAL: readers never block the writer; NORMAL sync is crash-safe in WAL mode (a crash
+        // may lose the last commits, never corrupt the file).
+        connection
+            .pragma_update(None, "journal_mode", "WAL")
+            .map_err(fail)?;
+        connection
+            .pragma_update(None, "synchronous", "NORMAL")
+            .map_err(fail)?;
+        connection
+            .execute_batch(
+                "CREATE TABLE IF NOT EXISTS answers (
+                    key TEXT PRIMARY KEY,
+                    template TEXT NOT NULL,
+                    model TEXT NOT NULL,
+                    text TEXT NOT NULL,
+                    prompt_tokens INTEGER NOT NULL,
+                    completion_tokens INTEGER NOT NULL,
+                    finish_reason TEXT,
+                    created_unix INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                CREATE TABLE IF NOT EXISTS embeddings (
+                    key TEXT PRIMARY KEY,
+                    model TEXT NOT NULL,
+                    vector BLOB NOT NULL
+                ) WITHOUT ROWID;",
+            )
+            .map_err(fail)?;
+        Ok(Cache {
+            connection: Arc::new(Mutex::new(connection)),
+            path,
+        })
+    }
+
+    /// The cache file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The stored answer for `key`, if any.
+    pub async fn get(&self, key: CacheKey) -> Result<Option<ChatResponse>, JudgeError> {
+        self.blocking(move |connection| {
+            connection
+                .query_row(
+                    "SELECT text, prompt_tokens, completion_tokens, finish_reason
+                     FROM answers WHERE key = ?1",
+                    params![key.hex()],
+                    |row| {
+                        Ok(ChatResponse {
+                            text: row.get(0)?,
+                            usage: Usage {
+                                prompt_tokens: row.get::<_, i64>(1)?.max(0) as u64,
+                                completion_tokens: row.get::<_, i64>(2)?.max(0) as u64,
+                            },
+                            finish_reason: row.get(3)?,
+                        })
+                    },
+                )
+                .optional()
+        })
+        .await
+    }
+
+    /// Stores `answer` under `key` (replacing an older one), in one transaction.
+    pub async fn put(
+        &self,
+        key: CacheKey,
+        template: String,
+        model: String,
+        answer: ChatResponse,
+    ) -> Result<(), JudgeError> {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs() as i64)
+            .unwrap_or(0);
+        self.blocking(move |connection| {
+            connection
+                .execute(
+                    "INSERT OR REPLACE INTO answers
+                     (key, template, model, text, prompt_tokens, completion_tokens,
+                      finish_reason, created_unix)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                    params![
+                        key.hex(),
+                        template,
+                        model,
+                        answer.text,
+                        answer.usage.prompt_tokens as i64,
+                        answer.usage.completion_tokens as i64,
+                        answer.finish_reason,
+                        now
+                    ],
+                )
+                .map(|_| ())
+        })
+        .await
+    }
+
+    /// The stored embedding for `key`, if any.
+    pub async fn get_vector(&self, key: CacheKey) -> Result<Option<Vec<f32>>, JudgeError> {
+        self.blocking(move |connection| {
+            connection
+                .query_row(
+                    "SELECT vector FROM embeddings WHERE key = ?1",
+                    params![key.hex()],
+                    |row| row.get::<_, Vec<u8>>(0),
+                )
+                .optional()
+        })
+        .await
+        .map(|bytes| {
+            bytes.map(|bytes| {
+                bytes
+                    .chunks_exact(4)
+                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect()
+            })
+        })
+    }
+
+    /// Stores embeddings (little-endian f32) in one transaction.
+    pub async fn put_vectors(
+        &self,
+        model: String,
+        entries: Vec<(CacheKey, Vec<f32>)>,
+    ) -> Result<(), JudgeError> {
+        self.blocking(move |connection| {
+            let transaction = connection.unchecked_transaction()?;
+            {
+                let mut insert = transaction.prepare(
+                    "INSERT OR REPLACE INTO embeddings (key, model, vector) VALUES (?1, ?2, ?3)",
+                )?;
+                for (key, vector) in &entries {
+                    let bytes: Vec<u8> = vector.iter().flat_map(|x| x.to_le_bytes()).collect();
+                    insert.execute(params![key.hex(), model, bytes])?;
+                }
+            }
+            transaction.commit()
+        })
+        .await
+    }
+
+    /// Number of stored answers.
+    pub async fn len(&self) -> Result<u64, JudgeError> {
+        self.blocking(|connection| {
+            connection.query_row("SELECT COUNT(*) FROM answers", [], |row| {
+                row.get::<_, i64>(0).map(|n| n.max(0) as u64)
+            })
+        })
+        .await
+    }
+
+    /// Whether the cache holds no answer.
+    pub async fn is_empty(&self) -> Result<bool, JudgeError> {
+        Ok(self.len().await? == 0)
+    }
+
+    async fn blocking<R: Send + 'static>(
+        &self,
+        work: impl FnOnce(&Connection) -> rusqlite::Result<R> + Send + 'static,
+    ) -> Result<R, JudgeError> {
+        let connection = Arc::clone(&self.connection);
+        let path = self.path.display().to_string();
+        tokio::task::spawn_blocking(move || {
+            let connection = connection
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            work(&connection).map_err(|source| JudgeError::Cache { path, source })
+        })
+        .await
+        .map_err(|e| JudgeError::Task(format!("cache task: {e}")))?
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn key_ignores_object_key_order_but_not_content() {
+        let a =
+            CacheKey::of(&json!({"model": "m", "messages": [{"role": "user", "content": "x"}]}));
+        let b =
+            CacheKey::of(&json!({"messages": [{"content": "x", "role": "user"}], "model": "m"}));
+        let c =
+            CacheKey::of(&json!({"model": "m", "messages": [{"role": "user", "content": "y"}]}));
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert_eq!(a.hex().len(), 64);
+    }
+
+    #[tokio::test]
+    async fn round_trip_and_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cache.sqlite");
+        let key = CacheKey::of(&json!({"k": 1}));
+        let answer = ChatResponse {
+            text: "{\"verdict\": 1}".into(),
+            usage: Usage {
+                prompt_tokens: 7,
+                completion_tokens: 3,
+            },
+            finish_reason: Some("stop".into()),
+        };
+        {
+            let cache = Cache::open(&path).unwrap();
+            assert!(cache.get(key).await.unwrap().is_none());
+            cache
+                .put(key, "t@1".into(), "m".into(), answer.clone())
+                .await
+                .unwrap();
+        }
+        let cache = Cache::open(&path).unwrap();
+        assert_eq!(cache.get(key).await.unwrap(), Some(answer));
+        assert_eq!(cache.len().await.unwrap(), 1);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn two_handles_on_one_file_write_concurrently() {
+        // Two connections stand in for two rageval processes sharing the cache.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("shared.sqlite");
+        let (a, b) = (Cache::open(&path).unwrap(), Cache::open(&path).unwrap());
+        let mut tasks = tokio::task::JoinSet::new();
+        for i in 0..200 {
+            let cache = if i % 2 == 0 { a.clone() } else { b.clone() };
+            tasks.spawn(async move {
+                let answer = ChatResponse {
+                    text: format!("answer {i}"),
+                    usage: Usage::default(),
+                    finish_reason: None,
+                };
+                let key = CacheKey::of(&json!({ "i": i }));
+                cache.put(key, "t@1".into(), "m".into(), answer).await
+            });
+        }
+        while let Some(done) = tasks.join_next().await {
+            done.unwrap().unwrap();
+        }
+        assert_eq!(a.len().await.unwrap(), 200);
+        let hit = b.get(CacheKey::of(&json!({ "i": 7 }))).await.unwrap();
+        assert_eq!(hit.map(|h| h.text), Some("answer 7".to_string()));
+    }
+}

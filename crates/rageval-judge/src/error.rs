@@ -1,0 +1,196 @@
+//! The judge's one error type, and which of its cases are worth retrying.
+//!
+//! Variants carry the endpoint (as [`display_endpoint`](crate::settings::display_endpoint)
+//! prints it: no user info, no query), the HTTP status and the first line of the body, never
+//! a key or a header value. Messages are lowercase with no trailing period.
+
+use std::time::Duration;
+
+/// Everything that can go wrong on the way from a request to a typed answer.
+#[derive(Debug, thiserror::Error)]
+pub enum JudgeError {
+    /// Settings could not be resolved (missing model, malformed header list, ...).
+    #[error("judge settings: {0}")]
+    Settings(String),
+
+    /// The HTTP client could not be built.
+    #[error("cannot build http client for {endpoint}")]
+    Client {
+        /// Endpoint, redacted.
+        endpoint: String,
+        /// Why.
+        #[source]
+        source: reqwest::Error,
+    },
+
+    /// The server answered with a non-success status.
+    #[error("{endpoint} answered http {status}: {first_line}")]
+    Status {
+        /// Endpoint, redacted.
+        endpoint: String,
+        /// HTTP status code.
+        status: u16,
+        /// First line of the body, shortened, with the key redacted.
+        first_line: String,
+        /// The server's `Retry-After` (or `retry-after-ms`), if it sent one.
+        retry_after: Option<Duration>,
+    },
+
+    /// One HTTP attempt took longer than the per-call timeout.
+    #[error("request to {endpoint} timed out after {}s", timeout.as_secs_f64())]
+    Timeout {
+        /// Endpoint, redacted.
+        endpoint: String,
+        /// The per-call timeout that expired.
+        timeout: Duration,
+    },
+
+    /// The connection failed, was refused or was reset.
+    #[error("connection to {endpoint} failed")]
+    Transport {
+        /// Endpoint, redacted.
+        endpoint: String,
+        /// The transport error, with its URL removed.
+        #[source]
+        source: reqwest::Error,
+    },
+
+    /// A success status whose body is not an OpenAI-shaped answer.
+    #[error("unexpected response from {endpoint}: {detail}")]
+    Protocol {
+        /// Endpoint, redacted.
+        endpoint: String,
+        /// What was wrong.
+        detail: String,
+    },
+
+    /// Offline mode and the cache holds no answer for this request.
+    #[error("offline: no cached answer for {template} (cache key {key})")]
+    OfflineMiss {
+        /// Prompt template id and version.
+        template: String,
+        /// Hex cache key, to find the request among others.
+        key: String,
+    },
+
+    /// Every retry failed; `last` is the final attempt's error.
+    #[error("gave up after {attempts} attempts")]
+    RetriesExhausted {
+        /// Attempts made.
+        attempts: u32,
+        /// The last attempt's error.
+        #[source]
+        last: Box<JudgeError>,
+    },
+
+    /// The answer never matched the schema, even after the re-ask. The raw text is kept.
+    #[error("answer for {template} does not match its schema after a re-ask: {reason}")]
+    Unparsed {
+        /// Prompt template id and version.
+        template: String,
+        /// The parse or validation error of the last answer.
+        reason: String,
+        /// The last answer's raw text.
+        raw: String,
+    },
+
+    /// The SQLite cache failed.
+    #[error("judge cache {path}")]
+    Cache {
+        /// The cache file.
+        path: String,
+        /// Why.
+        #[source]
+        source: rusqlite::Error,
+    },
+
+    /// The cache directory could not be created.
+    #[error("cannot create cache directory {path}")]
+    CacheDir {
+        /// The directory.
+        path: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// A background task died (a panic inside the cache thread or a batch member).
+    #[error("judge task failed: {0}")]
+    Task(String),
+}
+
+impl JudgeError {
+    /// Whether trying the same request again may succeed: 408, 409, 429 and 5xx statuses,
+    /// timeouts and transport failures. Never 400, 401, 403, 404 or 422: those will fail the
+    /// same way every time, and retrying them only burns quota.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            JudgeError::Status { status, .. } => {
+                matches!(status, 408 | 409 | 429) || (500..=599).contains(status)
+            }
+            JudgeError::Timeout { .. } | JudgeError::Transport { .. } => true,
+            _ => false,
+        }
+    }
+
+    /// Whether the server is telling us to slow down (429 or a timeout), which is what
+    /// makes the limiter cut its concurrency.
+    pub fn is_overload(&self) -> bool {
+        matches!(
+            self,
+            JudgeError::Status { status: 429, .. } | JudgeError::Timeout { .. }
+        )
+    }
+
+    /// The server's requested wait, if any.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            JudgeError::Status { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+
+    /// The raw model text this error kept, if any.
+    pub fn raw_text(&self) -> Option<&str> {
+        match self {
+            JudgeError::Unparsed { raw, .. } => Some(raw),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status(code: u16) -> JudgeError {
+        JudgeError::Status {
+            endpoint: "http://127.0.0.1/v1".into(),
+            status: code,
+            first_line: "x".into(),
+            retry_after: None,
+        }
+    }
+
+    #[test]
+    fn client_errors_are_never_retried() {
+        for code in [400, 401, 403, 404, 422] {
+            assert!(!status(code).is_retryable(), "{code}");
+        }
+        for code in [408, 429, 500, 502, 503, 504] {
+            assert!(status(code).is_retryable(), "{code}");
+        }
+        let timeout = JudgeError::Timeout {
+            endpoint: "e".into(),
+            timeout: Duration::from_millis(5),
+        };
+        assert!(timeout.is_retryable() && timeout.is_overload());
+        assert!(!status(500).is_overload() && status(429).is_overload());
+    }
+
+    #[test]
+    fn messages_are_lowercase_and_name_the_endpoint() {
+        let msg = status(503).to_string();
+        assert_eq!(msg, "http://127.0.0.1/v1 answered http 503: x");
+    }
+}

@@ -1,0 +1,589 @@
+//! [`Judge`]: the one pipeline every model call goes through — cache, then limiter, then the
+//! backend with retries, then (for structured calls) the parse ladder. Embeddings take the
+//! same path, cached per input.
+//!
+//! Cache hits never touch the limiter or the network. Offline mode answers from the cache or
+//! fails with [`JudgeError::OfflineMiss`], making no request. Every call ends either with an
+//! answer or with an error that says why; nothing is dropped silently and nothing is printed.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use tokio::task::JoinSet;
+
+use crate::cache::{CACHE_FORMAT, Cache, CacheKey, CacheMode};
+use crate::chat::{
+    ChatModel, ChatRequest, ChatResponse, Embedder, Message, OutputSchema, Role, Usage,
+};
+use crate::error::JudgeError;
+use crate::limiter::{Limiter, LimiterConfig};
+use crate::retry::RetryPolicy;
+use crate::structured::{
+    Rung, RungCounts, StructuredRequest, TemplateId, interpret, reask_instruction,
+    schema_instruction,
+};
+
+/// Completion tokens assumed for the rate limiter when a request sets no `max_tokens`.
+const DEFAULT_COMPLETION_ESTIMATE: u64 = 256;
+
+/// How a [`Judge`] behaves.
+#[derive(Debug, Clone, Default)]
+pub struct JudgeConfig {
+    /// Concurrency and rate limits.
+    pub limiter: LimiterConfig,
+    /// Retry policy.
+    pub retry: RetryPolicy,
+    /// Cache use (read-write by default).
+    pub cache_mode: CacheMode,
+}
+
+/// A structured answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer<T> {
+    /// The typed value.
+    pub value: T,
+    /// The text it was parsed from (the re-ask's text when there was one).
+    pub raw: String,
+    /// Where on the ladder it was obtained.
+    pub rung: Rung,
+    /// Tokens of every call it took (first ask and re-ask), cached ones included.
+    pub usage: Usage,
+    /// Whether every call it took was answered from the cache.
+    pub cached: bool,
+}
+
+/// One raw completion and whether it came from the cache.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Completion {
+    /// The answer.
+    pub response: ChatResponse,
+    /// Answered from the cache, without a request.
+    pub cached: bool,
+}
+
+/// Embedding vectors, in input order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Embeddings {
+    /// One vector per input.
+    pub vectors: Vec<Vec<f32>>,
+    /// How many came from the cache.
+    pub cached: usize,
+}
+
+/// Counters over a judge's lifetime.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct JudgeStats {
+    /// HTTP attempts made (retries included).
+    pub attempts: u64,
+    /// Attempts that failed.
+    pub failed_attempts: u64,
+    /// Retries scheduled.
+    pub retries: u64,
+    /// Completions answered from the cache.
+    pub cache_hits: u64,
+    /// Completions stored in the cache.
+    pub cache_writes: u64,
+    /// Answers that could not be stored (the answer was still returned).
+    pub cache_write_errors: u64,
+    /// Times a server rejected `response_format: json_schema` and the schema moved into the
+    /// prompt (at most once per judge, unless calls race).
+    pub schema_fallbacks: u64,
+    /// Times the adaptive concurrency limit was cut.
+    pub limit_cuts: u64,
+    /// The concurrency limit now.
+    pub current_limit: u64,
+}
+
+#[derive(Debug, Default)]
+struct Counters {
+    attempts: AtomicU64,
+    failed_attempts: AtomicU64,
+    retries: AtomicU64,
+    cache_hits: AtomicU64,
+    cache_writes: AtomicU64,
+    cache_write_errors: AtomicU64,
+    schema_fallbacks: AtomicU64,
+}
+
+fn bump(counter: &AtomicU64) {
+    counter.fetch_add(1, Ordering::Relaxed);
+}
+
+/// The model pipeline. Cheap to clone; clones share cache, limiter and counters.
+pub struct Judge<M> {
+    inner: Arc<Inner<M>>,
+}
+
+impl<M> Clone for Judge<M> {
+    fn clone(&self) -> Self {
+        Judge {
+            inner: Arc::clone(&self.inner),
+        }
+    }
+}
+
+struct Inner<M> {
+    model: M,
+    /// Set once the server rejected `response_format: json_schema`.
+    schema_in_prompt: AtomicBool,
+    cache: Option<Cache>,
+    config: JudgeConfig,
+    limiter: Limiter,
+    rungs: Mutex<BTreeMap<String, RungCounts>>,
+    counters: Counters,
+}
+
+impl<M> Judge<M> {
+    /// The one retry loop: limiter slot, one attempt, then success bookkeeping or the retry
+    /// decision. `used` reads the real token usage of a success for the tokens bucket.
+    async fn with_retries<R, Fut>(
+        &self,
+        estimate: u64,
+        call: impl Fn() -> Fut,
+        used: impl Fn(&R) -> u64,
+    ) -> Result<R, JudgeError>
+    where
+        Fut: Future<Output = Result<R, JudgeError>>,
+    {
+        let inner = &self.inner;
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let permit = inner.limiter.acquire(estimate).await?;
+            bump(&inner.counters.attempts);
+            let result = call().await;
+            drop(permit);
+            let error = match result {
+                Ok(value) => {
+                    inner.limiter.on_success();
+                    inner.limiter.settle_tokens(estimate, used(&value));
+                    return Ok(value);
+                }
+                Err(error) => error,
+            };
+            bump(&inner.counters.failed_attempts);
+            if error.is_overload() {
+                inner.limiter.on_overload(error.retry_after());
+            }
+            match inner.config.retry.next_delay(attempt, &error) {
+                Some(wait) => {
+                    bump(&inner.counters.retries);
+                    tokio::time::sleep(wait).await;
+                }
+                None if attempt > 1 && error.is_retryable() => {
+                    return Err(JudgeError::RetriesExhausted {
+                        attempts: attempt,
+                        last: Box::new(error),
+                    });
+                }
+                None => return Err(error),
+            }
+        }
+    }
+}
+
+impl<M: ChatModel + Embedder> Judge<M> {
+    /// Embeds `inputs` through the pipeline: vectors already in the cache are reused (no
+    /// request, no limiter), the rest go out in one request (limited, retried) and are
+    /// stored. Offline mode fails on the first missing vector. Vectors come back in input
+    /// order.
+    pub async fn embed(&self, inputs: &[String]) -> Result<Embeddings, JudgeError> {
+        let inner = &self.inner;
+        let mode = inner.config.cache_mode;
+        let keys: Vec<CacheKey> = inputs
+            .iter()
+            .map(|input| {
+                CacheKey::of(&json!({
+                    "format": CACHE_FORMAT,
+                    "backend": inner.model.embedding_kind(),
+                    "model": inner.model.embedding_model(),
+                    "embedding_input": input,
+                }))
+            })
+            .collect();
+        let mut vectors: Vec<Option<Vec<f32>>> = vec![None; inputs.len()];
+        if let (Some(cache), CacheMode::ReadWrite | CacheMode::Offline) = (&inner.cache, mode) {
+            for (slot, key) in vectors.iter_mut().zip(&keys) {
+                *slot = cache.get_vector(*key).await?;
+            }
+        }
+        let missing: Vec<usize> = (0..inputs.len())
+            .filter(|&i| vectors[i].is_none())
+            .collect();
+        let cached = inputs.len() - missing.len();
+        inner
+            .counters
+            .cache_hits
+            .fetch_add(cached as u64, Ordering::Relaxed);
+        if let Some(&first) = missing.first() {
+            if mode == CacheMode::Offline {
+                return Err(JudgeError::OfflineMiss {
+                    template: "embedding".into(),
+                    key: keys[first].hex(),
+                });
+            }
+            let batch: Vec<String> = missing.iter().map(|&i| inputs[i].clone()).collect();
+            let estimate = batch
+                .iter()
+                .map(|t| t.len() as u64)
+                .sum::<u64>()
+                .div_ceil(4);
+            let model = &inner.model;
+            let batch_ref = &batch;
+            let fresh = self
+                .with_retries(estimate, move || model.embed(batch_ref), |_| estimate)
+                .await?;
+            if fresh.len() != batch.len() {
+                return Err(JudgeError::Protocol {
+                    endpoint: inner.model.endpoint(),
+                    detail: format!("{} embeddings for {} inputs", fresh.len(), batch.len()),
+                });
+            }
+            let mut to_store = Vec::with_capacity(missing.len());
+            for (&i, vector) in missing.iter().zip(fresh) {
+                to_store.push((keys[i], vector.clone()));
+                vectors[i] = Some(vector);
+            }
+            if let (Some(cache), CacheMode::ReadWrite) = (&inner.cache, mode) {
+                let count = to_store.len() as u64;
+                match cache
+                    .put_vectors(inner.model.embedding_model().to_owned(), to_store)
+                    .await
+                {
+                    Ok(()) => {
+                        inner
+                            .counters
+                            .cache_writes
+                            .fetch_add(count, Ordering::Relaxed);
+                    }
+                    Err(_) => bump(&inner.counters.cache_write_errors),
+                }
+            }
+        }
+        Ok(Embeddings {
+            vectors: vectors.into_iter().map(Option::unwrap_or_default).collect(),
+            cached,
+        })
+    }
+}
+
+impl<M: ChatModel> Judge<M> {
+    /// A judge over `model`, with `cache` when given (no cache means every call is a miss).
+    pub fn new(model: M, cache: Option<Cache>, config: JudgeConfig) -> Self {
+        let limiter = Limiter::new(config.limiter.clone());
+        Judge {
+            inner: Arc::new(Inner {
+                model,
+                schema_in_prompt: AtomicBool::new(false),
+                cache,
+                config,
+                limiter,
+                rungs: Mutex::new(BTreeMap::new()),
+                counters: Counters::default(),
+            }),
+        }
+    }
+
+    /// The backend.
+    pub fn model(&self) -> &M {
+        &self.inner.model
+    }
+
+    /// One raw completion: from the cache, or from the backend (limited and retried), then
+    /// stored.
+    pub async fn complete(
+        &self,
+        template: &TemplateId,
+        request: &ChatRequest,
+    ) -> Result<Completion, JudgeError> {
+        let inner = &self.inner;
+        let mode = inner.config.cache_mode;
+        let key = self.cache_key(template, request);
+        if let (Some(cache), CacheMode::ReadWrite | CacheMode::Offline) = (&inner.cache, mode) {
+            if let Some(response) = cache.get(key).await? {
+                bump(&inner.counters.cache_hits);
+                return Ok(Completion {
+                    response,
+                    cached: true,
+                });
+            }
+        }
+        if mode == CacheMode::Offline {
+            return Err(JudgeError::OfflineMiss {
+                template: template.to_string(),
+                key: key.hex(),
+            });
+        }
+        let response = self.call_with_retries(request).await?;
+        if let (Some(cache), CacheMode::ReadWrite) = (&inner.cache, mode) {
+            let stored = cache
+                .put(
+                    key,
+                    template.to_string(),
+                    inner.model.model().to_owned(),
+                    response.clone(),
+                )
+                .await;
+            match stored {
+                Ok(()) => bump(&inner.counters.cache_writes),
+                Err(_) => bump(&inner.counters.cache_write_errors),
+            }
+        }
+        Ok(Completion {
+            response,
+            cached: false,
+        })
+    }
+
+    async fn call_with_retries(&self, request: &ChatRequest) -> Result<ChatResponse, JudgeError> {
+        let model = &self.inner.model;
+        self.with_retries(
+            estimate_tokens(request),
+            move || model.chat(request),
+            |response| response.usage.total(),
+        )
+        .await
+    }
+
+    /// Asks for a value of type `T` matching `request.schema`, climbing the ladder: schema
+    /// (in `response_format`, or in the prompt when the backend has no such option or the
+    /// server rejects it with a 400 naming `response_format`, which is then remembered) →
+    /// tolerant parse → validation → one re-ask → [`JudgeError::Unparsed`] with the raw text.
+    pub async fn ask<T: DeserializeOwned>(
+        &self,
+        request: &StructuredRequest,
+    ) -> Result<Answer<T>, JudgeError> {
+        let result = self.ask_inner(request).await;
+        let rung = match &result {
+            Ok(answer) => answer.rung,
+            Err(JudgeError::Unparsed { .. }) => Rung::Failed,
+            Err(_) => Rung::Errored,
+        };
+        self.inner
+            .rungs
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .entry(request.template.to_string())
+            .or_default()
+            .add(rung);
+        result
+    }
+
+    async fn ask_inner<T: DeserializeOwned>(
+        &self,
+        request: &StructuredRequest,
+    ) -> Result<Answer<T>, JudgeError> {
+        let mut first_request = self.render(request);
+        let first = match self.complete(&request.template, &first_request).await {
+            Err(error) if first_request.response_schema.is_some() && rejects_schema(&error) => {
+                // The server does not take `response_format: json_schema` (DeepSeek, older
+                // Ollama): write the schema into the prompt from now on.
+                self.inner.schema_in_prompt.store(true, Ordering::Relaxed);
+                bump(&self.inner.counters.schema_fallbacks);
+                first_request = self.render(request);
+                self.complete(&request.template, &first_request).await?
+            }
+            other => other?,
+        };
+        let mut usage = first.response.usage;
+        let reason = match interpret::<T>(&first.response.text, &request.schema) {
+            Ok((value, rung)) => {
+                return Ok(Answer {
+                    value,
+                    raw: first.response.text,
+                    rung,
+                    usage,
+                    cached: first.cached,
+                });
+            }
+            Err(reason) => reason,
+        };
+        let mut again = first_request;
+        again
+            .messages
+            .push(Message::assistant(first.response.text.clone()));
+        again
+            .messages
+            .push(Message::user(reask_instruction(&reason)));
+        let second = match self.complete(&request.template, &again).await {
+            Ok(second) => second,
+            Err(error) => {
+                return Err(JudgeError::Unparsed {
+                    template: request.template.to_string(),
+                    reason: format!("{reason}; the re-ask failed: {error}"),
+                    raw: first.response.text,
+                });
+            }
+        };
+        usage += second.response.usage;
+        match interpret::<T>(&second.response.text, &request.schema) {
+            Ok((value, _)) => Ok(Answer {
+                value,
+                raw: second.response.text,
+                rung: Rung::Reasked,
+                usage,
+                cached: first.cached && second.cached,
+            }),
+            Err(reason) => Err(JudgeError::Unparsed {
+                template: request.template.to_string(),
+                reason,
+                raw: second.response.text,
+            }),
+        }
+    }
+
+    /// Runs [`Judge::ask`] on every request concurrently (bounded by the limiter) and returns
+    /// the results in the order of `requests`, one per request.
+    pub async fn ask_all<T: DeserializeOwned + Send + 'static>(
+        &self,
+        requests: Vec<StructuredRequest>,
+    ) -> Vec<Result<Answer<T>, JudgeError>> {
+        let count = requests.len();
+        let mut tasks = JoinSet::new();
+        let mut index_of = std::collections::HashMap::new();
+        for (index, request) in requests.into_iter().enumerate() {
+            let judge = self.clone();
+            let handle = tasks.spawn(async move { (index, judge.ask::<T>(&request).await) });
+            index_of.insert(handle.id(), index);
+        }
+        let mut results: Vec<Option<Result<Answer<T>, JudgeError>>> =
+            (0..count).map(|_| None).collect();
+        while let Some(joined) = tasks.join_next().await {
+            match joined {
+                Ok((index, result)) => results[index] = Some(result),
+                Err(error) => {
+                    if let Some(&index) = index_of.get(&error.id()) {
+                        results[index] = Some(Err(JudgeError::Task(error.to_string())));
+                    }
+                }
+            }
+        }
+        results
+            .into_iter()
+            .map(|slot| slot.unwrap_or_else(|| Err(JudgeError::Task("task vanished".into()))))
+            .collect()
+    }
+
+    /// Where each template's calls ended on the ladder, keyed by `id@version`.
+    pub fn rung_counts(&self) -> BTreeMap<String, RungCounts> {
+        self.inner
+            .rungs
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> JudgeStats {
+        let c = &self.inner.counters;
+        let load = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
+        JudgeStats {
+            attempts: load(&c.attempts),
+            failed_attempts: load(&c.failed_attempts),
+            retries: load(&c.retries),
+            cache_hits: load(&c.cache_hits),
+            cache_writes: load(&c.cache_writes),
+            cache_write_errors: load(&c.cache_write_errors),
+            schema_fallbacks: load(&c.schema_fallbacks),
+            limit_cuts: self.inner.limiter.cuts(),
+            current_limit: self.inner.limiter.current_limit() as u64,
+        }
+    }
+
+    /// The chat request for a structured call: the schema in `response_format` when the
+    /// backend takes it, else written at the end of the last user message.
+    fn render(&self, request: &StructuredRequest) -> ChatRequest {
+        let mut messages = request.messages.clone();
+        let in_prompt = self.inner.schema_in_prompt.load(Ordering::Relaxed);
+        let response_schema = if self.inner.model.supports_response_schema() && !in_prompt {
+            Some(OutputSchema {
+                name: schema_name(&request.template),
+                schema: request.schema.clone(),
+            })
+        } else {
+            let instruction = schema_instruction(&request.schema);
+            match messages.iter_mut().rev().find(|m| m.role == Role::User) {
+                Some(last_user) => last_user.content.push_str(&instruction),
+                None => messages.push(Message::user(instruction.trim_start())),
+            }
+            None
+        };
+        ChatRequest {
+            messages,
+            sampling: request.sampling.clone(),
+            response_schema,
+        }
+    }
+
+    fn cache_key(&self, template: &TemplateId, request: &ChatRequest) -> CacheKey {
+        let model = &self.inner.model;
+        CacheKey::of(&json!({
+            "format": CACHE_FORMAT,
+            "backend": model.kind(),
+            "model": model.model(),
+            "template": template.id,
+            "template_version": template.version,
+            "messages": request.messages,
+            "sampling": request.sampling,
+            "schema": request.response_schema.as_ref().map_or(Value::Null, |s| s.schema.clone()),
+        }))
+    }
+}
+
+/// A 400 (or 422) that blames the structured-output request itself.
+fn rejects_schema(error: &JudgeError) -> bool {
+    match error {
+        JudgeError::Status {
+            status: 400 | 422,
+            first_line,
+            ..
+        } => {
+            let line = first_line.to_lowercase();
+            line.contains("response_format") || line.contains("json_schema")
+        }
+        _ => false,
+    }
+}
+
+/// The API's schema name: letters, digits, `_` and `-`, at most 64 characters.
+fn schema_name(template: &TemplateId) -> String {
+    let name: String = template
+        .id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    if name.is_empty() {
+        "answer".into()
+    } else {
+        name
+    }
+}
+
+/// About four characters per token, plus the completion budget: only for rate limiting.
+fn estimate_tokens(request: &ChatRequest) -> u64 {
+    let chars: usize = request
+        .messages
+        .iter()
+        .map(|m| m.content.len())
+        .sum::<usize>()
+        + request
+            .response_schema
+            .as_ref()
+            .map_or(0, |s| s.schema.to_string().len());
+    let completion = request
+        .sampling
+        .max_tokens
+        .map_or(DEFAULT_COMPLETION_ESTIMATE, u64::from);
+    (chars as u64).div_ceil(4) + completion
+}

@@ -1,0 +1,150 @@
+//! The done-criterion: 500 structured calls under 10% 500s, 10% 429s, 5% hangs and 10%
+//! garbage all end answered or failed with a reason — none lost, none duplicated — the rung
+//! counts add up, and an offline replay makes no request and returns the same results.
+
+use std::time::{Duration, Instant};
+
+use rageval_judge::{Answer, Cache, CacheMode, JudgeError};
+use rageval_testkit::{MockConfig, MockServer};
+
+use crate::support::{Verdict, config, judge, request, settings};
+
+const CALLS: usize = 500;
+const TEMPLATES: [&str; 3] = ["support", "relevance", "usefulness"];
+
+fn requests() -> Vec<rageval_judge::StructuredRequest> {
+    (0..CALLS)
+        .map(|i| {
+            request(
+                TEMPLATES[i % TEMPLATES.len()],
+                &format!("Statement {i} is about item {i}. Context {i} mentions item {i}."),
+            )
+        })
+        .collect()
+}
+
+type Results = Vec<Result<Answer<Verdict>, JudgeError>>;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn five_hundred_calls_under_faults_then_an_identical_offline_replay() {
+    let mock = MockServer::start(MockConfig {
+        seed: 7,
+        fail_rate: 0.10,
+        rate_limit_rate: 0.10,
+        hang_rate: 0.05,
+        garbage_rate: 0.10,
+        retry_after: Duration::from_millis(20),
+        hang: Duration::from_secs(10),
+        ..MockConfig::default()
+    })
+    .await
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cache.sqlite");
+    let timeout = Duration::from_millis(250);
+
+    let online = judge(
+        settings(&mock, timeout),
+        Some(Cache::open(&path).unwrap()),
+        config(CacheMode::ReadWrite),
+    );
+    let start = Instant::now();
+    let first: Results = online.ask_all(requests()).await;
+    let online_wall = start.elapsed();
+
+    // Every call ended, in order, with its own answer or a reason.
+    assert_eq!(first.len(), CALLS);
+    let (mut answered, mut failed) = (0, 0);
+    for (i, result) in first.iter().enumerate() {
+        match result {
+            Ok(answer) => {
+                answered += 1;
+                assert!(
+                    answer.value.reason.contains(&format!("{i}")),
+                    "call {i} got {:?}",
+                    answer.value
+                );
+            }
+            Err(err) => {
+                failed += 1;
+                assert!(!err.to_string().is_empty());
+                assert!(
+                    matches!(err, JudgeError::Unparsed { .. }),
+                    "call {i}: {err}"
+                );
+            }
+        }
+    }
+
+    // The rung counts add up, per template and overall.
+    let counts = online.rung_counts();
+    let total: u64 = counts.values().map(|c| c.total()).sum();
+    assert_eq!(total, CALLS as u64);
+    for template in TEMPLATES {
+        let expected = (0..CALLS).filter(|i| TEMPLATES[i % 3] == template).count() as u64;
+        assert_eq!(
+            counts[&format!("{template}@1")].total(),
+            expected,
+            "{template}"
+        );
+    }
+    let failed_rungs: u64 = counts.values().map(|c| c.failed + c.errored).sum();
+    assert_eq!(failed_rungs, failed as u64);
+    let reasked: u64 = counts.values().map(|c| c.reasked).sum();
+    let repaired: u64 = counts.values().map(|c| c.repaired).sum();
+    assert!(reasked > 0, "garbage should force re-asks: {counts:?}");
+
+    // The server saw each attempt once: no lost or duplicated requests.
+    let seen = mock.stats();
+    let stats = online.stats();
+    assert_eq!(seen.chat_requests, stats.attempts, "{seen:?} vs {stats:?}");
+    assert!(
+        seen.faults.fail > 0
+            && seen.faults.rate_limit > 0
+            && seen.faults.hang > 0
+            && seen.faults.garbage > 0
+    );
+    assert!(stats.limit_cuts > 0);
+
+    // Offline replay from the same cache file: zero requests, identical results.
+    let before = mock.stats().requests;
+    let offline = judge(
+        settings(&mock, timeout),
+        Some(Cache::open(&path).unwrap()),
+        config(CacheMode::Offline),
+    );
+    let start = Instant::now();
+    let second: Results = offline.ask_all(requests()).await;
+    let offline_wall = start.elapsed();
+    assert_eq!(mock.stats().requests, before);
+    assert_eq!(offline.stats().attempts, 0);
+    for (i, (a, b)) in first.iter().zip(&second).enumerate() {
+        match (a, b) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!(
+                    (&a.value, &a.raw, a.rung, a.usage),
+                    (&b.value, &b.raw, b.rung, b.usage),
+                    "call {i}"
+                );
+                assert!(b.cached);
+            }
+            (Err(a), Err(b)) => {
+                assert_eq!(a.to_string(), b.to_string(), "call {i}");
+                assert_eq!(a.raw_text(), b.raw_text(), "call {i}");
+            }
+            _ => panic!("call {i} differs: {a:?} vs {b:?}"),
+        }
+    }
+    assert_eq!(offline.rung_counts(), counts);
+    println!(
+        "faulty batch: {answered} answered, {failed} failed, {reasked} re-asked, {repaired} repaired; \
+         {} attempts, {} retries, {} cuts; online {:.2}s, offline {:.2}s; mock {:?}, {} client hang-ups",
+        stats.attempts,
+        stats.retries,
+        stats.limit_cuts,
+        online_wall.as_secs_f64(),
+        offline_wall.as_secs_f64(),
+        seen.faults,
+        seen.client_disconnects
+    );
+}

@@ -1,0 +1,8 @@
+//! Integration tests of the judge pipeline against the in-process mock server
+//! (`rageval-testkit`), over real HTTP on 127.0.0.1.
+
+mod faults;
+mod pipeline;
+mod secrets;
+mod support;
+mod throughput;

@@ -72,6 +72,10 @@ pub struct EvalArgs {
     #[arg(long, default_value_t = rageval_core::stats::DEFAULT_BOOTSTRAP_RESAMPLES)]
     pub bootstrap_resamples: usize,
 
+    /// Print the resolved settings as JSON and exit without running.
+    #[arg(long, hide = true)]
+    pub show_settings: bool,
+
     #[command(flatten)]
     pub gate: GateArgs,
 }

@@ -89,6 +89,12 @@ pub fn run(args: &EvalArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         "seed": args.seed,
         "bootstrap_resamples": args.bootstrap_resamples,
     });
+    if args.show_settings {
+        let resolved = json!({"out": run_path, "dataset": dataset_info, "settings": settings});
+        writeln!(out, "{}", serde_json::to_string_pretty(&resolved)?)
+            .context("cannot write to stdout")?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut manifest = Manifest::start("eval", dataset_info, records, settings);
 
     let run = RunDir::create(&run_path, args.overwrite)?;

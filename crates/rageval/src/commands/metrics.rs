@@ -28,20 +28,24 @@ pub fn run(args: &MetricsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
 }
 
 fn list(out: &mut dyn Write) -> anyhow::Result<()> {
-    let width = catalogue()
-        .map(|info| display_name(info).len())
-        .max()
-        .unwrap_or(0);
+    let mut text = String::new();
     for info in catalogue() {
-        writeln!(out, "{:width$}  {}", display_name(info), info.summary)
-            .context("cannot write to stdout")?;
+        text.push_str(&format!(
+            "{} — {}\n    inputs:  {}\n    formula: {}\n    source:  {}\n\n",
+            display_name(info),
+            info.summary,
+            input_names(info).join(", "),
+            info.formula,
+            info.source
+        ));
     }
-    writeln!(
-        out,
-        "\n`rageval metrics explain NAME` shows a metric's inputs, formula and source."
-    )
-    .context("cannot write to stdout")?;
-    Ok(())
+    text.push_str("`rageval metrics explain NAME` shows one metric, with its aliases.\n");
+    out.write_all(text.as_bytes())
+        .context("cannot write to stdout")
+}
+
+fn input_names(info: &MetricInfo) -> Vec<&'static str> {
+    info.inputs.iter().map(|i| i.field_name()).collect()
 }
 
 fn display_name(info: &MetricInfo) -> String {
@@ -53,7 +57,7 @@ fn display_name(info: &MetricInfo) -> String {
 }
 
 fn explain(info: &MetricInfo, out: &mut dyn Write) -> anyhow::Result<()> {
-    let inputs: Vec<&str> = info.inputs.iter().map(|i| i.field_name()).collect();
+    let inputs = input_names(info);
     let mut text = format!(
         "{}\n  {}\n\n  inputs:   {}\n  formula:  {}\n  source:   {}\n",
         info.name,

@@ -193,3 +193,24 @@ fn chinese_answers_are_scored() {
         assert!(mean > 0.0 && mean < 1.0, "{metric}: {mean}");
     }
 }
+
+#[test]
+fn show_settings_prints_the_resolved_settings_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = repo_root().join("examples/fiqa-30.jsonl");
+    let output = rageval(
+        dir.path(),
+        &[
+            "eval",
+            data.to_str().unwrap(),
+            "--show-settings",
+            "--seed",
+            "7",
+        ],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let settings: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(settings["settings"]["seed"], 7);
+    assert_eq!(settings["out"], "runs/fiqa-30");
+    assert!(!dir.path().join("runs").exists());
+}

@@ -99,7 +99,6 @@ fn a_gate_on_an_unknown_metric_or_a_bad_directory_is_an_error() {
 }
 
 #[test]
-#[ignore = "needs the dataset reader; enabled at merge"]
 fn eval_writes_reports_and_fails_its_gate() {
     let dir = tempfile::tempdir().unwrap();
     let data = repo_root().join("examples/fiqa-30.jsonl");

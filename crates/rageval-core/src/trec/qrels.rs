@@ -1,0 +1,181 @@
+//! Reading relevance judgments (qrels): `qid iter docno rel`, one judgment a line.
+//!
+//! A line whose first byte is `#` is a comment; a `#` anywhere else is part of an id (MS MARCO
+//! segment ids contain one). `rel` is an integer and may be graded or negative (negative means
+//! "in the pool but not judged"). This file only reads and looks up; it computes no measure.
+
+use super::error::TrecError;
+use super::lines::{Arena, LineReader, Span, parse_number, split_fields};
+use std::collections::HashMap;
+use std::io::BufRead;
+
+/// Relevance values above this are refused, because measures keep one counter per level.
+pub const MAX_RELEVANCE: i64 = 1_000_000;
+
+/// The judgments of one topic, sorted by document id (bytewise) for binary search.
+#[derive(Debug, Clone)]
+pub(crate) struct QrelsTopic {
+    pub(crate) qid: String,
+    docs: Vec<Span>,
+    rels: Vec<i64>,
+}
+
+impl QrelsTopic {
+    /// Every judged relevance value of the topic, in document-id order.
+    pub(crate) fn relevances(&self) -> &[i64] {
+        &self.rels
+    }
+}
+
+/// Relevance judgments for a set of topics, as trec_eval reads them.
+#[derive(Debug, Clone)]
+pub struct Qrels {
+    topics: Vec<QrelsTopic>,
+    arena: Arena,
+}
+
+impl Qrels {
+    /// Parse qrels from `reader`; `source` names the input in error messages (usually the path).
+    pub fn parse(reader: impl BufRead, source: &str) -> Result<Qrels, TrecError> {
+        let mut lines = LineReader::new(reader);
+        let mut arena = Arena::default();
+        let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
+        let mut building: Vec<(String, Vec<(Span, i64)>)> = Vec::new();
+        while let Some((line, text)) = lines.next_line(source)? {
+            if text.first() == Some(&b'#') {
+                continue;
+            }
+            let (fields, count) = split_fields::<4>(text);
+            if count == 0 {
+                continue;
+            }
+            if count != 4 {
+                return Err(TrecError::ColumnCount {
+                    source_name: source.to_owned(),
+                    line,
+                    expected: "4 (qid iter docno rel)",
+                    found: count,
+                });
+            }
+            let [qid, _iteration, docno, rel] = fields;
+            let rel: i64 = parse_number(rel, source, line, "relevance")?;
+            if rel > MAX_RELEVANCE {
+                return Err(TrecError::RelevanceTooLarge {
+                    source_name: source.to_owned(),
+                    line,
+                    value: rel,
+                    max: MAX_RELEVANCE,
+                });
+            }
+            let slot = match index.get(qid) {
+                Some(&slot) => slot,
+                None => {
+                    building.push((String::from_utf8_lossy(qid).into_owned(), Vec::new()));
+                    index.insert(qid.to_vec(), building.len() - 1);
+                    building.len() - 1
+                }
+            };
+            let span = arena.push(docno, source)?;
+            building[slot].1.push((span, rel));
+        }
+        if building.is_empty() {
+            return Err(TrecError::Empty {
+                source_name: source.to_owned(),
+            });
+        }
+        arena.shrink();
+        let mut topics = Vec::with_capacity(building.len());
+        for (qid, mut judgments) in building {
+            judgments.sort_unstable_by(|a, b| arena.get(a.0).cmp(arena.get(b.0)));
+            if let Some(pair) = judgments
+                .windows(2)
+                .find(|pair| arena.get(pair[0].0) == arena.get(pair[1].0))
+            {
+                return Err(TrecError::DuplicateDocument {
+                    source_name: source.to_owned(),
+                    qid,
+                    docno: String::from_utf8_lossy(arena.get(pair[0].0)).into_owned(),
+                });
+            }
+            topics.push(QrelsTopic {
+                qid,
+                docs: judgments.iter().map(|judgment| judgment.0).collect(),
+                rels: judgments.iter().map(|judgment| judgment.1).collect(),
+            });
+        }
+        // trec_eval walks topics in qid order (strcmp), which fixes the per-query output order.
+        topics.sort_unstable_by(|a, b| a.qid.as_bytes().cmp(b.qid.as_bytes()));
+        Ok(Qrels { topics, arena })
+    }
+
+    /// Number of topics with at least one judgment line.
+    pub fn num_topics(&self) -> usize {
+        self.topics.len()
+    }
+
+    /// Judgments with a positive relevance value, over all topics.
+    pub fn positive_judgments(&self) -> u64 {
+        let positive = self
+            .topics
+            .iter()
+            .flat_map(|topic| &topic.rels)
+            .filter(|&&rel| rel > 0);
+        positive.count() as u64
+    }
+
+    pub(crate) fn topics(&self) -> &[QrelsTopic] {
+        &self.topics
+    }
+
+    /// The judged relevance of `docno` for `topic`, if it was judged at all.
+    pub(crate) fn relevance(&self, topic: &QrelsTopic, docno: &[u8]) -> Option<i64> {
+        topic
+            .docs
+            .binary_search_by(|span| self.arena.get(*span).cmp(docno))
+            .ok()
+            .map(|position| topic.rels[position])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comments_only_at_line_start() {
+        let text = "# header\nq1 0 doc#1 1\nq1 0 d2 0\n\nq0 0 x -1\n";
+        let qrels = Qrels::parse(text.as_bytes(), "q").unwrap();
+        assert_eq!(qrels.num_topics(), 2);
+        let q1 = &qrels.topics()[1];
+        assert_eq!(q1.qid, "q1");
+        assert_eq!(qrels.relevance(q1, b"doc#1"), Some(1));
+        assert_eq!(qrels.relevance(q1, b"doc"), None);
+        assert_eq!(qrels.relevance(&qrels.topics()[0], b"x"), Some(-1));
+    }
+
+    #[test]
+    fn wrong_column_count_names_file_and_line() {
+        let error = Qrels::parse("q1 0 d1 1\nq1 0 d2\n".as_bytes(), "qrels.txt").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "qrels.txt:2: expected 4 (qid iter docno rel) columns, found 3"
+        );
+    }
+
+    #[test]
+    fn non_numeric_relevance_is_an_error() {
+        let error = Qrels::parse("q1 0 d1 high\n".as_bytes(), "qrels.txt").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "qrels.txt:1: relevance `high` is not a valid number"
+        );
+    }
+
+    #[test]
+    fn empty_and_duplicate_are_errors() {
+        let empty = Qrels::parse("# only a comment\n".as_bytes(), "e").unwrap_err();
+        assert_eq!(empty.to_string(), "e: empty file, no data lines");
+        let duplicate = Qrels::parse("q 0 d 1\nq 0 d 0\n".as_bytes(), "d").unwrap_err();
+        assert!(matches!(duplicate, TrecError::DuplicateDocument { .. }));
+    }
+}

@@ -1,0 +1,157 @@
+//! Reading a ranked run: `qid Q0 docno rank sim run_id [ignored…]`, one retrieved document a
+//! line.
+//!
+//! The rank column is read past and ignored: trec_eval orders by `sim`, and so do we (see
+//! `judge.rs`). Columns after `run_id` are ignored too. This file does not sort or judge.
+
+use super::error::TrecError;
+use super::lines::{Arena, LineReader, Span, parse_number, split_fields};
+use std::collections::HashMap;
+use std::io::BufRead;
+
+/// One retrieved document: where its id lives and its score.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RunEntry {
+    pub(crate) docno: Span,
+    pub(crate) sim: f64,
+}
+
+/// The retrieved documents of one topic, in file order.
+#[derive(Debug, Clone)]
+pub(crate) struct RunTopic {
+    pub(crate) entries: Vec<RunEntry>,
+}
+
+/// A run: retrieved documents with scores for a set of topics.
+#[derive(Debug, Clone)]
+pub struct Run {
+    run_id: String,
+    topics: Vec<RunTopic>,
+    index: HashMap<Vec<u8>, usize>,
+    arena: Arena,
+}
+
+impl Run {
+    /// Parse a run from `reader`; `source` names the input in error messages (usually the path).
+    pub fn parse(reader: impl BufRead, source: &str) -> Result<Run, TrecError> {
+        let mut lines = LineReader::new(reader);
+        let mut arena = Arena::default();
+        let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
+        let mut topics: Vec<RunTopic> = Vec::new();
+        let mut run_id: Option<String> = None;
+        // Consecutive lines usually share a topic; remembering the last one skips the hash.
+        let mut last: Option<(Vec<u8>, usize)> = None;
+        while let Some((line, text)) = lines.next_line(source)? {
+            let (fields, count) = split_fields::<6>(text);
+            if count == 0 {
+                continue;
+            }
+            if count < 6 {
+                return Err(TrecError::ColumnCount {
+                    source_name: source.to_owned(),
+                    line,
+                    expected: "at least 6 (qid Q0 docno rank sim run_id)",
+                    found: count,
+                });
+            }
+            let [qid, _q0, docno, _rank, sim, id] = fields;
+            let sim: f64 = parse_number(sim, source, line, "score")?;
+            if sim.is_nan() {
+                // NaN has no place in trec_eval's ordering; refuse it rather than guess.
+                return Err(TrecError::NotANumber {
+                    source_name: source.to_owned(),
+                    line,
+                    field: "score",
+                    value: "NaN".to_owned(),
+                });
+            }
+            if run_id.is_none() {
+                run_id = Some(String::from_utf8_lossy(id).into_owned());
+            }
+            let slot = match &mut last {
+                Some((last_qid, slot)) if last_qid.as_slice() == qid => *slot,
+                _ => {
+                    let slot = match index.get(qid) {
+                        Some(&slot) => slot,
+                        None => {
+                            topics.push(RunTopic {
+                                entries: Vec::new(),
+                            });
+                            index.insert(qid.to_vec(), topics.len() - 1);
+                            topics.len() - 1
+                        }
+                    };
+                    last = Some((qid.to_vec(), slot));
+                    slot
+                }
+            };
+            let docno = arena.push(docno, source)?;
+            topics[slot].entries.push(RunEntry { docno, sim });
+        }
+        let Some(run_id) = run_id else {
+            return Err(TrecError::Empty {
+                source_name: source.to_owned(),
+            });
+        };
+        arena.shrink();
+        Ok(Run {
+            run_id,
+            topics,
+            index,
+            arena,
+        })
+    }
+
+    /// The run id of the first line (what trec_eval prints as `runid`).
+    pub fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    /// Number of distinct topics in the run.
+    pub fn num_topics(&self) -> usize {
+        self.topics.len()
+    }
+
+    pub(crate) fn topic(&self, qid: &str) -> Option<&RunTopic> {
+        self.index
+            .get(qid.as_bytes())
+            .map(|&slot| &self.topics[slot])
+    }
+
+    pub(crate) fn docno(&self, entry: &RunEntry) -> &[u8] {
+        self.arena.get(entry.docno)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_interleaved_topics_and_ignores_junk() {
+        let text = "1 Q0 a 1 2.5 runA junk at end\n2 Q0 b 1 1.0 runA\n1 Q0 c 2 0.5 runA\n";
+        let run = Run::parse(text.as_bytes(), "r").unwrap();
+        assert_eq!(run.run_id(), "runA");
+        assert_eq!(run.num_topics(), 2);
+        let one = run.topic("1").unwrap();
+        assert_eq!(one.entries.len(), 2);
+        assert_eq!(run.docno(&one.entries[1]), b"c");
+    }
+
+    #[test]
+    fn errors_name_file_and_line() {
+        let short = Run::parse("1 Q0 a 1 2.5\n".as_bytes(), "run.txt").unwrap_err();
+        assert_eq!(
+            short.to_string(),
+            "run.txt:1: expected at least 6 (qid Q0 docno rank sim run_id) columns, found 5"
+        );
+        let score =
+            Run::parse("1 Q0 a 1 2.5 r\n1 Q0 b 2 high r\n".as_bytes(), "run.txt").unwrap_err();
+        assert_eq!(
+            score.to_string(),
+            "run.txt:2: score `high` is not a valid number"
+        );
+        let empty = Run::parse("\n\n".as_bytes(), "run.txt").unwrap_err();
+        assert_eq!(empty.to_string(), "run.txt: empty file, no data lines");
+    }
+}

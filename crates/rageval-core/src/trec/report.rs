@@ -105,6 +105,11 @@ impl TrecReport {
         query.values.get(index).copied()
     }
 
+    /// The run id printed as `runid`.
+    pub fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
     /// Topics evaluated, in output order.
     pub fn query_ids(&self) -> impl Iterator<Item = &str> {
         self.queries.iter().map(|query| query.qid.as_str())

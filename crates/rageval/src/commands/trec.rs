@@ -5,7 +5,7 @@
 //! only opens files and wires options; the evaluation lives in `rageval_core::trec`.
 
 use anyhow::Context;
-use rageval_core::trec::{Qrels, Run, TrecOptions, evaluate_named};
+use rageval_core::trec::{Qrels, Run, TrecOptions, TrecReport, evaluate_named};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -40,6 +40,10 @@ pub struct TrecArgs {
     /// Keep only the top N documents of each topic
     #[arg(short = 'M', long = "max-docs", value_name = "N")]
     pub max_docs: Option<usize>,
+    /// Print full-precision values as JSON (`{"queries": {qid: {measure: value}}, "summary":
+    /// {…}}`) instead of trec_eval's 4-decimal text
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Exit status for unreadable or malformed input, as trec_eval uses.
@@ -61,7 +65,12 @@ pub fn run(args: &TrecArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitCode> 
     };
     let report = evaluate_named(&qrels, &run, &options, &qrels_name, &run_name)?;
     let mut out = BufWriter::new(stdout);
-    report.write(&mut out).context("cannot write the report")?;
+    if args.json {
+        serde_json::to_writer(&mut out, &to_json(&report)).context("cannot write the report")?;
+        writeln!(out).context("cannot write the report")?;
+    } else {
+        report.write(&mut out).context("cannot write the report")?;
+    }
     out.flush().context("cannot write the report")?;
     Ok(ExitCode::SUCCESS)
 }
@@ -69,6 +78,32 @@ pub fn run(args: &TrecArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitCode> 
 /// The exit status for an error returned by [`run`].
 pub fn exit_code_for_error() -> ExitCode {
     ExitCode::from(EXIT_BAD_INPUT)
+}
+
+/// Every per-topic and summary value at full precision (text measures left out).
+fn to_json(report: &TrecReport) -> serde_json::Value {
+    let names: Vec<&str> = report.measure_names().collect();
+    let values_of =
+        |lookup: &dyn Fn(&str) -> Option<f64>| -> serde_json::Map<String, serde_json::Value> {
+            names
+                .iter()
+                .filter_map(|name| lookup(name).map(|value| ((*name).to_owned(), value.into())))
+                .collect()
+        };
+    let queries: serde_json::Map<String, serde_json::Value> = report
+        .query_ids()
+        .map(|qid| {
+            (
+                qid.to_owned(),
+                values_of(&|name| report.query_value(qid, name)).into(),
+            )
+        })
+        .collect();
+    serde_json::json!({
+        "run_id": report.run_id(),
+        "queries": queries,
+        "summary": values_of(&|name| report.summary(name)),
+    })
 }
 
 fn open(path: &Path) -> anyhow::Result<BufReader<File>> {

@@ -13,7 +13,7 @@ use super::compute::{MIN_GEO_MEAN, compute};
 use super::error::TrecError;
 use super::judge::{Judge, JudgedQuery, NONPOOL};
 use super::measures::{Measure, Selection};
-use super::qrels::Qrels;
+use super::qrels::{Qrels, QrelsTopic};
 use super::report::{Column, ColumnKind, QueryRow, TrecReport};
 use super::run::Run;
 
@@ -60,33 +60,38 @@ pub fn evaluate_named(
 ) -> Result<TrecReport, TrecError> {
     let selection = Selection::parse(&options.measures)?;
     let columns = columns(&selection);
-    let mut judge = Judge::default();
-    let mut queries = Vec::new();
-    for topic in qrels.topics() {
-        let (judged, placeholder) = match run.topic(&topic.qid) {
-            Some(ranked) => {
-                let judged = judge.judge(run, &ranked.entries, qrels, topic, options, run_name)?;
-                (judged, false)
-            }
-            None if options.complete => {
-                let judged = JudgedQuery::new(vec![NONPOOL], topic.relevances(), options.rel_level);
-                (judged, true)
-            }
-            None => continue,
-        };
-        let mut values = Vec::with_capacity(columns.len());
-        let mut relstring = None;
-        for selected in &selection.measures {
-            compute(selected, &judged, &mut values, &mut relstring);
-        }
-        if placeholder {
-            reset_placeholder(&columns, &mut values, &mut relstring);
-        }
-        queries.push(QueryRow {
-            qid: topic.qid.clone(),
-            values,
-            relstring,
-        });
+    let topics = qrels.topics();
+    // Topics are independent: on large inputs, evaluate contiguous slices on scoped threads
+    // and concatenate, which keeps qid order and the summation order of the summary.
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(topics.len() / MIN_TOPICS_PER_THREAD)
+        .max(1);
+    let chunk = topics.len().div_ceil(threads).max(1);
+    let evaluate_slice = |slice: &[QrelsTopic]| {
+        evaluate_topics(slice, qrels, run, options, &selection, &columns, run_name)
+    };
+    let parts: Vec<Result<Vec<QueryRow>, TrecError>> = if threads == 1 {
+        vec![evaluate_slice(topics)]
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = topics
+                .chunks(chunk)
+                .map(|slice| scope.spawn(move || evaluate_slice(slice)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|handle| {
+                    handle
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect()
+        })
+    };
+    let mut queries = Vec::with_capacity(topics.len());
+    for part in parts {
+        queries.extend(part?);
     }
     if queries.is_empty() {
         return Err(TrecError::NoQueries {
@@ -111,6 +116,50 @@ pub fn evaluate_named(
         queries,
         summary,
     })
+}
+
+/// Below this many topics per thread, threads cost more than they save.
+const MIN_TOPICS_PER_THREAD: usize = 512;
+
+/// Evaluate a slice of qrels topics, in order.
+fn evaluate_topics(
+    topics: &[QrelsTopic],
+    qrels: &Qrels,
+    run: &Run,
+    options: &TrecOptions,
+    selection: &Selection,
+    columns: &[Column],
+    run_name: &str,
+) -> Result<Vec<QueryRow>, TrecError> {
+    let mut judge = Judge::default();
+    let mut queries = Vec::with_capacity(topics.len());
+    for topic in topics {
+        let (judged, placeholder) = match run.topic(&topic.qid) {
+            Some(ranked) => {
+                let judged = judge.judge(run, &ranked.entries, qrels, topic, options, run_name)?;
+                (judged, false)
+            }
+            None if options.complete => {
+                let judged = JudgedQuery::new(vec![NONPOOL], topic.relevances(), options.rel_level);
+                (judged, true)
+            }
+            None => continue,
+        };
+        let mut values = Vec::with_capacity(columns.len());
+        let mut relstring = None;
+        for selected in &selection.measures {
+            compute(selected, &judged, &mut values, &mut relstring);
+        }
+        if placeholder {
+            reset_placeholder(columns, &mut values, &mut relstring);
+        }
+        queries.push(QueryRow {
+            qid: topic.qid.clone(),
+            values,
+            relstring,
+        });
+    }
+    Ok(queries)
 }
 
 /// trec_eval 10 resets some values computed on its placeholder ranking, matching them by
@@ -220,6 +269,46 @@ mod tests {
             .summary("gm_map")
             .unwrap();
         assert!((value - (MIN_GEO_MEAN.ln() / 2.0).exp()).abs() < 1e-15);
+    }
+
+    #[test]
+    fn many_topics_keep_qid_order_and_values() {
+        let mut qrels = String::new();
+        let mut run = String::new();
+        for topic in 0..3000 {
+            qrels.push_str(&format!("t{topic:04} 0 rel 1\nt{topic:04} 0 non 0\n"));
+            // Odd topics rank the relevant document second.
+            let (first, second) = if topic % 2 == 0 {
+                ("rel", "non")
+            } else {
+                ("non", "rel")
+            };
+            run.push_str(&format!(
+                "t{topic:04} Q0 {first} 1 2 r\nt{topic:04} Q0 {second} 2 1 r\n"
+            ));
+        }
+        let options = TrecOptions {
+            measures: vec!["map".into()],
+            ..TrecOptions::default()
+        };
+        let report = report(&qrels, &run, &options).unwrap();
+        let ids: Vec<&str> = report.query_ids().collect();
+        assert_eq!(ids.len(), 3000);
+        assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
+        assert_eq!(report.query_value("t0001", "map"), Some(0.5));
+        assert_eq!(report.summary("map"), Some(0.75));
+    }
+
+    #[test]
+    fn topic_with_only_unjudged_documents_scores_zero() {
+        // trec_eval reads uninitialised memory here; we give every measure 0.
+        let options = TrecOptions {
+            measures: vec!["all_trec".into()],
+            ..TrecOptions::default()
+        };
+        let report = report("a 0 d1 -1\n", "a Q0 d1 1 1 r\n", &options).unwrap();
+        assert_eq!(report.summary("ndcg"), Some(0.0));
+        assert_eq!(report.summary("map"), Some(0.0));
     }
 
     #[test]

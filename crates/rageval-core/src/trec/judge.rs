@@ -103,21 +103,13 @@ impl Judge {
             b.sim
                 .partial_cmp(&a.sim)
                 .unwrap_or(Ordering::Equal)
-                .then_with(|| run.docno(b).cmp(run.docno(a)))
+                .then_with(|| run.compare_docnos(b, a))
         });
-        self.check_duplicates(run, topic, run_name)?;
+        // trec_eval cuts before it looks for duplicates, so a duplicate below -M is allowed.
         if let Some(max) = options.max_docs {
             self.ranked.truncate(max);
         }
-        let rels = self
-            .ranked
-            .iter()
-            .map(|entry| match qrels.relevance(topic, run.docno(entry)) {
-                None => NONPOOL,
-                Some(rel) if rel < 0 => UNJUDGED,
-                Some(rel) => rel,
-            })
-            .collect();
+        let rels = self.look_up(run, qrels, topic, run_name)?;
         Ok(JudgedQuery::new(
             rels,
             topic.relevances(),
@@ -125,31 +117,47 @@ impl Judge {
         ))
     }
 
-    /// trec_eval refuses a run that retrieves one document twice for a topic; so do we.
-    fn check_duplicates(
+    /// Relevance of each ranked document, found by walking the ranked ids in id order beside
+    /// the topic's judgments (also sorted by id) — trec_eval's merge, cheaper than one binary
+    /// search per document. A run that retrieves one id twice for a topic is refused, as
+    /// trec_eval refuses it.
+    fn look_up(
         &mut self,
         run: &Run,
+        qrels: &Qrels,
         topic: &QrelsTopic,
         run_name: &str,
-    ) -> Result<(), TrecError> {
+    ) -> Result<Vec<i64>, TrecError> {
         let ranked = &self.ranked;
-        // After the score sort, equal ids can only be apart when their scores differ.
         self.by_docno.clear();
         self.by_docno.extend(0..ranked.len());
         self.by_docno
-            .sort_unstable_by(|&a, &b| run.docno(&ranked[a]).cmp(run.docno(&ranked[b])));
-        match self
-            .by_docno
-            .windows(2)
-            .find(|pair| run.docno(&ranked[pair[0]]) == run.docno(&ranked[pair[1]]))
-        {
-            Some(pair) => Err(TrecError::DuplicateDocument {
-                source_name: run_name.to_owned(),
-                qid: topic.qid.clone(),
-                docno: String::from_utf8_lossy(run.docno(&ranked[pair[0]])).into_owned(),
-            }),
-            None => Ok(()),
+            .sort_unstable_by(|&a, &b| run.compare_docnos(&ranked[a], &ranked[b]));
+        let mut rels = vec![NONPOOL; ranked.len()];
+        let mut judged = 0;
+        let mut previous: Option<&RunEntry> = None;
+        for &index in &self.by_docno {
+            let entry = &ranked[index];
+            let docno = run.docno(entry);
+            if previous.is_some_and(|previous| run.compare_docnos(previous, entry).is_eq()) {
+                return Err(TrecError::DuplicateDocument {
+                    source_name: run_name.to_owned(),
+                    qid: topic.qid.clone(),
+                    docno: String::from_utf8_lossy(docno).into_owned(),
+                });
+            }
+            previous = Some(entry);
+            let prefix = entry.docno.prefix();
+            while judged < topic.len() && qrels.compare_judged(topic, judged, docno, prefix).is_lt()
+            {
+                judged += 1;
+            }
+            if judged < topic.len() && qrels.compare_judged(topic, judged, docno, prefix).is_eq() {
+                let rel = topic.relevances()[judged];
+                rels[index] = if rel < 0 { UNJUDGED } else { rel };
+            }
         }
+        Ok(rels)
     }
 }
 

@@ -7,11 +7,29 @@
 use super::error::TrecError;
 use std::io::BufRead;
 
-/// Where one id lives inside an [`Arena`].
+/// Where one id lives inside an [`Arena`], with its first 8 bytes as a big-endian number so
+/// that most comparisons never touch the arena (profiling showed `memcmp` dominating).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Span {
+    prefix: u64,
     start: u32,
     len: u32,
+}
+
+impl Span {
+    /// The id's first 8 bytes, zero-padded, big-endian: ordering these numbers orders the
+    /// ids bytewise, except that equal prefixes need the full bytes.
+    pub(crate) fn prefix(self) -> u64 {
+        self.prefix
+    }
+}
+
+/// The [`Span::prefix`] of an id not stored in an arena.
+pub(crate) fn id_prefix(id: &[u8]) -> u64 {
+    let mut bytes = [0_u8; 8];
+    let length = id.len().min(8);
+    bytes[..length].copy_from_slice(&id[..length]);
+    u64::from_be_bytes(bytes)
 }
 
 /// All document ids of one file, back to back. Ids are compared as bytes, exactly like
@@ -31,13 +49,24 @@ impl Arena {
         let len = u32::try_from(id.len()).map_err(|_| too_large())?;
         start.checked_add(len).ok_or_else(too_large)?;
         self.bytes.extend_from_slice(id);
-        Ok(Span { start, len })
+        Ok(Span {
+            prefix: id_prefix(id),
+            start,
+            len,
+        })
     }
 
     /// The bytes of a stored id.
     pub(crate) fn get(&self, span: Span) -> &[u8] {
         let start = span.start as usize;
         &self.bytes[start..start + span.len as usize]
+    }
+
+    /// Bytewise order of two ids stored here (trec_eval's `strcmp`).
+    pub(crate) fn compare(&self, left: Span, right: Span) -> std::cmp::Ordering {
+        left.prefix
+            .cmp(&right.prefix)
+            .then_with(|| self.get(left).cmp(self.get(right)))
     }
 
     /// Give back the slack left by the growth strategy.
@@ -136,6 +165,12 @@ mod tests {
         let second = arena.push(b"d2", "x").unwrap();
         assert_eq!(arena.get(first), b"doc#1");
         assert_eq!(arena.get(second), b"d2");
+        assert_eq!(arena.compare(first, second), std::cmp::Ordering::Greater);
+        let long_a = arena.push(b"prefix00a", "x").unwrap();
+        let long_b = arena.push(b"prefix00b", "x").unwrap();
+        let short = arena.push(b"prefix0", "x").unwrap();
+        assert_eq!(arena.compare(long_a, long_b), std::cmp::Ordering::Less);
+        assert_eq!(arena.compare(short, long_a), std::cmp::Ordering::Less);
     }
 
     #[test]

@@ -5,6 +5,8 @@
 //! "in the pool but not judged"). This file only reads and looks up; it computes no measure.
 
 use super::error::TrecError;
+#[cfg(test)]
+use super::lines::id_prefix;
 use super::lines::{Arena, LineReader, Span, parse_number, split_fields};
 use std::collections::HashMap;
 use std::io::BufRead;
@@ -25,6 +27,11 @@ impl QrelsTopic {
     pub(crate) fn relevances(&self) -> &[i64] {
         &self.rels
     }
+
+    /// Number of judgments of the topic.
+    pub(crate) fn len(&self) -> usize {
+        self.rels.len()
+    }
 }
 
 /// Relevance judgments for a set of topics, as trec_eval reads them.
@@ -41,6 +48,7 @@ impl Qrels {
         let mut arena = Arena::default();
         let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
         let mut building: Vec<(String, Vec<(Span, i64)>)> = Vec::new();
+        let mut last: Option<(Vec<u8>, usize)> = None;
         while let Some((line, text)) = lines.next_line(source)? {
             if text.first() == Some(&b'#') {
                 continue;
@@ -67,12 +75,23 @@ impl Qrels {
                     max: MAX_RELEVANCE,
                 });
             }
-            let slot = match index.get(qid) {
-                Some(&slot) => slot,
-                None => {
-                    building.push((String::from_utf8_lossy(qid).into_owned(), Vec::new()));
-                    index.insert(qid.to_vec(), building.len() - 1);
-                    building.len() - 1
+            // Judgments come grouped by topic; remembering the last one skips the hash.
+            let slot = match &last {
+                Some((last_qid, slot)) if last_qid.as_slice() == qid => *slot,
+                _ => {
+                    let slot = match index.get(qid) {
+                        Some(&slot) => slot,
+                        None => {
+                            // Start at the previous topic's size instead of doubling up.
+                            let capacity = building.last().map_or(16, |topic| topic.1.len());
+                            let name = String::from_utf8_lossy(qid).into_owned();
+                            building.push((name, Vec::with_capacity(capacity)));
+                            index.insert(qid.to_vec(), building.len() - 1);
+                            building.len() - 1
+                        }
+                    };
+                    last = Some((qid.to_vec(), slot));
+                    slot
                 }
             };
             let span = arena.push(docno, source)?;
@@ -86,7 +105,7 @@ impl Qrels {
         arena.shrink();
         let mut topics = Vec::with_capacity(building.len());
         for (qid, mut judgments) in building {
-            judgments.sort_unstable_by(|a, b| arena.get(a.0).cmp(arena.get(b.0)));
+            judgments.sort_unstable_by(|a, b| arena.compare(a.0, b.0));
             if let Some(pair) = judgments
                 .windows(2)
                 .find(|pair| arena.get(pair[0].0) == arena.get(pair[1].0))
@@ -127,11 +146,32 @@ impl Qrels {
         &self.topics
     }
 
-    /// The judged relevance of `docno` for `topic`, if it was judged at all.
-    pub(crate) fn relevance(&self, topic: &QrelsTopic, docno: &[u8]) -> Option<i64> {
+    /// Bytewise order of the topic's `position`-th judged id against `docno` (whose
+    /// [`id_prefix`] is `prefix`).
+    pub(crate) fn compare_judged(
+        &self,
+        topic: &QrelsTopic,
+        position: usize,
+        docno: &[u8],
+        prefix: u64,
+    ) -> std::cmp::Ordering {
+        let span = topic.docs[position];
+        span.prefix()
+            .cmp(&prefix)
+            .then_with(|| self.arena.get(span).cmp(docno))
+    }
+
+    /// The judged relevance of `docno` (whose [`id_prefix`] is `prefix`) for `topic`, if it
+    /// was judged at all.
+    #[cfg(test)]
+    pub(crate) fn relevance(&self, topic: &QrelsTopic, docno: &[u8], prefix: u64) -> Option<i64> {
         topic
             .docs
-            .binary_search_by(|span| self.arena.get(*span).cmp(docno))
+            .binary_search_by(|span| {
+                span.prefix()
+                    .cmp(&prefix)
+                    .then_with(|| self.arena.get(*span).cmp(docno))
+            })
             .ok()
             .map(|position| topic.rels[position])
     }
@@ -148,9 +188,10 @@ mod tests {
         assert_eq!(qrels.num_topics(), 2);
         let q1 = &qrels.topics()[1];
         assert_eq!(q1.qid, "q1");
-        assert_eq!(qrels.relevance(q1, b"doc#1"), Some(1));
-        assert_eq!(qrels.relevance(q1, b"doc"), None);
-        assert_eq!(qrels.relevance(&qrels.topics()[0], b"x"), Some(-1));
+        let relevance = |topic, id: &[u8]| qrels.relevance(topic, id, id_prefix(id));
+        assert_eq!(relevance(q1, b"doc#1"), Some(1));
+        assert_eq!(relevance(q1, b"doc"), None);
+        assert_eq!(relevance(&qrels.topics()[0], b"x"), Some(-1));
     }
 
     #[test]

@@ -68,14 +68,18 @@ impl Run {
             if run_id.is_none() {
                 run_id = Some(String::from_utf8_lossy(id).into_owned());
             }
-            let slot = match &mut last {
+            let slot = match &last {
                 Some((last_qid, slot)) if last_qid.as_slice() == qid => *slot,
                 _ => {
                     let slot = match index.get(qid) {
                         Some(&slot) => slot,
                         None => {
                             topics.push(RunTopic {
-                                entries: Vec::new(),
+                                // Topics tend to be the same size: start where the
+                                // previous one ended instead of growing by doubling.
+                                entries: Vec::with_capacity(
+                                    topics.last().map_or(16, |topic| topic.entries.len()),
+                                ),
                             });
                             index.insert(qid.to_vec(), topics.len() - 1);
                             topics.len() - 1
@@ -120,6 +124,11 @@ impl Run {
 
     pub(crate) fn docno(&self, entry: &RunEntry) -> &[u8] {
         self.arena.get(entry.docno)
+    }
+
+    /// Bytewise order of two retrieved documents' ids.
+    pub(crate) fn compare_docnos(&self, left: &RunEntry, right: &RunEntry) -> std::cmp::Ordering {
+        self.arena.compare(left.docno, right.docno)
     }
 }
 

@@ -54,8 +54,19 @@ const EXIT_BAD_INPUT: u8 = 2;
 pub fn run(args: &TrecArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let qrels_name = args.qrels.display().to_string();
     let run_name = args.run.display().to_string();
-    let qrels = Qrels::parse(open(&args.qrels)?, &qrels_name)?;
-    let run = Run::parse(open(&args.run)?, &run_name)?;
+    let qrels_file = open(&args.qrels)?;
+    let run_file = open(&args.run)?;
+    // The two files are independent: read the qrels on a second thread while this one reads
+    // the run (parsing is most of the work on large inputs).
+    let (qrels, run) = std::thread::scope(|scope| {
+        let qrels = scope.spawn(|| Qrels::parse(qrels_file, &qrels_name));
+        let run = Run::parse(run_file, &run_name);
+        let qrels = qrels
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (qrels, run)
+    });
+    let (qrels, run) = (qrels?, run?);
     let options = TrecOptions {
         measures: args.measures.clone(),
         per_query: args.per_query,

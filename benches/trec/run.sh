@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark `rageval trec` against pytrec_eval and ranx on seeded 10,000 x 100 inputs.
-# Wall time: hyperfine, 1 warm-up + 3 runs, median. Peak RSS: /usr/bin/time -v, one run.
+# Wall time: hyperfine (no shell), 1 warm-up + 5 runs, median. Peak RSS: /usr/bin/time -v, one run.
 # Needs: cargo, hyperfine, GNU time, python3; the Python tools in a throwaway venv
 # (VENV, default /tmp/venv-trec: pip install pytrec-eval-terrier ranx).
 set -euo pipefail
@@ -22,7 +22,7 @@ RANX="$VENV/bin/python benches/trec/bench_ranx.py $QRELS $RUN"
 echo "== outputs (must agree on map and ndcg_cut_10 / recip_rank)"
 $RAGEVAL; $PYTREC; $RANX
 
-hyperfine --warmup 1 --runs 3 --export-json "$OUT/hyperfine.json" \
+hyperfine -N --warmup 1 --runs 5 --export-json "$OUT/hyperfine.json" \
   -n rageval "$RAGEVAL" -n pytrec_eval "$PYTREC" -n ranx "$RANX"
 
 for name in rageval pytrec_eval ranx; do

@@ -148,13 +148,16 @@ impl Judge {
             }
             previous = Some(entry);
             let prefix = entry.docno.prefix();
-            while judged < topic.len() && qrels.compare_judged(topic, judged, docno, prefix).is_lt()
-            {
-                judged += 1;
-            }
-            if judged < topic.len() && qrels.compare_judged(topic, judged, docno, prefix).is_eq() {
-                let rel = topic.relevances()[judged];
-                rels[index] = if rel < 0 { UNJUDGED } else { rel };
+            while judged < topic.len() {
+                match qrels.compare_judged(topic, judged, docno, prefix) {
+                    Ordering::Less => judged += 1,
+                    Ordering::Equal => {
+                        let rel = topic.relevances()[judged];
+                        rels[index] = if rel < 0 { UNJUDGED } else { rel };
+                        break;
+                    }
+                    Ordering::Greater => break,
+                }
             }
         }
         Ok(rels)

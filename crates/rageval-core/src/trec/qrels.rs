@@ -7,7 +7,9 @@
 use super::error::TrecError;
 #[cfg(test)]
 use super::lines::id_prefix;
-use super::lines::{Arena, LineReader, Span, parse_number, split_fields};
+use super::lines::{
+    Arena, LineReader, Span, compare_after_prefix, parse_number, same_id, split_fields,
+};
 use std::collections::HashMap;
 use std::io::BufRead;
 
@@ -77,7 +79,7 @@ impl Qrels {
             }
             // Judgments come grouped by topic; remembering the last one skips the hash.
             let slot = match &last {
-                Some((last_qid, slot)) if last_qid.as_slice() == qid => *slot,
+                Some((last_qid, slot)) if same_id(last_qid, qid) => *slot,
                 _ => {
                     let slot = match index.get(qid) {
                         Some(&slot) => slot,
@@ -158,7 +160,7 @@ impl Qrels {
         let span = topic.docs[position];
         span.prefix()
             .cmp(&prefix)
-            .then_with(|| self.arena.get(span).cmp(docno))
+            .then_with(|| compare_after_prefix(self.arena.get(span), docno))
     }
 
     /// The judged relevance of `docno` (whose [`id_prefix`] is `prefix`) for `topic`, if it

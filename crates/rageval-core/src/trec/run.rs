@@ -5,7 +5,7 @@
 //! `judge.rs`). Columns after `run_id` are ignored too. This file does not sort or judge.
 
 use super::error::TrecError;
-use super::lines::{Arena, LineReader, Span, parse_number, split_fields};
+use super::lines::{Arena, LineReader, Span, parse_score, same_id, split_fields};
 use std::collections::HashMap;
 use std::io::BufRead;
 
@@ -55,7 +55,7 @@ impl Run {
                 });
             }
             let [qid, _q0, docno, _rank, sim, id] = fields;
-            let sim: f64 = parse_number(sim, source, line, "score")?;
+            let sim = parse_score(sim, source, line)?;
             if sim.is_nan() {
                 // NaN has no place in trec_eval's ordering; refuse it rather than guess.
                 return Err(TrecError::NotANumber {
@@ -69,7 +69,7 @@ impl Run {
                 run_id = Some(String::from_utf8_lossy(id).into_owned());
             }
             let slot = match &last {
-                Some((last_qid, slot)) if last_qid.as_slice() == qid => *slot,
+                Some((last_qid, slot)) if same_id(last_qid, qid) => *slot,
                 _ => {
                     let slot = match index.get(qid) {
                         Some(&slot) => slot,

@@ -140,7 +140,8 @@ fn evaluate_topics(
                 (judged, false)
             }
             None if options.complete => {
-                let judged = JudgedQuery::new(vec![NONPOOL], topic.relevances(), options.rel_level);
+                let judged =
+                    JudgedQuery::new(vec![NONPOOL], topic.level_counts(), options.rel_level);
                 (judged, true)
             }
             None => continue,

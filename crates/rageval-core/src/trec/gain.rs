@@ -326,12 +326,12 @@ pub(crate) fn rbp_residual(q: &JudgedQuery) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trec::judge::NONPOOL;
+    use crate::trec::judge::{NONPOOL, count_levels};
     use crate::trec::measures::Selection;
 
     fn measure(argument: &str, rels: Vec<i64>, judged: &[i64]) -> f64 {
         let selection = Selection::parse(&[argument.to_owned()]).unwrap();
-        let q = JudgedQuery::new(rels, judged, 1);
+        let q = JudgedQuery::new(rels, &count_levels(judged.iter().copied()), 1);
         gain_measure(&selection.measures[0], &q)
     }
 
@@ -355,7 +355,7 @@ mod tests {
 
     #[test]
     fn ndcg_cut_truncates_both_rankings() {
-        let q = JudgedQuery::new(vec![1, 2, 0], &[1, 2, 0, 1], 1);
+        let q = JudgedQuery::new(vec![1, 2, 0], &count_levels([1, 2, 0, 1].into_iter()), 1);
         let mut out = Vec::new();
         ndcg_cut(&q, &[2], &mut out);
         let expected = (1.0 + 2.0 / 3f64.log2()) / (2.0 + 1.0 / 3f64.log2());

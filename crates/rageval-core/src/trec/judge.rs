@@ -34,19 +34,10 @@ pub(crate) struct JudgedQuery {
 }
 
 impl JudgedQuery {
-    /// Build from relevance values already in rank order and the qrels topic's judgments.
-    pub(crate) fn new(rels: Vec<i64>, judged: &[i64], rel_level: i64) -> Self {
-        let max_level = judged.iter().copied().max().unwrap_or(-1);
-        let mut level_counts = vec![0_u64; usize::try_from(max_level + 1).unwrap_or(0)];
-        for &rel in judged {
-            if let Ok(level) = usize::try_from(rel) {
-                level_counts[level] += 1;
-            }
-        }
-        // Trailing empty levels carry no information (trec_eval's `num_rel_levels`).
-        while level_counts.last() == Some(&0) {
-            level_counts.pop();
-        }
+    /// Build from relevance values already in rank order and the topic's judged documents
+    /// per level (from [`count_levels`]).
+    pub(crate) fn new(rels: Vec<i64>, level_counts: &[u64], rel_level: i64) -> Self {
+        let level_counts = level_counts.to_vec();
         let num_rel = level_counts
             .iter()
             .enumerate()
@@ -76,6 +67,22 @@ impl JudgedQuery {
     pub(crate) fn is_rel(&self, rel: i64) -> bool {
         rel >= self.rel_level
     }
+}
+
+/// Judged documents per relevance level `0..=max`; negative values (pooled, unjudged) are
+/// not counted, and the list ends at the highest level with a document (trec_eval's
+/// `num_rel_levels`).
+pub(crate) fn count_levels(judged: impl Iterator<Item = i64>) -> Vec<u64> {
+    let mut level_counts: Vec<u64> = Vec::new();
+    for rel in judged {
+        if let Ok(level) = usize::try_from(rel) {
+            if level >= level_counts.len() {
+                level_counts.resize(level + 1, 0);
+            }
+            level_counts[level] += 1;
+        }
+    }
+    level_counts
 }
 
 /// Reusable scratch space so that judging 10,000 topics allocates a handful of times.
@@ -112,7 +119,7 @@ impl Judge {
         let rels = self.look_up(run, qrels, topic, run_name)?;
         Ok(JudgedQuery::new(
             rels,
-            topic.relevances(),
+            topic.level_counts(),
             options.rel_level,
         ))
     }
@@ -152,7 +159,7 @@ impl Judge {
                 match qrels.compare_judged(topic, judged, docno, prefix) {
                     Ordering::Less => judged += 1,
                     Ordering::Equal => {
-                        let rel = topic.relevances()[judged];
+                        let rel = topic.rel_at(judged);
                         rels[index] = if rel < 0 { UNJUDGED } else { rel };
                         break;
                     }

@@ -230,19 +230,36 @@ pub(crate) fn parse_score(field: &[u8], source_name: &str, line: usize) -> Resul
 
 /// Split a line into at most `N` fields; the second value is the total field count, so a
 /// caller can report a wrong count without collecting the rest.
+///
+/// The scan stops at the start of field `N + 1`, so junk after a run's sixth column costs
+/// nothing; a count of `N + 1` means "more than `N`" (ask [`count_fields`] for the number).
 pub(crate) fn split_fields<const N: usize>(line: &[u8]) -> ([&[u8]; N], usize) {
     let mut fields: [&[u8]; N] = [&[]; N];
     let mut count = 0;
-    for field in line
-        .split(|byte| byte.is_ascii_whitespace())
-        .filter(|field| !field.is_empty())
-    {
-        if count < N {
-            fields[count] = field;
+    let mut position = 0;
+    while position < line.len() {
+        if line[position].is_ascii_whitespace() {
+            position += 1;
+            continue;
         }
+        if count == N {
+            return (fields, N + 1);
+        }
+        let start = position;
+        while position < line.len() && !line[position].is_ascii_whitespace() {
+            position += 1;
+        }
+        fields[count] = &line[start..position];
         count += 1;
     }
     (fields, count)
+}
+
+/// The exact number of whitespace-separated fields (for error messages).
+pub(crate) fn count_fields(line: &[u8]) -> usize {
+    line.split(|byte| byte.is_ascii_whitespace())
+        .filter(|field| !field.is_empty())
+        .count()
 }
 
 /// Parse a numeric field, naming the file, line and column when it is not a number.
@@ -269,9 +286,12 @@ mod tests {
 
     #[test]
     fn split_fields_counts_beyond_capacity() {
-        let (fields, count) = split_fields::<2>(b"  a\tb  c \r");
+        let (fields, count) = split_fields::<2>(b"  a\tb  c d \r");
         assert_eq!(fields, [b"a".as_slice(), b"b".as_slice()]);
         assert_eq!(count, 3);
+        assert_eq!(count_fields(b"  a\tb  c d \r"), 4);
+        let (fields, count) = split_fields::<3>(b"x y");
+        assert_eq!((fields[1], count), (b"y".as_slice(), 2));
     }
 
     #[test]

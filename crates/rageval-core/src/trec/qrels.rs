@@ -5,10 +5,12 @@
 //! "in the pool but not judged"). This file only reads and looks up; it computes no measure.
 
 use super::error::TrecError;
+use super::judge::count_levels;
 #[cfg(test)]
 use super::lines::id_prefix;
 use super::lines::{
-    Arena, LineReader, Span, compare_after_prefix, parse_number, same_id, split_fields,
+    Arena, LineReader, Span, compare_after_prefix, count_fields, parse_number, same_id,
+    split_fields,
 };
 use std::collections::HashMap;
 use std::io::BufRead;
@@ -16,23 +18,29 @@ use std::io::BufRead;
 /// Relevance values above this are refused, because measures keep one counter per level.
 pub const MAX_RELEVANCE: i64 = 1_000_000;
 
-/// The judgments of one topic, sorted by document id (bytewise) for binary search.
+/// The judgments of one topic, sorted by document id (bytewise), and how many sit at each
+/// relevance level (counted once here rather than per evaluation).
 #[derive(Debug, Clone)]
 pub(crate) struct QrelsTopic {
     pub(crate) qid: String,
-    docs: Vec<Span>,
-    rels: Vec<i64>,
+    judgments: Vec<(Span, i64)>,
+    level_counts: Vec<u64>,
 }
 
 impl QrelsTopic {
-    /// Every judged relevance value of the topic, in document-id order.
-    pub(crate) fn relevances(&self) -> &[i64] {
-        &self.rels
+    /// Judged documents per level `0..` (see [`count_levels`]).
+    pub(crate) fn level_counts(&self) -> &[u64] {
+        &self.level_counts
+    }
+
+    /// The relevance of the `position`-th judgment in document-id order.
+    pub(crate) fn rel_at(&self, position: usize) -> i64 {
+        self.judgments[position].1
     }
 
     /// Number of judgments of the topic.
     pub(crate) fn len(&self) -> usize {
-        self.rels.len()
+        self.judgments.len()
     }
 }
 
@@ -64,7 +72,7 @@ impl Qrels {
                     source_name: source.to_owned(),
                     line,
                     expected: "4 (qid iter docno rel)",
-                    found: count,
+                    found: count_fields(text),
                 });
             }
             let [qid, _iteration, docno, rel] = fields;
@@ -118,10 +126,11 @@ impl Qrels {
                     docno: String::from_utf8_lossy(arena.get(pair[0].0)).into_owned(),
                 });
             }
+            let level_counts = count_levels(judgments.iter().map(|judgment| judgment.1));
             topics.push(QrelsTopic {
                 qid,
-                docs: judgments.iter().map(|judgment| judgment.0).collect(),
-                rels: judgments.iter().map(|judgment| judgment.1).collect(),
+                judgments,
+                level_counts,
             });
         }
         // trec_eval walks topics in qid order (strcmp), which fixes the per-query output order.
@@ -139,8 +148,8 @@ impl Qrels {
         let positive = self
             .topics
             .iter()
-            .flat_map(|topic| &topic.rels)
-            .filter(|&&rel| rel > 0);
+            .flat_map(|topic| &topic.judgments)
+            .filter(|judgment| judgment.1 > 0);
         positive.count() as u64
     }
 
@@ -157,7 +166,7 @@ impl Qrels {
         docno: &[u8],
         prefix: u64,
     ) -> std::cmp::Ordering {
-        let span = topic.docs[position];
+        let span = topic.judgments[position].0;
         span.prefix()
             .cmp(&prefix)
             .then_with(|| compare_after_prefix(self.arena.get(span), docno))
@@ -168,14 +177,14 @@ impl Qrels {
     #[cfg(test)]
     pub(crate) fn relevance(&self, topic: &QrelsTopic, docno: &[u8], prefix: u64) -> Option<i64> {
         topic
-            .docs
-            .binary_search_by(|span| {
+            .judgments
+            .binary_search_by(|(span, _)| {
                 span.prefix()
                     .cmp(&prefix)
                     .then_with(|| self.arena.get(*span).cmp(docno))
             })
             .ok()
-            .map(|position| topic.rels[position])
+            .map(|position| topic.rel_at(position))
     }
 }
 

@@ -18,6 +18,15 @@ pub(crate) struct Span {
 }
 
 impl Span {
+    /// The same id after its arena was appended to another at `offset` (see
+    /// [`Arena::append`], which checks the sum fits).
+    pub(crate) fn shifted(self, offset: u32) -> Span {
+        Span {
+            start: self.start + offset,
+            ..self
+        }
+    }
+
     /// The id's first 8 bytes, zero-padded, big-endian: ordering these numbers orders the
     /// ids bytewise, except that equal prefixes need the full bytes.
     pub(crate) fn prefix(self) -> u64 {
@@ -76,11 +85,29 @@ impl Arena {
         &self.bytes[start..start + span.len as usize]
     }
 
+    /// Append another arena's bytes; its spans must then be [`Span::shifted`] by the
+    /// returned offset.
+    pub(crate) fn append(&mut self, other: &Arena, source_name: &str) -> Result<u32, TrecError> {
+        let too_large = || TrecError::TooLarge {
+            source_name: source_name.to_owned(),
+        };
+        let offset = u32::try_from(self.bytes.len()).map_err(|_| too_large())?;
+        let added = u32::try_from(other.bytes.len()).map_err(|_| too_large())?;
+        offset.checked_add(added).ok_or_else(too_large)?;
+        self.bytes.extend_from_slice(&other.bytes);
+        Ok(offset)
+    }
+
     /// Bytewise order of two ids stored here (trec_eval's `strcmp`).
     pub(crate) fn compare(&self, left: Span, right: Span) -> std::cmp::Ordering {
         left.prefix
             .cmp(&right.prefix)
             .then_with(|| compare_after_prefix(self.get(left), self.get(right)))
+    }
+
+    /// Bytes stored.
+    pub(crate) fn len(&self) -> usize {
+        self.bytes.len()
     }
 
     /// Give back the slack left by the growth strategy.

@@ -115,7 +115,7 @@ impl Qrels {
         arena.shrink();
         let mut topics = Vec::with_capacity(building.len());
         for (qid, mut judgments) in building {
-            judgments.sort_unstable_by(|a, b| arena.compare(a.0, b.0));
+            sort_by_id(&mut judgments, &arena);
             if let Some(pair) = judgments
                 .windows(2)
                 .find(|pair| arena.get(pair[0].0) == arena.get(pair[1].0))
@@ -188,9 +188,41 @@ impl Qrels {
     }
 }
 
+/// Sort judgments bytewise by id: by the numeric prefixes first (a plain integer sort), then
+/// each run of equal prefixes by the full ids.
+fn sort_by_id(judgments: &mut [(Span, i64)], arena: &Arena) {
+    judgments.sort_unstable_by_key(|judgment| judgment.0.prefix());
+    let mut start = 0;
+    while start < judgments.len() {
+        let prefix = judgments[start].0.prefix();
+        let end = start
+            + judgments[start..]
+                .iter()
+                .take_while(|judgment| judgment.0.prefix() == prefix)
+                .count();
+        if end - start > 1 {
+            judgments[start..end].sort_unstable_by(|a, b| arena.compare(a.0, b.0));
+        }
+        start = end;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ids_sharing_a_prefix_sort_bytewise() {
+        let text = "q 0 prefix00b 1\nq 0 prefix00a 0\nq 0 prefix0 1\nq 0 a 1\n";
+        let qrels = Qrels::parse(text.as_bytes(), "q").unwrap();
+        let topic = &qrels.topics()[0];
+        let ids: Vec<&[u8]> = topic
+            .judgments
+            .iter()
+            .map(|j| qrels.arena.get(j.0))
+            .collect();
+        assert_eq!(ids, [&b"a"[..], b"prefix0", b"prefix00a", b"prefix00b"]);
+    }
 
     #[test]
     fn comments_only_at_line_start() {

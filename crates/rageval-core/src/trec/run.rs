@@ -106,6 +106,39 @@ impl Run {
         })
     }
 
+    /// Append a run parsed from a later part of the same file (so that a large file can be
+    /// read in pieces, in parallel). Topics found in both are joined; the run id stays this
+    /// run's. The order of a topic's documents may change, which no measure depends on.
+    pub fn append(&mut self, mut other: Run, source: &str) -> Result<(), TrecError> {
+        // Copy the smaller part into the larger one; evaluation does not depend on the order
+        // of a topic's lines, only the run id must stay the first line's.
+        if other.arena.len() > self.arena.len() {
+            std::mem::swap(self, &mut other);
+            std::mem::swap(&mut self.run_id, &mut other.run_id);
+        }
+        let offset = self.arena.append(&other.arena, source)?;
+        let mut order: Vec<(Vec<u8>, usize)> = other.index.into_iter().collect();
+        order.sort_unstable_by_key(|(_, slot)| *slot);
+        let mut topics = other.topics;
+        for (qid, slot) in order {
+            let entries = std::mem::take(&mut topics[slot].entries);
+            let shifted = entries.into_iter().map(|entry| RunEntry {
+                docno: entry.docno.shifted(offset),
+                sim: entry.sim,
+            });
+            match self.index.get(&qid) {
+                Some(&mine) => self.topics[mine].entries.extend(shifted),
+                None => {
+                    self.topics.push(RunTopic {
+                        entries: shifted.collect(),
+                    });
+                    self.index.insert(qid, self.topics.len() - 1);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The run id of the first line (what trec_eval prints as `runid`).
     pub fn run_id(&self) -> &str {
         &self.run_id
@@ -145,6 +178,30 @@ mod tests {
         let one = run.topic("1").unwrap();
         assert_eq!(one.entries.len(), 2);
         assert_eq!(run.docno(&one.entries[1]), b"c");
+    }
+
+    #[test]
+    fn appending_parts_equals_parsing_the_whole() {
+        let head = "1 Q0 a 1 2.5 runA\n2 Q0 b 1 1.0 runA\n";
+        let tail = "2 Q0 c 2 0.5 runB\n3 Q0 d 1 0.1 runB\n";
+        let mut joined = Run::parse(head.as_bytes(), "r").unwrap();
+        joined
+            .append(Run::parse(tail.as_bytes(), "r").unwrap(), "r")
+            .unwrap();
+        assert_eq!(joined.run_id(), "runA");
+        assert_eq!(joined.num_topics(), 3);
+        let two = joined.topic("2").unwrap();
+        let mut ids: Vec<&[u8]> = two.entries.iter().map(|e| joined.docno(e)).collect();
+        ids.sort_unstable();
+        assert_eq!(ids, [&b"b"[..], b"c"]);
+        assert_eq!(joined.docno(&joined.topic("3").unwrap().entries[0]), b"d");
+        // A larger second part becomes the base; the first line's run id is kept.
+        let mut small = Run::parse("9 Q0 z 1 1 first\n".as_bytes(), "r").unwrap();
+        small.append(joined, "r").unwrap();
+        assert_eq!(small.run_id(), "first");
+        assert_eq!(small.num_topics(), 4);
+        assert_eq!(small.docno(&small.topic("9").unwrap().entries[0]), b"z");
+        assert_eq!(small.docno(&small.topic("1").unwrap().entries[0]), b"a");
     }
 
     #[test]

@@ -327,3 +327,69 @@ fn relstring_char(rel: i64) -> char {
         _ => '<',
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trec::judge::count_levels;
+    use crate::trec::measures::Selection;
+
+    /// Values of one `-m` argument for a ranking `rels` over judgments `judged`.
+    fn values(argument: &str, rels: Vec<i64>, judged: &[i64], rel_level: i64) -> Vec<f64> {
+        let selection = Selection::parse(&[argument.to_owned()]).unwrap();
+        let q = JudgedQuery::new(rels, &count_levels(judged.iter().copied()), rel_level);
+        let mut out = Vec::new();
+        compute(&selection.measures[0], &q, &mut out, &mut None);
+        out
+    }
+
+    #[test]
+    fn average_precision_counts_unretrieved_relevant_documents() {
+        // Relevant at ranks 1 and 3, one relevant never retrieved: (1 + 2/3) / 3.
+        let map = values("map", vec![1, 0, 1, NONPOOL], &[1, 0, 1, 1], 1);
+        assert!((map[0] - (1.0 + 2.0 / 3.0) / 3.0).abs() < 1e-15);
+        assert_eq!(
+            values("map_cut.1", vec![1, 0, 1], &[1, 0, 1, 1], 1),
+            [1.0 / 3.0]
+        );
+    }
+
+    #[test]
+    fn bpref_skips_unjudged_documents() {
+        // Unjudged documents above the relevant one do not count against it.
+        assert_eq!(
+            values("bpref", vec![NONPOOL, UNJUDGED, 1], &[1, 0], 1),
+            [1.0]
+        );
+        // One judged nonrelevant above: 1 - min(1, R) / min(N, R).
+        assert_eq!(values("bpref", vec![0, 1], &[1, 0], 1), [0.0]);
+    }
+
+    #[test]
+    fn interpolated_precision_takes_the_best_precision_below() {
+        // Relevant at ranks 2 and 3 of 3 (R = 2): precision 1/2 then 2/3.
+        let points = values("iprec_at_recall.0,.5,1", vec![0, 1, 1], &[0, 1, 1], 1);
+        assert_eq!(points, [2.0 / 3.0, 2.0 / 3.0, 2.0 / 3.0]);
+        let multiples = values("Rprec_mult.0.5,1,2", vec![0, 1, 1], &[0, 1, 1], 1);
+        assert_eq!(multiples, [0.0, 0.5, 0.5]);
+    }
+
+    #[test]
+    fn relevance_level_changes_binary_measures() {
+        assert_eq!(values("P.2", vec![1, 2], &[1, 2], 2), [0.5]);
+        assert_eq!(values("recip_rank", vec![1, 2], &[1, 2], 2), [0.5]);
+        assert_eq!(
+            values("num_nonrel_judged_ret", vec![1, 2, NONPOOL], &[1, 2], 2),
+            [1.0]
+        );
+    }
+
+    #[test]
+    fn relstring_marks_unpooled_and_unjudged() {
+        let selection = Selection::parse(&["relstring.4".to_owned()]).unwrap();
+        let q = JudgedQuery::new(vec![12, 3, NONPOOL, UNJUDGED, 1], &[3, 1], 1);
+        let mut text = None;
+        compute(&selection.measures[0], &q, &mut Vec::new(), &mut text);
+        assert_eq!(text.as_deref(), Some(">3-."));
+    }
+}

@@ -25,7 +25,8 @@ pub struct TrecArgs {
     /// Also print every measure for each topic
     #[arg(short = 'q', long = "per-query")]
     pub per_query: bool,
-    /// Average over all topics in the qrels; topics without results score 0
+    /// Average over all topics in the qrels; topics without results score 0 (without -c
+    /// they are skipped, as pytrec_eval does; trec_eval 10.0 stops with an error instead)
     #[arg(short = 'c', long = "complete")]
     pub complete: bool,
     /// Lowest relevance value counted as relevant

@@ -105,7 +105,7 @@ fn check_bleu(m: &mut Mismatches, label: &str, ours: rageval_core::text::Bleu, c
 
 #[test]
 fn bleu_matches_sacrebleu() {
-    let cases = cases(include_str!("fixtures/text/bleu.json"));
+    let cases = cases(include_str!("../fixtures/text/bleu.json"));
     let mut m = Mismatches::default();
     let mut total = 0;
     for case in array(&cases["sentence"]) {
@@ -132,7 +132,7 @@ fn bleu_matches_sacrebleu() {
 
 #[test]
 fn chrf_matches_sacrebleu() {
-    let cases = cases(include_str!("fixtures/text/chrf.json"));
+    let cases = cases(include_str!("../fixtures/text/chrf.json"));
     let mut m = Mismatches::default();
     let mut total = 0;
     for case in array(&cases["sentence"]) {
@@ -192,7 +192,7 @@ fn check_rouge(m: &mut Mismatches, cases: &Value) -> usize {
 
 #[test]
 fn rouge_matches_rouge_score_on_english() {
-    let cases = cases(include_str!("fixtures/text/rouge.json"));
+    let cases = cases(include_str!("../fixtures/text/rouge.json"));
     let mut m = Mismatches::default();
     let total = check_rouge(&mut m, &cases["english"]);
     m.assert_none(total);
@@ -201,7 +201,7 @@ fn rouge_matches_rouge_score_on_english() {
 /// rouge-score's own scorer, fed Python jieba's tokens, agrees with ours on Chinese.
 #[test]
 fn rouge_matches_rouge_score_with_jieba_on_chinese() {
-    let cases = cases(include_str!("fixtures/text/rouge.json"));
+    let cases = cases(include_str!("../fixtures/text/rouge.json"));
     let mut m = Mismatches::default();
     let total = check_rouge(&mut m, &cases["chinese_jieba"]);
     assert!(total > 0);
@@ -212,7 +212,7 @@ fn rouge_matches_rouge_score_with_jieba_on_chinese() {
 /// ones included — while ours gives the jieba-token ROUGE checked above.
 #[test]
 fn regression_rouge_score_gives_zero_on_chinese() {
-    let cases = cases(include_str!("fixtures/text/rouge.json"));
+    let cases = cases(include_str!("../fixtures/text/rouge.json"));
     let default_tokens = array(&cases["rouge_score_on_chinese"]);
     let jieba_tokens = array(&cases["chinese_jieba"]);
     assert_eq!(default_tokens.len(), jieba_tokens.len());
@@ -234,7 +234,7 @@ fn regression_rouge_score_gives_zero_on_chinese() {
 
 #[test]
 fn distances_match_rapidfuzz() {
-    let cases = cases(include_str!("fixtures/text/distance.json"));
+    let cases = cases(include_str!("../fixtures/text/distance.json"));
     let mut m = Mismatches::default();
     let mut total = 0;
     for case in array(&cases) {

@@ -1,0 +1,7 @@
+//! Integration tests of `rageval-core` against files on disk and reference implementations:
+//! one test binary, one module per concern.
+
+mod datasets;
+mod rank_reference;
+mod text_reference;
+mod trec_fixtures;

@@ -4,6 +4,8 @@
 //! - [`chat`]: the backend-neutral request/response types and the [`ChatModel`] and
 //!   [`Embedder`] traits (one attempt per call).
 //! - [`openai`]: [`OpenAiBackend`], any OpenAI-compatible HTTP server.
+//! - [`models`]: [`Models`], the chat and embedding backends chosen at run time behind one
+//!   type, so `Judge<Models>` serves them all.
 //! - [`settings`]: [`EndpointSettings`] from explicit values or the `RAGEVAL_JUDGE_*`
 //!   environment (every variable declared there once).
 //! - [`secret`]: [`ApiKey`], which prints as `****`.
@@ -25,6 +27,7 @@ pub mod chat;
 pub mod error;
 pub mod judge;
 pub mod limiter;
+pub mod models;
 pub mod openai;
 pub mod retry;
 pub mod secret;
@@ -36,6 +39,7 @@ pub use chat::{ChatModel, ChatRequest, ChatResponse, Embedder, Message, Role, Sa
 pub use error::JudgeError;
 pub use judge::{Answer, Completion, Embeddings, Judge, JudgeConfig, JudgeStats};
 pub use limiter::{Limiter, LimiterConfig};
+pub use models::{AnyChatModel, AnyEmbedder, BoxFuture, Models};
 pub use openai::OpenAiBackend;
 pub use retry::RetryPolicy;
 pub use secret::ApiKey;

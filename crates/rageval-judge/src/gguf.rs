@@ -38,25 +38,26 @@ use crate::error::JudgeError;
 /// How a [`GgufChat`] runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GgufOptions {
-    /// CPU threads for decoding. Default: [`DEFAULT_GGUF_THREADS`], at most the cores
-    /// available. More threads help a larger model on an idle machine; on a shared one,
-    /// threads that wait on a busy core slow every token.
+    /// CPU threads for decoding. Default: [`DEFAULT_GGUF_THREADS`]. More threads help a
+    /// larger model on an idle machine; on a shared one every token waits for the slowest
+    /// thread, and a busy neighbour slowed 2 threads to a quarter of 1 thread's speed here
+    /// (BENCHMARKS.md).
     pub threads: usize,
     /// Context window in tokens, prompt and answer together (capped at the model's training
     /// context). A longer prompt fails with an error that says so.
     pub context_tokens: u32,
 }
 
-/// Decoding threads by default (see [`GgufOptions::threads`]).
-pub const DEFAULT_GGUF_THREADS: usize = 2;
+/// Decoding threads by default: one, the only count whose speed held steady while other
+/// builds shared the cores (see [`GgufOptions::threads`]).
+pub const DEFAULT_GGUF_THREADS: usize = 1;
 /// Context window by default (see [`GgufOptions::context_tokens`]).
 pub const DEFAULT_GGUF_CONTEXT: u32 = 4096;
 
 impl Default for GgufOptions {
     fn default() -> Self {
-        let cores = std::thread::available_parallelism().map_or(1, usize::from);
         GgufOptions {
-            threads: DEFAULT_GGUF_THREADS.min(cores),
+            threads: DEFAULT_GGUF_THREADS,
             context_tokens: DEFAULT_GGUF_CONTEXT,
         }
     }

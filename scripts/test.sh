@@ -14,5 +14,8 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 step "cargo doc (warnings are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 
+step "chromium for the browser tests (scripts/setup-chromium.sh)"
+./scripts/setup-chromium.sh
+
 step "cargo test"
 cargo test --workspace --locked

@@ -1,6 +1,7 @@
 //! Every command-line argument of `rageval`, in one place. Parsing touches no file and no
 //! network; commands resolve these into settings.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -25,6 +26,8 @@ pub enum Command {
     Report(ReportArgs),
     /// Compare runs over the same dataset: version table, paired deltas, flipped samples.
     Compare(CompareArgs),
+    /// Serve a directory of runs as a read-only web UI and JSON API.
+    Serve(ServeArgs),
 }
 
 #[derive(Debug, Args)]
@@ -139,6 +142,32 @@ pub struct CompareArgs {
     /// Samples listed per metric and pair as moving most.
     #[arg(long, default_value_t = 5, value_name = "N")]
     pub top: usize,
+}
+
+/// Arguments of `rageval serve`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Pages: / (runs; tick some to compare), /runs/NAME (summary and \
+samples filtered by a metric's range), /runs/NAME/report, /compare?run=A&run=B. \
+JSON: /api/runs, /api/runs/NAME, /api/runs/NAME/samples?metric=M&min=X&max=Y, \
+/api/compare?run=A&run=B. The server only reads; see docs/reports.md."
+)]
+pub struct ServeArgs {
+    /// The directory whose subdirectories are runs (as `rageval eval --out DIR/NAME`
+    /// writes them).
+    #[arg(default_value = "runs", value_name = "RUNS_DIR")]
+    pub runs_dir: PathBuf,
+
+    /// Address and port to listen on (port 0 picks a free one). An address other than
+    /// loopback needs a token.
+    #[arg(long, default_value = "127.0.0.1:8321", value_name = "ADDR")]
+    pub bind: SocketAddr,
+
+    /// A bearer token every request must carry (`Authorization: Bearer TOKEN`, or open
+    /// `/?token=TOKEN` once in a browser). Default: the RAGEVAL_SERVE_TOKEN environment
+    /// variable, which keeps it out of the process list.
+    #[arg(long, value_name = "TOKEN")]
+    pub token: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]

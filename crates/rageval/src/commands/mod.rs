@@ -7,6 +7,7 @@ pub mod compare;
 pub mod eval;
 pub mod metrics;
 pub mod report;
+pub mod serve;
 pub mod trec;
 
 use std::process::ExitCode;
@@ -26,6 +27,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Trec(args) => trec::run(&args, &mut stdout),
         Command::Report(args) => report::run(&args, &mut stdout),
         Command::Compare(args) => compare::run(&args, &mut stdout),
+        Command::Serve(args) => serve::run(&args),
     }
 }
 

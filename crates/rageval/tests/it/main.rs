@@ -2,11 +2,12 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod browser;
+mod chromium;
 mod compare;
 mod eval;
 mod metrics;
 mod report;
-mod runs;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -28,6 +29,24 @@ pub fn rageval(dir: &Path, args: &[&str]) -> Output {
         .env("NO_COLOR", "1")
         .output()
         .expect("the binary runs")
+}
+
+/// Scores `examples/fiqa-30.jsonl` with `metrics` (comma-separated) into the run directory
+/// `out`, from `dir`; panics unless the run succeeds.
+pub fn eval_fiqa(dir: &Path, metrics: &str, out: &Path) {
+    let data = repo_root().join("examples/fiqa-30.jsonl");
+    let output = rageval(
+        dir,
+        &[
+            "eval",
+            data.to_str().unwrap(),
+            "--metrics",
+            metrics,
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
 }
 
 pub fn stdout(output: &Output) -> String {

@@ -114,8 +114,8 @@ pub enum Answerer {
 }
 
 impl TaskRoute {
-    /// One line for stderr, e.g. `support_verdicts: heuristic content_word_overlap v1
-    /// (WikiEval faithfulness pairwise accuracy 1.00, 10 pairs)`.
+    /// One line for stderr, e.g. `support_verdicts: heuristic content_word_overlap v1 —
+    /// WikiEval faithfulness pairwise accuracy 1.00 (10 pairs); ...`.
     pub fn summary(&self) -> String {
         let who = match &self.answered_by {
             None => "unavailable".to_owned(),
@@ -129,7 +129,7 @@ impl TaskRoute {
         if figures.is_empty() {
             format!("{}: {who}", self.task)
         } else {
-            format!("{}: {who} ({})", self.task, figures.join("; "))
+            format!("{}: {who} — {}", self.task, figures.join("; "))
         }
     }
 }

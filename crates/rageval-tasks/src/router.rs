@@ -453,3 +453,55 @@ impl TaskJudge {
         self.route(task).map(|_| ())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send<T: Send>(_: &T) {}
+
+    /// Callers spawn task calls on a multi-threaded runtime: every future must be `Send`.
+    #[test]
+    fn task_futures_are_send() {
+        let judge = TaskJudge::new(Policy::offline());
+        let support = SupportVerdicts {
+            statements: vec![],
+            contexts: vec![],
+        };
+        assert_send(&judge.support_verdicts(&support));
+        let similarity = QuestionSimilarity {
+            question: String::new(),
+            candidates: vec![],
+        };
+        assert_send(&judge.question_similarity(&similarity));
+        let merge = MergeAnswers {
+            question: String::new(),
+            answers: vec![],
+        };
+        assert_send(&judge.merge_answers(&merge));
+        let split = SplitStatements {
+            question: String::new(),
+            text: String::new(),
+        };
+        assert_send(&judge.split_statements(&split));
+    }
+
+    #[test]
+    fn overrides_beat_the_family_route() {
+        let mut policy = Policy::offline();
+        assert_eq!(
+            policy.preferred(TaskKind::SupportVerdicts),
+            Route::Heuristic
+        );
+        assert_eq!(policy.preferred(TaskKind::SplitStatements), Route::Llm);
+        policy
+            .overrides
+            .insert(TaskKind::SplitStatements, Route::Heuristic);
+        assert_eq!(
+            policy.preferred(TaskKind::SplitStatements),
+            Route::Heuristic
+        );
+        let json = serde_json::to_value(&policy).unwrap_or_default();
+        assert_eq!(json["overrides"]["split_statements"], "heuristic");
+    }
+}

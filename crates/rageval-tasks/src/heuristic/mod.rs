@@ -108,6 +108,7 @@ impl Heuristic {
 
     /// Overlap, plus cosine similarity from `judge`'s embedding model where a rule uses it
     /// (question similarity). Embeddings go through the judge: cached, limited, retried.
+    /// A judge without an embedding model gives the lexical heuristic.
     pub fn with_embeddings(judge: Judge<Models>) -> Self {
         Heuristic {
             embeddings: judge.model().embedder.is_some().then_some(judge),

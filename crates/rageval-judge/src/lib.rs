@@ -19,7 +19,7 @@
 //!   ladder.
 //! - [`error`]: the one error type, [`JudgeError`], and which errors are retryable.
 //!
-//! Prompt text and typed judge tasks belong to `rageval-metrics`; this crate knows no metric.
+//! Prompt text and typed judge tasks belong to `rageval-tasks`; this crate knows no metric.
 //! It never prints: callers read [`Judge::stats`] and [`Judge::rung_counts`].
 
 pub mod cache;

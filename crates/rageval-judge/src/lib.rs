@@ -51,6 +51,7 @@ pub use accounting::{Budget, Cap, Price, PriceTable, TemplateUsage, UsageReport}
 pub use cache::{Cache, CacheKey, CacheMode};
 pub use cancel::CancelToken;
 pub use chat::{ChatModel, ChatRequest, ChatResponse, Embedder, Message, Role, Sampling, Usage};
+pub use config::{JudgeFlags, JudgeSettings};
 pub use error::JudgeError;
 pub use judge::{Answer, Completion, Embeddings, Judge, JudgeConfig, JudgeStats};
 pub use limiter::{Limiter, LimiterConfig};

@@ -85,7 +85,10 @@ mod tests {
         // change the outcome.
         let settings = settings(&args).unwrap();
         assert_eq!(settings.model.as_deref(), Some("gpt-4o-mini"));
-        assert_eq!(settings.endpoints[0].settings.base_url, "http://127.0.0.1:9/v1");
+        assert_eq!(
+            settings.endpoints[0].settings.base_url,
+            "http://127.0.0.1:9/v1"
+        );
         assert_eq!(
             settings.endpoints[0].settings.request_timeout,
             Duration::from_millis(2500)

@@ -141,7 +141,7 @@ pub fn display_endpoint(url: &str) -> String {
     }
 }
 
-fn parse_headers(raw: &str) -> Result<Vec<(String, String)>, JudgeError> {
+pub(crate) fn parse_headers(raw: &str) -> Result<Vec<(String, String)>, JudgeError> {
     raw.split(['\n', ';'])
         .map(str::trim)
         .filter(|pair| !pair.is_empty())

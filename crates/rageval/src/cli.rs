@@ -228,3 +228,81 @@ pub struct TrecArgs {
     #[arg(long)]
     pub json: bool,
 }
+
+/// Where the model judge is and how hard to use it. Flatten into every command that calls a
+/// model; `judge::settings` merges it with the environment and `rageval.toml`
+/// (docs/configuration.md).
+#[derive(Debug, Clone, Default, Args)]
+pub struct JudgeArgs {
+    /// Judge settings file (default: $RAGEVAL_CONFIG, else ./rageval.toml when present)
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+
+    /// Base URL of an OpenAI-compatible judge endpoint, e.g. http://localhost:8000/v1
+    /// (replaces the endpoints of the settings file)
+    #[arg(long, value_name = "URL")]
+    pub judge_base_url: Option<String>,
+
+    /// The judge model, e.g. gpt-4o-mini
+    #[arg(long, value_name = "NAME")]
+    pub judge_model: Option<String>,
+
+    /// Most judge calls in flight, all endpoints together
+    #[arg(long, value_name = "N", value_parser = at_least_one::<usize>)]
+    pub concurrency: Option<usize>,
+
+    /// Judge requests per minute, all endpoints together
+    #[arg(long, value_name = "N", value_parser = at_least_one::<u32>)]
+    pub rpm: Option<u32>,
+
+    /// Judge tokens per minute, all endpoints together
+    #[arg(long, value_name = "N", value_parser = at_least_one::<u32>)]
+    pub tpm: Option<u32>,
+
+    /// Seconds one judge HTTP attempt may take
+    #[arg(long, value_name = "SECS", value_parser = positive_seconds)]
+    pub timeout: Option<std::time::Duration>,
+
+    /// Neither read nor write the judge's answer cache
+    #[arg(long, conflicts_with = "offline")]
+    pub no_cache: bool,
+
+    /// Answer only from the cache: a miss is an error and no request is made
+    #[arg(long)]
+    pub offline: bool,
+
+    /// The answer cache file (default: $RAGEVAL_CACHE_DIR/judge.sqlite, else
+    /// ~/.cache/rageval/judge.sqlite)
+    #[arg(long, value_name = "PATH")]
+    pub cache: Option<PathBuf>,
+
+    /// Stop after N answered judge calls (cached answers are free)
+    #[arg(long, value_name = "N")]
+    pub max_calls: Option<u64>,
+
+    /// Stop before the judge's cost passes USD dollars (needs a price for the model)
+    #[arg(long, value_name = "USD", value_parser = non_negative_dollars)]
+    pub max_cost: Option<f64>,
+}
+
+fn at_least_one<T: std::str::FromStr + PartialOrd + From<u8>>(raw: &str) -> Result<T, String> {
+    match raw.parse::<T>() {
+        Ok(n) if n >= T::from(1) => Ok(n),
+        _ => Err("expected a whole number ≥ 1".into()),
+    }
+}
+
+fn positive_seconds(raw: &str) -> Result<std::time::Duration, String> {
+    raw.parse::<f64>()
+        .ok()
+        .and_then(|s| std::time::Duration::try_from_secs_f64(s).ok())
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| "expected a positive number of seconds".into())
+}
+
+fn non_negative_dollars(raw: &str) -> Result<f64, String> {
+    match raw.parse::<f64>() {
+        Ok(usd) if usd.is_finite() && usd >= 0.0 => Ok(usd),
+        _ => Err("expected a number of dollars ≥ 0".into()),
+    }
+}

@@ -98,13 +98,40 @@ async fn five_hundred_calls_under_faults_then_an_identical_offline_replay() {
     let seen = mock.stats();
     let stats = online.stats();
     assert_eq!(seen.chat_requests, stats.attempts, "{seen:?} vs {stats:?}");
-    assert!(
-        seen.faults.fail > 0
-            && seen.faults.rate_limit > 0
-            && seen.faults.hang > 0
-            && seen.faults.garbage > 0
+    assert_eq!(stats.deduplicated, 0, "no two calls were identical");
+    // The injected mix is the one asked for (10% 500s, 10% 429s, 5% hangs, 10% garbage),
+    // give or take the draw.
+    let share = |n: u64| n as f64 / seen.chat_requests as f64;
+    for (name, got, want) in [
+        ("500", share(seen.faults.fail), 0.10),
+        ("429", share(seen.faults.rate_limit), 0.10),
+        ("hang", share(seen.faults.hang), 0.05),
+        ("garbage", share(seen.faults.garbage), 0.10),
+    ] {
+        assert!((want * 0.6..want * 1.4).contains(&got), "{name}: {got:.3}");
+    }
+    assert_eq!(
+        seen.client_disconnects, seen.faults.hang,
+        "every hang timed out"
     );
     assert!(stats.limit_cuts > 0);
+
+    // The journal: every answered HTTP call was booked once and stored once — the cache
+    // holds one row per answer, and the books match the server's own token counts.
+    let answers_sent = seen.status_counts.get(&200).copied().unwrap_or(0);
+    let usage = online.usage();
+    assert_eq!(usage.total.calls, answers_sent);
+    assert_eq!(stats.cache_writes, answers_sent);
+    assert_eq!(stats.cache_write_errors, 0);
+    assert_eq!(
+        Cache::open(&path).unwrap().len().await.unwrap(),
+        answers_sent
+    );
+    assert_eq!(
+        (usage.total.prompt_tokens, usage.total.completion_tokens),
+        (seen.prompt_tokens, seen.completion_tokens)
+    );
+    assert_eq!(usage.total.cached_calls, 0);
 
     // Offline replay from the same cache file: zero requests, identical results.
     let before = mock.stats().requests;
@@ -136,6 +163,11 @@ async fn five_hundred_calls_under_faults_then_an_identical_offline_replay() {
         }
     }
     assert_eq!(offline.rung_counts(), counts);
+    // Offline, everything is a cached answer: nothing spent, the same tokens on record.
+    let replayed = offline.usage().total;
+    assert_eq!((replayed.calls, replayed.cost_usd), (0, 0.0));
+    assert_eq!(replayed.cached_calls, usage.total.calls);
+    assert_eq!(replayed.cached_prompt_tokens, usage.total.prompt_tokens);
     println!(
         "faulty batch: {answered} answered, {failed} failed, {reasked} re-asked, {repaired} repaired; \
          {} attempts, {} retries, {} cuts; online {:.2}s, offline {:.2}s; mock {:?}, {} client hang-ups",

@@ -1,31 +1,16 @@
 //! One call at a time: the ladder's rungs, what is retried and what is not, timeouts,
 //! Retry-After, the cache and offline mode, headers, embeddings, cancellation.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use rageval_judge::{
     Cache, CacheMode, Embedder, JudgeError, Rung, Sampling, SchemaMode, StructuredRequest,
 };
 use rageval_testkit::{MockConfig, MockServer, Reply};
-use serde_json::Value;
 
-use crate::support::{Verdict, config, judge, request, settings};
+use crate::support::{GOOD, Verdict, config, judge, request, scripted, settings};
 
 const T: Duration = Duration::from_secs(5);
-
-fn scripted(f: impl Fn(&Value, u32) -> Reply + Send + Sync + 'static) -> MockConfig {
-    let calls = AtomicU32::new(0);
-    MockConfig {
-        script: Some(Arc::new(move |body: &Value| {
-            f(body, calls.fetch_add(1, Ordering::SeqCst))
-        })),
-        ..MockConfig::default()
-    }
-}
-
-const GOOD: &str = r#"{"reason": "it says so", "verdict": 1}"#;
 
 #[tokio::test]
 async fn schema_driven_answer_arrives_direct_in_both_schema_modes() {

@@ -14,5 +14,8 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 step "cargo doc (warnings are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 
+step "Elasticsearch-compatible test server (rageval-sources' integration tests start it)"
+./scripts/setup-noida.sh >/dev/null
+
 step "cargo test"
 cargo test --workspace --locked

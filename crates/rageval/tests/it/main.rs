@@ -7,6 +7,7 @@ mod eval;
 mod metrics;
 mod report;
 mod runs;
+mod sources;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -411,3 +411,101 @@ impl SourcesConfig {
 pub fn process_env() -> EnvLookup {
     Arc::new(|name| std::env::var(name).ok())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    fn no_env(_: &str) -> Option<String> {
+        None
+    }
+
+    #[test]
+    fn elasticsearch_settings_with_env_credentials_winning() {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            "q.json",
+            r#"{"query": {"match": {"body": "{{question}}"}}}"#,
+        );
+        let config = write(
+            dir.path(),
+            "s.toml",
+            "[elasticsearch]\nurl = \"http://es:9200\"\nindex = \"news\"\nquery_template = \"q.json\"\n\
+             text_field = \"body\"\nid_field = \"_id\"\nsize = 50\nuser = \"reader\"\npassword = \"from-file\"\n",
+        );
+        let config = SourcesConfig::read(&config).unwrap();
+        let env = |name: &str| (name == ENV_ES_PASSWORD).then(|| "from-env".to_string());
+        let settings = config.elasticsearch(&env).unwrap();
+        assert_eq!((settings.size, settings.id_field.clone()), (50, None));
+        let EsAuth::Basic { user, password } = &settings.auth else {
+            panic!()
+        };
+        assert_eq!((user.as_str(), password.expose()), ("reader", "from-env"));
+        assert!(!format!("{settings:?}").contains("from-"));
+    }
+
+    #[test]
+    fn errors_name_the_file_and_the_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let typo = write(
+            dir.path(),
+            "typo.toml",
+            "[service]\nurl = \"http://x\"\nrespones = \"json\"\n",
+        );
+        let err = SourcesConfig::read(&typo).unwrap_err().to_string();
+        assert!(
+            err.contains("typo.toml") && err.contains("respones"),
+            "{err}"
+        );
+
+        write(
+            dir.path(),
+            "bad.json",
+            "{\n  \"query\": {\"match\": \"{{question\"}\n}",
+        );
+        let config = write(
+            dir.path(),
+            "s.toml",
+            "[elasticsearch]\nurl = \"http://es\"\nindex = \"i\"\nquery_template = \"bad.json\"\ntext_field = \"t\"\n\
+             [service]\nurl = \"http://x\"\nresponse = \"xml\"\n",
+        );
+        let config = SourcesConfig::read(&config).unwrap();
+        let err = config.elasticsearch(&no_env).unwrap_err().to_string();
+        assert!(err.contains("bad.json:2:23: `{{` is never closed"), "{err}");
+        let err = config.service(process_env()).unwrap_err().to_string();
+        assert!(
+            err.ends_with(
+                "s.toml: [service] response: `xml` is not valid; expected text, json, lines or sse"
+            ),
+            "{err}"
+        );
+        let err = SourcesConfig::empty()
+            .local(None, None, None)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(err, "[local] index: missing (or pass --index)");
+    }
+
+    #[test]
+    fn a_user_without_a_password_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "q.json", "{}");
+        let config = write(
+            dir.path(),
+            "s.toml",
+            "[elasticsearch]\nurl = \"http://es\"\nindex = \"i\"\nquery_template = \"q.json\"\ntext_field = \"t\"\nuser = \"u\"\n",
+        );
+        let err = SourcesConfig::read(&config)
+            .unwrap()
+            .elasticsearch(&no_env)
+            .unwrap_err();
+        assert!(err.to_string().contains(ENV_ES_PASSWORD), "{err}");
+    }
+}

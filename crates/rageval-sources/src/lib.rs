@@ -8,7 +8,7 @@
 //!   streamed lines or server-sent events.
 //! - [`local`]: the embedded index — loaders, seed S4's splitter, tantivy BM25 with jieba,
 //!   optional embeddings and hybrid ranking.
-//! - [`collect`]: concurrent, resumable collection into the JSONL dataset `rageval eval`
+//! - [`collect`](mod@collect): concurrent, resumable collection into the JSONL dataset `rageval eval`
 //!   reads.
 //! - [`template`]: `{{placeholder}}` templates with positioned errors; [`json_path`]: dotted
 //!   paths into JSON.

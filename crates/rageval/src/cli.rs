@@ -303,19 +303,19 @@ pub struct CollectArgs {
     #[arg(long, short, value_name = "DATA.jsonl")]
     pub out: PathBuf,
 
-    /// Sources settings (TOML with [elasticsearch], [service], [local]; see docs/sources.md)
+    /// Sources settings (TOML with `[elasticsearch]`, `[service]`, `[local]`; see docs/sources.md)
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 
-    /// The local index (overrides [local] index)
+    /// The local index (overrides `[local] index`)
     #[arg(long)]
     pub index: Option<PathBuf>,
 
-    /// Chunks per question from the local index (overrides [local] k)
+    /// Chunks per question from the local index (overrides `[local] k`)
     #[arg(short)]
     pub k: Option<usize>,
 
-    /// Ranking of the local index (overrides [local] ranking)
+    /// Ranking of the local index (overrides `[local] ranking`)
     #[arg(long, value_enum)]
     pub ranking: Option<RankingArg>,
 

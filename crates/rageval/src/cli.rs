@@ -28,6 +28,12 @@ pub enum Command {
     Compare(CompareArgs),
     /// Serve a directory of runs as a read-only web UI and JSON API.
     Serve(ServeArgs),
+    /// Build a local search index from documents (PDF, DOCX, HTML, Markdown, text, JSONL chunks).
+    Index(IndexArgs),
+    /// Search a local index built by `rageval index`.
+    Search(SearchArgs),
+    /// Ask every question to a retriever and a RAG service; write a dataset for `rageval eval`.
+    Collect(CollectArgs),
 }
 
 #[derive(Debug, Args)]
@@ -305,4 +311,138 @@ fn non_negative_dollars(raw: &str) -> Result<f64, String> {
         Ok(usd) if usd.is_finite() && usd >= 0.0 => Ok(usd),
         _ => Err("expected a number of dollars ≥ 0".into()),
     }
+}
+
+/// Arguments of `rageval index`.
+#[derive(Debug, Args)]
+pub struct IndexArgs {
+    /// Documents, or directories searched recursively for .pdf .docx .html .md .txt .jsonl
+    /// files (a .jsonl file holds chunks already split: one `{"text", "id"}` object a line)
+    #[arg(required = true, value_name = "DOCS")]
+    pub docs: Vec<PathBuf>,
+
+    /// The index directory to write
+    #[arg(long, short, value_name = "INDEX")]
+    pub out: PathBuf,
+
+    /// Characters per chunk
+    #[arg(long, default_value_t = rageval_sources::local::splitter::DEFAULT_CHUNK_SIZE)]
+    pub chunk_size: usize,
+
+    /// Characters shared by neighbouring chunks
+    #[arg(long, default_value_t = rageval_sources::local::splitter::DEFAULT_CHUNK_OVERLAP)]
+    pub chunk_overlap: usize,
+
+    /// Replace an index already at --out (only once the new one is complete)
+    #[arg(long)]
+    pub overwrite: bool,
+
+    /// Also embed every chunk with this model, for vector and hybrid search, on the
+    /// OpenAI-compatible endpoint of RAGEVAL_JUDGE_BASE_URL (key: RAGEVAL_JUDGE_API_KEY)
+    #[arg(long, value_name = "MODEL")]
+    pub embed_model: Option<String>,
+}
+
+/// Arguments of `rageval search`.
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// An index directory written by `rageval index`
+    pub index: PathBuf,
+
+    /// The query
+    pub query: String,
+
+    /// How many chunks to return
+    #[arg(short, default_value_t = 5)]
+    pub k: usize,
+
+    /// How to rank: BM25, embeddings (needs an index built with --embed-model), or both fused
+    #[arg(long, value_enum, default_value_t = RankingArg::Bm25)]
+    pub ranking: RankingArg,
+
+    /// Print each hit as a JSON line (id, score, text, source, lines)
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// How a local index ranks chunks.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum RankingArg {
+    Bm25,
+    Vector,
+    Hybrid,
+}
+
+/// Where `collect` gets each question's contexts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RetrieverKind {
+    /// Elasticsearch (`[elasticsearch]` in --config)
+    Es,
+    /// A local index (`--index`, or `[local]` in --config)
+    Local,
+    /// The RAG service's own answer (`[service]` with `contexts_path`)
+    Http,
+}
+
+/// Where `collect` gets each answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GeneratorKind {
+    /// The RAG service under test (`[service]` in --config)
+    Http,
+}
+
+/// Arguments of `rageval collect`.
+#[derive(Debug, Args)]
+pub struct CollectArgs {
+    /// The questions: JSONL, JSON, CSV or XLSX with a question column (references and other
+    /// columns are carried over; other columns fill template placeholders)
+    pub questions: PathBuf,
+
+    /// Where the contexts come from
+    #[arg(long, value_enum)]
+    pub retriever: RetrieverKind,
+
+    /// Where the answers come from
+    #[arg(long, value_enum, default_value_t = GeneratorKind::Http)]
+    pub generator: GeneratorKind,
+
+    /// The dataset to write (JSONL); a rerun appends only the questions missing from it
+    #[arg(long, short, value_name = "DATA.jsonl")]
+    pub out: PathBuf,
+
+    /// Sources settings (TOML with `[elasticsearch]`, `[service]`, `[local]`; see docs/sources.md)
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// The local index (overrides `[local] index`)
+    #[arg(long)]
+    pub index: Option<PathBuf>,
+
+    /// Chunks per question from the local index (overrides `[local] k`)
+    #[arg(short)]
+    pub k: Option<usize>,
+
+    /// Ranking of the local index (overrides `[local] ranking`)
+    #[arg(long, value_enum)]
+    pub ranking: Option<RankingArg>,
+
+    /// Questions in flight at once
+    #[arg(long, default_value_t = rageval_sources::collect::DEFAULT_CONCURRENCY)]
+    pub concurrency: usize,
+
+    /// Map a field to a column of the questions file, e.g. `--map question=prompt` (repeatable)
+    #[arg(long = "map", value_name = "FIELD=COLUMN")]
+    pub field_map: Vec<String>,
+
+    /// The questions file's format, when its extension does not say it
+    #[arg(long, value_enum)]
+    pub format: Option<DataFormat>,
+
+    /// Ask only the first N questions
+    #[arg(long, value_name = "N")]
+    pub samples: Option<usize>,
+
+    /// Print the resolved settings (secrets masked) and exit without asking anything
+    #[arg(long, hide = true)]
+    pub show_settings: bool,
 }

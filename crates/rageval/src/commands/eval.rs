@@ -201,7 +201,7 @@ fn build_metrics<'a>(specs: impl Iterator<Item = &'a str>) -> anyhow::Result<Vec
     Ok(metrics)
 }
 
-fn format_of(format: DataFormat) -> Format {
+pub(super) fn format_of(format: DataFormat) -> Format {
     match format {
         DataFormat::Jsonl => Format::Jsonl,
         DataFormat::Json => Format::Json,

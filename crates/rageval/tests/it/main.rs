@@ -8,6 +8,7 @@ mod compare;
 mod eval;
 mod metrics;
 mod report;
+mod sources;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -30,6 +30,11 @@ use crate::structured::{
 /// Completion tokens assumed for the rate limiter when a request sets no `max_tokens`.
 const DEFAULT_COMPLETION_ESTIMATE: u64 = 256;
 
+/// Climbs of the ladder after a first one that ended with no parsable answer. Each climb is
+/// a fresh ask and one re-ask; the answers of a failed climb are never cached, so a new
+/// climb (or a later run, `--retry-failed`) gets a fresh answer instead of the same garbage.
+pub const FRESH_ROUNDS: u32 = 1;
+
 /// How a [`Judge`] behaves.
 #[derive(Debug, Clone, Default)]
 pub struct JudgeConfig {
@@ -300,9 +305,23 @@ impl<M: ChatModel> Judge<M> {
         template: &TemplateId,
         request: &ChatRequest,
     ) -> Result<Completion, JudgeError> {
+        let key = self.cache_key(template, request);
+        let completion = self.fetch(template, request, key).await?;
+        if !completion.cached {
+            self.store(template, key, &completion.response).await;
+        }
+        Ok(completion)
+    }
+
+    /// A completion from the cache, or from the backend without storing it.
+    async fn fetch(
+        &self,
+        template: &TemplateId,
+        request: &ChatRequest,
+        key: CacheKey,
+    ) -> Result<Completion, JudgeError> {
         let inner = &self.inner;
         let mode = inner.config.cache_mode;
-        let key = self.cache_key(template, request);
         if let (Some(cache), CacheMode::ReadWrite | CacheMode::Offline) = (&inner.cache, mode) {
             if let Some(response) = cache.get(key).await? {
                 bump(&inner.counters.cache_hits);
@@ -319,7 +338,17 @@ impl<M: ChatModel> Judge<M> {
             });
         }
         let response = self.call_with_retries(request).await?;
-        if let (Some(cache), CacheMode::ReadWrite) = (&inner.cache, mode) {
+        Ok(Completion {
+            response,
+            cached: false,
+        })
+    }
+
+    /// Stores a fresh answer (read-write mode only); a failure to store is counted, never
+    /// fatal.
+    async fn store(&self, template: &TemplateId, key: CacheKey, response: &ChatResponse) {
+        let inner = &self.inner;
+        if let (Some(cache), CacheMode::ReadWrite) = (&inner.cache, inner.config.cache_mode) {
             let stored = cache
                 .put(
                     key,
@@ -333,10 +362,6 @@ impl<M: ChatModel> Judge<M> {
                 Err(_) => bump(&inner.counters.cache_write_errors),
             }
         }
-        Ok(Completion {
-            response,
-            cached: false,
-        })
     }
 
     async fn call_with_retries(&self, request: &ChatRequest) -> Result<ChatResponse, JudgeError> {
@@ -352,7 +377,9 @@ impl<M: ChatModel> Judge<M> {
     /// Asks for a value of type `T` matching `request.schema`, climbing the ladder: schema
     /// (in `response_format`, or in the prompt when the backend has no such option or the
     /// server rejects it with a 400 naming `response_format`, which is then remembered) →
-    /// tolerant parse → validation → one re-ask → [`JudgeError::Unparsed`] with the raw text.
+    /// tolerant parse → validation → one re-ask; when that still does not parse, the whole
+    /// climb once more afresh ([`FRESH_ROUNDS`]) → [`JudgeError::Unparsed`] with the raw text.
+    /// Only answers that parsed are cached.
     pub async fn ask<T: DeserializeOwned>(
         &self,
         request: &StructuredRequest,
@@ -377,28 +404,58 @@ impl<M: ChatModel> Judge<M> {
         &self,
         request: &StructuredRequest,
     ) -> Result<Answer<T>, JudgeError> {
+        let mut round = 0;
+        loop {
+            round += 1;
+            // Usage is that of the climb that answered, as a replay from the cache reports it.
+            let mut usage = Usage::default();
+            match self.ladder::<T>(request, &mut usage).await? {
+                Ok(answer) => return Ok(answer),
+                Err(failure) if round > FRESH_ROUNDS => return Err(failure),
+                // Nothing of a failed climb was cached, so this round asks afresh.
+                Err(_) => {}
+            }
+        }
+    }
+
+    /// One climb of the ladder: ask, parse, re-ask once. The outer `Err` is an error with no
+    /// answer (transport, offline miss); the inner one an answer that never parsed. Only a
+    /// climb that ends in a parsed answer is stored in the cache (both of its calls when it
+    /// took a re-ask), so a replay follows the same path and a failed climb is asked afresh
+    /// next time rather than replayed.
+    async fn ladder<T: DeserializeOwned>(
+        &self,
+        request: &StructuredRequest,
+        usage: &mut Usage,
+    ) -> Result<Result<Answer<T>, JudgeError>, JudgeError> {
+        let template = &request.template;
         let mut first_request = self.render(request);
-        let first = match self.complete(&request.template, &first_request).await {
+        let mut first_key = self.cache_key(template, &first_request);
+        let first = match self.fetch(template, &first_request, first_key).await {
             Err(error) if first_request.response_schema.is_some() && rejects_schema(&error) => {
                 // The server does not take `response_format: json_schema` (DeepSeek, older
                 // Ollama): write the schema into the prompt from now on.
                 self.inner.schema_in_prompt.store(true, Ordering::Relaxed);
                 bump(&self.inner.counters.schema_fallbacks);
                 first_request = self.render(request);
-                self.complete(&request.template, &first_request).await?
+                first_key = self.cache_key(template, &first_request);
+                self.fetch(template, &first_request, first_key).await?
             }
             other => other?,
         };
-        let mut usage = first.response.usage;
+        *usage += first.response.usage;
         let reason = match interpret::<T>(&first.response.text, &request.schema) {
             Ok((value, rung)) => {
-                return Ok(Answer {
+                if !first.cached {
+                    self.store(template, first_key, &first.response).await;
+                }
+                return Ok(Ok(Answer {
                     value,
                     raw: first.response.text,
                     rung,
-                    usage,
+                    usage: *usage,
                     cached: first.cached,
-                });
+                }));
             }
             Err(reason) => reason,
         };
@@ -409,30 +466,39 @@ impl<M: ChatModel> Judge<M> {
         again
             .messages
             .push(Message::user(reask_instruction(&reason)));
-        let second = match self.complete(&request.template, &again).await {
+        let again_key = self.cache_key(template, &again);
+        let second = match self.fetch(template, &again, again_key).await {
             Ok(second) => second,
             Err(error) => {
-                return Err(JudgeError::Unparsed {
-                    template: request.template.to_string(),
+                return Ok(Err(JudgeError::Unparsed {
+                    template: template.to_string(),
                     reason: format!("{reason}; the re-ask failed: {error}"),
                     raw: first.response.text,
-                });
+                }));
             }
         };
-        usage += second.response.usage;
+        *usage += second.response.usage;
         match interpret::<T>(&second.response.text, &request.schema) {
-            Ok((value, _)) => Ok(Answer {
-                value,
-                raw: second.response.text,
-                rung: Rung::Reasked,
-                usage,
-                cached: first.cached && second.cached,
-            }),
-            Err(reason) => Err(JudgeError::Unparsed {
-                template: request.template.to_string(),
+            Ok((value, _)) => {
+                if !first.cached {
+                    self.store(template, first_key, &first.response).await;
+                }
+                if !second.cached {
+                    self.store(template, again_key, &second.response).await;
+                }
+                Ok(Ok(Answer {
+                    value,
+                    raw: second.response.text,
+                    rung: Rung::Reasked,
+                    usage: *usage,
+                    cached: first.cached && second.cached,
+                }))
+            }
+            Err(reason) => Ok(Err(JudgeError::Unparsed {
+                template: template.to_string(),
                 reason,
                 raw: second.response.text,
-            }),
+            })),
         }
     }
 

@@ -128,14 +128,31 @@ async fn five_hundred_calls_under_faults_then_an_identical_offline_replay() {
                 );
                 assert!(b.cached);
             }
-            (Err(a), Err(b)) => {
-                assert_eq!(a.to_string(), b.to_string(), "call {i}");
-                assert_eq!(a.raw_text(), b.raw_text(), "call {i}");
+            // Nothing of a failed climb is cached, so a call that failed online is a miss
+            // offline (and a later online run asks it afresh).
+            (Err(_), Err(b)) => {
+                assert!(matches!(b, JudgeError::OfflineMiss { .. }), "call {i}: {b}");
             }
             _ => panic!("call {i} differs: {a:?} vs {b:?}"),
         }
     }
-    assert_eq!(offline.rung_counts(), counts);
+    let replayed = offline.rung_counts();
+    for (template, online_counts) in &counts {
+        let offline_counts = replayed[template];
+        assert_eq!(
+            (
+                offline_counts.direct + offline_counts.extracted + offline_counts.repaired,
+                offline_counts.reasked,
+                offline_counts.failed + offline_counts.errored,
+            ),
+            (
+                online_counts.direct + online_counts.extracted + online_counts.repaired,
+                online_counts.reasked,
+                online_counts.failed + online_counts.errored,
+            ),
+            "{template}"
+        );
+    }
     println!(
         "faulty batch: {answered} answered, {failed} failed, {reasked} re-asked, {repaired} repaired; \
          {} attempts, {} retries, {} cuts; online {:.2}s, offline {:.2}s; mock {:?}, {} client hang-ups",

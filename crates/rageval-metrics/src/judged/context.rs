@@ -1,0 +1,201 @@
+//! Metrics about the retrieved contexts: precision (were the useful ones ranked first?),
+//! relevance (are they about the question?), recall (do they hold what the reference says?)
+//! and entity recall (do they name what the reference names?).
+
+use std::collections::BTreeSet;
+
+use futures_util::future::join_all;
+use rageval_core::rank::{average_precision, average_precision_ragas, average_precision_strict};
+use rageval_core::{Outcome, Sample, VerdictTarget};
+use rageval_tasks::{ContextRelevance, ExtractEntities, Judged, UsefulnessVerdict};
+use serde_json::json;
+
+use super::Precision;
+use super::evidence::{self, SupportCounts, share};
+use crate::scoring::{Failure, ScoringContext, collect_per_context, describe};
+
+/// Context precision with usefulness judged for the reference (ragas, S1, S2).
+pub async fn reference_precision(
+    sample: &Sample,
+    scoring: &ScoringContext,
+    precision: Precision,
+) -> Result<Outcome, Failure> {
+    let verdicts = scoring.reference_usefulness(sample).await?;
+    Ok(precision_outcome(&verdicts, precision))
+}
+
+/// S0's useful context precision: usefulness judged for the generated answer, exact AP.
+pub async fn answer_precision(
+    sample: &Sample,
+    scoring: &ScoringContext,
+) -> Result<Outcome, Failure> {
+    let answer = sample.answer.clone().unwrap_or_default();
+    let verdicts = scoring.usefulness(sample, &answer).await?;
+    Ok(precision_outcome(&verdicts, Precision::Exact))
+}
+
+fn precision_outcome(verdicts: &[Judged<UsefulnessVerdict>], precision: Precision) -> Outcome {
+    let flags: Vec<bool> = verdicts.iter().map(|v| v.value.useful).collect();
+    let value = match precision {
+        Precision::Exact => average_precision(&flags),
+        Precision::Ragas => average_precision_ragas(&flags),
+        Precision::Strict => average_precision_strict(&flags),
+    };
+    // The inputs check guarantees at least one context, so the AP exists.
+    let Some(value) = value else {
+        return Outcome::undefined("sample has no retrieved_contexts");
+    };
+    let useful = flags.iter().filter(|&&f| f).count();
+    let verdicts_evidence = verdicts
+        .iter()
+        .enumerate()
+        .map(|(index, judged)| {
+            evidence::binary(
+                VerdictTarget::Context(index),
+                judged.value.useful,
+                ("useful", "not_useful"),
+                None,
+                &judged.value.reason,
+            )
+        })
+        .collect();
+    Outcome::score(
+        value,
+        evidence::build(
+            verdicts_evidence,
+            [
+                ("useful", json!(useful)),
+                ("contexts", json!(flags.len())),
+                (
+                    "judged_by",
+                    json!(judged_by(verdicts.iter().map(|v| &v.by))),
+                ),
+            ],
+        ),
+    )
+}
+
+/// S4 context relevance: contexts judged relevant to the question ÷ contexts.
+pub async fn relevance(sample: &Sample, scoring: &ScoringContext) -> Result<Outcome, Failure> {
+    let tasks = scoring.tasks()?;
+    let asks = sample.contexts.iter().map(|context| {
+        let task = ContextRelevance {
+            question: sample.question.clone(),
+            context: context.text.clone(),
+        };
+        async move { tasks.context_relevance(&task).await }
+    });
+    let verdicts = collect_per_context(join_all(asks).await)?;
+    let relevant = verdicts.iter().filter(|v| v.value.relevant).count();
+    let verdicts_evidence = verdicts
+        .iter()
+        .enumerate()
+        .map(|(index, judged)| {
+            evidence::binary(
+                VerdictTarget::Context(index),
+                judged.value.relevant,
+                ("relevant", "not_relevant"),
+                None,
+                &judged.value.reason,
+            )
+        })
+        .collect();
+    Ok(Outcome::score(
+        share(relevant, verdicts.len()),
+        evidence::build(
+            verdicts_evidence,
+            [
+                ("relevant", json!(relevant)),
+                ("contexts", json!(verdicts.len())),
+                (
+                    "judged_by",
+                    json!(judged_by(verdicts.iter().map(|v| &v.by))),
+                ),
+            ],
+        ),
+    ))
+}
+
+/// Context recall (S4, ragas): reference statements fully supported by the contexts ÷
+/// reference statements. All statements are checked in one call.
+pub async fn recall(sample: &Sample, scoring: &ScoringContext) -> Result<Outcome, Failure> {
+    let statements = scoring.reference_statements(sample).await?;
+    if statements.items.is_empty() {
+        return Ok(Outcome::undefined("the reference states nothing"));
+    }
+    let contexts = sample.contexts.iter().map(|c| c.text.clone()).collect();
+    let judged = scoring.support(&statements.items, contexts).await?;
+    let counts = SupportCounts::of(&judged.value);
+    let mut details = vec![
+        ("reference_statements", json!(statements.items.len())),
+        ("statements_from", json!(statements.from)),
+        ("judged_by", json!(describe(&judged.by))),
+    ];
+    details.extend(counts.details());
+    Ok(Outcome::score(
+        share(counts.fully, statements.items.len()),
+        evidence::build(evidence::support(&statements.items, &judged.value), details),
+    ))
+}
+
+/// ragas context entity recall: entities of the reference also named in the contexts ÷
+/// entities of the reference. Entities are compared case-folded with white space
+/// collapsed, each once (ragas compares exact strings).
+pub async fn entity_recall(sample: &Sample, scoring: &ScoringContext) -> Result<Outcome, Failure> {
+    let tasks = scoring.tasks()?;
+    let reference = ExtractEntities {
+        text: sample.reference_text().unwrap_or_default(),
+    };
+    let contexts = ExtractEntities {
+        text: sample
+            .contexts
+            .iter()
+            .map(|c| c.text.as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+    };
+    let (in_reference, in_contexts) = futures_util::future::join(
+        tasks.extract_entities(&reference),
+        tasks.extract_entities(&contexts),
+    )
+    .await;
+    let (in_reference, in_contexts) = (in_reference?, in_contexts?);
+    let wanted: BTreeSet<String> = in_reference.value.iter().map(|e| normalise(e)).collect();
+    if wanted.is_empty() {
+        return Ok(Outcome::undefined("the reference names no entities"));
+    }
+    let named: BTreeSet<String> = in_contexts.value.iter().map(|e| normalise(e)).collect();
+    let found: Vec<&String> = wanted.intersection(&named).collect();
+    let missing: Vec<&String> = wanted.difference(&named).collect();
+    Ok(Outcome::score(
+        share(found.len(), wanted.len()),
+        evidence::build(
+            Vec::new(),
+            [
+                ("reference_entities", json!(wanted.len())),
+                ("found", json!(found)),
+                ("missing", json!(missing)),
+                ("judged_by", json!(describe(&in_reference.by))),
+            ],
+        ),
+    ))
+}
+
+fn normalise(entity: &str) -> String {
+    entity
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// The distinct implementations that answered, joined.
+pub fn judged_by<'a>(by: impl Iterator<Item = &'a rageval_tasks::Implementation>) -> String {
+    let mut names: Vec<String> = Vec::new();
+    for name in by.map(describe) {
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names.join("; ")
+}

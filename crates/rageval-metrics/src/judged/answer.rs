@@ -6,7 +6,7 @@ use rageval_tasks::heuristic::cosine;
 use rageval_tasks::{AnswerRubric, QuestionSimilarity, SupportVerdict};
 use serde_json::json;
 
-use super::evidence::{self, SupportCounts, share};
+use super::evidence::{self, share};
 use super::{Correctness, Relevance};
 use crate::scoring::{Failure, ScoringContext, describe};
 
@@ -25,16 +25,10 @@ pub async fn faithfulness(sample: &Sample, scoring: &ScoringContext) -> Result<O
     }
     let contexts = sample.contexts.iter().map(|c| c.text.clone()).collect();
     let judged = scoring.support(&claims.items, contexts).await?;
-    let counts = SupportCounts::of(&judged.value);
-    let mut details = vec![
-        ("claims", json!(claims.items.len())),
-        ("claims_from", json!(claims.from)),
-        ("judged_by", json!(describe(&judged.by))),
-    ];
-    details.extend(counts.details());
-    Ok(Outcome::score(
-        share(counts.fully, claims.items.len()),
-        evidence::build(evidence::support(&claims.items, &judged.value), details),
+    Ok(evidence::supported_share(
+        &claims,
+        &judged,
+        ("claims", "claims_from"),
     ))
 }
 
@@ -190,16 +184,10 @@ async fn statement_recall(sample: &Sample, scoring: &ScoringContext) -> Result<O
         return Ok(Outcome::undefined("the reference states nothing"));
     }
     let judged = scoring.reference_by_answer(sample).await?;
-    let counts = SupportCounts::of(&judged.value);
-    let mut details = vec![
-        ("reference_statements", json!(statements.items.len())),
-        ("statements_from", json!(statements.from)),
-        ("judged_by", json!(describe(&judged.by))),
-    ];
-    details.extend(counts.details());
-    Ok(Outcome::score(
-        share(counts.fully, statements.items.len()),
-        evidence::build(evidence::support(&statements.items, &judged.value), details),
+    Ok(evidence::supported_share(
+        &statements,
+        &judged,
+        ("reference_statements", "statements_from"),
     ))
 }
 

@@ -6,12 +6,12 @@ use std::collections::BTreeSet;
 
 use futures_util::future::join_all;
 use rageval_core::rank::{average_precision, average_precision_ragas, average_precision_strict};
-use rageval_core::{Outcome, Sample, VerdictTarget};
+use rageval_core::{Outcome, Sample};
 use rageval_tasks::{ContextRelevance, ExtractEntities, Judged, UsefulnessVerdict};
 use serde_json::json;
 
 use super::Precision;
-use super::evidence::{self, SupportCounts, share};
+use super::evidence::{self, share};
 use crate::scoring::{Failure, ScoringContext, collect_per_context, describe};
 
 /// Context precision with usefulness judged for the reference (ragas, S1, S2).
@@ -45,34 +45,15 @@ fn precision_outcome(verdicts: &[Judged<UsefulnessVerdict>], precision: Precisio
     let Some(value) = value else {
         return Outcome::undefined("sample has no retrieved_contexts");
     };
-    let useful = flags.iter().filter(|&&f| f).count();
-    let verdicts_evidence = verdicts
+    let verdicts: Vec<_> = verdicts
         .iter()
-        .enumerate()
-        .map(|(index, judged)| {
-            evidence::binary(
-                VerdictTarget::Context(index),
-                judged.value.useful,
-                ("useful", "not_useful"),
-                None,
-                &judged.value.reason,
-            )
-        })
+        .map(|v| (v.value.useful, v.value.reason.as_str(), &v.by))
         .collect();
-    Outcome::score(
-        value,
-        evidence::build(
-            verdicts_evidence,
-            [
-                ("useful", json!(useful)),
-                ("contexts", json!(flags.len())),
-                (
-                    "judged_by",
-                    json!(judged_by(verdicts.iter().map(|v| &v.by))),
-                ),
-            ],
-        ),
-    )
+    // The share of useful contexts and the evidence, with the AP as the value.
+    match evidence::context_share(&verdicts, ("useful", "not_useful")) {
+        Outcome::Score { evidence, .. } => Outcome::score(value, evidence),
+        other => other,
+    }
 }
 
 /// S4 context relevance: contexts judged relevant to the question ÷ contexts.
@@ -86,33 +67,13 @@ pub async fn relevance(sample: &Sample, scoring: &ScoringContext) -> Result<Outc
         async move { tasks.context_relevance(&task).await }
     });
     let verdicts = collect_per_context(join_all(asks).await)?;
-    let relevant = verdicts.iter().filter(|v| v.value.relevant).count();
-    let verdicts_evidence = verdicts
+    let verdicts: Vec<_> = verdicts
         .iter()
-        .enumerate()
-        .map(|(index, judged)| {
-            evidence::binary(
-                VerdictTarget::Context(index),
-                judged.value.relevant,
-                ("relevant", "not_relevant"),
-                None,
-                &judged.value.reason,
-            )
-        })
+        .map(|v| (v.value.relevant, v.value.reason.as_str(), &v.by))
         .collect();
-    Ok(Outcome::score(
-        share(relevant, verdicts.len()),
-        evidence::build(
-            verdicts_evidence,
-            [
-                ("relevant", json!(relevant)),
-                ("contexts", json!(verdicts.len())),
-                (
-                    "judged_by",
-                    json!(judged_by(verdicts.iter().map(|v| &v.by))),
-                ),
-            ],
-        ),
+    Ok(evidence::context_share(
+        &verdicts,
+        ("relevant", "not_relevant"),
     ))
 }
 
@@ -125,16 +86,10 @@ pub async fn recall(sample: &Sample, scoring: &ScoringContext) -> Result<Outcome
     }
     let contexts = sample.contexts.iter().map(|c| c.text.clone()).collect();
     let judged = scoring.support(&statements.items, contexts).await?;
-    let counts = SupportCounts::of(&judged.value);
-    let mut details = vec![
-        ("reference_statements", json!(statements.items.len())),
-        ("statements_from", json!(statements.from)),
-        ("judged_by", json!(describe(&judged.by))),
-    ];
-    details.extend(counts.details());
-    Ok(Outcome::score(
-        share(counts.fully, statements.items.len()),
-        evidence::build(evidence::support(&statements.items, &judged.value), details),
+    Ok(evidence::supported_share(
+        &statements,
+        &judged,
+        ("reference_statements", "statements_from"),
     ))
 }
 
@@ -187,15 +142,4 @@ fn normalise(entity: &str) -> String {
         .collect::<Vec<_>>()
         .join(" ")
         .to_lowercase()
-}
-
-/// The distinct implementations that answered, joined.
-pub fn judged_by<'a>(by: impl Iterator<Item = &'a rageval_tasks::Implementation>) -> String {
-    let mut names: Vec<String> = Vec::new();
-    for name in by.map(describe) {
-        if !names.contains(&name) {
-            names.push(name);
-        }
-    }
-    names.join("; ")
 }

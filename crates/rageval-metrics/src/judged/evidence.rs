@@ -1,8 +1,70 @@
 //! Judge answers as [`Verdict`]s and named numbers, the same way in every judged metric.
 
-use rageval_core::{Evidence, Verdict, VerdictTarget};
-use rageval_tasks::{Support, SupportVerdict};
+use rageval_core::{Evidence, Outcome, Verdict, VerdictTarget};
+use rageval_tasks::{Implementation, Judged, Support, SupportVerdict};
 use serde_json::{Map, Value, json};
+
+use crate::scoring::{Statements, describe};
+
+/// The score of statements judged in one call: fully supported ÷ statements, each verdict
+/// as evidence, the counts of every label, and where the statements came from (under
+/// `count_key` and `from_key`). `statements` must not be empty.
+pub fn supported_share(
+    statements: &Statements,
+    judged: &Judged<Vec<SupportVerdict>>,
+    (count_key, from_key): (&str, &str),
+) -> Outcome {
+    let counts = SupportCounts::of(&judged.value);
+    let mut details = vec![
+        (count_key, json!(statements.items.len())),
+        (from_key, json!(statements.from)),
+        ("judged_by", json!(describe(&judged.by))),
+    ];
+    details.extend(counts.details());
+    Outcome::score(
+        share(counts.fully, statements.items.len()),
+        build(support(&statements.items, &judged.value), details),
+    )
+}
+
+/// The share of contexts with a yes verdict, each verdict as evidence labelled by `labels`
+/// and the count of yeses under `labels.0`. `verdicts` (one per context, in order) must not
+/// be empty.
+pub fn context_share<'a>(
+    verdicts: &'a [(bool, &'a str, &'a Implementation)],
+    labels: (&str, &str),
+) -> Outcome {
+    let yes = verdicts.iter().filter(|(flag, _, _)| *flag).count();
+    let evidence = verdicts
+        .iter()
+        .enumerate()
+        .map(|(index, (flag, reason, _))| {
+            binary(VerdictTarget::Context(index), *flag, labels, None, reason)
+        })
+        .collect();
+    Outcome::score(
+        share(yes, verdicts.len()),
+        build(
+            evidence,
+            [
+                (labels.0, json!(yes)),
+                ("contexts", json!(verdicts.len())),
+                ("judged_by", json!(judged_by(verdicts.iter().map(|v| v.2)))),
+            ],
+        ),
+    )
+}
+
+/// The distinct implementations that answered, joined.
+pub fn judged_by<'a>(by: impl Iterator<Item = &'a Implementation>) -> String {
+    let mut names: Vec<String> = Vec::new();
+    for name in by.map(describe) {
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names.join("; ")
+}
 
 /// One verdict per statement: value 1 when fully supported (the only support that counts,
 /// S1/S4), the label naming the support, the statement, the reason and the supporting

@@ -106,6 +106,10 @@ pub struct Requirements {
     pub tasks: Vec<TaskKind>,
     /// Whether it embeds text.
     pub embeddings: bool,
+    /// Whether it judges the answer's statements against the retrieved contexts.
+    pub answer_by_contexts: bool,
+    /// Whether it judges the reference's statements against the retrieved contexts.
+    pub reference_by_contexts: bool,
 }
 
 /// One metric, configured and ready to score samples.

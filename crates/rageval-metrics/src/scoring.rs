@@ -124,6 +124,7 @@ pub struct Judges {
     embedder: Option<Judge<Models>>,
     lang: LangChoice,
     questions: usize,
+    joint_support: bool,
 }
 
 impl fmt::Debug for Judges {
@@ -137,6 +138,7 @@ impl fmt::Debug for Judges {
             )
             .field("lang", &self.lang)
             .field("questions", &self.questions)
+            .field("joint_support", &self.joint_support)
             .finish()
     }
 }
@@ -149,6 +151,7 @@ impl Judges {
             embedder: None,
             lang: LangChoice::Auto,
             questions: DEFAULT_GENERATED_QUESTIONS,
+            joint_support: false,
         }
     }
 
@@ -169,6 +172,16 @@ impl Judges {
     /// The prompt pack: per sample from the question's script (`Auto`), or forced.
     pub fn with_lang(mut self, lang: LangChoice) -> Self {
         self.lang = lang;
+        self
+    }
+
+    /// Prepares for a run of `metrics`: when some check the answer's statements against
+    /// the contexts (faithfulness) and others the reference's (context recall), both lists
+    /// go to the judge in one call, so the contexts are sent once.
+    pub fn plan_for(mut self, metrics: &[Box<dyn crate::Metric>]) -> Self {
+        let needs =
+            |side: fn(&Requirements) -> bool| metrics.iter().any(|m| side(&m.requirements()));
+        self.joint_support = needs(|r| r.answer_by_contexts) && needs(|r| r.reference_by_contexts);
         self
     }
 
@@ -207,6 +220,8 @@ pub struct ScoringContext {
     tasks: Option<TaskJudge>,
     embedder: Option<Judge<Models>>,
     questions: usize,
+    joint_support: bool,
+    by_contexts: OnceCell<Shared<BothByContexts>>,
     answer_statements: OnceCell<Shared<Statements>>,
     reference_statements: OnceCell<Shared<Statements>>,
     reference_usefulness: OnceCell<Shared<Vec<Judged<UsefulnessVerdict>>>>,
@@ -227,6 +242,8 @@ impl ScoringContext {
             tasks: judges.tasks.clone().map(|t| t.with_lang(lang)),
             embedder: judges.embedder.clone(),
             questions: judges.questions,
+            joint_support: judges.joint_support,
+            by_contexts: OnceCell::new(),
             answer_statements: OnceCell::new(),
             reference_statements: OnceCell::new(),
             reference_usefulness: OnceCell::new(),
@@ -407,6 +424,80 @@ impl ScoringContext {
             .clone()
     }
 
+    /// The answer's statements and their support by the retrieved contexts.
+    pub async fn answer_by_contexts(&self, sample: &Sample) -> Shared<SupportedStatements> {
+        if self.joint_support {
+            return self
+                .both_by_contexts(sample)
+                .await
+                .map(|both| Arc::new(both.answer.clone()));
+        }
+        let statements = self.answer_statements(sample).await?;
+        self.by_contexts_alone(sample, statements).await
+    }
+
+    /// The reference's statements and their support by the retrieved contexts.
+    pub async fn reference_by_contexts(&self, sample: &Sample) -> Shared<SupportedStatements> {
+        if self.joint_support {
+            return self
+                .both_by_contexts(sample)
+                .await
+                .map(|both| Arc::new(both.reference.clone()));
+        }
+        let statements = self.reference_statements(sample).await?;
+        self.by_contexts_alone(sample, statements).await
+    }
+
+    async fn by_contexts_alone(
+        &self,
+        sample: &Sample,
+        statements: Arc<Statements>,
+    ) -> Shared<SupportedStatements> {
+        let verdicts = self
+            .support(&statements.items, context_texts(sample))
+            .await?;
+        Ok(Arc::new(SupportedStatements {
+            statements,
+            verdicts,
+        }))
+    }
+
+    /// Answer and reference statements judged against the contexts in one call (their
+    /// splits run concurrently first).
+    async fn both_by_contexts(&self, sample: &Sample) -> Shared<BothByContexts> {
+        self.by_contexts
+            .get_or_init(|| async {
+                let (answer, reference) = futures_util::future::join(
+                    self.answer_statements(sample),
+                    self.reference_statements(sample),
+                )
+                .await;
+                let (answer, reference) = (answer?, reference?);
+                let mut all = answer.items.clone();
+                all.extend(reference.items.iter().cloned());
+                let joint = self.support(&all, context_texts(sample)).await?;
+                let split = |range: std::ops::Range<usize>, statements: Arc<Statements>| {
+                    SupportedStatements {
+                        statements,
+                        verdicts: Arc::new(Judged {
+                            value: joint.value[range].to_vec(),
+                            by: joint.by.clone(),
+                            rung: joint.rung,
+                            usage: joint.usage,
+                            cached: joint.cached,
+                        }),
+                    }
+                };
+                let n = answer.items.len();
+                Ok(Arc::new(BothByContexts {
+                    answer: split(0..n, answer),
+                    reference: split(n..all.len(), reference),
+                }))
+            })
+            .await
+            .clone()
+    }
+
     /// All `statements` judged against `contexts` in one call.
     pub async fn support(
         &self,
@@ -420,6 +511,24 @@ impl ScoringContext {
         let judged = self.tasks()?.support_verdicts(&task).await?;
         Ok(Arc::new(judged))
     }
+}
+
+/// Statements and the judge's verdict on each.
+#[derive(Debug, Clone)]
+pub struct SupportedStatements {
+    pub statements: Arc<Statements>,
+    pub verdicts: Arc<Judged<Vec<SupportVerdict>>>,
+}
+
+/// The answer's and the reference's statements judged in one call.
+#[derive(Debug, Clone)]
+struct BothByContexts {
+    answer: SupportedStatements,
+    reference: SupportedStatements,
+}
+
+fn context_texts(sample: &Sample) -> Vec<String> {
+    sample.contexts.iter().map(|c| c.text.clone()).collect()
 }
 
 /// One result per context, or the first failure named by its context's position.

@@ -32,17 +32,19 @@ pub struct EvalArgs {
     /// The dataset: JSONL, JSON, CSV or XLSX, or a directory of seed-S3 GT_*/FULL_* files.
     pub data: PathBuf,
 
-    /// Metrics to run, comma-separated (`rageval metrics` lists them; `NAME@k` sets a
-    /// cut-off). Default: every model-free metric whose inputs the first sample has.
+    /// Metrics to run, comma-separated (`rageval metrics` lists them; `NAME:MODE` picks a
+    /// mode, e.g. `answer_relevance:embedding`; `NAME@k` sets a cut-off). Default: every
+    /// metric whose inputs the first sample has and that the configured judge can answer.
     #[arg(long, short, value_delimiter = ',')]
     pub metrics: Vec<String>,
 
     /// The run directory to write (manifest.json, results.jsonl, summary.json).
-    /// Default: `runs/<dataset name>`.
+    /// Default: `runs/<dataset name>`. A run already there over the same data is resumed:
+    /// finished sample × metric cells are kept and only the missing ones are scored.
     #[arg(long, short)]
     pub out: Option<PathBuf>,
 
-    /// Replace a run already in the output directory.
+    /// Replace a run already in the output directory instead of resuming it.
     #[arg(long)]
     pub overwrite: bool,
 
@@ -76,6 +78,72 @@ pub struct EvalArgs {
 
     #[command(flatten)]
     pub gate: GateArgs,
+
+    /// Score only the first K retrieved contexts of each sample (seed S3). K is lowered
+    /// further for a sample whose largest judge prompt would not fit --context-window;
+    /// results then say how many contexts were scored (`top_k` in the evidence).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
+    pub top_k: Option<u64>,
+
+    /// When resuming a run, score again the cells that failed (a judge error, an answer that
+    /// never parsed); they are replaced, never duplicated.
+    #[arg(long)]
+    pub retry_failed: bool,
+
+    #[command(flatten)]
+    pub judge: JudgeArgs,
+}
+
+/// Which judge answers the model-judged metrics, and how it is used.
+///
+/// With no endpoint configured, verdict tasks go to the offline heuristic judge and
+/// generation tasks to what can write offline (statement splitting by sentences); tasks
+/// nothing offline can answer fail with the reason.
+#[derive(Debug, Args)]
+pub struct JudgeArgs {
+    /// Base URL of an OpenAI-compatible judge endpoint, e.g. `http://localhost:8000/v1`
+    /// (default: $RAGEVAL_JUDGE_BASE_URL, then $OPENAI_BASE_URL, then OpenAI's).
+    #[arg(long, value_name = "URL")]
+    pub judge_base_url: Option<String>,
+
+    /// The judge model at that endpoint (default: $RAGEVAL_JUDGE_MODEL). With a model, every
+    /// judge task goes to the endpoint; without one, the offline judge answers.
+    #[arg(long, value_name = "NAME")]
+    pub judge_model: Option<String>,
+
+    /// An embedding model at the same endpoint, for semantic_similarity,
+    /// answer_relevance:embedding and answer_correctness:ragas (default:
+    /// $RAGEVAL_JUDGE_EMBEDDING_MODEL).
+    #[arg(long, value_name = "NAME")]
+    pub judge_embedding_model: Option<String>,
+
+    /// Most judge requests in flight at once; twice as many samples are scored at once.
+    #[arg(long, default_value_t = 16, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub concurrency: u64,
+
+    /// The judge model's context window in tokens, for --top-k's lowering (tokens are
+    /// estimated: a quarter of the characters, one per Chinese/Japanese/Korean character).
+    #[arg(long, default_value_t = 32_768, value_name = "TOKENS")]
+    pub context_window: u64,
+
+    /// The prompt pack: `auto` picks `zh` or `en` per sample from the question's script.
+    #[arg(long, value_enum, default_value_t = LangArg::Auto)]
+    pub lang: LangArg,
+
+    /// Answer only from the judge cache: a missing answer fails its cell, no request is made.
+    #[arg(long, conflicts_with = "no_cache")]
+    pub offline: bool,
+
+    /// Neither read nor write the judge cache.
+    #[arg(long)]
+    pub no_cache: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LangArg {
+    Auto,
+    En,
+    Zh,
 }
 
 /// Quality gates for CI, shared by `eval` and `report`.

@@ -145,7 +145,11 @@ async fn a_failed_climb_is_not_cached_and_a_fresh_one_recovers() {
     }))
     .await
     .unwrap();
-    let j = judge(settings(&mock, T), Some(cache.clone()), config(CacheMode::ReadWrite));
+    let j = judge(
+        settings(&mock, T),
+        Some(cache.clone()),
+        config(CacheMode::ReadWrite),
+    );
     let answer = j.ask::<Verdict>(&request("t", "x")).await.unwrap();
     assert_eq!(answer.raw, GOOD);
     assert_eq!(mock.stats().chat_requests, 3);

@@ -19,15 +19,13 @@ pub const RAGAS_CORRECTNESS_BETA: f64 = 1.0;
 /// Faithfulness (S1, S4, ragas): answer claims fully supported by the contexts ÷ claims,
 /// every claim checked in one call; partial and contradicted counts in the evidence.
 pub async fn faithfulness(sample: &Sample, scoring: &ScoringContext) -> Result<Outcome, Failure> {
-    let claims = scoring.answer_statements(sample).await?;
-    if claims.items.is_empty() {
+    let supported = scoring.answer_by_contexts(sample).await?;
+    if supported.statements.items.is_empty() {
         return Ok(Outcome::undefined("the answer states no claims"));
     }
-    let contexts = sample.contexts.iter().map(|c| c.text.clone()).collect();
-    let judged = scoring.support(&claims.items, contexts).await?;
     Ok(evidence::supported_share(
-        &claims,
-        &judged,
+        &supported.statements,
+        &supported.verdicts,
         ("claims", "claims_from"),
     ))
 }

@@ -80,15 +80,13 @@ pub async fn relevance(sample: &Sample, scoring: &ScoringContext) -> Result<Outc
 /// Context recall (S4, ragas): reference statements fully supported by the contexts ÷
 /// reference statements. All statements are checked in one call.
 pub async fn recall(sample: &Sample, scoring: &ScoringContext) -> Result<Outcome, Failure> {
-    let statements = scoring.reference_statements(sample).await?;
-    if statements.items.is_empty() {
+    let supported = scoring.reference_by_contexts(sample).await?;
+    if supported.statements.items.is_empty() {
         return Ok(Outcome::undefined("the reference states nothing"));
     }
-    let contexts = sample.contexts.iter().map(|c| c.text.clone()).collect();
-    let judged = scoring.support(&statements.items, contexts).await?;
     Ok(evidence::supported_share(
-        &statements,
-        &judged,
+        &supported.statements,
+        &supported.verdicts,
         ("reference_statements", "statements_from"),
     ))
 }

@@ -109,6 +109,8 @@ impl JudgedKind {
         Requirements {
             tasks: tasks.to_vec(),
             embeddings,
+            answer_by_contexts: self == JudgedKind::Faithfulness,
+            reference_by_contexts: self == JudgedKind::ContextRecall,
         }
     }
 }

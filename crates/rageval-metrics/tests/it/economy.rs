@@ -71,3 +71,28 @@ async fn all_claims_of_an_answer_are_checked_in_one_call() {
     assert_eq!(value(&outcome), 1.0);
     assert_eq!(judge.calls("support_verdicts"), 1);
 }
+
+#[tokio::test]
+async fn a_planned_run_checks_answer_and_reference_statements_in_one_call() {
+    let judge = scripted(cooperative).await;
+    let s = sample(
+        "Q?",
+        &["k1 k3", "k4"],
+        "k1 fact. k3 fact",
+        "k1 fact. k2 fact",
+    );
+    let metrics: Vec<_> = ["faithfulness", "context_recall"]
+        .iter()
+        .map(|spec| rageval_metrics::build(spec).unwrap())
+        .collect();
+    let judges = judge.judges.clone().plan_for(&metrics);
+    let scoring = rageval_metrics::ScoringContext::new(&judges, &s);
+    let outcomes =
+        futures_util::future::join_all(metrics.iter().map(|m| m.score(&s, &scoring))).await;
+    // Answer: k1 supported (context 1), k3 supported (context 1) → 1.0; reference: k1
+    // supported, k2 not → 0.5. The same numbers as two separate calls give.
+    assert_eq!(value(&outcomes[0]), 1.0);
+    assert_eq!(value(&outcomes[1]), 0.5);
+    assert_eq!(judge.calls("support_verdicts"), 1);
+    assert_eq!(judge.calls("split_statements"), 2);
+}

@@ -16,6 +16,12 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Score every sample of a dataset and write a run directory.
+    ///
+    /// Model-judged metrics ask the judge: an OpenAI-compatible endpoint (--judge-model), or
+    /// without one the offline heuristic judge (stderr and the manifest say who answers each
+    /// task). Samples are streamed and scored concurrently; running the same command again
+    /// resumes an unfinished run. A judge that fails marks its cells `failed`, it is not an
+    /// error: the exit code is 2 only for bad usage or bad data (1 for a failed gate).
     Eval(EvalArgs),
     /// List the metrics, or explain one.
     Metrics(MetricsArgs),
@@ -121,8 +127,9 @@ pub struct JudgeArgs {
     #[arg(long, default_value_t = 16, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub concurrency: u64,
 
-    /// The judge model's context window in tokens, for --top-k's lowering (tokens are
-    /// estimated: a quarter of the characters, one per Chinese/Japanese/Korean character).
+    /// The judge model's context window in tokens: a sample's contexts are cut (the last
+    /// first) until its largest prompt fits (seed S3). Tokens are estimated: a quarter of
+    /// the characters, one per Chinese/Japanese/Korean character.
     #[arg(long, default_value_t = 32_768, value_name = "TOKENS")]
     pub context_window: u64,
 

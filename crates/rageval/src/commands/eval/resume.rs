@@ -1,8 +1,8 @@
 //! Starting a run directory, or resuming the one already there.
 //!
-//! A run over the same dataset (same SHA-256) and the same metrics is resumed: the journal's
-//! finished cells are kept and skipped. A line cut short by a crash (no newline at the end)
-//! is dropped, a cell written twice keeps its first line, and with `--retry-failed` failed
+//! A run over the same dataset (same SHA-256), with the same metrics and judge models, is
+//! resumed: the journal's finished cells are kept and skipped. A line cut short by a crash
+//! (no newline at the end) is dropped, a cell written twice keeps its first line, and with `--retry-failed` failed
 //! cells are dropped so they are scored again; when anything is dropped the journal is
 //! rewritten atomically (temporary file, then rename) before new lines are appended, so the
 //! journal always holds exactly one line per finished cell.
@@ -103,6 +103,24 @@ fn check_same_run(path: &Path, earlier: &Manifest, fresh: &Manifest) -> Result<(
             earlier.dataset.path,
             &earlier.dataset.sha256[..earlier.dataset.sha256.len().min(12)],
             &fresh.dataset.sha256[..fresh.dataset.sha256.len().min(12)],
+        )));
+    }
+    // Verdicts of two judges are not mixed in one run (another endpoint serving the same
+    // model is fine).
+    let judge = |m: &Manifest| {
+        let judge = &m.settings["judge"];
+        format!(
+            "{} {} {}",
+            judge["kind"].as_str().unwrap_or("?"),
+            judge["model"].as_str().unwrap_or("-"),
+            judge["embedding_model"].as_str().unwrap_or("-")
+        )
+    };
+    if judge(earlier) != judge(fresh) {
+        return Err(refuse(format!(
+            "it was judged by {}, now the judge is {}",
+            judge(earlier),
+            judge(fresh)
         )));
     }
     let names = |m: &Manifest| m.metrics.iter().map(|r| r.name.clone()).collect::<Vec<_>>();

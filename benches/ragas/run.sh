@@ -20,6 +20,9 @@ BENCH_VENV=$VENV "$BENCH/setup.sh" >&2
 
 run_one() { # config-name tool mock-flags...
   local config=$1 tool=$2; shift 2
+  if curl -sf "http://127.0.0.1:$PORT/health" >/dev/null; then
+    echo "port $PORT is taken by another server; set PORT" >&2; exit 1
+  fi
   python3 "$BENCH/mock_llm.py" --port "$PORT" "$@" > "$OUT/mock-$config-$tool.log" 2>&1 &
   local mock=$!
   for _ in $(seq 50); do curl -sf "http://127.0.0.1:$PORT/health" >/dev/null && break; sleep 0.1; done

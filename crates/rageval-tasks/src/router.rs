@@ -114,8 +114,8 @@ pub enum Answerer {
 }
 
 impl TaskRoute {
-    /// One line for stderr, e.g. `support_verdicts: heuristic content_word_overlap v1
-    /// (WikiEval faithfulness pairwise accuracy 1.00, 10 pairs)`.
+    /// One line for stderr, e.g. `support_verdicts: heuristic content_word_overlap v1 —
+    /// WikiEval faithfulness pairwise accuracy 1.00 (10 pairs); ...`.
     pub fn summary(&self) -> String {
         let who = match &self.answered_by {
             None => "unavailable".to_owned(),
@@ -129,7 +129,7 @@ impl TaskRoute {
         if figures.is_empty() {
             format!("{}: {who}", self.task)
         } else {
-            format!("{}: {who} ({})", self.task, figures.join("; "))
+            format!("{}: {who} — {}", self.task, figures.join("; "))
         }
     }
 }
@@ -451,5 +451,57 @@ impl TaskJudge {
     /// Checks that a task with only an LLM implementation can be answered.
     fn generation_only(&self, task: TaskKind) -> Result<(), TaskError> {
         self.route(task).map(|_| ())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send<T: Send>(_: &T) {}
+
+    /// Callers spawn task calls on a multi-threaded runtime: every future must be `Send`.
+    #[test]
+    fn task_futures_are_send() {
+        let judge = TaskJudge::new(Policy::offline());
+        let support = SupportVerdicts {
+            statements: vec![],
+            contexts: vec![],
+        };
+        assert_send(&judge.support_verdicts(&support));
+        let similarity = QuestionSimilarity {
+            question: String::new(),
+            candidates: vec![],
+        };
+        assert_send(&judge.question_similarity(&similarity));
+        let merge = MergeAnswers {
+            question: String::new(),
+            answers: vec![],
+        };
+        assert_send(&judge.merge_answers(&merge));
+        let split = SplitStatements {
+            question: String::new(),
+            text: String::new(),
+        };
+        assert_send(&judge.split_statements(&split));
+    }
+
+    #[test]
+    fn overrides_beat_the_family_route() {
+        let mut policy = Policy::offline();
+        assert_eq!(
+            policy.preferred(TaskKind::SupportVerdicts),
+            Route::Heuristic
+        );
+        assert_eq!(policy.preferred(TaskKind::SplitStatements), Route::Llm);
+        policy
+            .overrides
+            .insert(TaskKind::SplitStatements, Route::Heuristic);
+        assert_eq!(
+            policy.preferred(TaskKind::SplitStatements),
+            Route::Heuristic
+        );
+        let json = serde_json::to_value(&policy).unwrap_or_default();
+        assert_eq!(json["overrides"]["split_statements"], "heuristic");
     }
 }

@@ -7,10 +7,10 @@
 //! constant below; every verdict's reason states the share it measured and the threshold it
 //! met or missed. Changing a rule or a threshold bumps [`HEURISTIC_VERSION`].
 //!
-//! - [`words`]: content words, inflection folding, coverage of one text by another.
-//! - [`stopwords`]: the English and Chinese stop-word table.
-//! - [`sentences`]: the sentence splitter that stands in for statement splitting.
-//! - [`verdicts`]: the verdicts as pure functions.
+//! - `words`: content words, inflection folding, coverage of one text by another.
+//! - `stopwords`: the English and Chinese stop-word table.
+//! - `sentences`: the sentence splitter that stands in for statement splitting.
+//! - `verdicts`: the verdicts as pure functions.
 //!
 //! It writes no text beyond sentence splitting: questions, entities and answers need a
 //! model.
@@ -108,6 +108,7 @@ impl Heuristic {
 
     /// Overlap, plus cosine similarity from `judge`'s embedding model where a rule uses it
     /// (question similarity). Embeddings go through the judge: cached, limited, retried.
+    /// A judge without an embedding model gives the lexical heuristic.
     pub fn with_embeddings(judge: Judge<Models>) -> Self {
         Heuristic {
             embeddings: judge.model().embedder.is_some().then_some(judge),

@@ -1,7 +1,3 @@
-//! Measuring a [`TaskJudge`] against human-labelled data, the same way for the heuristic
-//! judge and for any chat model: the figures in [`measured`](crate::measured) come from
-//! here, and `judge-check` can run the same code on another judge.
-//!
 //! WikiEval (the ragas paper's set; `shared/validation/wikieval/`) gives each question a
 //! grounded answer, an ungrounded one and a poor one, and a context with (`context_v2`) and
 //! without (`context_v1`) padding. Agreement is the share of pairs where the judge prefers
@@ -16,11 +12,11 @@ use std::path::Path;
 
 use serde::Deserialize;
 
+use super::rgb::points;
+use super::{PairwiseAgreement, faithfulness, read_jsonl};
 use crate::error::TaskError;
 use crate::router::TaskJudge;
-use crate::task::{
-    AnswerRubric, PairwisePreference, Preferred, SplitStatements, SupportVerdicts, TaskKind,
-};
+use crate::task::{AnswerRubric, PairwisePreference, Preferred};
 
 /// One WikiEval row, with the `Question: ` / `Answer: ` prefixes of the source removed.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -41,25 +37,10 @@ pub struct WikiEvalRow {
 
 /// Reads WikiEval JSONL; errors name the file and line.
 pub fn read_wikieval(path: &Path) -> Result<Vec<WikiEvalRow>, TaskError> {
-    let data_error = |line: usize, why: String| TaskError::Data {
-        file: path.display().to_string(),
-        line,
-        why,
-    };
-    let text = std::fs::read_to_string(path).map_err(|e| data_error(0, e.to_string()))?;
-    let mut rows = Vec::new();
-    for (index, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let mut row: WikiEvalRow =
-            serde_json::from_str(line).map_err(|e| data_error(index + 1, e.to_string()))?;
+    let mut rows: Vec<WikiEvalRow> = read_jsonl(path)?;
+    for row in &mut rows {
         row.question = strip_label(&row.question, "Question:");
         row.answer = strip_label(&row.answer, "Answer:");
-        rows.push(row);
-    }
-    if rows.is_empty() {
-        return Err(data_error(0, "no rows".into()));
     }
     Ok(rows)
 }
@@ -70,66 +51,6 @@ fn strip_label(text: &str, label: &str) -> String {
         .unwrap_or(text)
         .trim()
         .to_owned()
-}
-
-/// A pairwise agreement figure.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct PairwiseAgreement {
-    /// Pairs where the better item won (ties count half).
-    pub wins: f64,
-    /// Pairs compared.
-    pub pairs: usize,
-}
-
-impl PairwiseAgreement {
-    /// `wins / pairs` (0 with no pairs).
-    pub fn accuracy(&self) -> f64 {
-        if self.pairs == 0 {
-            0.0
-        } else {
-            self.wins / self.pairs as f64
-        }
-    }
-
-    fn add(&mut self, better: f64, worse: f64) {
-        self.pairs += 1;
-        self.wins += if better > worse {
-            1.0
-        } else if better == worse {
-            0.5
-        } else {
-            0.0
-        };
-    }
-}
-
-/// Faithfulness as the metric defines it (S1/S4): fully supported statements ÷ statements;
-/// 0 when the answer states nothing.
-pub async fn faithfulness(
-    judge: &TaskJudge,
-    question: &str,
-    answer: &str,
-    contexts: &[String],
-) -> Result<f64, TaskError> {
-    let statements = judge
-        .split_statements(&SplitStatements {
-            question: question.to_owned(),
-            text: answer.to_owned(),
-        })
-        .await?
-        .value;
-    if statements.is_empty() {
-        return Ok(0.0);
-    }
-    let verdicts = judge
-        .support_verdicts(&SupportVerdicts {
-            statements: statements.clone(),
-            contexts: contexts.to_vec(),
-        })
-        .await?
-        .value;
-    let supported = verdicts.iter().filter(|v| v.support.is_supported()).count();
-    Ok(supported as f64 / statements.len() as f64)
 }
 
 /// WikiEval faithfulness: grounded above ungrounded.
@@ -197,11 +118,6 @@ pub async fn wikieval_context_relevance(
             .await?
             .value
             .preferred;
-        let points = |preferred: Preferred, v1_is: Preferred| match preferred {
-            p if p == v1_is => 1.0,
-            Preferred::Tie => 0.5,
-            _ => 0.0,
-        };
         let score = (points(forward, Preferred::First) + points(backward, Preferred::Second)) / 2.0;
         agreement.pairs += 1;
         agreement.wins += score;
@@ -231,13 +147,3 @@ pub async fn wikieval(
         context_relevance: wikieval_context_relevance(judge, rows).await?,
     })
 }
-
-/// The tasks each WikiEval figure exercises, for the measured table.
-pub const WIKIEVAL_TASKS: [(TaskKind, &str); 3] = [
-    (TaskKind::SupportVerdicts, "faithfulness pairwise accuracy"),
-    (TaskKind::AnswerRubric, "answer relevance pairwise accuracy"),
-    (
-        TaskKind::PairwisePreference,
-        "context relevance pairwise accuracy",
-    ),
-];

@@ -39,7 +39,7 @@ run_one() { # config-name tool mock-flags...
 
 echo "load before: $(uptime)" >&2
 for config in clean garbage10; do
-  : > "$OUT/$config.jsonl"
+  : > "$OUT/$config.jsonl"; : > "$OUT/ragas-$config.stderr"
   flags=(--latency-ms 200)
   [ "$config" = garbage10 ] && flags+=(--garbage-rate 0.1)
   for _ in $(seq "$RUNS"); do

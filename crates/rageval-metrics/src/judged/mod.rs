@@ -1,12 +1,12 @@
 //! The model-judged metrics: each asks typed judge tasks through the sample's
 //! [`ScoringContext`] and turns the verdicts into an [`Outcome`] with evidence.
 //!
-//! - [`context`]: context precision (exact, ragas, strict; for the reference or for the
+//! - `context`: context precision (exact, ragas, strict; for the reference or for the
 //!   generated answer), context relevance, context recall, context entity recall.
-//! - [`answer`]: faithfulness, answer relevance (rubric, simulated questions, embedding),
+//! - `answer`: faithfulness, answer relevance (rubric, simulated questions, embedding),
 //!   answer correctness (statement recall, ragas), semantic similarity.
-//! - [`noise`]: noise sensitivity (relevant, irrelevant).
-//! - [`evidence`]: verdicts as evidence.
+//! - `noise`: noise sensitivity (relevant, irrelevant).
+//! - `evidence`: verdicts as evidence.
 //!
 //! A metric here never decides by itself: every judgement is a task answer. What a metric
 //! owns is the formula, when the formula does not apply (`Undefined` with the reason) and

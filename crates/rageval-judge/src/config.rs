@@ -23,8 +23,9 @@ use crate::pool::{EndpointPool, PoolEndpoint};
 use crate::retry::RetryPolicy;
 use crate::secret::ApiKey;
 use crate::settings::{
-    DEFAULT_BASE_URL, ENV_JUDGE_API_KEY, ENV_JUDGE_BASE_URL, ENV_JUDGE_HEADERS, ENV_JUDGE_MODEL,
-    ENV_OPENAI_API_KEY, ENV_OPENAI_BASE_URL, EndpointSettings, default_cache_path, parse_headers,
+    DEFAULT_BASE_URL, ENV_JUDGE_API_KEY, ENV_JUDGE_BASE_URL, ENV_JUDGE_EMBEDDING_MODEL,
+    ENV_JUDGE_HEADERS, ENV_JUDGE_MODEL, ENV_OPENAI_API_KEY, ENV_OPENAI_BASE_URL, EndpointSettings,
+    default_cache_path, parse_headers,
 };
 
 mod file;
@@ -54,6 +55,8 @@ pub struct JudgeFlags {
     pub base_url: Option<String>,
     /// `--judge-model NAME`.
     pub model: Option<String>,
+    /// `--judge-embedding-model NAME`: an embedding model served by the same endpoints.
+    pub embedding_model: Option<String>,
     /// `--concurrency N`.
     pub concurrency: Option<usize>,
     /// `--rpm N`.
@@ -373,7 +376,12 @@ impl<L: Fn(&str) -> Option<String>> Resolver<'_, L> {
         Ok(JudgeSettings {
             model,
             endpoints,
-            embedding_model: file.embedding_model.clone(),
+            embedding_model: self
+                .flags
+                .embedding_model
+                .clone()
+                .or_else(|| self.env(ENV_JUDGE_EMBEDDING_MODEL))
+                .or_else(|| file.embedding_model.clone()),
             limits,
             retry,
             cache_mode,

@@ -34,6 +34,11 @@ use crate::structured::{
 };
 use crate::tokens;
 
+/// Climbs of the ladder after a first one that ended with no parsable answer. Each climb is
+/// a fresh ask and one re-ask; the answers of a failed climb are never cached, so a new
+/// climb (or a later run, `--retry-failed`) gets a fresh answer instead of the same garbage.
+pub const FRESH_ROUNDS: u32 = 1;
+
 /// How a [`Judge`] behaves.
 #[derive(Debug, Clone, Default)]
 pub struct JudgeConfig {
@@ -71,6 +76,16 @@ pub struct Completion {
     pub response: ChatResponse,
     /// Answered from the cache, without a request.
     pub cached: bool,
+    /// Answered by an identical call in flight: its caller made the request and stores the
+    /// answer, so this one must not store it again.
+    pub shared: bool,
+}
+
+impl Completion {
+    /// Whether this caller made the request, so the answer is its to store.
+    fn fresh(&self) -> bool {
+        !self.cached && !self.shared
+    }
 }
 
 /// Embedding vectors, in input order.
@@ -390,10 +405,25 @@ impl<M: ChatModel> Judge<M> {
         template: &TemplateId,
         request: &ChatRequest,
     ) -> Result<Completion, JudgeError> {
+        let key = self.cache_key(template, request);
+        let completion = self.fetch(template, request, key).await?;
+        if completion.fresh() {
+            self.store(template, key, &completion.response).await;
+        }
+        Ok(completion)
+    }
+
+    /// A completion from the cache, from an identical call in flight, or from the backend —
+    /// never stored here: the caller stores it once it is known to be worth keeping.
+    async fn fetch(
+        &self,
+        template: &TemplateId,
+        request: &ChatRequest,
+        key: CacheKey,
+    ) -> Result<Completion, JudgeError> {
         let inner = &self.inner;
         inner.cancel.check()?;
         let mode = inner.config.cache_mode;
-        let key = self.cache_key(template, request);
         let template = template.to_string();
         if let (Some(cache), CacheMode::ReadWrite | CacheMode::Offline) = (&inner.cache, mode) {
             if let Some(response) = cache.get(key).await? {
@@ -402,6 +432,7 @@ impl<M: ChatModel> Judge<M> {
                 return Ok(Completion {
                     response,
                     cached: true,
+                    shared: false,
                 });
             }
         }
@@ -413,36 +444,31 @@ impl<M: ChatModel> Judge<M> {
         }
         let (response, role) = inner
             .flights
-            .run(key, || self.fetch(&template, key, request))
+            .run(key, || {
+                inner.cancel.run(self.call_with_retries(&template, request))
+            })
             .await?;
-        if role == FlightRole::Followed {
+        let shared = role == FlightRole::Followed;
+        if shared {
             bump(&inner.counters.deduplicated);
             inner.ledger.shared(&template);
         }
         Ok(Completion {
             response,
             cached: false,
+            shared,
         })
     }
 
-    /// The request itself (cancellable), then the cache write. The write runs after the
-    /// answer is in hand and is one transaction, so cancelling never leaves half an entry.
-    async fn fetch(
-        &self,
-        template: &str,
-        key: CacheKey,
-        request: &ChatRequest,
-    ) -> Result<ChatResponse, JudgeError> {
+    /// Stores a fresh answer (read-write mode only) in one transaction, so cancelling never
+    /// leaves half an entry; a failure to store is counted, never fatal.
+    async fn store(&self, template: &TemplateId, key: CacheKey, response: &ChatResponse) {
         let inner = &self.inner;
-        let response = inner
-            .cancel
-            .run(self.call_with_retries(template, request))
-            .await?;
         if let (Some(cache), CacheMode::ReadWrite) = (&inner.cache, inner.config.cache_mode) {
             let stored = cache
                 .put(
                     key,
-                    template.to_owned(),
+                    template.to_string(),
                     inner.model.model().to_owned(),
                     response.clone(),
                 )
@@ -452,7 +478,6 @@ impl<M: ChatModel> Judge<M> {
                 Err(_) => bump(&inner.counters.cache_write_errors),
             }
         }
-        Ok(response)
     }
 
     async fn call_with_retries(
@@ -500,7 +525,9 @@ impl<M: ChatModel> Judge<M> {
     /// Asks for a value of type `T` matching `request.schema`, climbing the ladder: schema
     /// (in `response_format`, or in the prompt when the backend has no such option or the
     /// server rejects it with a 400 naming `response_format`, which is then remembered) →
-    /// tolerant parse → validation → one re-ask → [`JudgeError::Unparsed`] with the raw text.
+    /// tolerant parse → validation → one re-ask; when that still does not parse, the whole
+    /// climb once more afresh ([`FRESH_ROUNDS`]) → [`JudgeError::Unparsed`] with the raw text.
+    /// Only answers that parsed are cached.
     pub async fn ask<T: DeserializeOwned>(
         &self,
         request: &StructuredRequest,
@@ -528,28 +555,58 @@ impl<M: ChatModel> Judge<M> {
         &self,
         request: &StructuredRequest,
     ) -> Result<Answer<T>, JudgeError> {
+        let mut round = 0;
+        loop {
+            round += 1;
+            // Usage is that of the climb that answered, as a replay from the cache reports it.
+            let mut usage = Usage::default();
+            match self.ladder::<T>(request, &mut usage).await? {
+                Ok(answer) => return Ok(answer),
+                Err(failure) if round > FRESH_ROUNDS => return Err(failure),
+                // Nothing of a failed climb was cached, so this round asks afresh.
+                Err(_) => {}
+            }
+        }
+    }
+
+    /// One climb of the ladder: ask, parse, re-ask once. The outer `Err` is an error with no
+    /// answer (transport, offline miss); the inner one an answer that never parsed. Only a
+    /// climb that ends in a parsed answer is stored in the cache (both of its calls when it
+    /// took a re-ask), so a replay follows the same path and a failed climb is asked afresh
+    /// next time rather than replayed.
+    async fn ladder<T: DeserializeOwned>(
+        &self,
+        request: &StructuredRequest,
+        usage: &mut Usage,
+    ) -> Result<Result<Answer<T>, JudgeError>, JudgeError> {
+        let template = &request.template;
         let mut first_request = self.render(request);
-        let first = match self.complete(&request.template, &first_request).await {
+        let mut first_key = self.cache_key(template, &first_request);
+        let first = match self.fetch(template, &first_request, first_key).await {
             Err(error) if first_request.response_schema.is_some() && rejects_schema(&error) => {
                 // The server does not take `response_format: json_schema` (DeepSeek, older
                 // Ollama): write the schema into the prompt from now on.
                 self.inner.schema_in_prompt.store(true, Ordering::Relaxed);
                 bump(&self.inner.counters.schema_fallbacks);
                 first_request = self.render(request);
-                self.complete(&request.template, &first_request).await?
+                first_key = self.cache_key(template, &first_request);
+                self.fetch(template, &first_request, first_key).await?
             }
             other => other?,
         };
-        let mut usage = first.response.usage;
+        *usage += first.response.usage;
         let reason = match interpret::<T>(&first.response.text, &request.schema) {
             Ok((value, rung)) => {
-                return Ok(Answer {
+                if first.fresh() {
+                    self.store(template, first_key, &first.response).await;
+                }
+                return Ok(Ok(Answer {
                     value,
                     raw: first.response.text,
                     rung,
-                    usage,
+                    usage: *usage,
                     cached: first.cached,
-                });
+                }));
             }
             Err(reason) => reason,
         };
@@ -560,31 +617,40 @@ impl<M: ChatModel> Judge<M> {
         again
             .messages
             .push(Message::user(reask_instruction(&reason)));
-        let second = match self.complete(&request.template, &again).await {
+        let again_key = self.cache_key(template, &again);
+        let second = match self.fetch(template, &again, again_key).await {
             Ok(second) => second,
             Err(error) if error.is_stop() => return Err(error),
             Err(error) => {
-                return Err(JudgeError::Unparsed {
-                    template: request.template.to_string(),
+                return Ok(Err(JudgeError::Unparsed {
+                    template: template.to_string(),
                     reason: format!("{reason}; the re-ask failed: {error}"),
                     raw: first.response.text,
-                });
+                }));
             }
         };
-        usage += second.response.usage;
+        *usage += second.response.usage;
         match interpret::<T>(&second.response.text, &request.schema) {
-            Ok((value, _)) => Ok(Answer {
-                value,
-                raw: second.response.text,
-                rung: Rung::Reasked,
-                usage,
-                cached: first.cached && second.cached,
-            }),
-            Err(reason) => Err(JudgeError::Unparsed {
-                template: request.template.to_string(),
+            Ok((value, _)) => {
+                if first.fresh() {
+                    self.store(template, first_key, &first.response).await;
+                }
+                if second.fresh() {
+                    self.store(template, again_key, &second.response).await;
+                }
+                Ok(Ok(Answer {
+                    value,
+                    raw: second.response.text,
+                    rung: Rung::Reasked,
+                    usage: *usage,
+                    cached: first.cached && second.cached,
+                }))
+            }
+            Err(reason) => Ok(Err(JudgeError::Unparsed {
+                template: template.to_string(),
                 reason,
                 raw: second.response.text,
-            }),
+            })),
         }
     }
 

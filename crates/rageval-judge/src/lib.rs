@@ -13,7 +13,8 @@
 //! - [`retry`]: which errors to retry (429, 5xx, timeouts, resets — never 4xx client
 //!   errors) and the jittered exponential back-off.
 //! - [`structured`]: the output ladder (schema → tolerant parse → validation → one re-ask →
-//!   failed with the raw text) and its per-template rung counts.
+//!   one fresh climb → failed with the raw text) and its per-template rung counts; only
+//!   answers that parsed are cached.
 //! - [`cache`]: the content-addressed SQLite cache, with read-write, offline and off modes.
 //! - [`pool`]: [`EndpointPool`], several endpoints of one model behind one scheduler
 //!   (weights, per-endpoint limiters, health, down endpoints skipped until they recover).

@@ -17,7 +17,13 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Score every sample of a dataset and write a run directory.
-    Eval(EvalArgs),
+    ///
+    /// Model-judged metrics ask the judge: an OpenAI-compatible endpoint (--judge-model), or
+    /// without one the offline heuristic judge (stderr and the manifest say who answers each
+    /// task). Samples are streamed and scored concurrently; running the same command again
+    /// resumes an unfinished run. A judge that fails marks its cells `failed`, it is not an
+    /// error: the exit code is 2 only for bad usage or bad data (1 for a failed gate).
+    Eval(Box<EvalArgs>),
     /// List the metrics, or explain one.
     Metrics(MetricsArgs),
     /// Evaluate a TREC run against qrels, as trec_eval does.
@@ -41,17 +47,19 @@ pub struct EvalArgs {
     /// The dataset: JSONL, JSON, CSV or XLSX, or a directory of seed-S3 GT_*/FULL_* files.
     pub data: PathBuf,
 
-    /// Metrics to run, comma-separated (`rageval metrics` lists them; `NAME@k` sets a
-    /// cut-off). Default: every model-free metric whose inputs the first sample has.
+    /// Metrics to run, comma-separated (`rageval metrics` lists them; `NAME:MODE` picks a
+    /// mode, e.g. `answer_relevance:embedding`; `NAME@k` sets a cut-off). Default: every
+    /// metric whose inputs the first sample has and that the configured judge can answer.
     #[arg(long, short, value_delimiter = ',')]
     pub metrics: Vec<String>,
 
     /// The run directory to write (manifest.json, results.jsonl, summary.json).
-    /// Default: `runs/<dataset name>`.
+    /// Default: `runs/<dataset name>`. A run already there over the same data is resumed:
+    /// finished sample × metric cells are kept and only the missing ones are scored.
     #[arg(long, short)]
     pub out: Option<PathBuf>,
 
-    /// Replace a run already in the output directory.
+    /// Replace a run already in the output directory instead of resuming it.
     #[arg(long)]
     pub overwrite: bool,
 
@@ -85,6 +93,27 @@ pub struct EvalArgs {
 
     #[command(flatten)]
     pub gate: GateArgs,
+
+    /// Score only the first K retrieved contexts of each sample (seed S3). K is lowered
+    /// further for a sample whose largest judge prompt would not fit --context-window;
+    /// results then say how many contexts were scored (`top_k` in the evidence).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
+    pub top_k: Option<u64>,
+
+    /// When resuming a run, score again the cells that failed (a judge error, an answer that
+    /// never parsed); they are replaced, never duplicated.
+    #[arg(long)]
+    pub retry_failed: bool,
+
+    #[command(flatten)]
+    pub judge: JudgeArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LangArg {
+    Auto,
+    En,
+    Zh,
 }
 
 /// Quality gates for CI, shared by `eval` and `report`.
@@ -238,7 +267,7 @@ pub struct TrecArgs {
 /// Where the model judge is and how hard to use it. Flatten into every command that calls a
 /// model; `judge::settings` merges it with the environment and `rageval.toml`
 /// (docs/configuration.md).
-#[derive(Debug, Clone, Default, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct JudgeArgs {
     /// Judge settings file (default: $RAGEVAL_CONFIG, else ./rageval.toml when present)
     #[arg(long, value_name = "PATH")]
@@ -249,11 +278,31 @@ pub struct JudgeArgs {
     #[arg(long, value_name = "URL")]
     pub judge_base_url: Option<String>,
 
-    /// The judge model, e.g. gpt-4o-mini
+    /// The judge model, e.g. gpt-4o-mini (default: $RAGEVAL_JUDGE_MODEL). With a model, every
+    /// judge task goes to the endpoint; without one, the offline judge answers: verdicts by
+    /// the heuristic judge, statements by its sentence splitter, and tasks that need a
+    /// writing model fail with the reason
     #[arg(long, value_name = "NAME")]
     pub judge_model: Option<String>,
 
-    /// Most judge calls in flight, all endpoints together
+    /// An embedding model at the same endpoints, for semantic_similarity,
+    /// answer_relevance:embedding and answer_correctness:ragas (default:
+    /// $RAGEVAL_JUDGE_EMBEDDING_MODEL)
+    #[arg(long, value_name = "NAME")]
+    pub judge_embedding_model: Option<String>,
+
+    /// The judge model's context window in tokens: a sample's contexts are cut (the last
+    /// first) until its largest prompt fits (seed S3). Tokens are estimated: a quarter of
+    /// the characters, one per Chinese/Japanese/Korean character
+    #[arg(long, default_value_t = 32_768, value_name = "TOKENS")]
+    pub context_window: u64,
+
+    /// The prompt pack: `auto` picks `zh` or `en` per sample from the question's script
+    #[arg(long, value_enum, default_value_t = LangArg::Auto)]
+    pub lang: LangArg,
+
+    /// Most judge calls in flight, all endpoints together (default 16); twice as many
+    /// samples are scored at once
     #[arg(long, value_name = "N", value_parser = at_least_one::<usize>)]
     pub concurrency: Option<usize>,
 

@@ -13,6 +13,7 @@ pub fn flags(args: &JudgeArgs) -> JudgeFlags {
         config: args.config.clone(),
         base_url: args.judge_base_url.clone(),
         model: args.judge_model.clone(),
+        embedding_model: args.judge_embedding_model.clone(),
         concurrency: args.concurrency,
         rpm: args.rpm,
         tpm: args.tpm,

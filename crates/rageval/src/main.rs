@@ -3,9 +3,6 @@
 
 mod cli;
 mod commands;
-// Resolves the judge flags; the commands that call a model use it as they are wired to the
-// judge, so until then parts of it are only reached from its tests.
-#[cfg_attr(not(test), allow(dead_code))]
 mod judge;
 
 use std::io::Write;

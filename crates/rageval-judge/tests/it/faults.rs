@@ -116,16 +116,24 @@ async fn five_hundred_calls_under_faults_then_an_identical_offline_replay() {
     );
     assert!(stats.limit_cuts > 0);
 
-    // The journal: every answered HTTP call was booked once and stored once — the cache
-    // holds one row per answer, and the books match the server's own token counts.
+    // The journal: every answered HTTP call was booked once, and stored once unless it
+    // belonged to a climb of the ladder that never parsed (those are asked afresh next
+    // time, never replayed): each such climb wasted at most two answers, at least one of
+    // them garbage. The books match the server's own token counts.
     let answers_sent = seen.status_counts.get(&200).copied().unwrap_or(0);
     let usage = online.usage();
     assert_eq!(usage.total.calls, answers_sent);
-    assert_eq!(stats.cache_writes, answers_sent);
+    let rows = Cache::open(&path).unwrap().len().await.unwrap();
+    assert_eq!(stats.cache_writes, rows);
     assert_eq!(stats.cache_write_errors, 0);
-    assert_eq!(
-        Cache::open(&path).unwrap().len().await.unwrap(),
-        answers_sent
+    assert!(
+        rows <= answers_sent,
+        "{rows} rows for {answers_sent} answers"
+    );
+    assert!(
+        rows + 2 * seen.faults.garbage >= answers_sent,
+        "{rows} rows for {answers_sent} answers and {} garbage",
+        seen.faults.garbage
     );
     assert_eq!(
         (usage.total.prompt_tokens, usage.total.completion_tokens),
@@ -155,19 +163,34 @@ async fn five_hundred_calls_under_faults_then_an_identical_offline_replay() {
                 );
                 assert!(b.cached);
             }
-            (Err(a), Err(b)) => {
-                assert_eq!(a.to_string(), b.to_string(), "call {i}");
-                assert_eq!(a.raw_text(), b.raw_text(), "call {i}");
+            // Nothing of a failed climb is cached, so a call that failed online is a miss
+            // offline (and a later online run asks it afresh).
+            (Err(_), Err(b)) => {
+                assert!(matches!(b, JudgeError::OfflineMiss { .. }), "call {i}: {b}");
             }
             _ => panic!("call {i} differs: {a:?} vs {b:?}"),
         }
     }
-    assert_eq!(offline.rung_counts(), counts);
-    // Offline, everything is a cached answer: nothing spent, the same tokens on record.
-    let replayed = offline.usage().total;
-    assert_eq!((replayed.calls, replayed.cost_usd), (0, 0.0));
-    assert_eq!(replayed.cached_calls, usage.total.calls);
-    assert_eq!(replayed.cached_prompt_tokens, usage.total.prompt_tokens);
+    let replayed = offline.rung_counts();
+    for (template, online_counts) in &counts {
+        let offline_counts = replayed[template];
+        assert_eq!(
+            (
+                offline_counts.direct + offline_counts.extracted + offline_counts.repaired,
+                offline_counts.reasked,
+                offline_counts.failed + offline_counts.errored,
+            ),
+            (
+                online_counts.direct + online_counts.extracted + online_counts.repaired,
+                online_counts.reasked,
+                online_counts.failed + online_counts.errored,
+            ),
+            "{template}"
+        );
+    }
+    // Offline, everything is a cached answer: nothing spent.
+    let replayed_usage = offline.usage().total;
+    assert_eq!((replayed_usage.calls, replayed_usage.cost_usd), (0, 0.0));
     println!(
         "faulty batch: {answered} answered, {failed} failed, {reasked} re-asked, {repaired} repaired; \
          {} attempts, {} retries, {} cuts; online {:.2}s, offline {:.2}s; mock {:?}, {} client hang-ups",

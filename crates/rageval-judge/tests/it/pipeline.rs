@@ -112,7 +112,37 @@ async fn a_second_failure_keeps_the_raw_text() {
     assert!(matches!(err, JudgeError::Unparsed { .. }), "{err}");
     assert_eq!(err.raw_text(), Some("no idea, sorry"));
     assert_eq!(j.rung_counts()["t@1"].failed, 1);
-    assert_eq!(mock.stats().chat_requests, 2);
+    // Ask and re-ask, then one fresh climb: ask and re-ask again.
+    assert_eq!(mock.stats().chat_requests, 4);
+}
+
+#[tokio::test]
+async fn a_failed_climb_is_not_cached_and_a_fresh_one_recovers() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path().join("c.sqlite")).unwrap();
+    // Garbage for the first two calls (ask and re-ask), then good answers.
+    let mock = MockServer::start(scripted(|_, n| {
+        if n < 2 {
+            Reply::Content("no idea, sorry".into())
+        } else {
+            Reply::Content(GOOD.into())
+        }
+    }))
+    .await
+    .unwrap();
+    let j = judge(
+        settings(&mock, T),
+        Some(cache.clone()),
+        config(CacheMode::ReadWrite),
+    );
+    let answer = j.ask::<Verdict>(&request("t", "x")).await.unwrap();
+    assert_eq!(answer.raw, GOOD);
+    assert_eq!(mock.stats().chat_requests, 3);
+    // Only the parsed answer was stored: a replay answers directly from the cache.
+    assert_eq!(cache.len().await.unwrap(), 1);
+    let again = j.ask::<Verdict>(&request("t", "x")).await.unwrap();
+    assert!(again.cached);
+    assert_eq!(mock.stats().chat_requests, 3);
 }
 
 #[tokio::test]

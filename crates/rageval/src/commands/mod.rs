@@ -1,7 +1,8 @@
 //! One function per command: `run(args, …) -> Result<ExitCode>`.
 //!
 //! Exit codes: 0 success; 2 a usage or input error (bad flags, bad data, a run directory in
-//! the way); 1 a quality gate (`--fail-under`) that failed.
+//! the way); 1 a quality gate (`--fail-under`) that failed; 130 an `eval` stopped by Ctrl-C
+//! (resumable).
 
 pub mod collect;
 pub mod compare;
@@ -56,6 +57,9 @@ pub fn hint_for(error: &anyhow::Error) -> Option<String> {
             cause.downcast_ref::<rageval_report::ReportError>()
         {
             return Some("pass --overwrite, or --out with a new directory".into());
+        }
+        if cause.downcast_ref::<eval::ResumeRefused>().is_some() {
+            return Some("pass --overwrite to start over, or --out with a new directory".into());
         }
         if let Some(rageval_report::ReportError::Incomplete { .. }) =
             cause.downcast_ref::<rageval_report::ReportError>()

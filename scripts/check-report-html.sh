@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Renders an HTML report (report.html or a compare page) in headless Chromium with the
-# network blocked, saves a screenshot and the rendered DOM, and checks that the page holds
-# no script and loads nothing from elsewhere. Installs chromium (Debian package) if missing.
-# Not part of `cargo test` yet: run it by hand, e.g.
+# Renders any HTML page of rageval (report.html, a compare page) in headless Chromium with
+# the network blocked, saves a screenshot and the rendered DOM, and checks that the page
+# holds no script and loads nothing from elsewhere. Installs Chromium through
+# scripts/setup-chromium.sh, and CJK fonts so Chinese text renders. `cargo test` checks the
+# pages it builds itself (crates/rageval/tests/it/browser.rs); this is for any other page:
 #   scripts/check-report-html.sh runs/fiqa/report.html /tmp/report-check
 set -euo pipefail
 
@@ -14,9 +15,10 @@ page="$(realpath "$1")"
 out="${2:-$(mktemp -d)}"
 mkdir -p "$out"
 
-if ! command -v chromium >/dev/null 2>&1; then
+"$(dirname "$0")/setup-chromium.sh"
+if ! fc-list 2>/dev/null | grep -q "Noto Sans CJK"; then
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends fonts-noto-cjk >/dev/null
 fi
 
 profile="$(mktemp -d)"

@@ -18,5 +18,10 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 step "cargo doc (warnings are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 
+step "chromium for the browser tests (scripts/setup-chromium.sh)"
+./scripts/setup-chromium.sh
+step "Elasticsearch-compatible test server (rageval-sources' integration tests start it)"
+./scripts/setup-noida.sh >/dev/null
+
 step "cargo test"
 cargo test --workspace --locked

@@ -150,6 +150,13 @@ pub trait ChatModel: Send + Sync + 'static {
     /// Whether the server accepts `response_format: json_schema`; when not, the judge writes
     /// the schema into the prompt instead.
     fn supports_response_schema(&self) -> bool;
+    /// Whether the backend schedules its own calls with per-endpoint limiters (an
+    /// [`EndpointPool`](crate::EndpointPool)): the judge's limiter then enforces only the
+    /// global caps and leaves overload cuts and `Retry-After` pauses to the backend, so one
+    /// busy replica does not slow the others.
+    fn limits_itself(&self) -> bool {
+        false
+    }
     /// Makes one call.
     fn chat(
         &self,
@@ -163,6 +170,10 @@ pub trait Embedder: Send + Sync + 'static {
     fn embedding_kind(&self) -> &str;
     /// Embedding model name, part of the cache key.
     fn embedding_model(&self) -> &str;
+    /// Like [`ChatModel::limits_itself`], for embedding calls.
+    fn embedding_limits_itself(&self) -> bool {
+        false
+    }
     /// One vector per input, in order.
     fn embed(
         &self,

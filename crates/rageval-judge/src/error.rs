@@ -6,6 +6,8 @@
 
 use std::time::Duration;
 
+use crate::accounting::Cap;
+
 /// Everything that can go wrong on the way from a request to a typed answer.
 #[derive(Debug, thiserror::Error)]
 pub enum JudgeError {
@@ -135,6 +137,45 @@ pub enum JudgeError {
     /// A background task died (a panic inside the cache thread or a batch member).
     #[error("judge task failed: {0}")]
     Task(String),
+
+    /// A cap (`max_calls`, `max_cost_usd`) is reached: the call was not sent. Calls already
+    /// in flight finish and are kept.
+    #[error("budget exhausted: {cap} reached ({calls} calls answered, ${cost_usd:.4} spent)")]
+    BudgetExhausted {
+        /// The cap that stopped the call.
+        cap: Cap,
+        /// Model calls answered so far.
+        calls: u64,
+        /// Cost so far, in US dollars.
+        cost_usd: f64,
+    },
+
+    /// The judge was cancelled (e.g. Ctrl-C): the call was abandoned or never started.
+    #[error("cancelled")]
+    Cancelled,
+
+    /// A configuration file is wrong. Values are never quoted: they may be secrets.
+    #[error("{}", config_location(.file, *.line, .field, .message))]
+    Config {
+        /// The file.
+        file: String,
+        /// 1-based line, when known.
+        line: Option<usize>,
+        /// The offending key, dotted (`judge.endpoints[1].weight`), or the nearest known.
+        field: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// `file:line: field: message`, leaving out what is unknown.
+fn config_location(file: &str, line: Option<usize>, field: &str, message: &str) -> String {
+    let line = line.map(|l| format!(":{l}")).unwrap_or_default();
+    if field.is_empty() {
+        format!("{file}{line}: {message}")
+    } else {
+        format!("{file}{line}: {field}: {message}")
+    }
 }
 
 impl JudgeError {
@@ -166,6 +207,16 @@ impl JudgeError {
             JudgeError::Status { retry_after, .. } => *retry_after,
             _ => None,
         }
+    }
+
+    /// Whether the error means "stop", not "this call failed": a cap was reached or the
+    /// judge was cancelled. Callers end the run cleanly (keeping what finished) instead of
+    /// recording a failed score.
+    pub fn is_stop(&self) -> bool {
+        matches!(
+            self,
+            JudgeError::BudgetExhausted { .. } | JudgeError::Cancelled
+        )
     }
 
     /// The raw model text this error kept, if any.

@@ -3,8 +3,11 @@
 //! same path, cached per input.
 //!
 //! Cache hits never touch the limiter or the network. Offline mode answers from the cache or
-//! fails with [`JudgeError::OfflineMiss`], making no request. Every call ends either with an
-//! answer or with an error that says why; nothing is dropped silently and nothing is printed.
+//! fails with [`JudgeError::OfflineMiss`], making no request. Identical calls in flight at
+//! the same time make one request (single flight). Every request is first allowed by the
+//! caps ([`crate::accounting`]) and booked after; [`Judge::cancel`] aborts what is in flight.
+//! Every call ends either with an answer or with an error that says why; nothing is dropped
+//! silently and nothing is printed.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -15,30 +18,40 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio::task::JoinSet;
 
+use crate::accounting::{Budget, EMBEDDING_TEMPLATE, Ledger, PriceTable, UsageReport};
 use crate::cache::{CACHE_FORMAT, Cache, CacheKey, CacheMode};
+use crate::cancel::CancelToken;
 use crate::chat::{
     ChatModel, ChatRequest, ChatResponse, Embedder, Message, OutputSchema, Role, Usage,
 };
 use crate::error::JudgeError;
-use crate::limiter::{Limiter, LimiterConfig};
+use crate::flight::{Flights, Role as FlightRole};
+use crate::limiter::{Limiter, LimiterConfig, rough_tokens};
 use crate::retry::RetryPolicy;
 use crate::structured::{
     Rung, RungCounts, StructuredRequest, TemplateId, interpret, reask_instruction,
     schema_instruction,
 };
+use crate::tokens;
 
-/// Completion tokens assumed for the rate limiter when a request sets no `max_tokens`.
-const DEFAULT_COMPLETION_ESTIMATE: u64 = 256;
+/// Climbs of the ladder after a first one that ended with no parsable answer. Each climb is
+/// a fresh ask and one re-ask; the answers of a failed climb are never cached, so a new
+/// climb (or a later run, `--retry-failed`) gets a fresh answer instead of the same garbage.
+pub const FRESH_ROUNDS: u32 = 1;
 
 /// How a [`Judge`] behaves.
 #[derive(Debug, Clone, Default)]
 pub struct JudgeConfig {
-    /// Concurrency and rate limits.
+    /// Concurrency and rate limits (for a pool: the global caps over all its endpoints).
     pub limiter: LimiterConfig,
     /// Retry policy.
     pub retry: RetryPolicy,
     /// Cache use (read-write by default).
     pub cache_mode: CacheMode,
+    /// Caps on calls and cost (none by default).
+    pub budget: Budget,
+    /// Prices for the cost so far and the cost cap (the built-in table by default).
+    pub prices: PriceTable,
 }
 
 /// A structured answer.
@@ -63,6 +76,16 @@ pub struct Completion {
     pub response: ChatResponse,
     /// Answered from the cache, without a request.
     pub cached: bool,
+    /// Answered by an identical call in flight: its caller made the request and stores the
+    /// answer, so this one must not store it again.
+    pub shared: bool,
+}
+
+impl Completion {
+    /// Whether this caller made the request, so the answer is its to store.
+    fn fresh(&self) -> bool {
+        !self.cached && !self.shared
+    }
 }
 
 /// Embedding vectors, in input order.
@@ -96,6 +119,8 @@ pub struct JudgeStats {
     pub limit_cuts: u64,
     /// The concurrency limit now.
     pub current_limit: u64,
+    /// Calls answered by an identical call in flight, without a request of their own.
+    pub deduplicated: u64,
 }
 
 #[derive(Debug, Default)]
@@ -107,6 +132,7 @@ struct Counters {
     cache_writes: AtomicU64,
     cache_write_errors: AtomicU64,
     schema_fallbacks: AtomicU64,
+    deduplicated: AtomicU64,
 }
 
 fn bump(counter: &AtomicU64) {
@@ -135,16 +161,37 @@ struct Inner<M> {
     limiter: Limiter,
     rungs: Mutex<BTreeMap<String, RungCounts>>,
     counters: Counters,
+    ledger: Ledger,
+    flights: Flights,
+    cancel: CancelToken,
+}
+
+/// What a request is expected to take, for the limiter and the caps.
+struct Estimate {
+    /// Rough tokens for the tokens-per-minute bucket.
+    limiter_tokens: u64,
+    /// Tokens for the cost cap (zero when no cost cap is set).
+    budget: Usage,
+}
+
+/// What one model call is, for the books.
+struct CallSite<'a> {
+    template: &'a str,
+    model: &'a str,
+    /// The backend runs its own per-endpoint limiters (see [`ChatModel::limits_itself`]).
+    limits_itself: bool,
 }
 
 impl<M> Judge<M> {
-    /// The one retry loop: limiter slot, one attempt, then success bookkeeping or the retry
-    /// decision. `used` reads the real token usage of a success for the tokens bucket.
+    /// The one retry loop: the caps' permission, a limiter slot, one attempt, then the books
+    /// or the retry decision. `usage` reads (and, when the server sent none, fills in) the
+    /// token usage of a success.
     async fn with_retries<R, Fut>(
         &self,
-        estimate: u64,
+        site: CallSite<'_>,
+        estimate: Estimate,
         call: impl Fn() -> Fut,
-        used: impl Fn(&R) -> u64,
+        usage: impl Fn(&mut R) -> (Usage, bool),
     ) -> Result<R, JudgeError>
     where
         Fut: Future<Output = Result<R, JudgeError>>,
@@ -153,23 +200,32 @@ impl<M> Judge<M> {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let permit = inner.limiter.acquire(estimate).await?;
+            let reservation = inner.ledger.reserve(site.model, estimate.budget)?;
+            let permit = inner.limiter.acquire(estimate.limiter_tokens).await?;
             bump(&inner.counters.attempts);
             let result = call().await;
             drop(permit);
             let error = match result {
-                Ok(value) => {
+                Ok(mut value) => {
+                    let (used, counted) = usage(&mut value);
                     inner.limiter.on_success();
-                    inner.limiter.settle_tokens(estimate, used(&value));
+                    inner
+                        .limiter
+                        .settle_tokens(estimate.limiter_tokens, used.total());
+                    inner
+                        .ledger
+                        .answered(reservation, site.model, site.template, used, counted);
                     return Ok(value);
                 }
                 Err(error) => error,
             };
+            drop(reservation);
             bump(&inner.counters.failed_attempts);
-            if error.is_overload() {
+            if error.is_overload() && !site.limits_itself {
                 inner.limiter.on_overload(error.retry_after());
             }
-            match inner.config.retry.next_delay(attempt, &error) {
+            let retry = &inner.config.retry;
+            match retry.next_delay_for(attempt, &error, !site.limits_itself) {
                 Some(wait) => {
                     bump(&inner.counters.retries);
                     tokio::time::sleep(wait).await;
@@ -193,6 +249,7 @@ impl<M: ChatModel + Embedder> Judge<M> {
     /// order.
     pub async fn embed(&self, inputs: &[String]) -> Result<Embeddings, JudgeError> {
         let inner = &self.inner;
+        inner.cancel.check()?;
         let mode = inner.config.cache_mode;
         let keys: Vec<CacheKey> = inputs
             .iter()
@@ -219,6 +276,20 @@ impl<M: ChatModel + Embedder> Judge<M> {
             .counters
             .cache_hits
             .fetch_add(cached as u64, Ordering::Relaxed);
+        if cached > 0 {
+            let model = inner.model.embedding_model();
+            let tokens: u64 = (0..inputs.len())
+                .filter(|i| vectors[*i].is_some())
+                .map(|i| tokens::count_tokens(model, &inputs[i]))
+                .sum();
+            let usage = Usage {
+                prompt_tokens: tokens,
+                completion_tokens: 0,
+            };
+            inner
+                .ledger
+                .cached(EMBEDDING_TEMPLATE, cached as u64, usage);
+        }
         if let Some(&first) = missing.first() {
             if mode == CacheMode::Offline {
                 return Err(JudgeError::OfflineMiss {
@@ -227,16 +298,30 @@ impl<M: ChatModel + Embedder> Judge<M> {
                 });
             }
             let batch: Vec<String> = missing.iter().map(|&i| inputs[i].clone()).collect();
-            let estimate = batch
-                .iter()
-                .map(|t| t.len() as u64)
-                .sum::<u64>()
-                .div_ceil(4);
             let model = &inner.model;
+            let name = model.embedding_model();
+            let prompt_tokens: u64 = batch.iter().map(|t| tokens::count_tokens(name, t)).sum();
+            let used = Usage {
+                prompt_tokens,
+                completion_tokens: 0,
+            };
+            let estimate = Estimate {
+                limiter_tokens: prompt_tokens,
+                budget: used,
+            };
+            let site = CallSite {
+                template: EMBEDDING_TEMPLATE,
+                model: name,
+                limits_itself: model.embedding_limits_itself(),
+            };
             let batch_ref = &batch;
-            let fresh = self
-                .with_retries(estimate, move || model.embed(batch_ref), |_| estimate)
-                .await?;
+            let call = self.with_retries(
+                site,
+                estimate,
+                move || model.embed(batch_ref),
+                |_| (used, true),
+            );
+            let fresh = inner.cancel.run(call).await?;
             if fresh.len() != batch.len() {
                 return Err(JudgeError::Protocol {
                     endpoint: inner.model.endpoint(),
@@ -275,6 +360,7 @@ impl<M: ChatModel> Judge<M> {
     /// A judge over `model`, with `cache` when given (no cache means every call is a miss).
     pub fn new(model: M, cache: Option<Cache>, config: JudgeConfig) -> Self {
         let limiter = Limiter::new(config.limiter.clone());
+        let ledger = Ledger::new(config.prices.clone(), config.budget);
         Judge {
             inner: Arc::new(Inner {
                 model,
@@ -284,8 +370,27 @@ impl<M: ChatModel> Judge<M> {
                 limiter,
                 rungs: Mutex::new(BTreeMap::new()),
                 counters: Counters::default(),
+                ledger,
+                flights: Flights::default(),
+                cancel: CancelToken::new(),
             }),
         }
+    }
+
+    /// Cancels the judge: calls in flight abort (their answers, if already received, stay
+    /// cached) and every later call fails with [`JudgeError::Cancelled`]. One-way.
+    pub fn cancel(&self) {
+        self.inner.cancel.cancel();
+    }
+
+    /// The judge's cancel switch, to trip from elsewhere (a Ctrl-C handler).
+    pub fn cancel_token(&self) -> CancelToken {
+        self.inner.cancel.clone()
+    }
+
+    /// Tokens and cost so far, per template.
+    pub fn usage(&self) -> UsageReport {
+        self.inner.ledger.report()
     }
 
     /// The backend.
@@ -293,33 +398,73 @@ impl<M: ChatModel> Judge<M> {
         &self.inner.model
     }
 
-    /// One raw completion: from the cache, or from the backend (limited and retried), then
-    /// stored.
+    /// One raw completion: from the cache, from an identical call in flight, or from the
+    /// backend (allowed by the caps, limited, retried, cancellable), then stored.
     pub async fn complete(
         &self,
         template: &TemplateId,
         request: &ChatRequest,
     ) -> Result<Completion, JudgeError> {
-        let inner = &self.inner;
-        let mode = inner.config.cache_mode;
         let key = self.cache_key(template, request);
+        let completion = self.fetch(template, request, key).await?;
+        if completion.fresh() {
+            self.store(template, key, &completion.response).await;
+        }
+        Ok(completion)
+    }
+
+    /// A completion from the cache, from an identical call in flight, or from the backend —
+    /// never stored here: the caller stores it once it is known to be worth keeping.
+    async fn fetch(
+        &self,
+        template: &TemplateId,
+        request: &ChatRequest,
+        key: CacheKey,
+    ) -> Result<Completion, JudgeError> {
+        let inner = &self.inner;
+        inner.cancel.check()?;
+        let mode = inner.config.cache_mode;
+        let template = template.to_string();
         if let (Some(cache), CacheMode::ReadWrite | CacheMode::Offline) = (&inner.cache, mode) {
             if let Some(response) = cache.get(key).await? {
                 bump(&inner.counters.cache_hits);
+                inner.ledger.cached(&template, 1, response.usage);
                 return Ok(Completion {
                     response,
                     cached: true,
+                    shared: false,
                 });
             }
         }
         if mode == CacheMode::Offline {
             return Err(JudgeError::OfflineMiss {
-                template: template.to_string(),
+                template,
                 key: key.hex(),
             });
         }
-        let response = self.call_with_retries(request).await?;
-        if let (Some(cache), CacheMode::ReadWrite) = (&inner.cache, mode) {
+        let (response, role) = inner
+            .flights
+            .run(key, || {
+                inner.cancel.run(self.call_with_retries(&template, request))
+            })
+            .await?;
+        let shared = role == FlightRole::Followed;
+        if shared {
+            bump(&inner.counters.deduplicated);
+            inner.ledger.shared(&template);
+        }
+        Ok(Completion {
+            response,
+            cached: false,
+            shared,
+        })
+    }
+
+    /// Stores a fresh answer (read-write mode only) in one transaction, so cancelling never
+    /// leaves half an entry; a failure to store is counted, never fatal.
+    async fn store(&self, template: &TemplateId, key: CacheKey, response: &ChatResponse) {
+        let inner = &self.inner;
+        if let (Some(cache), CacheMode::ReadWrite) = (&inner.cache, inner.config.cache_mode) {
             let stored = cache
                 .put(
                     key,
@@ -333,18 +478,46 @@ impl<M: ChatModel> Judge<M> {
                 Err(_) => bump(&inner.counters.cache_write_errors),
             }
         }
-        Ok(Completion {
-            response,
-            cached: false,
-        })
     }
 
-    async fn call_with_retries(&self, request: &ChatRequest) -> Result<ChatResponse, JudgeError> {
+    async fn call_with_retries(
+        &self,
+        template: &str,
+        request: &ChatRequest,
+    ) -> Result<ChatResponse, JudgeError> {
         let model = &self.inner.model;
+        let name = model.model();
+        let budget = if self.inner.ledger.caps_cost() {
+            Usage {
+                prompt_tokens: tokens::prompt_tokens(name, request),
+                completion_tokens: tokens::completion_allowance(request),
+            }
+        } else {
+            Usage::default()
+        };
+        let site = CallSite {
+            template,
+            model: name,
+            limits_itself: model.limits_itself(),
+        };
+        let estimate = Estimate {
+            limiter_tokens: rough_tokens(request),
+            budget,
+        };
         self.with_retries(
-            estimate_tokens(request),
+            site,
+            estimate,
             move || model.chat(request),
-            |response| response.usage.total(),
+            |response: &mut ChatResponse| {
+                // Servers that send no usage get their tokens counted here, once; the count
+                // is stored with the answer, so a replay reports the same tokens.
+                if response.usage.total() == 0 {
+                    response.usage = tokens::count_usage(name, request, &response.text);
+                    (response.usage, true)
+                } else {
+                    (response.usage, false)
+                }
+            },
         )
         .await
     }
@@ -352,7 +525,9 @@ impl<M: ChatModel> Judge<M> {
     /// Asks for a value of type `T` matching `request.schema`, climbing the ladder: schema
     /// (in `response_format`, or in the prompt when the backend has no such option or the
     /// server rejects it with a 400 naming `response_format`, which is then remembered) →
-    /// tolerant parse → validation → one re-ask → [`JudgeError::Unparsed`] with the raw text.
+    /// tolerant parse → validation → one re-ask; when that still does not parse, the whole
+    /// climb once more afresh ([`FRESH_ROUNDS`]) → [`JudgeError::Unparsed`] with the raw text.
+    /// Only answers that parsed are cached.
     pub async fn ask<T: DeserializeOwned>(
         &self,
         request: &StructuredRequest,
@@ -360,6 +535,9 @@ impl<M: ChatModel> Judge<M> {
         let result = self.ask_inner(request).await;
         let rung = match &result {
             Ok(answer) => answer.rung,
+            // A call refused by a cap or abandoned on cancel never reached an end: it is not
+            // on the ladder (JudgeStats and the usage report count what did happen).
+            Err(error) if error.is_stop() => return result,
             Err(JudgeError::Unparsed { .. }) => Rung::Failed,
             Err(_) => Rung::Errored,
         };
@@ -377,28 +555,58 @@ impl<M: ChatModel> Judge<M> {
         &self,
         request: &StructuredRequest,
     ) -> Result<Answer<T>, JudgeError> {
+        let mut round = 0;
+        loop {
+            round += 1;
+            // Usage is that of the climb that answered, as a replay from the cache reports it.
+            let mut usage = Usage::default();
+            match self.ladder::<T>(request, &mut usage).await? {
+                Ok(answer) => return Ok(answer),
+                Err(failure) if round > FRESH_ROUNDS => return Err(failure),
+                // Nothing of a failed climb was cached, so this round asks afresh.
+                Err(_) => {}
+            }
+        }
+    }
+
+    /// One climb of the ladder: ask, parse, re-ask once. The outer `Err` is an error with no
+    /// answer (transport, offline miss); the inner one an answer that never parsed. Only a
+    /// climb that ends in a parsed answer is stored in the cache (both of its calls when it
+    /// took a re-ask), so a replay follows the same path and a failed climb is asked afresh
+    /// next time rather than replayed.
+    async fn ladder<T: DeserializeOwned>(
+        &self,
+        request: &StructuredRequest,
+        usage: &mut Usage,
+    ) -> Result<Result<Answer<T>, JudgeError>, JudgeError> {
+        let template = &request.template;
         let mut first_request = self.render(request);
-        let first = match self.complete(&request.template, &first_request).await {
+        let mut first_key = self.cache_key(template, &first_request);
+        let first = match self.fetch(template, &first_request, first_key).await {
             Err(error) if first_request.response_schema.is_some() && rejects_schema(&error) => {
                 // The server does not take `response_format: json_schema` (DeepSeek, older
                 // Ollama): write the schema into the prompt from now on.
                 self.inner.schema_in_prompt.store(true, Ordering::Relaxed);
                 bump(&self.inner.counters.schema_fallbacks);
                 first_request = self.render(request);
-                self.complete(&request.template, &first_request).await?
+                first_key = self.cache_key(template, &first_request);
+                self.fetch(template, &first_request, first_key).await?
             }
             other => other?,
         };
-        let mut usage = first.response.usage;
+        *usage += first.response.usage;
         let reason = match interpret::<T>(&first.response.text, &request.schema) {
             Ok((value, rung)) => {
-                return Ok(Answer {
+                if first.fresh() {
+                    self.store(template, first_key, &first.response).await;
+                }
+                return Ok(Ok(Answer {
                     value,
                     raw: first.response.text,
                     rung,
-                    usage,
+                    usage: *usage,
                     cached: first.cached,
-                });
+                }));
             }
             Err(reason) => reason,
         };
@@ -409,30 +617,40 @@ impl<M: ChatModel> Judge<M> {
         again
             .messages
             .push(Message::user(reask_instruction(&reason)));
-        let second = match self.complete(&request.template, &again).await {
+        let again_key = self.cache_key(template, &again);
+        let second = match self.fetch(template, &again, again_key).await {
             Ok(second) => second,
+            Err(error) if error.is_stop() => return Err(error),
             Err(error) => {
-                return Err(JudgeError::Unparsed {
-                    template: request.template.to_string(),
+                return Ok(Err(JudgeError::Unparsed {
+                    template: template.to_string(),
                     reason: format!("{reason}; the re-ask failed: {error}"),
                     raw: first.response.text,
-                });
+                }));
             }
         };
-        usage += second.response.usage;
+        *usage += second.response.usage;
         match interpret::<T>(&second.response.text, &request.schema) {
-            Ok((value, _)) => Ok(Answer {
-                value,
-                raw: second.response.text,
-                rung: Rung::Reasked,
-                usage,
-                cached: first.cached && second.cached,
-            }),
-            Err(reason) => Err(JudgeError::Unparsed {
-                template: request.template.to_string(),
+            Ok((value, _)) => {
+                if first.fresh() {
+                    self.store(template, first_key, &first.response).await;
+                }
+                if second.fresh() {
+                    self.store(template, again_key, &second.response).await;
+                }
+                Ok(Ok(Answer {
+                    value,
+                    raw: second.response.text,
+                    rung: Rung::Reasked,
+                    usage: *usage,
+                    cached: first.cached && second.cached,
+                }))
+            }
+            Err(reason) => Ok(Err(JudgeError::Unparsed {
+                template: template.to_string(),
                 reason,
                 raw: second.response.text,
-            }),
+            })),
         }
     }
 
@@ -491,6 +709,7 @@ impl<M: ChatModel> Judge<M> {
             schema_fallbacks: load(&c.schema_fallbacks),
             limit_cuts: self.inner.limiter.cuts(),
             current_limit: self.inner.limiter.current_limit() as u64,
+            deduplicated: load(&c.deduplicated),
         }
     }
 
@@ -568,22 +787,4 @@ fn schema_name(template: &TemplateId) -> String {
     } else {
         name
     }
-}
-
-/// About four characters per token, plus the completion budget: only for rate limiting.
-fn estimate_tokens(request: &ChatRequest) -> u64 {
-    let chars: usize = request
-        .messages
-        .iter()
-        .map(|m| m.content.len())
-        .sum::<usize>()
-        + request
-            .response_schema
-            .as_ref()
-            .map_or(0, |s| s.schema.to_string().len());
-    let completion = request
-        .sampling
-        .max_tokens
-        .map_or(DEFAULT_COMPLETION_ESTIMATE, u64::from);
-    (chars as u64).div_ceil(4) + completion
 }

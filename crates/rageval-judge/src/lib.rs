@@ -19,10 +19,18 @@
 //! - [`retry`]: which errors to retry (429, 5xx, timeouts, resets — never 4xx client
 //!   errors) and the jittered exponential back-off.
 //! - [`structured`]: the output ladder (schema → tolerant parse → validation → one re-ask →
-//!   failed with the raw text) and its per-template rung counts.
+//!   one fresh climb → failed with the raw text) and its per-template rung counts; only
+//!   answers that parsed are cached.
 //! - [`cache`]: the content-addressed SQLite cache, with read-write, offline and off modes.
-//! - [`judge`]: [`Judge`], which chains them: cache → limiter → backend with retries →
-//!   ladder.
+//! - [`pool`]: [`EndpointPool`], several endpoints of one model behind one scheduler
+//!   (weights, per-endpoint limiters, health, down endpoints skipped until they recover).
+//! - [`config`]: [`config::JudgeSettings`], everything above resolved once from flags, the
+//!   environment and `rageval.toml` into plain values (parsing only, no network).
+//! - [`accounting`]: tokens and cost per template, the price table, the caps.
+//! - [`tokens`]: token counts with tiktoken, and the [`PlanEstimate`] for dry runs.
+//! - [`cancel`]: [`CancelToken`], which aborts calls in flight and refuses new ones.
+//! - [`judge`]: [`Judge`], which chains them: cache → single flight → caps → limiter →
+//!   backend with retries → ladder.
 //! - [`error`]: the one error type, [`JudgeError`], and which errors are retryable.
 //!
 //! Both embedded backends sit behind default features. Without `gguf` the build needs no
@@ -30,12 +38,16 @@
 //! `minilm` it skips candle and tokenizers (about two minutes). Either way the rest of the
 //! pipeline is unchanged.
 //!
-//! Prompt text and typed judge tasks belong to `rageval-metrics`; this crate knows no metric.
+//! Prompt text and typed judge tasks belong to `rageval-tasks`; this crate knows no metric.
 //! It never prints: callers read [`Judge::stats`] and [`Judge::rung_counts`].
 
+pub mod accounting;
 pub mod cache;
+pub mod cancel;
 pub mod chat;
+pub mod config;
 pub mod error;
+mod flight;
 #[cfg(feature = "gguf")]
 pub mod gguf;
 pub mod judge;
@@ -45,13 +57,18 @@ pub mod minilm;
 pub mod model_files;
 pub mod models;
 pub mod openai;
+pub mod pool;
 pub mod retry;
 pub mod secret;
 pub mod settings;
 pub mod structured;
+pub mod tokens;
 
+pub use accounting::{Budget, Cap, Price, PriceTable, TemplateUsage, UsageReport};
 pub use cache::{Cache, CacheKey, CacheMode};
+pub use cancel::CancelToken;
 pub use chat::{ChatModel, ChatRequest, ChatResponse, Embedder, Message, Role, Sampling, Usage};
+pub use config::{JudgeFlags, JudgeSettings};
 pub use error::JudgeError;
 #[cfg(feature = "gguf")]
 pub use gguf::{GgufChat, GgufOptions};
@@ -62,7 +79,9 @@ pub use minilm::MiniLmEmbedder;
 pub use model_files::{ENV_MODELS_DIR, ModelFiles};
 pub use models::{AnyChatModel, AnyEmbedder, BoxFuture, Models};
 pub use openai::OpenAiBackend;
+pub use pool::{EndpointHealth, EndpointPool, HealthPolicy, PoolEndpoint};
 pub use retry::RetryPolicy;
 pub use secret::ApiKey;
 pub use settings::{EndpointSettings, SchemaMode, default_cache_path};
 pub use structured::{Rung, RungCounts, StructuredRequest, TemplateId};
+pub use tokens::PlanEstimate;

@@ -13,7 +13,9 @@ use std::time::Duration;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
+use crate::chat::ChatRequest;
 use crate::error::JudgeError;
+use crate::tokens::completion_allowance;
 
 /// Default cap on calls in flight.
 pub const DEFAULT_MAX_CONCURRENCY: usize = 16;
@@ -280,6 +282,18 @@ impl Limiter {
         state.debt += retire;
     }
 
+    /// Whether a call could start now: a free slot and no `Retry-After` pause. (The rate
+    /// buckets are not consulted: they refill continuously.)
+    pub fn has_room(&self) -> bool {
+        if self.inner.semaphore.available_permits() == 0 {
+            return false;
+        }
+        let state = lock(&self.inner.state);
+        state
+            .paused_until
+            .is_none_or(|until| until <= Instant::now())
+    }
+
     /// The concurrency limit now.
     pub fn current_limit(&self) -> usize {
         lock(&self.inner.state).limit
@@ -289,6 +303,21 @@ impl Limiter {
     pub fn cuts(&self) -> u64 {
         lock(&self.inner.state).cuts
     }
+}
+
+/// About four bytes per token plus the completion allowance: cheap enough for every call,
+/// and only used to pace the tokens-per-minute bucket (settled with the real usage after).
+pub(crate) fn rough_tokens(request: &ChatRequest) -> u64 {
+    let bytes: usize = request
+        .messages
+        .iter()
+        .map(|m| m.content.len())
+        .sum::<usize>()
+        + request
+            .response_schema
+            .as_ref()
+            .map_or(0, |s| s.schema.to_string().len());
+    (bytes as u64).div_ceil(4) + completion_allowance(request)
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@ trait ErasedChat: Send + Sync + 'static {
     fn erased_model(&self) -> &str;
     fn erased_endpoint(&self) -> String;
     fn erased_supports_response_schema(&self) -> bool;
+    fn erased_limits_itself(&self) -> bool;
     fn erased_chat<'a>(
         &'a self,
         request: &'a ChatRequest,
@@ -43,6 +44,9 @@ impl<T: ChatModel> ErasedChat for T {
     fn erased_supports_response_schema(&self) -> bool {
         self.supports_response_schema()
     }
+    fn erased_limits_itself(&self) -> bool {
+        self.limits_itself()
+    }
     fn erased_chat<'a>(
         &'a self,
         request: &'a ChatRequest,
@@ -55,6 +59,7 @@ impl<T: ChatModel> ErasedChat for T {
 trait ErasedEmbedder: Send + Sync + 'static {
     fn erased_kind(&self) -> &str;
     fn erased_model(&self) -> &str;
+    fn erased_limits_itself(&self) -> bool;
     fn erased_embed<'a>(
         &'a self,
         inputs: &'a [String],
@@ -67,6 +72,9 @@ impl<T: Embedder> ErasedEmbedder for T {
     }
     fn erased_model(&self) -> &str {
         self.embedding_model()
+    }
+    fn erased_limits_itself(&self) -> bool {
+        self.embedding_limits_itself()
     }
     fn erased_embed<'a>(
         &'a self,
@@ -110,6 +118,9 @@ impl ChatModel for AnyChatModel {
     fn supports_response_schema(&self) -> bool {
         self.0.erased_supports_response_schema()
     }
+    fn limits_itself(&self) -> bool {
+        self.0.erased_limits_itself()
+    }
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, JudgeError> {
         self.0.erased_chat(request).await
     }
@@ -141,6 +152,9 @@ impl Embedder for AnyEmbedder {
     }
     fn embedding_model(&self) -> &str {
         self.0.erased_model()
+    }
+    fn embedding_limits_itself(&self) -> bool {
+        self.0.erased_limits_itself()
     }
     async fn embed(&self, inputs: &[String]) -> Result<Vec<Vec<f32>>, JudgeError> {
         self.0.erased_embed(inputs).await
@@ -211,6 +225,9 @@ impl ChatModel for Models {
             .as_ref()
             .is_some_and(|m| m.supports_response_schema())
     }
+    fn limits_itself(&self) -> bool {
+        self.chat.as_ref().is_some_and(|m| m.limits_itself())
+    }
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, JudgeError> {
         match &self.chat {
             Some(model) => model.chat(request).await,
@@ -229,6 +246,11 @@ impl Embedder for Models {
         self.embedder
             .as_ref()
             .map_or(ABSENT, |e| e.embedding_model())
+    }
+    fn embedding_limits_itself(&self) -> bool {
+        self.embedder
+            .as_ref()
+            .is_some_and(|e| e.embedding_limits_itself())
     }
     async fn embed(&self, inputs: &[String]) -> Result<Vec<Vec<f32>>, JudgeError> {
         match &self.embedder {

@@ -46,12 +46,25 @@ impl RetryPolicy {
     /// After the `attempt`-th failure (1-based) with `error`: `None` to stop, or the wait
     /// before the next attempt.
     pub fn next_delay(&self, attempt: u32, error: &JudgeError) -> Option<Duration> {
+        self.next_delay_for(attempt, error, true)
+    }
+
+    /// Like [`RetryPolicy::next_delay`]; with `honour_retry_after` false the server's
+    /// `Retry-After` is not a floor — for a pool, where that endpoint's own limiter pauses
+    /// and the retry can go to another one.
+    pub fn next_delay_for(
+        &self,
+        attempt: u32,
+        error: &JudgeError,
+        honour_retry_after: bool,
+    ) -> Option<Duration> {
         if attempt >= self.max_attempts || !error.is_retryable() {
             return None;
         }
         let backoff = self.backoff(attempt, jitter_unit());
         let server = error
             .retry_after()
+            .filter(|_| honour_retry_after)
             .map(|d| d.min(self.max_retry_after))
             .unwrap_or_default();
         Some(backoff.max(server))
@@ -136,6 +149,11 @@ mod tests {
         assert_eq!(wait, Some(Duration::from_secs(2)));
         let capped = p.next_delay(1, &status(429, Some(Duration::from_secs(600))));
         assert_eq!(capped, Some(Duration::from_secs(5)));
+        let pooled = p.next_delay_for(1, &status(429, Some(Duration::from_secs(2))), false);
+        assert!(
+            pooled.is_some_and(|d| d < Duration::from_millis(2)),
+            "{pooled:?}"
+        );
     }
 
     #[test]

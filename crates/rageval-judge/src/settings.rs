@@ -16,6 +16,9 @@ use crate::secret::{ApiKey, REDACTED};
 pub const ENV_JUDGE_BASE_URL: &str = "RAGEVAL_JUDGE_BASE_URL";
 /// Model name sent in every request, e.g. `gpt-4o-mini`. Required.
 pub const ENV_JUDGE_MODEL: &str = "RAGEVAL_JUDGE_MODEL";
+/// Embedding model at the judge endpoint, e.g. `text-embedding-3-small`; embedding metrics
+/// need one.
+pub const ENV_JUDGE_EMBEDDING_MODEL: &str = "RAGEVAL_JUDGE_EMBEDDING_MODEL";
 /// API key for the judge endpoint (sent as `Authorization: Bearer`).
 pub const ENV_JUDGE_API_KEY: &str = "RAGEVAL_JUDGE_API_KEY";
 /// Extra request headers, `Name: value` pairs separated by newlines or `;`.
@@ -141,7 +144,7 @@ pub fn display_endpoint(url: &str) -> String {
     }
 }
 
-fn parse_headers(raw: &str) -> Result<Vec<(String, String)>, JudgeError> {
+pub(crate) fn parse_headers(raw: &str) -> Result<Vec<(String, String)>, JudgeError> {
     raw.split(['\n', ';'])
         .map(str::trim)
         .filter(|pair| !pair.is_empty())

@@ -1,6 +1,8 @@
 //! The table of every metric: its description, and how a `--metrics` spec becomes a
 //! [`Metric`]. This file is a registry; it is long because the table is.
 
+use crate::judged::{JudgedKind, JudgedMetric};
+use crate::judged_catalogue::{JUDGED, MODE_ALIASES};
 use crate::lexical::{Lexical, LexicalKind};
 use crate::metric::{Input, Metric, MetricError, MetricInfo};
 use crate::retrieval::{Retrieval, RetrievalKind};
@@ -11,14 +13,16 @@ const TEXTS: &[Input] = &[Input::Contexts, Input::ReferenceContexts];
 
 /// How a catalogue entry is built.
 #[derive(Debug, Clone, Copy)]
-enum Builder {
+pub(crate) enum Builder {
     Lexical(LexicalKind),
     Retrieval(RetrievalKind),
+    /// One kind per mode, in the order of `MetricInfo::modes` (one kind when it has none).
+    Judged(&'static [JudgedKind]),
 }
 
-struct Entry {
-    info: MetricInfo,
-    builder: Builder,
+pub(crate) struct Entry {
+    pub(crate) info: MetricInfo,
+    pub(crate) builder: Builder,
 }
 
 const fn lexical(
@@ -39,6 +43,7 @@ const fn lexical(
             source,
             takes_cutoff: false,
             needs_model: false,
+            modes: &[],
         },
         builder: Builder::Lexical(kind),
     }
@@ -67,6 +72,7 @@ const fn retrieval(
             source,
             takes_cutoff,
             needs_model: false,
+            modes: &[],
         },
         builder: Builder::Retrieval(kind),
     }
@@ -271,28 +277,32 @@ static ENTRIES: [Entry; 22] = [
     ),
 ];
 
-/// Every metric's description, in catalogue order.
-pub fn catalogue() -> impl Iterator<Item = &'static MetricInfo> {
-    ENTRIES.iter().map(|entry| &entry.info)
+/// Every entry: the model-free ones, then the judged ones.
+fn entries() -> impl Iterator<Item = &'static Entry> {
+    ENTRIES.iter().chain(JUDGED.iter())
 }
 
-/// The entry whose name or alias is `name` (no cut-off).
+/// Every metric's description, in catalogue order.
+pub fn catalogue() -> impl Iterator<Item = &'static MetricInfo> {
+    entries().map(|entry| &entry.info)
+}
+
+/// The entry whose name or alias is `name` (no mode, no cut-off).
 pub fn find(name: &str) -> Option<&'static MetricInfo> {
     entry(name).map(|entry| &entry.info)
 }
 
 fn entry(name: &str) -> Option<&'static Entry> {
-    ENTRIES
-        .iter()
-        .find(|entry| entry.info.name == name || entry.info.aliases.contains(&name))
+    entries().find(|entry| entry.info.name == name || entry.info.aliases.contains(&name))
 }
 
-/// Builds a metric from a spec: a name or alias, with `@k` for metrics that take a cut-off.
+/// Builds a metric from a spec: a name or alias, `:MODE` for metrics with modes, `@k` for
+/// metrics that take a cut-off (`answer_relevance:embedding`, `id_ndcg@10`).
 pub fn build(spec: &str) -> Result<Box<dyn Metric>, MetricError> {
     let spec = spec.trim();
-    let (name, cutoff) = match spec.split_once('@') {
-        Some((name, k)) => match k.parse::<usize>() {
-            Ok(k) if k >= 1 => (name, Some(k)),
+    let (base, cutoff) = match spec.split_once('@') {
+        Some((base, k)) => match k.parse::<usize>() {
+            Ok(k) if k >= 1 => (base, Some(k)),
             _ => {
                 return Err(MetricError::BadCutoff {
                     spec: spec.to_string(),
@@ -300,6 +310,13 @@ pub fn build(spec: &str) -> Result<Box<dyn Metric>, MetricError> {
             }
         },
         None => (spec, None),
+    };
+    let (name, mode) = match base.split_once(':') {
+        Some((name, mode)) => (name, Some(mode)),
+        None => match MODE_ALIASES.iter().find(|(alias, _, _)| *alias == base) {
+            Some((_, name, mode)) => (*name, Some(*mode)),
+            None => (base, None),
+        },
     };
     let entry = entry(name).ok_or_else(|| MetricError::Unknown {
         name: name.to_string(),
@@ -311,14 +328,39 @@ pub fn build(spec: &str) -> Result<Box<dyn Metric>, MetricError> {
             spec: spec.to_string(),
         });
     }
+    let mode = match mode {
+        None => 0,
+        Some(mode) => entry
+            .info
+            .modes
+            .iter()
+            .position(|m| m.name == mode)
+            .ok_or_else(|| MetricError::UnknownMode {
+                name: entry.info.name,
+                mode: mode.to_string(),
+                modes: entry.info.modes.iter().map(|m| m.name).collect(),
+            })?,
+    };
     Ok(match entry.builder {
         Builder::Lexical(kind) => Box::new(Lexical::new(&entry.info, kind)),
         Builder::Retrieval(kind) => Box::new(Retrieval::new(&entry.info, kind, cutoff)),
+        Builder::Judged(kinds) => {
+            let kind = kinds.get(mode).or(kinds.first()).copied();
+            match kind {
+                Some(kind) => Box::new(JudgedMetric::new(&entry.info, mode, kind)),
+                None => {
+                    return Err(MetricError::Unknown {
+                        name: name.to_string(),
+                        closest: None,
+                    });
+                }
+            }
+        }
     })
 }
 
 /// The model-free metrics whose inputs `sample` has, in catalogue order: what `rageval eval`
-/// runs when no `--metrics` is given.
+/// runs when no `--metrics` is given and no judge is usable.
 pub fn model_free_defaults(sample: &rageval_core::Sample) -> Vec<&'static str> {
     catalogue()
         .filter(|info| !info.needs_model && info.missing_input(sample).is_none())
@@ -326,11 +368,19 @@ pub fn model_free_defaults(sample: &rageval_core::Sample) -> Vec<&'static str> {
         .collect()
 }
 
+/// Every metric (in its default mode) whose inputs `sample` has, in catalogue order; the
+/// caller drops those its judges cannot answer.
+pub fn input_defaults(sample: &rageval_core::Sample) -> Vec<&'static str> {
+    catalogue()
+        .filter(|info| info.missing_input(sample).is_none())
+        .map(|info| info.name)
+        .collect()
+}
+
 /// The catalogue name nearest to a misspelt one, when it is near enough to suggest.
 fn closest_name(name: &str) -> Option<&'static str> {
-    let names = ENTRIES
-        .iter()
-        .flat_map(|entry| std::iter::once(&entry.info.name).chain(entry.info.aliases));
+    let names =
+        entries().flat_map(|entry| std::iter::once(&entry.info.name).chain(entry.info.aliases));
     names
         .map(|candidate| {
             (
@@ -350,19 +400,50 @@ mod tests {
     #[test]
     fn names_and_aliases_are_unique() {
         let mut seen = std::collections::HashSet::new();
-        for entry in &ENTRIES {
+        for entry in entries() {
             for name in std::iter::once(&entry.info.name).chain(entry.info.aliases) {
                 assert!(seen.insert(*name), "{name} appears twice");
             }
         }
+        for (alias, _, _) in MODE_ALIASES {
+            assert!(seen.insert(alias), "{alias} appears twice");
+        }
     }
 
     #[test]
-    fn every_entry_builds() {
+    fn every_entry_and_mode_builds() {
         for info in catalogue() {
             let metric = build(info.name).unwrap();
             assert_eq!(metric.info().name, info.name);
+            for (index, mode) in info.modes.iter().enumerate() {
+                let metric = build(&format!("{}:{}", info.name, mode.name)).unwrap();
+                // The default mode is filed under the bare name.
+                let expected = if index == 0 {
+                    info.name.to_owned()
+                } else {
+                    format!("{}:{}", info.name, mode.name)
+                };
+                assert_eq!(metric.name(), expected);
+                assert_eq!(metric.formula().0, mode.formula);
+            }
         }
+        for (alias, name, mode) in MODE_ALIASES {
+            assert_eq!(build(alias).unwrap().name(), format!("{name}:{mode}"));
+        }
+    }
+
+    #[test]
+    fn unknown_modes_list_the_known_ones() {
+        assert_eq!(
+            build("answer_relevance:vibes")
+                .err()
+                .map(|e| e.to_string())
+                .as_deref(),
+            Some(
+                "metric `answer_relevance` has no mode `vibes` (modes: simulated_questions, \
+                 rubric, embedding)"
+            )
+        );
     }
 
     #[test]

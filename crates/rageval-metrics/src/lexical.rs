@@ -10,7 +10,7 @@ use rageval_core::text::{self, BleuTokenizer, RougeKind};
 use rageval_core::{Evidence, Outcome, Sample};
 use serde_json::json;
 
-use crate::metric::{Metric, MetricInfo, with_inputs};
+use crate::metric::{MetricInfo, ModelFree, with_inputs};
 
 /// Which lexical comparison a [`Lexical`] metric makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,7 +40,7 @@ impl Lexical {
     }
 }
 
-impl Metric for Lexical {
+impl ModelFree for Lexical {
     fn info(&self) -> &'static MetricInfo {
         self.info
     }
@@ -146,7 +146,10 @@ mod tests {
     }
 
     fn value(metric: &str, sample: &Sample) -> Option<f64> {
-        build(metric).unwrap().score(sample).value()
+        build(metric)
+            .unwrap()
+            .score_now(sample)
+            .and_then(|o| o.value())
     }
 
     #[test]
@@ -159,12 +162,12 @@ mod tests {
     #[test]
     fn missing_reference_is_undefined_with_reason() {
         let s = sample("an answer", &[]);
-        let outcome = build("rouge_l").unwrap().score(&s);
+        let outcome = build("rouge_l").unwrap().score_now(&s).unwrap();
         assert_eq!(outcome, Outcome::undefined("sample has no reference"));
         let mut s = sample("", &["ref"]);
         s.answer = None;
         assert_eq!(
-            build("bleu").unwrap().score(&s),
+            build("bleu").unwrap().score_now(&s).unwrap(),
             Outcome::undefined("sample has no response")
         );
     }
@@ -208,7 +211,8 @@ mod tests {
     #[test]
     fn rouge_keeps_precision_and_recall() {
         let s = sample("a b c d", &["a b"]);
-        let Outcome::Score { value, evidence } = build("rouge1").unwrap().score(&s) else {
+        let Outcome::Score { value, evidence } = build("rouge1").unwrap().score_now(&s).unwrap()
+        else {
             panic!("expected a score")
         };
         // P = 2/4, R = 2/2, F = 2PR/(P+R) = 2/3.

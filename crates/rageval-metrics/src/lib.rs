@@ -2,21 +2,33 @@
 //! them.
 //!
 //! - [`Metric`]: one metric, ready to score a sample into an
-//!   [`Outcome`](rageval_core::Outcome); built from a user's spec (`rouge_l`,
-//!   `id_precision@5`) by [`build`].
-//! - [`MetricInfo`]: what a metric needs, its formula and where the formula comes from;
-//!   [`catalogue`] lists them all for `rageval metrics`.
+//!   [`Outcome`](rageval_core::Outcome) (a future: judged metrics ask a model); built from a
+//!   user's spec (`rouge_l`, `id_precision@5`, `answer_relevance:embedding`) by [`build`].
+//!   Model-free metrics implement the synchronous [`ModelFree`].
+//! - [`MetricInfo`]: what a metric needs, its formula, modes and where the formula comes
+//!   from; [`catalogue`] lists them all for `rageval metrics`.
+//! - [`scoring`]: [`Judges`] (the run's task router and embedder) and [`ScoringContext`],
+//!   one per sample, which computes what several metrics share (statements, usefulness
+//!   verdicts, generated questions) exactly once.
 //! - [`lexical`]: answer against reference (exact match, edit distances, BLEU, ROUGE, chrF).
 //! - [`retrieval`]: retrieved contexts against gold contexts, by id or by string similarity.
+//! - [`judged`]: the model-judged metrics of seeds S0–S4 and ragas (context precision,
+//!   recall, relevance, faithfulness, answer relevance and correctness, semantic
+//!   similarity, entity recall, noise sensitivity).
 //!
-//! The arithmetic itself lives in `rageval-core` (`rank`, `text`); this crate decides which
-//! sample fields feed it and when a metric does not apply. It reads no files and writes no
-//! reports: run directories belong to `rageval-report`.
+//! The arithmetic lives in `rageval-core` (`rank`, `text`) and every judgement in
+//! `rageval-tasks`; this crate decides which sample fields feed them, how verdicts become a
+//! score, and when a metric does not apply. It reads no files and writes no reports: run
+//! directories belong to `rageval-report`.
 
 mod catalogue;
+pub mod judged;
+mod judged_catalogue;
 pub mod lexical;
 mod metric;
 pub mod retrieval;
+pub mod scoring;
 
-pub use catalogue::{build, catalogue, find, model_free_defaults};
-pub use metric::{Input, Metric, MetricError, MetricInfo};
+pub use catalogue::{build, catalogue, find, input_defaults, model_free_defaults};
+pub use metric::{Input, Metric, MetricError, MetricInfo, ModeInfo, ModelFree, Requirements};
+pub use scoring::{Failure, Judges, ScoringContext};

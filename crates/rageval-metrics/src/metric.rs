@@ -1,6 +1,14 @@
 //! The [`Metric`] trait and the description every metric carries.
+//!
+//! Every metric is scored through [`Metric::score`], which returns a future: judged metrics
+//! ask a model, model-free ones answer at once. Model-free metrics implement the simpler
+//! [`ModelFree`] (a plain function of the sample) and get [`Metric`] for free.
 
 use rageval_core::{Outcome, Sample};
+use rageval_judge::BoxFuture;
+use rageval_tasks::TaskKind;
+
+use crate::scoring::ScoringContext;
 
 /// A sample field a metric reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,8 +69,24 @@ pub struct MetricInfo {
     pub source: &'static str,
     /// Whether the name takes a rank cut-off, `NAME@k`.
     pub takes_cutoff: bool,
-    /// Whether it asks a model (none do yet; the judged metrics set this).
+    /// Whether it asks a model (a judge task or an embedding).
     pub needs_model: bool,
+    /// The definitions it can compute, selected in `--metrics` as `NAME:MODE`; the first is
+    /// the default, filed under the bare name. Empty for metrics with one definition.
+    pub modes: &'static [ModeInfo],
+}
+
+/// One definition of a metric that has several (`answer_relevance:embedding`).
+#[derive(Debug, Clone, Copy)]
+pub struct ModeInfo {
+    /// The name after the colon.
+    pub name: &'static str,
+    /// One line: what this mode measures.
+    pub summary: &'static str,
+    /// The formula, in plain text.
+    pub formula: &'static str,
+    /// Where the definition comes from.
+    pub source: &'static str,
 }
 
 impl MetricInfo {
@@ -75,17 +99,85 @@ impl MetricInfo {
     }
 }
 
+/// What a metric needs from the judge besides the sample.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Requirements {
+    /// Judge tasks it asks (in the order it asks them).
+    pub tasks: Vec<TaskKind>,
+    /// Whether it embeds text.
+    pub embeddings: bool,
+    /// Whether it judges the answer's statements against the retrieved contexts.
+    pub answer_by_contexts: bool,
+    /// Whether it judges the reference's statements against the retrieved contexts.
+    pub reference_by_contexts: bool,
+}
+
 /// One metric, configured and ready to score samples.
 pub trait Metric: Send + Sync {
     fn info(&self) -> &'static MetricInfo;
 
-    /// The name results are filed under: the catalogue name plus any cut-off (`id_ndcg@10`).
+    /// The name results are filed under: the catalogue name plus any mode other than the
+    /// default (`answer_relevance:embedding`) or cut-off (`id_ndcg@10`).
+    fn name(&self) -> String {
+        self.info().name.to_string()
+    }
+
+    /// The mode's formula and source when the metric has modes (else the metric's own).
+    fn formula(&self) -> (&'static str, &'static str) {
+        (self.info().formula, self.info().source)
+    }
+
+    /// The judge tasks and embeddings it needs (none for model-free metrics).
+    fn requirements(&self) -> Requirements {
+        Requirements::default()
+    }
+
+    /// Scores one sample. Never panics; a sample lacking an input gets `Undefined`, a judge
+    /// that gives no usable answer `Failed`. `scoring` holds the judges and the results
+    /// shared with the sample's other metrics.
+    fn score<'a>(
+        &'a self,
+        sample: &'a Sample,
+        scoring: &'a ScoringContext,
+    ) -> BoxFuture<'a, Outcome>;
+
+    /// The score at once, for model-free metrics; `None` for judged ones.
+    fn score_now(&self, sample: &Sample) -> Option<Outcome> {
+        let _ = sample;
+        None
+    }
+}
+
+/// A metric computed from the sample alone, synchronously.
+pub trait ModelFree: Send + Sync {
+    fn info(&self) -> &'static MetricInfo;
+
+    /// See [`Metric::name`].
     fn name(&self) -> String {
         self.info().name.to_string()
     }
 
     /// Scores one sample. Never panics; a sample lacking an input gets `Undefined`.
     fn score(&self, sample: &Sample) -> Outcome;
+}
+
+impl<T: ModelFree> Metric for T {
+    fn info(&self) -> &'static MetricInfo {
+        ModelFree::info(self)
+    }
+
+    fn name(&self) -> String {
+        ModelFree::name(self)
+    }
+
+    fn score<'a>(&'a self, sample: &'a Sample, _: &'a ScoringContext) -> BoxFuture<'a, Outcome> {
+        let outcome = ModelFree::score(self, sample);
+        Box::pin(std::future::ready(outcome))
+    }
+
+    fn score_now(&self, sample: &Sample) -> Option<Outcome> {
+        Some(ModelFree::score(self, sample))
+    }
 }
 
 /// A metric spec that names nothing in the catalogue, or misuses a cut-off.
@@ -100,6 +192,20 @@ pub enum MetricError {
     UnexpectedCutoff { name: &'static str, spec: String },
     #[error("cut-off in `{spec}` must be a whole number of at least 1")]
     BadCutoff { spec: String },
+    #[error("metric `{name}` has no mode `{mode}` ({})", mode_list(.modes))]
+    UnknownMode {
+        name: &'static str,
+        mode: String,
+        modes: Vec<&'static str>,
+    },
+}
+
+fn mode_list(modes: &[&str]) -> String {
+    if modes.is_empty() {
+        "it has no modes".into()
+    } else {
+        format!("modes: {}", modes.join(", "))
+    }
 }
 
 fn suggestion(closest: &Option<&'static str>) -> String {
@@ -108,14 +214,17 @@ fn suggestion(closest: &Option<&'static str>) -> String {
         .unwrap_or_default()
 }
 
+/// `Undefined` naming the first input `sample` lacks, or `None` when it has them all.
+pub(crate) fn lacking_input(info: &MetricInfo, sample: &Sample) -> Option<Outcome> {
+    info.missing_input(sample)
+        .map(|input| Outcome::undefined(format!("sample has no {}", input.field_name())))
+}
+
 /// Evaluates `score` only when `sample` has every input the metric needs.
 pub(crate) fn with_inputs(
     info: &MetricInfo,
     sample: &Sample,
     score: impl FnOnce() -> Outcome,
 ) -> Outcome {
-    match info.missing_input(sample) {
-        Some(input) => Outcome::undefined(format!("sample has no {}", input.field_name())),
-        None => score(),
-    }
+    lacking_input(info, sample).unwrap_or_else(score)
 }

@@ -12,7 +12,7 @@ use rageval_core::text;
 use rageval_core::{Evidence, Outcome, Sample, Verdict, VerdictTarget};
 use serde_json::json;
 
-use crate::metric::{Metric, MetricInfo, with_inputs};
+use crate::metric::{MetricInfo, ModelFree, with_inputs};
 
 /// ragas's default threshold for the string-similarity context metrics.
 pub const STRING_MATCH_THRESHOLD: f64 = 0.5;
@@ -46,7 +46,7 @@ impl Retrieval {
     }
 }
 
-impl Metric for Retrieval {
+impl ModelFree for Retrieval {
     fn info(&self) -> &'static MetricInfo {
         self.info
     }
@@ -212,7 +212,10 @@ mod tests {
     }
 
     fn value(metric: &str, sample: &Sample) -> Option<f64> {
-        build(metric).unwrap().score(sample).value()
+        build(metric)
+            .unwrap()
+            .score_now(sample)
+            .and_then(|o| o.value())
     }
 
     #[test]
@@ -240,13 +243,13 @@ mod tests {
     fn id_metrics_without_ids_are_undefined() {
         let mut s = sample(&["d1"], &[]);
         assert_eq!(
-            build("id_mrr").unwrap().score(&s),
+            build("id_mrr").unwrap().score_now(&s).unwrap(),
             Outcome::undefined("sample has no reference_context_ids")
         );
         s.reference_context_ids = vec!["d1".into()];
         s.contexts[0].id = None;
         assert_eq!(
-            build("id_mrr").unwrap().score(&s),
+            build("id_mrr").unwrap().score_now(&s).unwrap(),
             Outcome::undefined("sample has no retrieved_context_ids")
         );
     }

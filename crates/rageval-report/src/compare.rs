@@ -9,7 +9,6 @@
 //! different dataset hashes are refused: their samples are not pairs.
 
 use std::collections::{BTreeMap, HashMap};
-use std::fmt::Write as _;
 
 use rageval_core::stats::{
     DEFAULT_BOOTSTRAP_RESAMPLES, DEFAULT_PERMUTATIONS, DEFAULT_SEED, mean,
@@ -17,9 +16,6 @@ use rageval_core::stats::{
 };
 use serde::Serialize;
 
-use crate::escape::{escape_html as e, escape_markdown_cell as cell};
-use crate::html::{STYLE, number};
-use crate::svg::{IntervalRow, interval_chart};
 use crate::{MetricSummary, ReportError, RunData};
 
 /// How the paired statistics are drawn.
@@ -167,7 +163,7 @@ impl Comparison {
         })
     }
 
-    fn run_name(&self, index: usize) -> &str {
+    pub(crate) fn run_name(&self, index: usize) -> &str {
         self.runs.get(index).map_or("?", |r| r.name.as_str())
     }
 }
@@ -225,246 +221,11 @@ fn metric_delta(
     }
 }
 
-fn signed(value: Option<f64>) -> String {
-    value.map_or_else(|| "—".into(), |v| format!("{v:+.4}"))
-}
-
-fn ci(value: Option<[f64; 2]>) -> String {
-    value.map_or_else(|| "—".into(), |[l, h]| format!("[{l:+.4}, {h:+.4}]"))
-}
-
-fn p(value: Option<f64>) -> String {
-    value.map_or_else(|| "—".into(), |v| format!("{v:.4}"))
-}
-
-/// What a delta says in words.
-fn reading(delta: &MetricDelta) -> &'static str {
-    match (delta.is_clear(), delta.delta) {
-        (true, Some(d)) if d > 0.0 => "higher",
-        (true, Some(_)) => "lower",
-        (false, Some(_)) => "no clear difference",
-        _ => "not comparable",
-    }
-}
-
-/// The comparison as one self-contained HTML page.
-pub fn render_compare_html(comparison: &Comparison) -> String {
-    let names: Vec<&str> = comparison.runs.iter().map(|r| r.name.as_str()).collect();
-    let title = format!("rageval compare: {}", names.join(" vs "));
-    let mut html = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>{0}</title><style>{STYLE}</style></head><body>\n<h1>{0}</h1>\n\
-         <p class=\"muted\">dataset sha256 <code>{1}</code></p>\n",
-        e(&title),
-        e(&comparison.dataset_sha256)
-    );
-    html.push_str("<h2>Versions</h2>\n<table><thead><tr><th>run</th>");
-    for metric in &comparison.metrics {
-        let _ = write!(html, "<th class=\"num\"><code>{}</code></th>", e(metric));
-    }
-    html.push_str("</tr></thead><tbody>\n");
-    for run in &comparison.runs {
-        let _ = write!(
-            html,
-            "<tr><td title=\"{}\">{}</td>",
-            e(&run.path),
-            e(&run.name)
-        );
-        for metric in &comparison.metrics {
-            let shown = run.metrics.get(metric).map_or_else(
-                || "—".to_string(),
-                |m| match m.ci95 {
-                    Some([l, h]) => format!(
-                        "{}<br><span class=\"muted\">[{l:.4}, {h:.4}]</span>",
-                        number(m.mean)
-                    ),
-                    None => number(m.mean),
-                },
-            );
-            let _ = write!(html, "<td class=\"num\">{shown}</td>");
-        }
-        html.push_str("</tr>\n");
-    }
-    html.push_str("</tbody></table>\n");
-    let s = &comparison.settings;
-    let _ = writeln!(
-        html,
-        "<p class=\"muted\">Δ = mean(candidate − baseline) over samples scored in both runs; \
-         interval: paired percentile bootstrap, {} resamples, seed {}; p: two-sided paired \
-         sign-flip permutation test, {} permutations (resolution {:.5}), seed {}.</p>",
-        s.resamples,
-        s.seed,
-        s.permutations,
-        1.0 / (s.permutations as f64 + 1.0),
-        s.seed.wrapping_add(1)
-    );
-    for pair in &comparison.pairs {
-        let (a, b) = (
-            comparison.run_name(pair.baseline),
-            comparison.run_name(pair.candidate),
-        );
-        let _ = writeln!(
-            html,
-            "<h2>{} → {}</h2>\n<table><thead><tr><th>metric</th><th class=\"num\">paired</th>\
-             <th class=\"num\">{}</th><th class=\"num\">{}</th><th class=\"num\">Δ</th>\
-             <th class=\"num\">95% CI</th><th class=\"num\">p</th><th>reading</th></tr></thead><tbody>",
-            e(a),
-            e(b),
-            e(a),
-            e(b)
-        );
-        let mut rows = Vec::new();
-        for d in &pair.deltas {
-            let class = match reading(d) {
-                "higher" => "good",
-                "lower" => "bad",
-                _ => "neutral",
-            };
-            let _ = writeln!(
-                html,
-                "<tr><td><code>{}</code></td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
-                 <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
-                 <td class=\"num\">{}</td><td class=\"{class}\">{}</td></tr>",
-                e(&d.metric),
-                d.n_paired,
-                number(d.baseline_mean),
-                number(d.candidate_mean),
-                signed(d.delta),
-                ci(d.ci95),
-                p(d.p_value),
-                reading(d)
-            );
-            if let (Some(delta), Some([low, high])) = (d.delta, d.ci95) {
-                rows.push(IntervalRow {
-                    label: d.metric.clone(),
-                    estimate: delta,
-                    low,
-                    high,
-                });
-            }
-        }
-        html.push_str("</tbody></table>\n");
-        if !rows.is_empty() {
-            html.push_str(&interval_chart(&rows, 640, true));
-            html.push('\n');
-        }
-        for d in pair.deltas.iter().filter(|d| !d.flips.is_empty()) {
-            let _ = writeln!(
-                html,
-                "<h3>Samples that moved most: <code>{}</code></h3><table><thead><tr>\
-                 <th>sample</th><th class=\"num\">{}</th><th class=\"num\">{}</th>\
-                 <th class=\"num\">Δ</th></tr></thead><tbody>",
-                e(&d.metric),
-                e(a),
-                e(b)
-            );
-            for flip in &d.flips {
-                let _ = writeln!(
-                    html,
-                    "<tr><td><code>{}</code></td><td class=\"num\">{:.4}</td>\
-                     <td class=\"num\">{:.4}</td><td class=\"num\">{:+.4}</td></tr>",
-                    e(&flip.sample_id),
-                    flip.baseline,
-                    flip.candidate,
-                    flip.delta
-                );
-            }
-            html.push_str("</tbody></table>\n");
-        }
-    }
-    html.push_str("</body></html>\n");
-    html
-}
-
-/// The comparison as Markdown: the version table, then each pair's deltas and top flips.
-pub fn render_compare_markdown(comparison: &Comparison) -> String {
-    let mut md = String::from("# rageval compare\n\n");
-    let _ = writeln!(
-        md,
-        "Dataset sha256 `{}`.\n",
-        cell(&comparison.dataset_sha256)
-    );
-    md.push_str("| run |");
-    for metric in &comparison.metrics {
-        let _ = write!(md, " `{}` |", cell(metric));
-    }
-    md.push_str("\n|---|");
-    md.push_str(&"---:|".repeat(comparison.metrics.len()));
-    md.push('\n');
-    for run in &comparison.runs {
-        let _ = write!(md, "| {} |", cell(&run.name));
-        for metric in &comparison.metrics {
-            let _ = write!(
-                md,
-                " {} |",
-                number(run.metrics.get(metric).and_then(|m| m.mean))
-            );
-        }
-        md.push('\n');
-    }
-    let s = &comparison.settings;
-    let _ = writeln!(
-        md,
-        "\nΔ = mean(candidate − baseline) over samples scored in both runs. Interval: paired \
-         percentile bootstrap ({} resamples, seed {}). p: two-sided paired sign-flip \
-         permutation test ({} permutations, resolution {:.5}, seed {}).",
-        s.resamples,
-        s.seed,
-        s.permutations,
-        1.0 / (s.permutations as f64 + 1.0),
-        s.seed.wrapping_add(1)
-    );
-    for pair in &comparison.pairs {
-        let (a, b) = (
-            cell(comparison.run_name(pair.baseline)),
-            cell(comparison.run_name(pair.candidate)),
-        );
-        let _ = writeln!(
-            md,
-            "\n## {a} → {b}\n\n| metric | paired | {a} | {b} | Δ | 95% CI | p | reading |\n\
-             |---|---:|---:|---:|---:|---:|---:|---|"
-        );
-        for d in &pair.deltas {
-            let _ = writeln!(
-                md,
-                "| `{}` | {} | {} | {} | {} | {} | {} | {} |",
-                cell(&d.metric),
-                d.n_paired,
-                number(d.baseline_mean),
-                number(d.candidate_mean),
-                signed(d.delta),
-                ci(d.ci95),
-                p(d.p_value),
-                reading(d)
-            );
-        }
-        for d in pair.deltas.iter().filter(|d| !d.flips.is_empty()) {
-            let _ = writeln!(
-                md,
-                "\nMoved most, `{}`: {}",
-                cell(&d.metric),
-                d.flips
-                    .iter()
-                    .map(|f| format!(
-                        "`{}` {:.4} → {:.4} ({:+.4})",
-                        cell(&f.sample_id),
-                        f.baseline,
-                        f.candidate,
-                        f.delta
-                    ))
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            );
-        }
-    }
-    md
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::testing::write_run;
+    use crate::{render_compare_html, render_compare_markdown};
     use rageval_core::Outcome;
     use rageval_core::stats::SplitMix64;
 

@@ -15,6 +15,7 @@ use std::fmt::Write as _;
 use rageval_core::{Evidence, Outcome, Sample, Verdict, VerdictTarget};
 
 use crate::escape::escape_html as e;
+use crate::page::{html_document, number, shorten};
 use crate::svg::{IntervalRow, histogram, interval_chart};
 use crate::{MetricSummary, RunData};
 
@@ -23,51 +24,18 @@ const QUOTE_CHARS: usize = 300;
 /// Characters of a question shown in a sample's one-line heading.
 const HEADING_CHARS: usize = 120;
 
-/// Shared by the run report and the comparison page.
-pub(crate) const STYLE: &str = r#"
-:root { --fg:#1d2330; --muted:#667085; --line:#e4e7ec; --bg:#fff; --soft:#f6f7f9; --accent:#3559c7; --bad:#b42318; }
-* { box-sizing: border-box; }
-body { font: 14px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "Noto Sans CJK SC", sans-serif; color: var(--fg); background: var(--bg); margin: 0 auto; max-width: 1200px; padding: 24px; }
-h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 17px; margin: 32px 0 8px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
-h3 { font-size: 15px; margin: 16px 0 6px; } h4 { font-size: 13px; margin: 12px 0 4px; color: var(--muted); text-transform: uppercase; letter-spacing: .04em; }
-table { border-collapse: collapse; width: 100%; margin: 8px 0; }
-th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
-th { background: var(--soft); font-weight: 600; position: sticky; top: 0; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-.muted, .tick { color: var(--muted); fill: var(--muted); font-size: 11px; }
-.meta td:first-child { color: var(--muted); width: 160px; }
-code { font: 12px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
-.bar { fill: var(--accent); opacity: .8; } .axis, .zero { stroke: var(--muted); stroke-width: 1; } .zero { stroke-dasharray: 3 3; }
-.whisker { stroke: var(--fg); stroke-width: 2; } .dot { fill: var(--accent); } .label { font-size: 12px; fill: var(--fg); }
-.cell-undefined { color: var(--muted); } .cell-failed { color: var(--bad); font-weight: 600; }
-details.sample { border: 1px solid var(--line); border-radius: 6px; margin: 8px 0; padding: 6px 12px; }
-details.sample > summary { cursor: pointer; } details.sample:target { border-color: var(--accent); }
-.text { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--soft); padding: 6px 8px; border-radius: 4px; margin: 2px 0 8px; }
-ol.contexts li { margin-bottom: 6px; } blockquote { margin: 4px 0 4px 12px; padding-left: 8px; border-left: 3px solid var(--line); color: var(--muted); white-space: pre-wrap; }
-.outcome { margin: 10px 0; } .reason { color: var(--bad); }
-.good { color: #067647; } .bad { color: var(--bad); } .neutral { color: var(--muted); }
-"#;
-
 /// The run's report as one HTML page. `samples` supplies questions, answers and context
 /// texts for the drill-down; pass an empty slice when the dataset is not at hand, and the
 /// page shows ids and indices only.
 pub fn render_html(run: &RunData, samples: &[Sample]) -> String {
     let by_id: HashMap<&str, &Sample> = samples.iter().map(|s| (s.id.as_str(), s)).collect();
     let metrics = run.metric_names();
-    let mut page = String::new();
     let title = format!("rageval report: {}", run.name());
-    let _ = write!(
-        page,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>{}</title><style>{STYLE}</style></head><body>\n<h1>{}</h1>\n",
-        e(&title),
-        e(&title)
-    );
-    page.push_str(&meta_table(run));
-    page.push_str(&summary_section(run, &metrics));
-    page.push_str(&reasons_section(run, &metrics));
-    page.push_str(&sample_table(run, &metrics, &by_id));
+    let mut page = format!("<h1>{}</h1>\n", e(&title));
+    page.push_str(&render_run_summary(run));
+    let every_sample: Vec<usize> = (0..run.sample_ids().len()).collect();
+    page.push_str("<h2 id=\"per-sample\">Per sample</h2>\n");
+    page.push_str(&render_sample_table(run, samples, &every_sample, ""));
     page.push_str("<h2 id=\"samples\">Samples</h2>\n");
     if samples.is_empty() {
         page.push_str(
@@ -86,8 +54,17 @@ pub fn render_html(run: &RunData, samples: &[Sample]) -> String {
             &outcomes,
         ));
     }
-    page.push_str("</body></html>\n");
-    page
+    html_document(&title, &page)
+}
+
+/// The top of a run's report as an HTML fragment: run facts, the summary table with
+/// intervals and histograms, the interval chart, and undefined/failed reasons.
+pub fn render_run_summary(run: &RunData) -> String {
+    let metrics = run.metric_names();
+    let mut html = meta_table(run);
+    html.push_str(&summary_section(run, &metrics));
+    html.push_str(&reasons_section(run, &metrics));
+    html
 }
 
 fn meta_table(run: &RunData) -> String {
@@ -192,28 +169,47 @@ fn reasons_section(run: &RunData, metrics: &[String]) -> String {
     html
 }
 
-fn sample_table(run: &RunData, metrics: &[String], by_id: &HashMap<&str, &Sample>) -> String {
-    let mut html = String::from(
-        "<h2 id=\"per-sample\">Per sample</h2>\n<table class=\"per-sample\"><thead><tr>\
-         <th>sample</th><th>question</th>",
-    );
-    for name in metrics {
+/// The per-sample table as an HTML fragment: one row for each sample whose index (in
+/// journal order, as in [`RunData::sample_ids`]) is in `shown`, one column per metric. Each
+/// sample id links to `{link_base}#s{index}`, its drill-down in the run's report (`""` for
+/// the same page). The question column appears when `samples` holds the dataset.
+pub fn render_sample_table(
+    run: &RunData,
+    samples: &[Sample],
+    shown: &[usize],
+    link_base: &str,
+) -> String {
+    let by_id: HashMap<&str, &Sample> = samples.iter().map(|s| (s.id.as_str(), s)).collect();
+    let metrics = run.metric_names();
+    let ids = run.sample_ids();
+    let mut html =
+        String::from("<div class=\"wide\"><table class=\"per-sample\"><thead><tr><th>sample</th>");
+    if !by_id.is_empty() {
+        html.push_str("<th>question</th>");
+    }
+    for name in &metrics {
         let _ = write!(html, "<th class=\"num\"><code>{}</code></th>", e(name));
     }
     html.push_str("</tr></thead><tbody>\n");
     let outcomes = run.outcomes();
-    for (index, id) in run.sample_ids().into_iter().enumerate() {
-        let question = by_id
-            .get(id)
-            .map(|s| shorten(&s.question, HEADING_CHARS))
-            .unwrap_or_default();
+    for &index in shown {
+        let Some(&id) = ids.get(index) else {
+            continue;
+        };
         let _ = write!(
             html,
-            "<tr><td><a href=\"#s{index}\"><code>{}</code></a></td><td>{}</td>",
-            e(id),
-            e(&question)
+            "<tr><td class=\"nowrap\"><a href=\"{}#s{index}\"><code>{}</code></a></td>",
+            e(link_base),
+            e(id)
         );
-        for name in metrics {
+        if !by_id.is_empty() {
+            let question = by_id
+                .get(id)
+                .map(|s| shorten(&s.question, HEADING_CHARS))
+                .unwrap_or_default();
+            let _ = write!(html, "<td>{}</td>", e(&question));
+        }
+        for name in &metrics {
             html.push_str(&match outcomes.get(&(id, name.as_str())) {
                 Some(Outcome::Score { value, .. }) => {
                     format!("<td class=\"num\">{value:.4}</td>")
@@ -231,7 +227,7 @@ fn sample_table(run: &RunData, metrics: &[String], by_id: &HashMap<&str, &Sample
         }
         html.push_str("</tr>\n");
     }
-    html.push_str("</tbody></table>\n");
+    html.push_str("</tbody></table></div>\n");
     html
 }
 
@@ -403,19 +399,6 @@ fn text_block(html: &mut String, label: &str, text: Option<&str>) {
             e(text)
         );
     }
-}
-
-/// At most `limit` characters, with `…` when cut.
-pub(crate) fn shorten(text: &str, limit: usize) -> String {
-    if text.chars().count() <= limit {
-        text.to_string()
-    } else {
-        text.chars().take(limit).chain(['…']).collect()
-    }
-}
-
-pub(crate) fn number(value: Option<f64>) -> String {
-    value.map_or_else(|| "—".into(), |v| format!("{v:.4}"))
 }
 
 fn interval(m: &MetricSummary) -> String {

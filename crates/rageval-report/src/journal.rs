@@ -62,3 +62,36 @@ impl JournalWriter {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rageval_core::stats::SplitMix64;
+
+    /// Regression: serde_json's default float parser may land one ulp off (a served
+    /// comparison read back gave Δ = 0.10000000000000003 for 0.10000000000000005). With
+    /// `float_roundtrip` every score read from the journal is the score written.
+    #[test]
+    fn scores_read_back_bit_for_bit() {
+        let mut rng = SplitMix64::new(7);
+        for i in 0..20_000 {
+            let value = match i % 3 {
+                0 => rng.unit(),
+                1 => rng.unit() - rng.unit(),
+                _ => rng.unit() * 1e-3 + 0.1,
+            };
+            let record = ResultRecord {
+                sample_id: i.to_string(),
+                metric: "m".into(),
+                outcome: Outcome::bare(value),
+            };
+            let line = serde_json::to_string(&record).unwrap();
+            let back: ResultRecord = serde_json::from_str(&line).unwrap();
+            assert_eq!(
+                back.outcome.value().map(f64::to_bits),
+                Some(value.to_bits()),
+                "{line}"
+            );
+        }
+    }
+}

@@ -13,15 +13,19 @@
 //! - [`Manifest`], [`ResultRecord`], [`Summary`]: the files' contents.
 //! - [`Aggregator`]: turns outcomes into a [`Summary`].
 //! - [`RunData`]: a finished run read back; [`write_reports`] writes its human files.
-//! - [`render_html`], [`render_markdown`], [`write_xlsx`]: each human file alone.
+//! - [`render_html`], [`render_markdown`], [`write_xlsx`]: each human file alone;
+//!   [`render_run_summary`], [`render_sample_table`] and [`render_compare_body`] are pieces
+//!   of the pages for other HTML (`rageval serve`), and [`html_document`] their shell.
 //! - [`Gate`]: `--fail-under` thresholds; [`render_junit`] the CI report of a gate.
 //! - [`Comparison`]: two or more runs over one dataset, with paired statistics per metric.
 //! - [`render_summary_table`]: the summary as a text table for a terminal.
+//! - `testing` (feature `test-support`): writes complete run directories for tests.
 //!
 //! This crate knows no model and no metric formula; it stores and shows what metrics
 //! return. Reading datasets is `rageval-core`'s job: writers take the samples as given.
 
 mod compare;
+mod compare_render;
 mod error;
 mod escape;
 mod gate;
@@ -29,28 +33,30 @@ mod html;
 mod journal;
 mod manifest;
 mod markdown;
+mod page;
 mod reader;
 mod reports;
 mod run_dir;
 mod summary;
 mod svg;
 mod table;
-#[cfg(test)]
-mod testing;
+#[cfg(any(test, feature = "test-support"))]
+pub mod testing;
 mod time;
 mod xlsx;
 
-pub use compare::{
-    CompareSettings, Comparison, MetricDelta, PairComparison, SampleFlip, render_compare_html,
-    render_compare_markdown,
+pub use compare::{CompareSettings, Comparison, MetricDelta, PairComparison, SampleFlip};
+pub use compare_render::{
+    compare_title, render_compare_body, render_compare_html, render_compare_markdown,
 };
 pub use error::ReportError;
 pub use escape::{escape_html, escape_markdown_cell};
 pub use gate::{FailingSample, Gate, GateCheck, GateOutcome, Threshold, render_junit};
-pub use html::render_html;
+pub use html::{render_html, render_run_summary, render_sample_table};
 pub use journal::{JournalWriter, ResultRecord};
 pub use manifest::{DatasetInfo, Manifest, MetricRecord, RunStatus, ToolInfo};
 pub use markdown::render_markdown;
+pub use page::html_document;
 pub use reader::{RunData, read_results};
 pub use reports::{HTML_FILE, MARKDOWN_FILE, XLSX_FILE, write_reports};
 pub use run_dir::{MANIFEST_FILE, RESULTS_FILE, RunDir, SUMMARY_FILE, sha256_file};

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use crate::RunData;
 use crate::escape::escape_markdown_cell as cell;
-use crate::html::number;
+use crate::page::number;
 
 /// Samples listed per metric under "lowest-scoring samples".
 const LOWEST: usize = 5;

@@ -57,6 +57,20 @@ impl RunDir {
         })
     }
 
+    /// Opens the run already in `path` to resume it: its files are kept, new results are
+    /// appended to its journal, and abandoning it removes nothing.
+    pub fn reopen(path: &Path) -> Result<Self, ReportError> {
+        if !path.join(MANIFEST_FILE).is_file() {
+            return Err(ReportError::NotARun {
+                path: path.to_path_buf(),
+            });
+        }
+        Ok(Self {
+            path: path.to_path_buf(),
+            created: false,
+        })
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }

@@ -90,7 +90,9 @@ pub fn interval_chart(rows: &[IntervalRow], width: u32, zero_line: bool) -> Stri
         (low, high) = (0.0, 1.0);
     }
     if zero_line {
-        let reach = low.abs().max(high.abs()).max(1e-9);
+        // Differences that are all zero still get an axis a reader can place them on.
+        let reach = low.abs().max(high.abs());
+        let reach = if reach < 1e-6 { 0.1 } else { reach };
         (low, high) = (-reach, reach);
     } else if low >= 0.0 && high <= 1.0 {
         (low, high) = (0.0, 1.0);

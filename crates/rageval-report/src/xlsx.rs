@@ -188,48 +188,9 @@ fn counted(reasons: &BTreeMap<String, usize>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ResultRecord;
-    use crate::testing::write_run;
+    use crate::testing::{assert_workbook_matches_journal, write_run};
     use calamine::{Data, Reader, Xlsx, open_workbook};
     use rageval_core::{Evidence, Verdict, VerdictTarget};
-
-    /// Rebuilds journal records from the `results` sheet.
-    fn records_from_sheet(path: &Path) -> Vec<ResultRecord> {
-        let mut workbook: Xlsx<_> = open_workbook(path).unwrap();
-        let range = workbook.worksheet_range("results").unwrap();
-        let mut rows = range.rows();
-        let header: Vec<String> = rows.next().unwrap().iter().map(|c| c.to_string()).collect();
-        assert_eq!(header, RESULTS_SHEET_COLUMNS);
-        rows.map(|row| {
-            let text = |i: usize| match row.get(i) {
-                Some(Data::String(s)) => s.clone(),
-                _ => String::new(),
-            };
-            let outcome = match text(2).as_str() {
-                "score" => Outcome::Score {
-                    value: match row[3] {
-                        Data::Float(v) => v,
-                        Data::Int(v) => v as f64,
-                        ref other => panic!("not a number: {other:?}"),
-                    },
-                    evidence: if text(5).is_empty() {
-                        Evidence::default()
-                    } else {
-                        serde_json::from_str(&text(5)).unwrap()
-                    },
-                },
-                "undefined" => Outcome::undefined(text(4)),
-                "failed" => Outcome::failed(text(4)),
-                other => panic!("unknown status {other}"),
-            };
-            ResultRecord {
-                sample_id: text(0),
-                metric: text(1),
-                outcome,
-            }
-        })
-        .collect()
-    }
 
     #[test]
     fn the_results_sheet_reads_back_equal_to_the_journal() {
@@ -265,8 +226,7 @@ mod tests {
         let run = RunData::load(&path).unwrap();
         let xlsx = path.join("results.xlsx");
         write_xlsx(&run, &xlsx).unwrap();
-        let journal = crate::read_results(&path.join(crate::RESULTS_FILE)).unwrap();
-        assert_eq!(records_from_sheet(&xlsx), journal);
+        assert_workbook_matches_journal(&xlsx, &path.join(crate::RESULTS_FILE));
 
         // The per-sample sheet holds every metric's score, or why there is none.
         let mut workbook: Xlsx<_> = open_workbook(&xlsx).unwrap();

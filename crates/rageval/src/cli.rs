@@ -1,6 +1,7 @@
 //! Every command-line argument of `rageval`, in one place. Parsing touches no file and no
 //! network; commands resolve these into settings.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -16,7 +17,13 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Score every sample of a dataset and write a run directory.
-    Eval(EvalArgs),
+    ///
+    /// Model-judged metrics ask the judge: an OpenAI-compatible endpoint (--judge-model), or
+    /// without one the offline heuristic judge (stderr and the manifest say who answers each
+    /// task). Samples are streamed and scored concurrently; running the same command again
+    /// resumes an unfinished run. A judge that fails marks its cells `failed`, it is not an
+    /// error: the exit code is 2 only for bad usage or bad data (1 for a failed gate).
+    Eval(Box<EvalArgs>),
     /// List the metrics, or explain one.
     Metrics(MetricsArgs),
     /// Evaluate a TREC run against qrels, as trec_eval does.
@@ -25,6 +32,14 @@ pub enum Command {
     Report(ReportArgs),
     /// Compare runs over the same dataset: version table, paired deltas, flipped samples.
     Compare(CompareArgs),
+    /// Serve a directory of runs as a read-only web UI and JSON API.
+    Serve(ServeArgs),
+    /// Build a local search index from documents (PDF, DOCX, HTML, Markdown, text, JSONL chunks).
+    Index(IndexArgs),
+    /// Search a local index built by `rageval index`.
+    Search(SearchArgs),
+    /// Ask every question to a retriever and a RAG service; write a dataset for `rageval eval`.
+    Collect(CollectArgs),
 }
 
 #[derive(Debug, Args)]
@@ -32,17 +47,19 @@ pub struct EvalArgs {
     /// The dataset: JSONL, JSON, CSV or XLSX, or a directory of seed-S3 GT_*/FULL_* files.
     pub data: PathBuf,
 
-    /// Metrics to run, comma-separated (`rageval metrics` lists them; `NAME@k` sets a
-    /// cut-off). Default: every model-free metric whose inputs the first sample has.
+    /// Metrics to run, comma-separated (`rageval metrics` lists them; `NAME:MODE` picks a
+    /// mode, e.g. `answer_relevance:embedding`; `NAME@k` sets a cut-off). Default: every
+    /// metric whose inputs the first sample has and that the configured judge can answer.
     #[arg(long, short, value_delimiter = ',')]
     pub metrics: Vec<String>,
 
     /// The run directory to write (manifest.json, results.jsonl, summary.json).
-    /// Default: `runs/<dataset name>`.
+    /// Default: `runs/<dataset name>`. A run already there over the same data is resumed:
+    /// finished sample × metric cells are kept and only the missing ones are scored.
     #[arg(long, short)]
     pub out: Option<PathBuf>,
 
-    /// Replace a run already in the output directory.
+    /// Replace a run already in the output directory instead of resuming it.
     #[arg(long)]
     pub overwrite: bool,
 
@@ -76,6 +93,27 @@ pub struct EvalArgs {
 
     #[command(flatten)]
     pub gate: GateArgs,
+
+    /// Score only the first K retrieved contexts of each sample (seed S3). K is lowered
+    /// further for a sample whose largest judge prompt would not fit --context-window;
+    /// results then say how many contexts were scored (`top_k` in the evidence).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
+    pub top_k: Option<u64>,
+
+    /// When resuming a run, score again the cells that failed (a judge error, an answer that
+    /// never parsed); they are replaced, never duplicated.
+    #[arg(long)]
+    pub retry_failed: bool,
+
+    #[command(flatten)]
+    pub judge: JudgeArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LangArg {
+    Auto,
+    En,
+    Zh,
 }
 
 /// Quality gates for CI, shared by `eval` and `report`.
@@ -141,6 +179,32 @@ pub struct CompareArgs {
     pub top: usize,
 }
 
+/// Arguments of `rageval serve`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Pages: / (runs; tick some to compare), /runs/NAME (summary and \
+samples filtered by a metric's range), /runs/NAME/report, /compare?run=A&run=B. \
+JSON: /api/runs, /api/runs/NAME, /api/runs/NAME/samples?metric=M&min=X&max=Y, \
+/api/compare?run=A&run=B. The server only reads; see docs/reports.md."
+)]
+pub struct ServeArgs {
+    /// The directory whose subdirectories are runs (as `rageval eval --out DIR/NAME`
+    /// writes them).
+    #[arg(default_value = "runs", value_name = "RUNS_DIR")]
+    pub runs_dir: PathBuf,
+
+    /// Address and port to listen on (port 0 picks a free one). An address other than
+    /// loopback needs a token.
+    #[arg(long, default_value = "127.0.0.1:8321", value_name = "ADDR")]
+    pub bind: SocketAddr,
+
+    /// A bearer token every request must carry (`Authorization: Bearer TOKEN`, or open
+    /// `/?token=TOKEN` once in a browser). Default: the RAGEVAL_SERVE_TOKEN environment
+    /// variable, which keeps it out of the process list.
+    #[arg(long, value_name = "TOKEN")]
+    pub token: Option<String>,
+}
+
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum DataFormat {
     Jsonl,
@@ -198,4 +262,236 @@ pub struct TrecArgs {
     /// {…}}`) instead of trec_eval's 4-decimal text
     #[arg(long)]
     pub json: bool,
+}
+
+/// Where the model judge is and how hard to use it. Flatten into every command that calls a
+/// model; `judge::settings` merges it with the environment and `rageval.toml`
+/// (docs/configuration.md).
+#[derive(Debug, Clone, Args)]
+pub struct JudgeArgs {
+    /// Judge settings file (default: $RAGEVAL_CONFIG, else ./rageval.toml when present)
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+
+    /// Base URL of an OpenAI-compatible judge endpoint, e.g. http://localhost:8000/v1
+    /// (replaces the endpoints of the settings file)
+    #[arg(long, value_name = "URL")]
+    pub judge_base_url: Option<String>,
+
+    /// The judge model, e.g. gpt-4o-mini (default: $RAGEVAL_JUDGE_MODEL). With a model, every
+    /// judge task goes to the endpoint; without one, the offline judge answers: verdicts by
+    /// the heuristic judge, statements by its sentence splitter, and tasks that need a
+    /// writing model fail with the reason
+    #[arg(long, value_name = "NAME")]
+    pub judge_model: Option<String>,
+
+    /// An embedding model at the same endpoints, for semantic_similarity,
+    /// answer_relevance:embedding and answer_correctness:ragas (default:
+    /// $RAGEVAL_JUDGE_EMBEDDING_MODEL)
+    #[arg(long, value_name = "NAME")]
+    pub judge_embedding_model: Option<String>,
+
+    /// The judge model's context window in tokens: a sample's contexts are cut (the last
+    /// first) until its largest prompt fits (seed S3). Tokens are estimated: a quarter of
+    /// the characters, one per Chinese/Japanese/Korean character
+    #[arg(long, default_value_t = 32_768, value_name = "TOKENS")]
+    pub context_window: u64,
+
+    /// The prompt pack: `auto` picks `zh` or `en` per sample from the question's script
+    #[arg(long, value_enum, default_value_t = LangArg::Auto)]
+    pub lang: LangArg,
+
+    /// Most judge calls in flight, all endpoints together (default 16); twice as many
+    /// samples are scored at once
+    #[arg(long, value_name = "N", value_parser = at_least_one::<usize>)]
+    pub concurrency: Option<usize>,
+
+    /// Judge requests per minute, all endpoints together
+    #[arg(long, value_name = "N", value_parser = at_least_one::<u32>)]
+    pub rpm: Option<u32>,
+
+    /// Judge tokens per minute, all endpoints together
+    #[arg(long, value_name = "N", value_parser = at_least_one::<u32>)]
+    pub tpm: Option<u32>,
+
+    /// Seconds one judge HTTP attempt may take
+    #[arg(long, value_name = "SECS", value_parser = positive_seconds)]
+    pub timeout: Option<std::time::Duration>,
+
+    /// Neither read nor write the judge's answer cache
+    #[arg(long, conflicts_with = "offline")]
+    pub no_cache: bool,
+
+    /// Answer only from the cache: a miss is an error and no request is made
+    #[arg(long)]
+    pub offline: bool,
+
+    /// The answer cache file (default: $RAGEVAL_CACHE_DIR/judge.sqlite, else
+    /// ~/.cache/rageval/judge.sqlite)
+    #[arg(long, value_name = "PATH")]
+    pub cache: Option<PathBuf>,
+
+    /// Stop after N answered judge calls (cached answers are free)
+    #[arg(long, value_name = "N")]
+    pub max_calls: Option<u64>,
+
+    /// Stop before the judge's cost passes USD dollars (needs a price for the model)
+    #[arg(long, value_name = "USD", value_parser = non_negative_dollars)]
+    pub max_cost: Option<f64>,
+}
+
+fn at_least_one<T: std::str::FromStr + PartialOrd + From<u8>>(raw: &str) -> Result<T, String> {
+    match raw.parse::<T>() {
+        Ok(n) if n >= T::from(1) => Ok(n),
+        _ => Err("expected a whole number ≥ 1".into()),
+    }
+}
+
+fn positive_seconds(raw: &str) -> Result<std::time::Duration, String> {
+    raw.parse::<f64>()
+        .ok()
+        .and_then(|s| std::time::Duration::try_from_secs_f64(s).ok())
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| "expected a positive number of seconds".into())
+}
+
+fn non_negative_dollars(raw: &str) -> Result<f64, String> {
+    match raw.parse::<f64>() {
+        Ok(usd) if usd.is_finite() && usd >= 0.0 => Ok(usd),
+        _ => Err("expected a number of dollars ≥ 0".into()),
+    }
+}
+
+/// Arguments of `rageval index`.
+#[derive(Debug, Args)]
+pub struct IndexArgs {
+    /// Documents, or directories searched recursively for .pdf .docx .html .md .txt .jsonl
+    /// files (a .jsonl file holds chunks already split: one `{"text", "id"}` object a line)
+    #[arg(required = true, value_name = "DOCS")]
+    pub docs: Vec<PathBuf>,
+
+    /// The index directory to write
+    #[arg(long, short, value_name = "INDEX")]
+    pub out: PathBuf,
+
+    /// Characters per chunk
+    #[arg(long, default_value_t = rageval_sources::local::splitter::DEFAULT_CHUNK_SIZE)]
+    pub chunk_size: usize,
+
+    /// Characters shared by neighbouring chunks
+    #[arg(long, default_value_t = rageval_sources::local::splitter::DEFAULT_CHUNK_OVERLAP)]
+    pub chunk_overlap: usize,
+
+    /// Replace an index already at --out (only once the new one is complete)
+    #[arg(long)]
+    pub overwrite: bool,
+
+    /// Also embed every chunk with this model, for vector and hybrid search, on the
+    /// OpenAI-compatible endpoint of RAGEVAL_JUDGE_BASE_URL (key: RAGEVAL_JUDGE_API_KEY)
+    #[arg(long, value_name = "MODEL")]
+    pub embed_model: Option<String>,
+}
+
+/// Arguments of `rageval search`.
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// An index directory written by `rageval index`
+    pub index: PathBuf,
+
+    /// The query
+    pub query: String,
+
+    /// How many chunks to return
+    #[arg(short, default_value_t = 5)]
+    pub k: usize,
+
+    /// How to rank: BM25, embeddings (needs an index built with --embed-model), or both fused
+    #[arg(long, value_enum, default_value_t = RankingArg::Bm25)]
+    pub ranking: RankingArg,
+
+    /// Print each hit as a JSON line (id, score, text, source, lines)
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// How a local index ranks chunks.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum RankingArg {
+    Bm25,
+    Vector,
+    Hybrid,
+}
+
+/// Where `collect` gets each question's contexts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RetrieverKind {
+    /// Elasticsearch (`[elasticsearch]` in --config)
+    Es,
+    /// A local index (`--index`, or `[local]` in --config)
+    Local,
+    /// The RAG service's own answer (`[service]` with `contexts_path`)
+    Http,
+}
+
+/// Where `collect` gets each answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GeneratorKind {
+    /// The RAG service under test (`[service]` in --config)
+    Http,
+}
+
+/// Arguments of `rageval collect`.
+#[derive(Debug, Args)]
+pub struct CollectArgs {
+    /// The questions: JSONL, JSON, CSV or XLSX with a question column (references and other
+    /// columns are carried over; other columns fill template placeholders)
+    pub questions: PathBuf,
+
+    /// Where the contexts come from
+    #[arg(long, value_enum)]
+    pub retriever: RetrieverKind,
+
+    /// Where the answers come from
+    #[arg(long, value_enum, default_value_t = GeneratorKind::Http)]
+    pub generator: GeneratorKind,
+
+    /// The dataset to write (JSONL); a rerun appends only the questions missing from it
+    #[arg(long, short, value_name = "DATA.jsonl")]
+    pub out: PathBuf,
+
+    /// Sources settings (TOML with `[elasticsearch]`, `[service]`, `[local]`; see docs/sources.md)
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// The local index (overrides `[local] index`)
+    #[arg(long)]
+    pub index: Option<PathBuf>,
+
+    /// Chunks per question from the local index (overrides `[local] k`)
+    #[arg(short)]
+    pub k: Option<usize>,
+
+    /// Ranking of the local index (overrides `[local] ranking`)
+    #[arg(long, value_enum)]
+    pub ranking: Option<RankingArg>,
+
+    /// Questions in flight at once
+    #[arg(long, default_value_t = rageval_sources::collect::DEFAULT_CONCURRENCY)]
+    pub concurrency: usize,
+
+    /// Map a field to a column of the questions file, e.g. `--map question=prompt` (repeatable)
+    #[arg(long = "map", value_name = "FIELD=COLUMN")]
+    pub field_map: Vec<String>,
+
+    /// The questions file's format, when its extension does not say it
+    #[arg(long, value_enum)]
+    pub format: Option<DataFormat>,
+
+    /// Ask only the first N questions
+    #[arg(long, value_name = "N")]
+    pub samples: Option<usize>,
+
+    /// Print the resolved settings (secrets masked) and exit without asking anything
+    #[arg(long, hide = true)]
+    pub show_settings: bool,
 }

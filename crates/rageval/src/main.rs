@@ -3,6 +3,7 @@
 
 mod cli;
 mod commands;
+mod judge;
 
 use std::io::Write;
 use std::process::ExitCode;

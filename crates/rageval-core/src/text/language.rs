@@ -95,7 +95,7 @@ pub fn detect_language(text: &str) -> Language {
 
 /// Whether `c` is a Han ideograph (Unicode script Han: the unified ideographs and their
 /// extensions, compatibility ideographs, radicals, and the iteration marks 々 and 〇).
-pub(crate) fn is_han(c: char) -> bool {
+pub fn is_han(c: char) -> bool {
     matches!(
         u32::from(c),
         0x2E80..=0x2E99

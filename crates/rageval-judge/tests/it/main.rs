@@ -2,6 +2,9 @@
 //! (`rageval-testkit`), over real HTTP on 127.0.0.1, and against the embedded local models
 //! from the models folder (`scripts/fetch-models.sh`).
 
+mod cancel;
+mod caps;
+mod dedupe;
 mod faults;
 #[cfg(feature = "gguf")]
 mod gguf;
@@ -10,6 +13,7 @@ mod local_bench;
 #[cfg(feature = "minilm")]
 mod minilm;
 mod pipeline;
+mod pool;
 mod secrets;
 mod support;
 mod throughput;

@@ -1,31 +1,16 @@
 //! One call at a time: the ladder's rungs, what is retried and what is not, timeouts,
 //! Retry-After, the cache and offline mode, headers, embeddings, cancellation.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use rageval_judge::{
     Cache, CacheMode, Embedder, JudgeError, Rung, Sampling, SchemaMode, StructuredRequest,
 };
 use rageval_testkit::{MockConfig, MockServer, Reply};
-use serde_json::Value;
 
-use crate::support::{Verdict, config, judge, request, settings};
+use crate::support::{GOOD, Verdict, config, judge, request, scripted, settings};
 
 const T: Duration = Duration::from_secs(5);
-
-fn scripted(f: impl Fn(&Value, u32) -> Reply + Send + Sync + 'static) -> MockConfig {
-    let calls = AtomicU32::new(0);
-    MockConfig {
-        script: Some(Arc::new(move |body: &Value| {
-            f(body, calls.fetch_add(1, Ordering::SeqCst))
-        })),
-        ..MockConfig::default()
-    }
-}
-
-const GOOD: &str = r#"{"reason": "it says so", "verdict": 1}"#;
 
 #[tokio::test]
 async fn schema_driven_answer_arrives_direct_in_both_schema_modes() {
@@ -127,7 +112,37 @@ async fn a_second_failure_keeps_the_raw_text() {
     assert!(matches!(err, JudgeError::Unparsed { .. }), "{err}");
     assert_eq!(err.raw_text(), Some("no idea, sorry"));
     assert_eq!(j.rung_counts()["t@1"].failed, 1);
-    assert_eq!(mock.stats().chat_requests, 2);
+    // Ask and re-ask, then one fresh climb: ask and re-ask again.
+    assert_eq!(mock.stats().chat_requests, 4);
+}
+
+#[tokio::test]
+async fn a_failed_climb_is_not_cached_and_a_fresh_one_recovers() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path().join("c.sqlite")).unwrap();
+    // Garbage for the first two calls (ask and re-ask), then good answers.
+    let mock = MockServer::start(scripted(|_, n| {
+        if n < 2 {
+            Reply::Content("no idea, sorry".into())
+        } else {
+            Reply::Content(GOOD.into())
+        }
+    }))
+    .await
+    .unwrap();
+    let j = judge(
+        settings(&mock, T),
+        Some(cache.clone()),
+        config(CacheMode::ReadWrite),
+    );
+    let answer = j.ask::<Verdict>(&request("t", "x")).await.unwrap();
+    assert_eq!(answer.raw, GOOD);
+    assert_eq!(mock.stats().chat_requests, 3);
+    // Only the parsed answer was stored: a replay answers directly from the cache.
+    assert_eq!(cache.len().await.unwrap(), 1);
+    let again = j.ask::<Verdict>(&request("t", "x")).await.unwrap();
+    assert!(again.cached);
+    assert_eq!(mock.stats().chat_requests, 3);
 }
 
 #[tokio::test]

@@ -1,8 +1,11 @@
-//! The API key never shows: not in settings' Debug, not in any error, not in the cache file.
+//! The API key never shows: not in settings' Debug, not in any error, not in the cache file —
+//! whether it came from a struct, the environment or `rageval.toml`, through one endpoint or
+//! a pool.
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use rageval_judge::config::{JudgeFlags, JudgeSettings};
 use rageval_judge::{ApiKey, Cache, CacheMode, JudgeError};
 use rageval_testkit::{MockConfig, MockServer, Reply};
 use serde_json::Value;
@@ -87,4 +90,73 @@ fn error_chain(err: &JudgeError) -> String {
         source = cause.source();
     }
     out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_from_rageval_toml_stay_hidden_through_a_pool() {
+    // Two endpoints that reject the key and echo it back.
+    let echo = || {
+        MockServer::start(MockConfig {
+            script: Some(Arc::new(|_: &Value| {
+                Reply::Status(401, format!("invalid api key {KEY} provided"))
+            })),
+            ..MockConfig::default()
+        })
+    };
+    let (a, b) = (echo().await.unwrap(), echo().await.unwrap());
+    let with_credentials = b
+        .base_url
+        .replacen("http://", &format!("http://user:{KEY}@"), 1);
+    let toml = format!(
+        r#"
+[judge]
+model = "mock-chat"
+api_key = "{KEY}"
+headers = {{ "X-Secret" = "{KEY}" }}
+
+[judge.cache]
+mode = "off"
+
+[[judge.endpoints]]
+base_url = "{}"
+
+[[judge.endpoints]]
+base_url = "{with_credentials}"
+weight = 2
+"#,
+        a.base_url
+    );
+    let file = std::path::Path::new("rageval.toml");
+    let settings =
+        JudgeSettings::resolve_with(&JudgeFlags::default(), Some((file, &toml)), |_| None).unwrap();
+    assert!(!format!("{settings:?}").contains(KEY), "{settings:?}");
+    let j = settings.build().unwrap();
+    assert!(!format!("{:?}", j.model()).contains(KEY));
+    for i in 0..4 {
+        let err = j
+            .ask::<Verdict>(&request("t", &format!("Item {i}.")))
+            .await
+            .unwrap_err();
+        let chain = error_chain(&err);
+        assert!(chain.contains("invalid api key ****"), "{chain}");
+        assert!(
+            !chain.contains(KEY) && !format!("{err:?}").contains(KEY),
+            "{chain}"
+        );
+    }
+    assert!(a.stats().chat_requests > 0 && b.stats().chat_requests > 0);
+
+    // A malformed file that holds the key: the error points at the line, not the value.
+    let broken = format!("[judge]\nmodel = \"m\"\napi_key = [\"{KEY}\"]\n");
+    let err = JudgeSettings::resolve_with(&JudgeFlags::default(), Some((file, &broken)), |_| None)
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("rageval.toml:3: judge.api_key:"),
+        "{err}"
+    );
+    assert!(
+        !err.to_string().contains(KEY) && !format!("{err:?}").contains(KEY),
+        "{err}"
+    );
 }

@@ -1,12 +1,14 @@
 //! Shared set-up: a judge over the mock with fast, test-sized timeouts and back-off.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use rageval_judge::{
     Cache, CacheMode, EndpointSettings, Judge, JudgeConfig, LimiterConfig, Message, OpenAiBackend,
     RetryPolicy, Sampling, StructuredRequest, TemplateId,
 };
-use rageval_testkit::MockServer;
+use rageval_testkit::{MockConfig, MockServer, Reply};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -65,6 +67,7 @@ pub fn config(mode: CacheMode) -> JudgeConfig {
         },
         retry: fast_retry(),
         cache_mode: mode,
+        ..JudgeConfig::default()
     }
 }
 
@@ -78,4 +81,40 @@ pub fn judge(
         cache,
         config,
     )
+}
+
+/// A valid answer to [`verdict_schema`].
+pub const GOOD: &str = r#"{"reason": "it says so", "verdict": 1}"#;
+
+/// A mock answering through `f(body, call number)`.
+pub fn scripted(f: impl Fn(&Value, u32) -> Reply + Send + Sync + 'static) -> MockConfig {
+    let calls = AtomicU32::new(0);
+    MockConfig {
+        script: Some(Arc::new(move |body: &Value| {
+            f(body, calls.fetch_add(1, Ordering::SeqCst))
+        })),
+        ..MockConfig::default()
+    }
+}
+
+/// The text of the last user message of a chat request body.
+pub fn last_user_text(body: &Value) -> String {
+    body["messages"]
+        .as_array()
+        .and_then(|m| m.iter().rev().find(|m| m["role"] == "user"))
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// `n` distinct structured requests of one template.
+pub fn batch(template: &str, n: usize, tag: &str) -> Vec<StructuredRequest> {
+    (0..n)
+        .map(|i| {
+            request(
+                template,
+                &format!("Statement {tag}-{i} holds for item {i}."),
+            )
+        })
+        .collect()
 }

@@ -12,11 +12,11 @@ pub fn run(args: &MetricsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
     match &args.action {
         None => list(out)?,
         Some(MetricsAction::Explain { name }) => {
-            let name = name.split('@').next().unwrap_or(name);
-            let info = match find(name) {
+            let base = name.split('@').next().unwrap_or(name);
+            let info = match find(base) {
                 Some(info) => info,
                 // `build` explains an unknown name, with the nearest known one.
-                None => match rageval_metrics::build(name) {
+                None => match rageval_metrics::build(base) {
                     Err(error) => return Err(error.into()),
                     Ok(metric) => metric.info(),
                 },
@@ -31,17 +31,45 @@ fn list(out: &mut dyn Write) -> anyhow::Result<()> {
     let mut text = String::new();
     for info in catalogue() {
         text.push_str(&format!(
-            "{} — {}\n    inputs:  {}\n    formula: {}\n    source:  {}\n\n",
+            "{} — {}\n    inputs:  {}\n    formula: {}\n    source:  {}\n{}\n",
             display_name(info),
             info.summary,
             input_names(info).join(", "),
             info.formula,
-            info.source
+            info.source,
+            mode_line(info)
         ));
     }
-    text.push_str("`rageval metrics explain NAME` shows one metric, with its aliases.\n");
+    text.push_str(
+        "`rageval metrics explain NAME` shows one metric, with its aliases and each mode's \
+         formula.\n",
+    );
     out.write_all(text.as_bytes())
         .context("cannot write to stdout")
+}
+
+/// `    modes:   a (default), b, c` for metrics with modes.
+fn mode_line(info: &MetricInfo) -> String {
+    if info.modes.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = info
+        .modes
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            if i == 0 {
+                format!("{} (default)", m.name)
+            } else {
+                m.name.to_string()
+            }
+        })
+        .collect();
+    format!(
+        "    modes:   {} — pick with `{}:MODE`\n",
+        names.join(", "),
+        info.name
+    )
 }
 
 fn input_names(info: &MetricInfo) -> Vec<&'static str> {
@@ -69,6 +97,23 @@ fn explain(info: &MetricInfo, out: &mut dyn Write) -> anyhow::Result<()> {
     if !info.aliases.is_empty() {
         text.push_str(&format!("  aliases:  {}\n", info.aliases.join(", ")));
     }
+    for (index, mode) in info.modes.iter().enumerate() {
+        let spec = if index == 0 {
+            format!(
+                "{} (default; also `{}:{}`)",
+                info.name, info.name, mode.name
+            )
+        } else {
+            format!("{}:{}", info.name, mode.name)
+        };
+        text.push_str(&format!(
+            "\n  mode {spec}\n    {}\n    formula: {}\n    source:  {}\n",
+            mode.summary, mode.formula, mode.source
+        ));
+    }
+    if !info.modes.is_empty() {
+        text.push('\n');
+    }
     if info.takes_cutoff {
         text.push_str(&format!(
             "  cut-off:  `{0}@k` scores the top k (e.g. `{0}@10`); without it, every retrieved item\n",
@@ -78,7 +123,7 @@ fn explain(info: &MetricInfo, out: &mut dyn Write) -> anyhow::Result<()> {
     text.push_str(&format!(
         "  model:    {}\n",
         if info.needs_model {
-            "asks the judge"
+            "asks the judge (see `rageval eval --help` for choosing one)"
         } else {
             "none (exact computation)"
         }

@@ -1,12 +1,18 @@
 //! One function per command: `run(args, …) -> Result<ExitCode>`.
 //!
 //! Exit codes: 0 success; 2 a usage or input error (bad flags, bad data, a run directory in
-//! the way); 1 a quality gate (`--fail-under`) that failed.
+//! the way); 1 a quality gate (`--fail-under`) that failed; 130 an `eval` stopped by Ctrl-C
+//! (resumable).
 
+pub mod collect;
 pub mod compare;
 pub mod eval;
+pub mod index;
 pub mod metrics;
 pub mod report;
+pub mod search;
+pub mod serve;
+mod sources;
 pub mod trec;
 
 use std::process::ExitCode;
@@ -26,12 +32,22 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Trec(args) => trec::run(&args, &mut stdout),
         Command::Report(args) => report::run(&args, &mut stdout),
         Command::Compare(args) => compare::run(&args, &mut stdout),
+        Command::Serve(args) => serve::run(&args),
+        Command::Index(args) => index::run(&args, &mut stdout),
+        Command::Search(args) => search::run(&args, &mut stdout),
+        Command::Collect(args) => collect::run(&args, &mut stdout),
     }
 }
 
 /// A hint for errors whose fix is known.
 pub fn hint_for(error: &anyhow::Error) -> Option<String> {
     for cause in error.chain() {
+        if let Some(hint) = cause
+            .downcast_ref::<rageval_sources::SourceError>()
+            .and_then(sources_hint)
+        {
+            return Some(hint);
+        }
         if let Some(rageval_metrics::MetricError::Unknown { .. }) =
             cause.downcast_ref::<rageval_metrics::MetricError>()
         {
@@ -42,6 +58,9 @@ pub fn hint_for(error: &anyhow::Error) -> Option<String> {
         {
             return Some("pass --overwrite, or --out with a new directory".into());
         }
+        if cause.downcast_ref::<eval::ResumeRefused>().is_some() {
+            return Some("pass --overwrite to start over, or --out with a new directory".into());
+        }
         if let Some(rageval_report::ReportError::Incomplete { .. }) =
             cause.downcast_ref::<rageval_report::ReportError>()
         {
@@ -49,4 +68,26 @@ pub fn hint_for(error: &anyhow::Error) -> Option<String> {
         }
     }
     None
+}
+
+/// Hints for the sources' errors whose fix is known.
+fn sources_hint(error: &rageval_sources::SourceError) -> Option<String> {
+    use rageval_sources::SourceError;
+    use rageval_sources::config::{ENV_ES_API_KEY, ENV_ES_PASSWORD, ENV_ES_USER};
+    Some(match error {
+        SourceError::Unauthorized { .. } => format!(
+            "check the credentials: {ENV_ES_USER} and {ENV_ES_PASSWORD}, or {ENV_ES_API_KEY}, for \
+             Elasticsearch; `{{{{env.NAME}}}}` header values for the service"
+        ),
+        SourceError::MissingIndex { .. } => {
+            "check [elasticsearch] index; `GET /_cat/indices` lists the indices".into()
+        }
+        SourceError::Exists { .. } => "pass --overwrite to replace it".into(),
+        SourceError::MissingVariable { .. } => {
+            "each column of the questions file that is not a sample field fills the placeholder \
+             of the same name: add the column, or change the template"
+                .into()
+        }
+        _ => return None,
+    })
 }

@@ -77,7 +77,7 @@ pub fn finish_run(
 
 /// The run's samples for the HTML drill-down, re-read from its dataset when the file is
 /// still there with the same hash; otherwise none, with a note saying why.
-fn samples_of(manifest: &Manifest) -> Vec<Sample> {
+pub(crate) fn samples_of(manifest: &Manifest) -> Vec<Sample> {
     let path = Path::new(&manifest.dataset.path);
     match sha256_file(path) {
         Ok(sha) if sha == manifest.dataset.sha256 => {}

@@ -4,8 +4,8 @@ use std::fs;
 
 use serde_json::Value;
 
-use crate::runs::{scores, write_run};
 use crate::{rageval, stderr, stdout};
+use rageval_report::testing::{scores, write_run};
 
 #[test]
 fn compares_two_runs_and_writes_every_output() {

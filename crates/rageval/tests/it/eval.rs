@@ -71,7 +71,7 @@ fn scores_the_fiqa_example_into_a_complete_run() {
 }
 
 #[test]
-fn picks_model_free_metrics_from_the_first_sample() {
+fn picks_the_metrics_the_first_sample_and_the_offline_judge_allow() {
     let dir = tempfile::tempdir().unwrap();
     let data = repo_root().join("examples/fiqa-30.jsonl");
     let output = rageval(dir.path(), &["eval", data.to_str().unwrap()]);
@@ -84,10 +84,13 @@ fn picks_model_free_metrics_from_the_first_sample() {
         .map(|v| v.as_str().unwrap())
         .collect();
     assert!(
-        order.contains(&"bleu") && order.contains(&"chrf"),
+        order.contains(&"bleu") && order.contains(&"chrf") && order.contains(&"faithfulness"),
         "{order:?}"
     );
-    assert!(!order.contains(&"id_mrr"), "{order:?}");
+    // No context ids; no writing model or embedder offline.
+    for absent in ["id_mrr", "answer_relevance", "semantic_similarity"] {
+        assert!(!order.contains(&absent), "{order:?}");
+    }
 }
 
 #[test]
@@ -121,7 +124,7 @@ fn bad_input_names_the_line_and_leaves_no_run_behind() {
 }
 
 #[test]
-fn an_existing_run_is_not_overwritten_by_accident() {
+fn rerunning_resumes_and_a_run_over_other_data_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let data = repo_root().join("examples/fiqa-30.jsonl");
     let args = [
@@ -134,11 +137,27 @@ fn an_existing_run_is_not_overwritten_by_accident() {
     ];
     assert!(rageval(dir.path(), &args).status.success());
     let again = rageval(dir.path(), &args);
-    assert_eq!(again.status.code(), Some(2));
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert!(stderr(&again).contains("resuming"), "{}", stderr(&again));
+    let journal = fs::read_to_string(dir.path().join("run/results.jsonl")).unwrap();
+    assert_eq!(journal.lines().count(), 30);
+
+    let other = dir.path().join("other.jsonl");
+    fs::write(
+        &other,
+        "{\"question\": \"q\", \"response\": \"a\", \"reference\": \"a\"}\n",
+    )
+    .unwrap();
+    let refused = rageval(
+        dir.path(),
+        &["eval", "other.jsonl", "--metrics", "chrf", "--out", "run"],
+    );
+    assert_eq!(refused.status.code(), Some(2));
     assert!(
-        stderr(&again).contains("hint: pass --overwrite"),
+        stderr(&refused).contains("other data")
+            && stderr(&refused).contains("hint: pass --overwrite"),
         "{}",
-        stderr(&again)
+        stderr(&refused)
     );
     let mut overwrite = args.to_vec();
     overwrite.push("--overwrite");

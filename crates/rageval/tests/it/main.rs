@@ -2,11 +2,15 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod browser;
+mod chromium;
 mod compare;
 mod eval;
+mod judged;
 mod metrics;
 mod report;
-mod runs;
+mod resume;
+mod sources;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -22,12 +26,47 @@ pub fn repo_root() -> PathBuf {
 
 /// Runs the binary with `args` in `dir`.
 pub fn rageval(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rageval"))
+    command(dir, args).output().expect("the binary runs")
+}
+
+/// The binary's command with `args` in `dir`, isolated from the caller's judge settings:
+/// no endpoint from the environment, the judge cache inside `dir`.
+pub fn command(dir: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_rageval"));
+    command
         .args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
-        .output()
-        .expect("the binary runs")
+        .env("RAGEVAL_CACHE_DIR", dir.join(".cache"));
+    for name in [
+        "RAGEVAL_JUDGE_BASE_URL",
+        "RAGEVAL_JUDGE_MODEL",
+        "RAGEVAL_JUDGE_EMBEDDING_MODEL",
+        "RAGEVAL_JUDGE_API_KEY",
+        "OPENAI_BASE_URL",
+        "OPENAI_API_KEY",
+    ] {
+        command.env_remove(name);
+    }
+    command
+}
+
+/// Scores `examples/fiqa-30.jsonl` with `metrics` (comma-separated) into the run directory
+/// `out`, from `dir`; panics unless the run succeeds.
+pub fn eval_fiqa(dir: &Path, metrics: &str, out: &Path) {
+    let data = repo_root().join("examples/fiqa-30.jsonl");
+    let output = rageval(
+        dir,
+        &[
+            "eval",
+            data.to_str().unwrap(),
+            "--metrics",
+            metrics,
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
 }
 
 pub fn stdout(output: &Output) -> String {

@@ -40,3 +40,20 @@ fn explaining_an_unknown_metric_suggests_the_nearest() {
         "{err}"
     );
 }
+
+#[test]
+fn judged_metrics_explain_their_modes() {
+    let output = rageval(&repo_root(), &["metrics", "explain", "answer_relevancy"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.starts_with("answer_relevance\n"), "{text}");
+    assert!(text.contains("mode answer_relevance:embedding"), "{text}");
+    assert!(
+        text.contains(
+            "mode answer_relevance (default; also `answer_relevance:simulated_questions`)"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("ragas ResponseRelevancy"), "{text}");
+    assert!(text.contains("asks the judge"), "{text}");
+}

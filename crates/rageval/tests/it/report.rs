@@ -2,8 +2,8 @@
 
 use std::fs;
 
-use crate::runs::{scores, write_run};
-use crate::{rageval, repo_root, stderr, stdout};
+use crate::{eval_fiqa, rageval, repo_root, stderr, stdout};
+use rageval_report::testing::{scores, write_run};
 
 #[test]
 fn rewrites_the_human_files_of_a_run() {
@@ -144,4 +144,16 @@ fn eval_writes_reports_and_fails_its_gate() {
     );
     assert_eq!(output.status.code(), Some(2));
     assert!(!dir.path().join("other").exists());
+}
+
+#[test]
+fn eval_s_workbook_reads_back_equal_to_its_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    // 30 samples × 5 metrics, scored and undefined (id_mrr: the rows have no context ids).
+    eval_fiqa(dir.path(), "bleu,chrf,rouge_l,jaro_winkler,id_mrr", &out);
+    rageval_report::testing::assert_workbook_matches_journal(
+        &out.join("results.xlsx"),
+        &out.join("results.jsonl"),
+    );
 }

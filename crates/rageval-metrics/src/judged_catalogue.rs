@@ -1,0 +1,307 @@
+//! The table of model-judged metrics: names, inputs, formulas, sources and modes. This file
+//! is a registry; it is long because the table is.
+
+use crate::catalogue::{Builder, Entry};
+use crate::judged::{Correctness, JudgedKind, Noise, Precision, Relevance};
+use crate::metric::{Input, MetricInfo, ModeInfo};
+
+/// Names accepted in `--metrics` that select a mode: `(alias, metric, mode)`.
+pub(crate) const MODE_ALIASES: [(&str, &str, &str); 2] = [
+    ("answer_relevancy", "answer_relevance", "embedding"),
+    ("response_relevancy", "answer_relevance", "embedding"),
+];
+
+const Q_CONTEXTS_REFERENCE: &[Input] = &[Input::Question, Input::Contexts, Input::Reference];
+const Q_CONTEXTS_ANSWER: &[Input] = &[Input::Question, Input::Contexts, Input::Answer];
+
+const AP_FORMULA: &str = "v_k = 1 when the judge finds context k useful for arriving at the \
+     reference answer (k in retrieved order, all contexts judged concurrently); \
+     AP = Σ_k v_k·P@k / Σ_k v_k, P@k = (Σ_{j≤k} v_j) / k; 0 when no context is useful";
+
+const JUDGED_ENTRIES: usize = 11;
+
+const fn entry(
+    name: &'static str,
+    aliases: &'static [&'static str],
+    summary: &'static str,
+    inputs: &'static [Input],
+    (formula, source): (&'static str, &'static str),
+    modes: &'static [ModeInfo],
+    kinds: &'static [JudgedKind],
+) -> Entry {
+    Entry {
+        info: MetricInfo {
+            name,
+            aliases,
+            summary,
+            inputs,
+            formula,
+            source,
+            takes_cutoff: false,
+            needs_model: true,
+            modes,
+        },
+        builder: Builder::Judged(kinds),
+    }
+}
+
+const fn mode(
+    name: &'static str,
+    summary: &'static str,
+    formula: &'static str,
+    source: &'static str,
+) -> ModeInfo {
+    ModeInfo {
+        name,
+        summary,
+        formula,
+        source,
+    }
+}
+
+pub(crate) static JUDGED: [Entry; JUDGED_ENTRIES] = [
+    entry(
+        "context_precision",
+        &[
+            "llm_context_precision_with_reference",
+            "context_precision_with_reference",
+        ],
+        "were the contexts useful for the reference answer ranked first? (average precision)",
+        Q_CONTEXTS_REFERENCE,
+        (
+            AP_FORMULA,
+            "ragas LLMContextPrecisionWithReference; seeds S0/S1 (AP)",
+        ),
+        &[
+            mode(
+                "exact",
+                "average precision, exact: a perfect ranking scores 1",
+                AP_FORMULA,
+                "seeds S0/S1; ragas LLMContextPrecisionWithReference without its epsilon",
+            ),
+            mode(
+                "ragas",
+                "average precision with ragas's +1e-10, to reproduce ragas's numbers",
+                "as `exact`, AP = Σ_k v_k·P@k / (Σ_k v_k + 1e-10): a perfect ranking \
+                 scores 1 − 1e-10·…, never exactly 1",
+                "ragas LLMContextPrecisionWithReference (ragas issue #2909)",
+            ),
+        ],
+        &[
+            JudgedKind::ContextPrecision(Precision::Exact),
+            JudgedKind::ContextPrecision(Precision::Ragas),
+        ],
+    ),
+    entry(
+        "context_precision_strict",
+        &[],
+        "context precision that also charges irrelevant contexts after the last useful one",
+        Q_CONTEXTS_REFERENCE,
+        (
+            "v_k as context_precision; strict AP = (1/n) Σ_{k=1..n} P@k over every position \
+         (`[1,0]` → 0.75, `[0,1]` → 0.25)",
+            "seed S2",
+        ),
+        &[],
+        &[JudgedKind::ContextPrecision(Precision::Strict)],
+    ),
+    entry(
+        "useful_context_precision",
+        &[
+            "context_utilization",
+            "llm_context_precision_without_reference",
+        ],
+        "were the contexts that helped produce the generated answer ranked first?",
+        Q_CONTEXTS_ANSWER,
+        (
+            "v_k = 1 when the judge finds context k useful for producing the generated answer \
+         (with its reasoning; concurrent per context); AP = Σ_k v_k·P@k / Σ_k v_k, 0 when none \
+         is useful",
+            "seed S0; ragas LLMContextPrecisionWithoutReference (context_utilization)",
+        ),
+        &[],
+        &[JudgedKind::UsefulContextPrecision],
+    ),
+    entry(
+        "context_recall",
+        &["llm_context_recall"],
+        "share of the reference's statements that the contexts support",
+        Q_CONTEXTS_REFERENCE,
+        (
+            "reference → statements (the sample's reference_statements when given); every \
+         statement judged against all contexts in one call; fully supported ÷ statements; \
+         undefined when the reference states nothing",
+            "seed S4; ragas LLMContextRecall (ragas splits and classifies in one call)",
+        ),
+        &[],
+        &[JudgedKind::ContextRecall],
+    ),
+    entry(
+        "context_relevance",
+        &[],
+        "share of the contexts that are about the question",
+        &[Input::Question, Input::Contexts],
+        (
+            "each context judged relevant to the question or not (concurrently); relevant ÷ \
+         contexts",
+            "seed S4 (S1 context relevance)",
+        ),
+        &[],
+        &[JudgedKind::ContextRelevance],
+    ),
+    entry(
+        "faithfulness",
+        &[],
+        "share of the answer's claims that the contexts fully support",
+        Q_CONTEXTS_ANSWER,
+        (
+            "answer → atomic claims (the sample's answer_statements when given); all claims \
+         judged in one call as fully / partially / not supported / contradicted, with the \
+         supporting context; fully supported ÷ claims (partial and contradicted counted in the \
+         evidence); undefined when the answer states no claims",
+            "seeds S1/S4; ragas Faithfulness",
+        ),
+        &[],
+        &[JudgedKind::Faithfulness],
+    ),
+    entry(
+        "answer_relevance",
+        &[],
+        "does the answer address the question?",
+        &[Input::Question, Input::Answer],
+        (
+            "mode simulated_questions (default): 3 questions written from the answer (the \
+         sample's simulated_questions when given), each judged the same as the real question \
+         or not; similar ÷ questions",
+            "seed S4 (simulated_questions), seed S1 (rubric), ragas ResponseRelevancy (embedding)",
+        ),
+        &[
+            mode(
+                "simulated_questions",
+                "questions written from the answer, judged similar to the real one",
+                "3 questions written from the answer (the sample's simulated_questions when \
+                 given), all judged against the real question in one call; similar ÷ \
+                 questions; undefined when none could be written",
+                "seed S4",
+            ),
+            mode(
+                "rubric",
+                "a 1–5 rubric score, normalised",
+                "the judge rates how well the answer addresses the question from 1 to 5 with \
+                 a reason; (score − 1) / 4",
+                "seed S1",
+            ),
+            mode(
+                "embedding",
+                "cosine of questions written from the answer with the real question",
+                "3 questions written from the answer, with a noncommittal flag; mean cosine of \
+                 their embeddings with the question's (one embedding request); 0 when the \
+                 answer is noncommittal; may be negative",
+                "ragas ResponseRelevancy / answer_relevancy (strictness 3)",
+            ),
+        ],
+        &[
+            JudgedKind::AnswerRelevance(Relevance::SimulatedQuestions),
+            JudgedKind::AnswerRelevance(Relevance::Rubric),
+            JudgedKind::AnswerRelevance(Relevance::Embedding),
+        ],
+    ),
+    entry(
+        "answer_correctness",
+        &[],
+        "does the answer say what the reference says?",
+        &[Input::Question, Input::Answer, Input::Reference],
+        (
+            "mode statement_recall (default): reference statements fully supported by the answer \
+         ÷ reference statements",
+            "seed S4 (statement_recall); ragas AnswerCorrectness (ragas)",
+        ),
+        &[
+            mode(
+                "statement_recall",
+                "share of the reference's statements that the answer supports",
+                "reference → statements; all judged against the answer in one call; fully \
+                 supported ÷ statements; undefined when the reference states nothing",
+                "seed S4",
+            ),
+            mode(
+                "ragas",
+                "ragas's F1 of answer and reference statements blended with embedding \
+                 similarity",
+                "TP = answer statements the reference supports, FP = those it does not, FN = \
+                 reference statements the answer does not support (two concurrent calls); \
+                 F = F1(TP, FP, FN) with P or R = 0 when its denominator is 0; score = 0.75·F + \
+                 0.25·cosine(answer, reference); undefined when the reference states nothing",
+                "ragas AnswerCorrectness (weights [0.75, 0.25], beta 1)",
+            ),
+        ],
+        &[
+            JudgedKind::AnswerCorrectness(Correctness::StatementRecall),
+            JudgedKind::AnswerCorrectness(Correctness::Ragas),
+        ],
+    ),
+    entry(
+        "semantic_similarity",
+        &["answer_similarity"],
+        "cosine similarity of the answer's and the reference's embeddings",
+        &[Input::Answer, Input::Reference],
+        (
+            "cosine(embed(response), embed(reference)), in [−1, 1]",
+            "ragas SemanticSimilarity; seed S1 (embedding similarity)",
+        ),
+        &[],
+        &[JudgedKind::SemanticSimilarity],
+    ),
+    entry(
+        "context_entity_recall",
+        &[],
+        "share of the reference's named entities that the contexts name",
+        &[Input::Contexts, Input::Reference],
+        (
+            "entities of the reference and of the joined contexts (two concurrent calls), \
+         case-folded, each once; |ref ∩ ctx| / |ref|; undefined when the reference names none",
+            "ragas ContextEntityRecall (ragas matches exact strings)",
+        ),
+        &[],
+        &[JudgedKind::ContextEntityRecall],
+    ),
+    entry(
+        "noise_sensitivity",
+        &[],
+        "share of the answer's claims that are wrong yet supported by a relevant context \
+         (lower is better)",
+        &[
+            Input::Question,
+            Input::Contexts,
+            Input::Answer,
+            Input::Reference,
+        ],
+        (
+            "mode relevant (default): context j relevant when it supports a reference statement; \
+         score = mean over answer statements of [not supported by the reference ∧ supported \
+         by a relevant context]; lower is better",
+            "ragas NoiseSensitivity",
+        ),
+        &[
+            mode(
+                "relevant",
+                "wrong claims supported by relevant contexts",
+                "per context j: reference statements and answer statements judged against it \
+                 (2K concurrent calls) and answer statements against the reference; mean_a \
+                 [¬GT2A[a] ∧ ∃j relevant_j ∧ R2A[a,j]]; lower is better",
+                "ragas NoiseSensitivity(mode=relevant)",
+            ),
+            mode(
+                "irrelevant",
+                "wrong claims supported only by irrelevant contexts",
+                "as `relevant`, counting claims supported by an irrelevant context and by no \
+                 relevant one; lower is better",
+                "ragas NoiseSensitivity(mode=irrelevant)",
+            ),
+        ],
+        &[
+            JudgedKind::NoiseSensitivity(Noise::Relevant),
+            JudgedKind::NoiseSensitivity(Noise::Irrelevant),
+        ],
+    ),
+];

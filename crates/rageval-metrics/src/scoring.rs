@@ -1,0 +1,549 @@
+//! What judged metrics score with: the run's judges ([`Judges`]) and, per sample, a
+//! [`ScoringContext`] that computes every intermediate result two metrics share exactly once.
+//!
+//! Shared per sample (each a `tokio::sync::OnceCell`, so concurrent metrics wait for the one
+//! computation instead of repeating it): the answer's statements (faithfulness,
+//! answer_correctness, noise_sensitivity), the reference's statements (context_recall,
+//! answer_correctness, noise_sensitivity), the usefulness of each context for the reference
+//! (both context_precision variants), the questions generated from the answer (both
+//! question-based answer_relevance modes), and the support of answer statements by the
+//! reference and of reference statements by the answer (answer_correctness,
+//! noise_sensitivity). Statements and questions already in the sample are used as given.
+//!
+//! Contexts of one sample are judged concurrently. A context never holds a score: metrics
+//! turn these results into outcomes.
+
+use std::fmt;
+use std::sync::Arc;
+
+use futures_util::future::join_all;
+use rageval_core::Sample;
+use rageval_judge::{Judge, Models};
+use rageval_tasks::{
+    ContextUsefulness, GenerateQuestions, Implementation, Judged, Lang, LangChoice,
+    SplitStatements, SupportVerdict, SupportVerdicts, TaskError, TaskJudge, UsefulnessVerdict,
+};
+use tokio::sync::OnceCell;
+
+use crate::metric::Requirements;
+
+/// Questions generated from an answer for answer relevance (S4 and ragas both use 3).
+pub const DEFAULT_GENERATED_QUESTIONS: usize = 3;
+
+/// Longest raw model answer quoted in a failure message.
+const RAW_QUOTE_CHARS: usize = 300;
+
+/// Why a judged step gave no result: the task's error with its causes, and the model's raw
+/// answer when it was short enough to quote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure(String);
+
+impl Failure {
+    /// A failure described by `message`.
+    pub fn new(message: impl Into<String>) -> Self {
+        Failure(message.into())
+    }
+
+    /// The message of `error`, every cause that adds something, and the raw answer.
+    pub fn from_task(error: &TaskError) -> Self {
+        let mut message = error.to_string();
+        let mut cause = std::error::Error::source(error);
+        while let Some(current) = cause {
+            let text = current.to_string();
+            if !message.contains(&text) {
+                message.push_str(": ");
+                message.push_str(&text);
+            }
+            cause = current.source();
+        }
+        if let Some(raw) = error.raw_answer() {
+            let quoted: String = raw.chars().take(RAW_QUOTE_CHARS).collect();
+            let more = if raw.chars().count() > RAW_QUOTE_CHARS {
+                "…"
+            } else {
+                ""
+            };
+            message.push_str(&format!(" (raw answer: {quoted:?}{more})"));
+        }
+        Failure(message)
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<TaskError> for Failure {
+    fn from(error: TaskError) -> Self {
+        Failure::from_task(&error)
+    }
+}
+
+/// A result shared between metrics of one sample.
+pub type Shared<T> = Result<Arc<T>, Failure>;
+
+/// Statements of an answer or a reference, and where they came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Statements {
+    pub items: Vec<String>,
+    /// `dataset` when the sample held them, else who split the text.
+    pub from: String,
+}
+
+/// Questions generated from an answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Questions {
+    pub items: Vec<String>,
+    /// The judge found the answer evasive (never set for questions from the dataset).
+    pub noncommittal: bool,
+    /// `dataset`, or who wrote them.
+    pub from: String,
+}
+
+/// Who answered a task, in a few words for evidence.
+pub fn describe(by: &Implementation) -> String {
+    match by {
+        Implementation::Llm {
+            backend,
+            model,
+            template,
+            ..
+        } => format!("llm {backend}:{model} {template}"),
+        Implementation::Heuristic(info) => format!("heuristic {} v{}", info.name, info.version),
+        Implementation::Rule { rule } => format!("rule: {rule}"),
+    }
+}
+
+/// The judges of a run: the task router, the embedding model and the prompt-pack choice.
+/// Cheap to clone.
+#[derive(Clone)]
+pub struct Judges {
+    tasks: Option<TaskJudge>,
+    embedder: Option<Judge<Models>>,
+    lang: LangChoice,
+    questions: usize,
+    joint_support: bool,
+}
+
+impl fmt::Debug for Judges {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use rageval_judge::Embedder;
+        f.debug_struct("Judges")
+            .field("tasks", &self.tasks)
+            .field(
+                "embedder",
+                &self.embedder.as_ref().map(|j| j.model().embedding_model()),
+            )
+            .field("lang", &self.lang)
+            .field("questions", &self.questions)
+            .field("joint_support", &self.joint_support)
+            .finish()
+    }
+}
+
+impl Judges {
+    /// No judge at all: enough for model-free metrics; judged ones fail saying so.
+    pub fn none() -> Self {
+        Judges {
+            tasks: None,
+            embedder: None,
+            lang: LangChoice::Auto,
+            questions: DEFAULT_GENERATED_QUESTIONS,
+            joint_support: false,
+        }
+    }
+
+    /// Judge tasks answered by `tasks`.
+    pub fn new(tasks: TaskJudge) -> Self {
+        Judges {
+            tasks: Some(tasks),
+            ..Judges::none()
+        }
+    }
+
+    /// Embeddings from `judge`'s embedding model (ignored when it has none).
+    pub fn with_embedder(mut self, judge: Judge<Models>) -> Self {
+        self.embedder = judge.model().embedder.is_some().then_some(judge);
+        self
+    }
+
+    /// The prompt pack: per sample from the question's script (`Auto`), or forced.
+    pub fn with_lang(mut self, lang: LangChoice) -> Self {
+        self.lang = lang;
+        self
+    }
+
+    /// Prepares for a run of `metrics`: when some check the answer's statements against
+    /// the contexts (faithfulness) and others the reference's (context recall), both lists
+    /// go to the judge in one call, so the contexts are sent once.
+    pub fn plan_for(mut self, metrics: &[Box<dyn crate::Metric>]) -> Self {
+        let needs =
+            |side: fn(&Requirements) -> bool| metrics.iter().any(|m| side(&m.requirements()));
+        self.joint_support = needs(|r| r.answer_by_contexts) && needs(|r| r.reference_by_contexts);
+        self
+    }
+
+    /// The task router, if any.
+    pub fn tasks(&self) -> Option<&TaskJudge> {
+        self.tasks.as_ref()
+    }
+
+    /// The embedding judge, if any.
+    pub fn embedder(&self) -> Option<&Judge<Models>> {
+        self.embedder.as_ref()
+    }
+
+    /// Why these judges cannot meet `requirements`, or `None` when they can.
+    pub fn unmet(&self, requirements: &Requirements) -> Option<String> {
+        if requirements.embeddings && self.embedder.is_none() {
+            return Some("it needs an embedding model and none is configured".into());
+        }
+        for task in &requirements.tasks {
+            match &self.tasks {
+                None => return Some("it needs a judge and none is configured".into()),
+                Some(tasks) => {
+                    if let Err(error) = tasks.route(*task) {
+                        return Some(error.to_string());
+                    }
+                }
+            }
+        }
+        None
+    }
+}
+
+/// The scoring of one sample: the judges, with the sample's prompt pack chosen, and the
+/// results its metrics share. Make one per sample.
+pub struct ScoringContext {
+    tasks: Option<TaskJudge>,
+    embedder: Option<Judge<Models>>,
+    questions: usize,
+    joint_support: bool,
+    by_contexts: OnceCell<Shared<BothByContexts>>,
+    answer_statements: OnceCell<Shared<Statements>>,
+    reference_statements: OnceCell<Shared<Statements>>,
+    reference_usefulness: OnceCell<Shared<Vec<Judged<UsefulnessVerdict>>>>,
+    generated_questions: OnceCell<Shared<Questions>>,
+    answer_by_reference: OnceCell<Shared<Judged<Vec<SupportVerdict>>>>,
+    reference_by_answer: OnceCell<Shared<Judged<Vec<SupportVerdict>>>>,
+}
+
+impl ScoringContext {
+    /// The context for `sample`: with `LangChoice::Auto`, every prompt of the sample is in
+    /// the language of its question.
+    pub fn new(judges: &Judges, sample: &Sample) -> Self {
+        let lang = match judges.lang {
+            LangChoice::Auto => LangChoice::Force(Lang::detect(&sample.question)),
+            forced => forced,
+        };
+        ScoringContext {
+            tasks: judges.tasks.clone().map(|t| t.with_lang(lang)),
+            embedder: judges.embedder.clone(),
+            questions: judges.questions,
+            joint_support: judges.joint_support,
+            by_contexts: OnceCell::new(),
+            answer_statements: OnceCell::new(),
+            reference_statements: OnceCell::new(),
+            reference_usefulness: OnceCell::new(),
+            generated_questions: OnceCell::new(),
+            answer_by_reference: OnceCell::new(),
+            reference_by_answer: OnceCell::new(),
+        }
+    }
+
+    /// A context with no judges, for model-free metrics.
+    pub fn model_free() -> Self {
+        ScoringContext::new(&Judges::none(), &Sample::default())
+    }
+
+    /// The task router for this sample.
+    pub fn tasks(&self) -> Result<&TaskJudge, Failure> {
+        self.tasks
+            .as_ref()
+            .ok_or_else(|| Failure::new("no judge is configured"))
+    }
+
+    /// Embeds `texts` (one request for those not cached), in order.
+    pub async fn embed(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>, Failure> {
+        let judge = self
+            .embedder
+            .as_ref()
+            .ok_or_else(|| Failure::new("no embedding model is configured"))?;
+        // An empty string is embedded as one space, as ragas does.
+        let texts: Vec<String> = texts
+            .into_iter()
+            .map(|t| if t.is_empty() { " ".to_owned() } else { t })
+            .collect();
+        judge
+            .embed(&texts)
+            .await
+            .map(|embedded| embedded.vectors)
+            .map_err(|error| Failure::new(format!("embeddings: {error}")))
+    }
+
+    /// The answer's statements: the sample's own, or split by the judge.
+    pub async fn answer_statements(&self, sample: &Sample) -> Shared<Statements> {
+        self.answer_statements
+            .get_or_init(|| async {
+                let text = sample.answer.clone().unwrap_or_default();
+                self.statements(sample, sample.answer_statements.as_ref(), text)
+                    .await
+            })
+            .await
+            .clone()
+    }
+
+    /// The reference's statements: the sample's own, or split by the judge.
+    pub async fn reference_statements(&self, sample: &Sample) -> Shared<Statements> {
+        self.reference_statements
+            .get_or_init(|| async {
+                let text = sample.reference_text().unwrap_or_default();
+                self.statements(sample, sample.reference_statements.as_ref(), text)
+                    .await
+            })
+            .await
+            .clone()
+    }
+
+    async fn statements(
+        &self,
+        sample: &Sample,
+        given: Option<&Vec<String>>,
+        text: String,
+    ) -> Shared<Statements> {
+        if let Some(items) = given {
+            let items = items
+                .iter()
+                .map(|s| s.trim().to_owned())
+                .filter(|s| !s.is_empty())
+                .collect();
+            return Ok(Arc::new(Statements {
+                items,
+                from: "dataset".into(),
+            }));
+        }
+        let task = SplitStatements {
+            question: sample.question.clone(),
+            text,
+        };
+        let judged = self.tasks()?.split_statements(&task).await?;
+        Ok(Arc::new(Statements {
+            from: describe(&judged.by),
+            items: judged.value,
+        }))
+    }
+
+    /// Per context, in order: was it useful for arriving at the reference? All contexts are
+    /// judged concurrently.
+    pub async fn reference_usefulness(
+        &self,
+        sample: &Sample,
+    ) -> Shared<Vec<Judged<UsefulnessVerdict>>> {
+        self.reference_usefulness
+            .get_or_init(|| async {
+                let reference = sample.reference_text().unwrap_or_default();
+                self.usefulness(sample, &reference).await.map(Arc::new)
+            })
+            .await
+            .clone()
+    }
+
+    /// Per context, in order: was it useful for arriving at `answer`? Concurrent.
+    pub async fn usefulness(
+        &self,
+        sample: &Sample,
+        answer: &str,
+    ) -> Result<Vec<Judged<UsefulnessVerdict>>, Failure> {
+        let tasks = self.tasks()?;
+        let asks = sample.contexts.iter().map(|context| {
+            let task = ContextUsefulness {
+                question: sample.question.clone(),
+                answer: answer.to_owned(),
+                context: context.text.clone(),
+            };
+            async move { tasks.context_usefulness(&task).await }
+        });
+        collect_per_context(join_all(asks).await)
+    }
+
+    /// Questions the answer would answer: the sample's own, or written by the judge.
+    pub async fn generated_questions(&self, sample: &Sample) -> Shared<Questions> {
+        self.generated_questions
+            .get_or_init(|| async {
+                if let Some(items) = &sample.simulated_questions {
+                    return Ok(Arc::new(Questions {
+                        items: items.clone(),
+                        noncommittal: false,
+                        from: "dataset".into(),
+                    }));
+                }
+                let task = GenerateQuestions {
+                    answer: sample.answer.clone().unwrap_or_default(),
+                    n: self.questions,
+                };
+                let judged = self.tasks()?.generate_questions(&task).await?;
+                Ok(Arc::new(Questions {
+                    from: describe(&judged.by),
+                    items: judged.value.questions,
+                    noncommittal: judged.value.noncommittal,
+                }))
+            })
+            .await
+            .clone()
+    }
+
+    /// Each answer statement judged against the reference (as its only context).
+    pub async fn answer_by_reference(
+        &self,
+        sample: &Sample,
+    ) -> Shared<Judged<Vec<SupportVerdict>>> {
+        self.answer_by_reference
+            .get_or_init(|| async {
+                let statements = self.answer_statements(sample).await?;
+                let reference = sample.reference_text().unwrap_or_default();
+                self.support(&statements.items, vec![reference]).await
+            })
+            .await
+            .clone()
+    }
+
+    /// Each reference statement judged against the answer (as its only context).
+    pub async fn reference_by_answer(
+        &self,
+        sample: &Sample,
+    ) -> Shared<Judged<Vec<SupportVerdict>>> {
+        self.reference_by_answer
+            .get_or_init(|| async {
+                let statements = self.reference_statements(sample).await?;
+                let answer = sample.answer.clone().unwrap_or_default();
+                self.support(&statements.items, vec![answer]).await
+            })
+            .await
+            .clone()
+    }
+
+    /// The answer's statements and their support by the retrieved contexts.
+    pub async fn answer_by_contexts(&self, sample: &Sample) -> Shared<SupportedStatements> {
+        if self.joint_support {
+            return self
+                .both_by_contexts(sample)
+                .await
+                .map(|both| Arc::new(both.answer.clone()));
+        }
+        let statements = self.answer_statements(sample).await?;
+        self.by_contexts_alone(sample, statements).await
+    }
+
+    /// The reference's statements and their support by the retrieved contexts.
+    pub async fn reference_by_contexts(&self, sample: &Sample) -> Shared<SupportedStatements> {
+        if self.joint_support {
+            return self
+                .both_by_contexts(sample)
+                .await
+                .map(|both| Arc::new(both.reference.clone()));
+        }
+        let statements = self.reference_statements(sample).await?;
+        self.by_contexts_alone(sample, statements).await
+    }
+
+    async fn by_contexts_alone(
+        &self,
+        sample: &Sample,
+        statements: Arc<Statements>,
+    ) -> Shared<SupportedStatements> {
+        let verdicts = self
+            .support(&statements.items, context_texts(sample))
+            .await?;
+        Ok(Arc::new(SupportedStatements {
+            statements,
+            verdicts,
+        }))
+    }
+
+    /// Answer and reference statements judged against the contexts in one call (their
+    /// splits run concurrently first).
+    async fn both_by_contexts(&self, sample: &Sample) -> Shared<BothByContexts> {
+        self.by_contexts
+            .get_or_init(|| async {
+                let (answer, reference) = futures_util::future::join(
+                    self.answer_statements(sample),
+                    self.reference_statements(sample),
+                )
+                .await;
+                let (answer, reference) = (answer?, reference?);
+                let mut all = answer.items.clone();
+                all.extend(reference.items.iter().cloned());
+                let joint = self.support(&all, context_texts(sample)).await?;
+                let split = |range: std::ops::Range<usize>, statements: Arc<Statements>| {
+                    SupportedStatements {
+                        statements,
+                        verdicts: Arc::new(Judged {
+                            value: joint.value[range].to_vec(),
+                            by: joint.by.clone(),
+                            rung: joint.rung,
+                            usage: joint.usage,
+                            cached: joint.cached,
+                        }),
+                    }
+                };
+                let n = answer.items.len();
+                Ok(Arc::new(BothByContexts {
+                    answer: split(0..n, answer),
+                    reference: split(n..all.len(), reference),
+                }))
+            })
+            .await
+            .clone()
+    }
+
+    /// All `statements` judged against `contexts` in one call.
+    pub async fn support(
+        &self,
+        statements: &[String],
+        contexts: Vec<String>,
+    ) -> Shared<Judged<Vec<SupportVerdict>>> {
+        let task = SupportVerdicts {
+            statements: statements.to_vec(),
+            contexts,
+        };
+        let judged = self.tasks()?.support_verdicts(&task).await?;
+        Ok(Arc::new(judged))
+    }
+}
+
+/// Statements and the judge's verdict on each.
+#[derive(Debug, Clone)]
+pub struct SupportedStatements {
+    pub statements: Arc<Statements>,
+    pub verdicts: Arc<Judged<Vec<SupportVerdict>>>,
+}
+
+/// The answer's and the reference's statements judged in one call.
+#[derive(Debug, Clone)]
+struct BothByContexts {
+    answer: SupportedStatements,
+    reference: SupportedStatements,
+}
+
+fn context_texts(sample: &Sample) -> Vec<String> {
+    sample.contexts.iter().map(|c| c.text.clone()).collect()
+}
+
+/// One result per context, or the first failure named by its context's position.
+pub fn collect_per_context<T>(results: Vec<Result<T, TaskError>>) -> Result<Vec<T>, Failure> {
+    results
+        .into_iter()
+        .enumerate()
+        .map(|(index, result)| {
+            result.map_err(|error| {
+                Failure::new(format!(
+                    "context {}: {}",
+                    index + 1,
+                    Failure::from_task(&error)
+                ))
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,36 @@
+//! Judge ordering of retrieved contexts, retriever-versus-judge agreement, and
+//! reference-answer planning: seed S3's pipeline without its sequential cost.
+//!
+//! - [`judges`]: the traits the typed judge tasks implement ([`Grader`], [`Comparator`],
+//!   [`Answerer`]) and what they answer ([`Grade`], [`Preference`], [`ContextAnswer`]).
+//! - [`ranking`]: [`rank`] — grade every context 0–3, then order the useful ones by
+//!   both-order pairwise comparisons and Bradley–Terry in ≤ 3 rounds, or by the seed's
+//!   binary insertion for comparison; [`Ranking`] keeps every answer.
+//! - [`agreement`]: [`retriever_agreement`] — Spearman, Kendall τ-b, top-k overlap, RBO,
+//!   nDCG@k and AP of the retriever's order against the judge's — and [`summarize`].
+//! - [`mod@reference`]: [`generate_reference`] — slow or fast reference answers that never send
+//!   a prompt over the window — and the `GT_` / `FULL_` file names and shapes.
+//! - [`simulation`]: a simulated judge with a known truth, to measure the algorithms.
+//! - [`error`]: the crate's one error type, [`RankError`].
+//!
+//! This crate decides which judge calls to make; prompts, parsing, caching, rate limits and
+//! retries belong to the tasks and `rageval-judge` underneath. It does no I/O and never
+//! prints.
+
+pub mod agreement;
+mod concurrency;
+pub mod error;
+pub mod judges;
+pub mod ranking;
+pub mod reference;
+mod seeded;
+pub mod simulation;
+
+pub use agreement::{AgreementSummary, RetrieverAgreement, retriever_agreement, summarize};
+pub use concurrency::DEFAULT_MAX_IN_FLIGHT;
+pub use error::RankError;
+pub use judges::{
+    Answerer, CallError, CallRecord, Comparator, ContextAnswer, Grade, Grader, Preference,
+};
+pub use ranking::{Algorithm, CallCounts, RankSettings, Ranking, rank};
+pub use reference::{Reference, ReferenceMode, ReferenceSettings, generate_reference};

@@ -1,0 +1,132 @@
+//! The router and the listening server. [`app`] is a plain `Router`, so tests drive it with
+//! `oneshot` and no socket; [`Server`] binds a socket and runs it on a small runtime of its
+//! own, so the binary needs no async code.
+
+use std::net::{SocketAddr, TcpListener};
+use std::sync::Arc;
+
+use axum::Router;
+use axum::http::{HeaderValue, header};
+use axum::middleware::{from_fn_with_state, map_response};
+use axum::response::Response;
+use axum::routing::get;
+
+use crate::auth::{Token, check_exposure, require_token};
+use crate::{RunsRoot, ServerError, api, pages};
+
+/// What every request handler shares: the runs directory and the token, if any.
+#[derive(Debug, Clone)]
+pub struct AppState {
+    runs: Arc<RunsRoot>,
+    token: Option<Token>,
+}
+
+impl AppState {
+    pub fn new(runs: RunsRoot, token: Option<Token>) -> Self {
+        Self {
+            runs: Arc::new(runs),
+            token,
+        }
+    }
+
+    pub fn runs(&self) -> &RunsRoot {
+        &self.runs
+    }
+
+    pub fn token(&self) -> Option<&Token> {
+        self.token.as_ref()
+    }
+
+    /// Runs `work` on the blocking pool (it reads files) and waits for it.
+    pub(crate) async fn read<T, F>(&self, work: F) -> Result<T, ServerError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&RunsRoot) -> Result<T, ServerError> + Send + 'static,
+    {
+        let runs = Arc::clone(&self.runs);
+        tokio::task::spawn_blocking(move || work(&runs))
+            .await
+            .map_err(|error| ServerError::Internal(error.to_string()))?
+    }
+}
+
+/// Every route, behind the token check and with the security headers on every answer.
+/// Only `GET` (and `HEAD`) routes exist: the server never changes a file.
+pub fn app(state: AppState) -> Router {
+    Router::new()
+        .route("/", get(pages::index))
+        .route("/runs/{name}", get(pages::run))
+        .route("/runs/{name}/report", get(pages::report))
+        .route("/compare", get(pages::compare))
+        .route("/api/runs", get(api::runs))
+        .route("/api/runs/{name}", get(api::run))
+        .route("/api/runs/{name}/samples", get(api::samples))
+        .route("/api/compare", get(api::compare))
+        .fallback(pages::not_found)
+        .layer(from_fn_with_state(state.clone(), require_token))
+        .layer(map_response(security_headers))
+        .with_state(state)
+}
+
+/// Pages hold no script and load nothing from elsewhere; the policy makes the browser hold
+/// them to that even if a report were ever to carry markup from data.
+const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'; \
+     img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+async fn security_headers(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+/// A bound socket with the app behind it.
+#[derive(Debug)]
+pub struct Server {
+    listener: TcpListener,
+    state: AppState,
+}
+
+impl Server {
+    /// Binds `addr` (port 0 picks a free port); refuses an address beyond loopback when the
+    /// state has no token.
+    pub fn bind(addr: SocketAddr, state: AppState) -> Result<Self, ServerError> {
+        check_exposure(addr, state.token())?;
+        let bind_error = |source| ServerError::Bind { addr, source };
+        let listener = TcpListener::bind(addr).map_err(bind_error)?;
+        listener.set_nonblocking(true).map_err(bind_error)?;
+        Ok(Self { listener, state })
+    }
+
+    /// The address actually bound.
+    pub fn local_addr(&self) -> Result<SocketAddr, ServerError> {
+        self.listener.local_addr().map_err(ServerError::Serve)
+    }
+
+    /// Serves until the process ends. Files are read on the runtime's blocking pool, so
+    /// one thread answers requests while others read.
+    pub fn run(self) -> Result<(), ServerError> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .build()
+            .map_err(ServerError::Serve)?;
+        runtime.block_on(async move {
+            let listener =
+                tokio::net::TcpListener::from_std(self.listener).map_err(ServerError::Serve)?;
+            axum::serve(listener, app(self.state))
+                .await
+                .map_err(ServerError::Serve)
+        })
+    }
+}

@@ -1,0 +1,31 @@
+//! `rageval serve`: a web UI and a JSON API over a directory of run directories — list the
+//! runs, open one's report, filter its samples by a metric's range, compare runs — for
+//! people who would rather click than read JSON.
+//!
+//! - [`app`]: every route as an axum `Router` over an [`AppState`] (tests call it with
+//!   `oneshot`, no socket); [`Server`] binds a socket and serves it.
+//! - [`RunsRoot`]: the one way a name from a request becomes a path (no `..`, no absolute
+//!   paths, no symlinks out of the root).
+//! - [`SampleFilter`]: which samples a page or the API shows.
+//! - [`Token`], [`check_exposure`], [`ENV_SERVE_TOKEN`]: bearer-token access, required
+//!   beyond loopback.
+//!
+//! The server only reads: it has no route that writes, and it renders with
+//! `rageval-report`'s own renderers and comparison, so a page shows the same numbers as the
+//! files and `rageval compare`. It knows no model and no metric formula.
+
+mod api;
+mod app;
+mod auth;
+mod compare;
+mod error;
+mod filter;
+mod pages;
+mod query;
+mod runs;
+
+pub use app::{AppState, Server, app};
+pub use auth::{ENV_SERVE_TOKEN, Token, check_exposure};
+pub use error::ServerError;
+pub use filter::{SampleFilter, StatusFilter};
+pub use runs::{RunEntry, RunState, RunsRoot, check_name};

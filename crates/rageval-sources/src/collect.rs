@@ -1,0 +1,355 @@
+//! `rageval collect`: run every question through a retriever and a generator, concurrently,
+//! and append one dataset record per question to a JSONL file that `rageval eval` reads.
+//!
+//! Resumable: the output is scanned first, and only questions whose id is not in it are
+//! asked. Each record is one `write` of a complete line followed by a flush, so a crash can
+//! at worst leave a last line without its newline; the next run cuts that line off before
+//! appending (a line that is not a complete JSON object never counts as done). Records come
+//! in completion order; `id` ties them to the questions.
+//!
+//! A question that fails (after the clients' own retries) is reported and left out, so a
+//! rerun asks it again. An error that would fail every question — bad credentials, a missing
+//! index, a bad template — stops the run: no new question starts, the ones in flight finish
+//! and are written, and the error is returned.
+
+use std::collections::HashSet;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use rageval_core::Sample;
+use serde::Serialize;
+use serde_json::{Map, Value};
+use tokio::task::JoinSet;
+
+use crate::error::SourceError;
+use crate::json_path::scalar_text;
+use crate::system::{Generated, Generator, Retrieved, Retriever};
+
+/// Questions in flight at once, by default.
+pub const DEFAULT_CONCURRENCY: usize = 4;
+/// Key of the per-record provenance object.
+pub const COLLECTED_KEY: &str = "collected";
+
+/// Where each question's contexts come from.
+#[derive(Clone)]
+pub enum ContextSource {
+    /// A retriever, asked before the generator; its contexts are given to the generator.
+    Retriever(Arc<dyn Retriever>),
+    /// The generator's own answer (a RAG service that reports the contexts it used).
+    Generator,
+}
+
+/// How to collect.
+#[derive(Debug, Clone)]
+pub struct CollectOptions {
+    /// Questions in flight at once (at least 1).
+    pub concurrency: usize,
+}
+
+impl Default for CollectOptions {
+    fn default() -> Self {
+        CollectOptions {
+            concurrency: DEFAULT_CONCURRENCY,
+        }
+    }
+}
+
+/// Progress after each finished question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// Questions finished in this run (written or failed).
+    pub finished: usize,
+    /// Questions this run set out to ask.
+    pub to_ask: usize,
+    /// Of the finished, how many failed.
+    pub failed: usize,
+}
+
+/// What a run did.
+#[derive(Debug)]
+pub struct CollectReport {
+    /// Questions already in the output before this run.
+    pub already_done: usize,
+    /// Records written by this run.
+    pub written: usize,
+    /// Questions that failed, with their errors, in completion order.
+    pub failed: Vec<(String, SourceError)>,
+    /// Records of the output whose id is not among the questions (kept as they are).
+    pub unknown_ids: usize,
+}
+
+/// Collects a record for every sample whose id is not yet in `out`.
+pub async fn collect(
+    samples: Vec<Sample>,
+    contexts: ContextSource,
+    generator: Arc<dyn Generator>,
+    out: &Path,
+    options: &CollectOptions,
+    on_progress: &(dyn Fn(Progress) + Sync),
+) -> Result<CollectReport, SourceError> {
+    let done = scan_output(out)?;
+    let known: HashSet<&str> = samples.iter().map(|s| s.id.as_str()).collect();
+    let unknown_ids = done
+        .iter()
+        .filter(|id| !known.contains(id.as_str()))
+        .count();
+    let todo: Vec<Sample> = samples
+        .iter()
+        .filter(|s| !done.contains(&s.id))
+        .cloned()
+        .collect();
+    let already_done = samples.len() - todo.len();
+    let mut writer = RecordWriter::append(out)?;
+    let provenance = Provenance {
+        retriever: match &contexts {
+            ContextSource::Retriever(r) => r.describe(),
+            ContextSource::Generator => format!("{} (its contexts)", generator.describe()),
+        },
+        generator: generator.describe(),
+    };
+    let mut report = CollectReport {
+        already_done,
+        written: 0,
+        failed: Vec::new(),
+        unknown_ids,
+    };
+    let to_ask = todo.len();
+    let mut queue = todo.into_iter();
+    let mut running = JoinSet::new();
+    let mut fatal: Option<SourceError> = None;
+    let concurrency = options.concurrency.max(1);
+    loop {
+        while fatal.is_none() && running.len() < concurrency {
+            let Some(sample) = queue.next() else { break };
+            let contexts = contexts.clone();
+            let generator = Arc::clone(&generator);
+            running.spawn(async move {
+                let result = ask(&sample, &contexts, generator.as_ref()).await;
+                (sample, result)
+            });
+        }
+        let Some(joined) = running.join_next().await else {
+            break;
+        };
+        let (sample, result) = joined.map_err(|e| SourceError::Config {
+            origin: "collect".into(),
+            detail: format!("a question's task failed: {e}"),
+        })?;
+        match result {
+            Ok(asked) => {
+                writer.write(&record(&sample, &asked, &provenance))?;
+                report.written += 1;
+            }
+            Err(error) if error.is_fatal() => {
+                fatal.get_or_insert(error);
+            }
+            Err(error) => report.failed.push((sample.id.clone(), error)),
+        }
+        on_progress(Progress {
+            finished: report.written + report.failed.len(),
+            to_ask,
+            failed: report.failed.len(),
+        });
+    }
+    match fatal {
+        Some(error) => Err(error),
+        None => Ok(report),
+    }
+}
+
+/// One question's contexts and answer, and how long they took.
+struct Asked {
+    contexts: Vec<Retrieved>,
+    generated: Generated,
+    millis: u64,
+}
+
+async fn ask(
+    sample: &Sample,
+    source: &ContextSource,
+    generator: &dyn Generator,
+) -> Result<Asked, SourceError> {
+    let started = Instant::now();
+    let (contexts, generated) = match source {
+        ContextSource::Retriever(retriever) => {
+            let contexts = retriever.retrieve(sample).await?;
+            let generated = generator.generate(sample, &contexts).await?;
+            (contexts, generated)
+        }
+        ContextSource::Generator => {
+            let generated = generator.generate(sample, &[]).await?;
+            let contexts = generated.contexts.clone().ok_or_else(|| SourceError::Config {
+                origin: generator.describe(),
+                detail: "contexts were to come from the generator, and it reports none (set a contexts path for a JSON response)".into(),
+            })?;
+            (contexts, generated)
+        }
+    };
+    Ok(Asked {
+        contexts,
+        generated,
+        millis: started.elapsed().as_millis() as u64,
+    })
+}
+
+#[derive(Serialize)]
+struct Provenance {
+    retriever: String,
+    generator: String,
+}
+
+#[derive(Serialize)]
+struct ContextRecord<'a> {
+    id: &'a str,
+    text: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    score: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct Collected<'a> {
+    #[serde(flatten)]
+    provenance: &'a Provenance,
+    millis: u64,
+    attempts: u32,
+}
+
+/// One output line. Field names are the canonical ones the dataset readers know.
+#[derive(Serialize)]
+struct Record<'a> {
+    id: &'a str,
+    question: &'a str,
+    answer: &'a str,
+    contexts: Vec<ContextRecord<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reference: Option<Value>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    reference_contexts: &'a [String],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    reference_context_ids: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reference_statements: Option<&'a Vec<String>>,
+    #[serde(flatten)]
+    metadata: Map<String, Value>,
+    collected: Collected<'a>,
+}
+
+fn record<'a>(sample: &'a Sample, asked: &'a Asked, provenance: &'a Provenance) -> Record<'a> {
+    let reference = match sample.references.as_slice() {
+        [] => None,
+        [one] => Some(Value::String(one.clone())),
+        many => Some(Value::from(many.to_vec())),
+    };
+    let mut metadata = sample.metadata.clone();
+    metadata.remove(COLLECTED_KEY);
+    Record {
+        id: &sample.id,
+        question: &sample.question,
+        answer: &asked.generated.answer,
+        contexts: asked
+            .contexts
+            .iter()
+            .map(|c| ContextRecord {
+                id: &c.id,
+                text: &c.text,
+                score: c.score.filter(|s| s.is_finite()),
+            })
+            .collect(),
+        reference,
+        reference_contexts: &sample.reference_contexts,
+        reference_context_ids: &sample.reference_context_ids,
+        reference_statements: sample.reference_statements.as_ref(),
+        metadata,
+        collected: Collected {
+            provenance,
+            millis: asked.millis,
+            attempts: asked.generated.attempts,
+        },
+    }
+}
+
+/// Appends complete lines to the output.
+struct RecordWriter {
+    path: PathBuf,
+    file: std::fs::File,
+}
+
+impl RecordWriter {
+    fn append(path: &Path) -> Result<Self, SourceError> {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|e| SourceError::io(parent, e))?;
+        }
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| SourceError::io(path, e))?;
+        Ok(RecordWriter {
+            path: path.to_owned(),
+            file,
+        })
+    }
+
+    fn write(&mut self, record: &impl Serialize) -> Result<(), SourceError> {
+        let mut line = serde_json::to_string(record).map_err(|e| SourceError::Output {
+            path: self.path.clone(),
+            line: 0,
+            detail: format!("cannot encode a record: {e}"),
+        })?;
+        line.push('\n');
+        // One write of the whole line: a crash leaves a prefix without a newline at most.
+        self.file
+            .write_all(line.as_bytes())
+            .and_then(|()| self.file.flush())
+            .map_err(|e| SourceError::io(&self.path, e))
+    }
+}
+
+/// The ids already in `path` (none when it does not exist). A last line without its newline
+/// (a write cut short) is removed from the file; any other line that is not a JSON object
+/// with an id is an error naming the line.
+pub fn scan_output(path: &Path) -> Result<HashSet<String>, SourceError> {
+    let mut file = match std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+    {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HashSet::new()),
+        Err(e) => return Err(SourceError::io(path, e)),
+    };
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)
+        .map_err(|e| SourceError::io(path, e))?;
+    let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    if complete < bytes.len() {
+        file.set_len(complete as u64)
+            .and_then(|()| file.seek(SeekFrom::End(0)).map(|_| ()))
+            .map_err(|e| SourceError::io(path, e))?;
+    }
+    let text = String::from_utf8_lossy(&bytes[..complete]);
+    let mut ids = HashSet::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let bad = |detail: String| SourceError::Output {
+            path: path.to_owned(),
+            line: i + 1,
+            detail,
+        };
+        let value: Value = serde_json::from_str(line).map_err(|e| {
+            bad(format!(
+                "not a json record ({e}); is this the output of `rageval collect`?"
+            ))
+        })?;
+        let id = value
+            .get("id")
+            .and_then(scalar_text)
+            .ok_or_else(|| bad("a record without an `id`".into()))?;
+        ids.insert(id);
+    }
+    Ok(ids)
+}

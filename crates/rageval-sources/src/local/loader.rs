@@ -1,0 +1,297 @@
+//! Documents into text: PDF, DOCX, HTML, Markdown and plain text, plus JSONL files of
+//! chunks already split (kept as they are).
+//!
+//! The kind comes from the file extension. PDF text comes from `pdf-extract` (pure Rust, on
+//! `lopdf`): it reads the `ToUnicode` maps and CID fonts that Chinese PDFs written by office
+//! suites use, page by page; pages are joined by a blank line so that the splitter prefers to
+//! cut there. Text must be UTF-8 (a BOM is accepted). A file that cannot be read names the
+//! file and what is wrong; nothing here panics on a malformed document (a panic inside the
+//! PDF parser is caught and reported as an error).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use super::{docx, html};
+use crate::error::SourceError;
+use crate::json_path::scalar_text;
+
+/// What kind of file a document is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DocumentKind {
+    /// `.pdf`
+    Pdf,
+    /// `.docx`
+    Docx,
+    /// `.html`, `.htm`, `.xhtml`
+    Html,
+    /// `.md`, `.markdown`
+    Markdown,
+    /// `.txt`, `.text`
+    Text,
+    /// `.jsonl`: one chunk per line, `{"text": …, "id": …}`, not split again.
+    Chunks,
+}
+
+impl DocumentKind {
+    /// Extensions recognised, for messages.
+    pub const EXTENSIONS: &str = ".pdf .docx .html .htm .xhtml .md .markdown .txt .text .jsonl";
+
+    /// The kind of a path, from its extension (case-insensitive).
+    pub fn of(path: &Path) -> Option<DocumentKind> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        Some(match ext.as_str() {
+            "pdf" => DocumentKind::Pdf,
+            "docx" => DocumentKind::Docx,
+            "html" | "htm" | "xhtml" => DocumentKind::Html,
+            "md" | "markdown" => DocumentKind::Markdown,
+            "txt" | "text" => DocumentKind::Text,
+            "jsonl" => DocumentKind::Chunks,
+            _ => return None,
+        })
+    }
+
+    /// Its name in the index manifest.
+    pub fn name(self) -> &'static str {
+        match self {
+            DocumentKind::Pdf => "pdf",
+            DocumentKind::Docx => "docx",
+            DocumentKind::Html => "html",
+            DocumentKind::Markdown => "markdown",
+            DocumentKind::Text => "text",
+            DocumentKind::Chunks => "chunks",
+        }
+    }
+}
+
+/// A chunk given in a JSONL file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GivenChunk {
+    /// Its `id` (or `uuid`, `_id`), when it has one.
+    pub id: Option<String>,
+    /// Its text.
+    pub text: String,
+    /// Its 1-based line in the file.
+    pub line: usize,
+}
+
+/// A document's content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Content {
+    /// Text to split.
+    Text(String),
+    /// Chunks to index as they are.
+    Chunks(Vec<GivenChunk>),
+}
+
+/// One loaded document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Document {
+    /// Where it was read from.
+    pub path: PathBuf,
+    /// What kind of file it is.
+    pub kind: DocumentKind,
+    /// SHA-256 of the file's bytes, hex.
+    pub sha256: String,
+    /// Its text or chunks.
+    pub content: Content,
+}
+
+/// Reads one document.
+pub fn load(path: &Path) -> Result<Document, SourceError> {
+    let kind = DocumentKind::of(path).ok_or_else(|| unsupported(path))?;
+    let bytes = std::fs::read(path).map_err(|e| SourceError::io(path, e))?;
+    let bad = |detail: String| SourceError::Document {
+        path: path.to_owned(),
+        detail,
+    };
+    let content = match kind {
+        DocumentKind::Pdf => Content::Text(pdf_text(&bytes).map_err(bad)?),
+        DocumentKind::Docx => Content::Text(docx::docx_to_text(&bytes).map_err(bad)?),
+        DocumentKind::Html => Content::Text(html::html_to_text(utf8(&bytes).map_err(bad)?)),
+        DocumentKind::Markdown => Content::Text(markdown_text(utf8(&bytes).map_err(bad)?)),
+        DocumentKind::Text => Content::Text(utf8(&bytes).map_err(bad)?.replace("\r\n", "\n")),
+        DocumentKind::Chunks => {
+            Content::Chunks(chunk_lines(utf8(&bytes).map_err(bad)?).map_err(bad)?)
+        }
+    };
+    Ok(Document {
+        path: path.to_owned(),
+        kind,
+        sha256: hex(&Sha256::digest(&bytes)),
+        content,
+    })
+}
+
+/// The files to index: each file as given (it must have a known extension), and every file
+/// with a known extension under each directory, in path order.
+pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, SourceError> {
+    let mut files = Vec::new();
+    for input in inputs {
+        let meta = std::fs::metadata(input).map_err(|e| SourceError::io(input, e))?;
+        if meta.is_dir() {
+            let mut found = Vec::new();
+            walk(input, &mut found)?;
+            found.sort();
+            files.extend(found);
+        } else if DocumentKind::of(input).is_some() {
+            files.push(input.clone());
+        } else {
+            return Err(unsupported(input));
+        }
+    }
+    Ok(files)
+}
+
+fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> Result<(), SourceError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| SourceError::io(dir, e))?;
+    for entry in entries {
+        let path = entry.map_err(|e| SourceError::io(dir, e))?.path();
+        if path.is_dir() {
+            walk(&path, found)?;
+        } else if DocumentKind::of(&path).is_some() {
+            found.push(path);
+        }
+    }
+    Ok(())
+}
+
+fn unsupported(path: &Path) -> SourceError {
+    SourceError::Document {
+        path: path.to_owned(),
+        detail: format!(
+            "unsupported file type (supported: {})",
+            DocumentKind::EXTENSIONS
+        ),
+    }
+}
+
+fn utf8(bytes: &[u8]) -> Result<&str, String> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        format!(
+            "not utf-8 text (invalid byte at offset {})",
+            e.valid_up_to()
+        )
+    })?;
+    Ok(text.strip_prefix('\u{feff}').unwrap_or(text))
+}
+
+/// The text of every page, pages separated by a blank line.
+fn pdf_text(bytes: &[u8]) -> Result<String, String> {
+    let pages = std::panic::catch_unwind(|| pdf_extract::extract_text_from_mem_by_pages(bytes))
+        .map_err(|_| {
+            "the pdf parser gave up on this file (malformed or unsupported pdf)".to_string()
+        })?
+        .map_err(|e| format!("cannot read pdf: {e}"))?;
+    let pages: Vec<&str> = pages
+        .iter()
+        .map(|p| p.trim())
+        .filter(|p| !p.is_empty())
+        .collect();
+    if pages.is_empty() {
+        return Err("no text in this pdf (scanned pages need OCR first)".into());
+    }
+    Ok(pages.join("\n\n"))
+}
+
+/// Markdown's text: paragraphs, headings, list items and code blocks separated by blank
+/// lines, soft breaks kept as newlines, link targets and raw HTML left out.
+fn markdown_text(source: &str) -> String {
+    use pulldown_cmark::{Event, Parser, TagEnd};
+    let mut out = String::new();
+    for event in Parser::new(source) {
+        match event {
+            Event::Text(text) | Event::Code(text) => out.push_str(&text),
+            Event::SoftBreak | Event::HardBreak => out.push('\n'),
+            Event::End(
+                TagEnd::Paragraph
+                | TagEnd::Heading(_)
+                | TagEnd::CodeBlock
+                | TagEnd::Item
+                | TagEnd::TableRow
+                | TagEnd::TableHead,
+            ) => {
+                let trimmed = out.trim_end_matches([' ', '\n']).len();
+                out.truncate(trimmed);
+                out.push_str("\n\n");
+            }
+            Event::End(TagEnd::TableCell) => out.push(' '),
+            _ => {}
+        }
+    }
+    out.trim().to_owned()
+}
+
+/// Chunks from JSONL lines: `text` (or `content`, `page_content`) and an optional `id` (or
+/// `uuid`, `_id`). Blank lines are skipped.
+fn chunk_lines(text: &str) -> Result<Vec<GivenChunk>, String> {
+    let mut chunks = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let value: Value =
+            serde_json::from_str(line).map_err(|e| format!("line {}: not json: {e}", i + 1))?;
+        let text = ["text", "content", "page_content"]
+            .iter()
+            .find_map(|k| value.get(*k).and_then(Value::as_str))
+            .ok_or_else(|| {
+                format!(
+                    "line {}: no `text` (or `content`, `page_content`) string",
+                    i + 1
+                )
+            })?;
+        let id = ["id", "uuid", "_id"]
+            .iter()
+            .find_map(|k| value.get(*k).and_then(scalar_text));
+        chunks.push(GivenChunk {
+            id,
+            text: text.to_owned(),
+            line: i + 1,
+        });
+    }
+    Ok(chunks)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markdown_keeps_words_and_paragraphs() {
+        let md = "# 少儿编程\n\n市场规模 **488** 亿，见[报告](http://x.invalid)。\n第二行\n\n- Python\n- `C++`\n\n<div>raw</div>\n";
+        assert_eq!(
+            markdown_text(md),
+            "少儿编程\n\n市场规模 488 亿，见报告。\n第二行\n\nPython\n\nC++"
+        );
+    }
+
+    #[test]
+    fn jsonl_chunks_need_text_and_name_the_line() {
+        let chunks =
+            chunk_lines("{\"uuid\": \"a\", \"text\": \"x\"}\n\n{\"content\": \"y\"}\n").unwrap();
+        assert_eq!(chunks[0].id.as_deref(), Some("a"));
+        assert_eq!((chunks[1].id.clone(), chunks[1].line), (None, 3));
+        let err = chunk_lines("{\"title\": 1}").unwrap_err();
+        assert!(err.starts_with("line 1: no `text`"), "{err}");
+    }
+
+    #[test]
+    fn kinds_come_from_extensions() {
+        assert_eq!(
+            DocumentKind::of(Path::new("a/B.PDF")),
+            Some(DocumentKind::Pdf)
+        );
+        assert_eq!(
+            DocumentKind::of(Path::new("x.docx")),
+            Some(DocumentKind::Docx)
+        );
+        assert_eq!(DocumentKind::of(Path::new("x.csv")), None);
+        assert!(pdf_text(b"%PDF-1.4 garbage").is_err());
+    }
+}

@@ -1,0 +1,25 @@
+//! The local corpus index: the embedded default retriever, with no server.
+//!
+//! - [`loader`]: PDF, DOCX, HTML, Markdown, plain text and JSONL chunk files into text.
+//! - [`splitter`]: seed S4's recursive character splitter (500 / 50 by default).
+//! - [`tokenizer`]: the tantivy tokenizer (rageval's jieba-backed word splitter).
+//! - [`index`]: [`IndexBuilder`] writes an index directory and its [`Manifest`].
+//! - [`vectors`]: optional chunk embeddings and reciprocal rank fusion.
+//! - [`search`]: [`LocalIndex`] (BM25, vector or hybrid search) and [`LocalRetriever`].
+//!
+//! Embeddings come from any [`rageval_judge::Embedder`]; this module never talks to a model
+//! itself.
+
+mod docx;
+mod html;
+pub mod index;
+pub mod loader;
+pub mod search;
+pub mod splitter;
+pub mod tokenizer;
+pub mod vectors;
+
+pub use index::{IndexBuilder, IndexedChunk, Manifest};
+pub use loader::{Content, Document, DocumentKind, expand_inputs, load};
+pub use search::{LocalIndex, LocalRetriever, Ranking};
+pub use splitter::{Chunk, Splitter};

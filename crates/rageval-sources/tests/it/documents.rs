@@ -1,0 +1,281 @@
+//! Loaders on documents written the way real tools write them: a PDF with a CID font,
+//! Identity-H encoding and a ToUnicode map (what office suites emit for Chinese text, as in
+//! the kids-coding report), compressed content streams and two pages; a DOCX zip; HTML;
+//! Markdown; plain text. Then all five in one index, each found by a Chinese query.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use rageval_sources::local::{Content, DocumentKind, LocalIndex, expand_inputs, load};
+use rageval_sources::{IndexBuilder, Splitter};
+
+use super::fixtures::BigramEmbedder;
+
+const PDF_PAGES: [&[&str]; 2] = [
+    &[
+        "少儿编程教育",
+        "行业发展趋势报告",
+        "多鲸教育研究院 2024 年 1 月",
+    ],
+    &[
+        "2024 年少儿编程市场规模约为 488 亿元",
+        "渗透率约 5%，2027 年规模约 686 亿元",
+    ],
+];
+
+/// Text without whitespace: extractors differ in the spaces and line breaks they put
+/// between glyphs, never in the glyphs.
+fn squeeze(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+#[test]
+fn pdf_with_cid_font_and_tounicode_map_reads_as_chinese_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("report.pdf");
+    std::fs::write(&path, cjk_pdf(&PDF_PAGES)).unwrap();
+    let doc = load(&path).unwrap();
+    assert_eq!(doc.kind, DocumentKind::Pdf);
+    let Content::Text(text) = &doc.content else {
+        panic!()
+    };
+    let pages: Vec<&str> = text.split("\n\n").collect();
+    assert!(pages.len() >= 2, "{text:?}");
+    assert_eq!(
+        squeeze(text),
+        squeeze(&PDF_PAGES.concat().concat()),
+        "{text:?}"
+    );
+    assert!(
+        squeeze(pages.last().unwrap()).contains("488亿元"),
+        "{text:?}"
+    );
+
+    std::fs::write(
+        &path,
+        b"%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\ntrailer <<>>\n%%EOF",
+    )
+    .unwrap();
+    let err = load(&path).unwrap_err().to_string();
+    assert!(err.starts_with(&path.display().to_string()), "{err}");
+}
+
+#[test]
+fn docx_html_markdown_and_text_load_their_visible_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = write_corpus(dir.path());
+    let expected = [
+        (
+            "policy.docx",
+            "国家战略政策推动少儿编程教育由兴趣课向基础学科转变",
+        ),
+        ("market.html", "线上线下融合的少儿编程机构 OMO 模式"),
+        ("ai.md", "人工智能技术创新为少儿编程带来新的课程形态"),
+        ("notes.txt", "家长对编程教育的认知程度逐年提高"),
+    ];
+    for (name, sentence) in expected {
+        let doc = load(&dir.path().join(name)).unwrap();
+        let Content::Text(text) = doc.content else {
+            panic!()
+        };
+        assert!(text.contains(sentence), "{name}: {text:?}");
+        assert!(
+            !text.contains('<') && !text.contains("**"),
+            "{name}: markup left: {text:?}"
+        );
+    }
+    assert_eq!(files.len(), 5);
+    let err = load(&dir.path().join("policy.docx").with_extension("csv")).unwrap_err();
+    assert!(err.to_string().contains("unsupported file type"), "{err}");
+}
+
+#[tokio::test]
+async fn every_format_in_one_index_is_found_by_a_chinese_query() {
+    let dir = tempfile::tempdir().unwrap();
+    write_corpus(dir.path());
+    let files = expand_inputs(&[dir.path().to_owned()]).unwrap();
+    assert_eq!(files.len(), 5, "{files:?}");
+    let mut builder = IndexBuilder::new(Splitter::default());
+    for file in &files {
+        builder.add(&load(file).unwrap()).unwrap();
+    }
+    let out = dir.path().join("idx");
+    let manifest = builder
+        .write(&out, false, None::<&BigramEmbedder>)
+        .await
+        .unwrap();
+    assert_eq!(manifest.documents.len(), 5);
+    let index = LocalIndex::open(&out).unwrap();
+    for (query, file) in [
+        ("少儿编程市场规模有多大", "report.pdf"),
+        ("国家政策如何影响编程教育", "policy.docx"),
+        ("OMO模式是什么", "market.html"),
+        ("人工智能带来什么课程形态", "ai.md"),
+        ("家长的认知有什么变化", "notes.txt"),
+    ] {
+        let hits = index.search_bm25(query, 3).unwrap();
+        let source = hits[0].fields["source"].as_str().unwrap();
+        assert!(source.ends_with(file), "{query}: top hit from {source}");
+    }
+}
+
+fn write_corpus(dir: &Path) -> Vec<PathBuf> {
+    let write = |name: &str, bytes: &[u8]| {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    };
+    vec![
+        write("report.pdf", &cjk_pdf(&PDF_PAGES)),
+        write("policy.docx", &docx(&[
+            "政策环境",
+            "国家战略政策推动少儿编程教育由兴趣课向基础学科转变，",
+            "编程逐步纳入中小学教育体系 & 考试评价。",
+        ])),
+        write(
+            "market.html",
+            "<html><head><title>市场</title><script>var a='<p>脚本</p>';</script></head><body>\
+             <h1>市场格局</h1><p>线上线下融合的少儿编程机构 <b>OMO</b> 模式&nbsp;逐渐成为主流。</p>\
+             <ul><li>头部机构</li><li>区域机构</li></ul></body></html>"
+                .as_bytes(),
+        ),
+        write(
+            "ai.md",
+            "# 技术趋势\n\n**人工智能**技术创新为少儿编程带来新的课程形态，\n例如[AI 助教](https://example.invalid)。\n".as_bytes(),
+        ),
+        write("notes.txt", "用户调研\n\n家长对编程教育的认知程度逐年提高。\r\n".as_bytes()),
+    ]
+}
+
+/// A DOCX with one paragraph per string.
+fn docx(paragraphs: &[&str]) -> Vec<u8> {
+    let mut body = String::new();
+    for p in paragraphs {
+        let escaped = p.replace('&', "&amp;").replace('<', "&lt;");
+        body.push_str(&format!(
+            "<w:p><w:r><w:t xml:space=\"preserve\">{escaped}</w:t></w:r></w:p>"
+        ));
+    }
+    let document = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\
+         <w:document xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\"><w:body>{body}<w:sectPr/></w:body></w:document>"
+    );
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    let parts = [
+        ("[Content_Types].xml", "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Types xmlns=\"http://schemas.openxmlformats.org/package/2006/content-types\"><Default Extension=\"rels\" ContentType=\"application/vnd.openxmlformats-package.relationships+xml\"/><Default Extension=\"xml\" ContentType=\"application/xml\"/><Override PartName=\"/word/document.xml\" ContentType=\"application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml\"/></Types>".to_owned()),
+        ("_rels/.rels", "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Relationships xmlns=\"http://schemas.openxmlformats.org/package/2006/relationships\"><Relationship Id=\"rId1\" Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument\" Target=\"word/document.xml\"/></Relationships>".to_owned()),
+        ("word/document.xml", document),
+    ];
+    for (name, content) in parts {
+        zip.start_file(name, options).unwrap();
+        zip.write_all(content.as_bytes()).unwrap();
+    }
+    zip.finish().unwrap().into_inner()
+}
+
+/// A PDF whose text is in a Type0 font with Identity-H encoding: glyphs are 2-byte CIDs and
+/// only the ToUnicode CMap says which characters they are — how Chinese PDFs are written.
+/// Content streams are deflate-compressed; one page per slice of lines.
+pub fn cjk_pdf(pages: &[&[&str]]) -> Vec<u8> {
+    let mut chars: Vec<char> = pages
+        .iter()
+        .flat_map(|p| p.iter())
+        .flat_map(|l| l.chars())
+        .collect();
+    chars.sort_unstable();
+    chars.dedup();
+    let cid = |c: char| chars.binary_search(&c).unwrap() + 1;
+    let mut cmap = String::from(
+        "/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n\
+         /CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n\
+         /CMapName /Adobe-Identity-UCS def\n/CMapType 2 def\n\
+         1 begincodespacerange\n<0000> <FFFF>\nendcodespacerange\n",
+    );
+    for block in chars.chunks(100) {
+        cmap.push_str(&format!("{} beginbfchar\n", block.len()));
+        for &c in block {
+            let mut units = [0u16; 2];
+            let hex: String = c
+                .encode_utf16(&mut units)
+                .iter()
+                .map(|u| format!("{u:04X}"))
+                .collect();
+            cmap.push_str(&format!("<{:04X}> <{hex}>\n", cid(c)));
+        }
+        cmap.push_str("endbfchar\n");
+    }
+    cmap.push_str("endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n");
+
+    let mut objects: Vec<Vec<u8>> = Vec::new();
+    let first_page = 7;
+    let kids: Vec<String> = (0..pages.len())
+        .map(|i| format!("{} 0 R", first_page + 2 * i))
+        .collect();
+    objects.push(b"<< /Type /Catalog /Pages 2 0 R >>".to_vec());
+    objects.push(
+        format!(
+            "<< /Type /Pages /Kids [{}] /Count {} >>",
+            kids.join(" "),
+            pages.len()
+        )
+        .into_bytes(),
+    );
+    objects.push(b"<< /Type /Font /Subtype /Type0 /BaseFont /NotoSansSC-Regular /Encoding /Identity-H /DescendantFonts [4 0 R] /ToUnicode 5 0 R >>".to_vec());
+    objects.push(b"<< /Type /Font /Subtype /CIDFontType2 /BaseFont /NotoSansSC-Regular /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /FontDescriptor 6 0 R /DW 1000 /CIDToGIDMap /Identity >>".to_vec());
+    objects.push(stream(cmap.as_bytes()));
+    objects.push(b"<< /Type /FontDescriptor /FontName /NotoSansSC-Regular /Flags 4 /FontBBox [-1000 -300 3000 1200] /ItalicAngle 0 /Ascent 880 /Descent -120 /CapHeight 733 /StemV 80 >>".to_vec());
+    for (i, lines) in pages.iter().enumerate() {
+        let mut content = String::from("BT\n/F1 12 Tf\n16 TL\n50 780 Td\n");
+        for line in lines.iter() {
+            let hex: String = line.chars().map(|c| format!("{:04X}", cid(c))).collect();
+            content.push_str(&format!("<{hex}> Tj\nT*\n"));
+        }
+        content.push_str("ET\n");
+        objects.push(format!(
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >> /Contents {} 0 R >>",
+            first_page + 2 * i + 1
+        ).into_bytes());
+        objects.push(stream(content.as_bytes()));
+    }
+
+    let mut pdf = b"%PDF-1.7\n%\xE2\xE3\xCF\xD3\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, object) in objects.iter().enumerate() {
+        offsets.push(pdf.len());
+        pdf.extend_from_slice(format!("{} 0 obj\n", i + 1).as_bytes());
+        pdf.extend_from_slice(object);
+        pdf.extend_from_slice(b"\nendobj\n");
+    }
+    let xref = pdf.len();
+    pdf.extend_from_slice(
+        format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes(),
+    );
+    for offset in offsets {
+        pdf.extend_from_slice(format!("{offset:010} 00000 n \n").as_bytes());
+    }
+    pdf.extend_from_slice(
+        format!(
+            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            objects.len() + 1
+        )
+        .as_bytes(),
+    );
+    pdf
+}
+
+/// A deflate-compressed stream object.
+fn stream(data: &[u8]) -> Vec<u8> {
+    let mut encoder = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(data).unwrap();
+    let compressed = encoder.finish().unwrap();
+    let mut out = format!(
+        "<< /Length {} /Filter /FlateDecode >>\nstream\n",
+        compressed.len()
+    )
+    .into_bytes();
+    out.extend_from_slice(&compressed);
+    out.extend_from_slice(b"\nendstream");
+    out
+}

@@ -1,0 +1,15 @@
+//! Integration tests of rageval-sources: the Elasticsearch retriever against a real
+//! ES-compatible server (noida-db, installed by `scripts/setup-noida.sh`), the RAG-service
+//! client against local HTTP servers, the local index on the kids-coding corpus of seed S4,
+//! and `collect` end to end.
+
+#![allow(clippy::unwrap_used)]
+
+mod collect;
+mod documents;
+mod elastic;
+mod fixtures;
+mod local_index;
+mod noida;
+mod service;
+mod splitter;

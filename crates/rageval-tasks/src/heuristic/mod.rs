@@ -1,0 +1,353 @@
+//! The offline heuristic judge: answers the verdict tasks (and statement splitting) without
+//! a chat model, by content-word overlap (stop words removed, jieba for Chinese) and — for
+//! question similarity, when an embedding model is configured — cosine similarity.
+//!
+//! Why it exists: measured on human-labelled pairs it beats a tiny local chat model by far
+//! (see [`measured`](crate::measured) and `docs/judges.md`). Every threshold is a named
+//! constant below; every verdict's reason states the share it measured and the threshold it
+//! met or missed. Changing a rule or a threshold bumps [`HEURISTIC_VERSION`].
+//!
+//! - `words`: content words, inflection folding, coverage of one text by another.
+//! - `stopwords`: the English and Chinese stop-word table.
+//! - `sentences`: the sentence splitter that stands in for statement splitting.
+//! - `verdicts`: the verdicts as pure functions.
+//!
+//! It writes no text beyond sentence splitting: questions, entities and answers need a
+//! model.
+
+mod sentences;
+mod stopwords;
+mod verdicts;
+mod words;
+
+use rageval_judge::{Judge, Models, Usage};
+
+use crate::error::TaskError;
+use crate::judged::{HeuristicInfo, Implementation, Judged, Threshold};
+use crate::task::{
+    AnswerRubric, ContextRelevance, ContextUsefulness, GradeRelevance, PairwisePreference,
+    Preference, QuestionSimilarity, RelevanceGrade, RelevanceVerdict, RubricScore,
+    SimilarityVerdict, SplitStatements, SupportVerdict, SupportVerdicts, TaskKind,
+    UsefulnessVerdict,
+};
+
+/// Version of the heuristic rules and thresholds, reported with every verdict.
+pub const HEURISTIC_VERSION: u32 = 1;
+
+/// A statement is fully supported when one context holds at least this share of its content
+/// words (and every number it states appears in the contexts).
+pub const SUPPORT_FULL: f64 = 0.8;
+
+/// A statement is partially supported when the contexts together hold at least this share.
+pub const SUPPORT_PARTIAL: f64 = 0.5;
+
+/// A context is relevant when it holds at least this share of the question's content words.
+pub const RELEVANT_MIN: f64 = 0.5;
+
+/// A context is useful when it holds at least this share of what the answer adds to the
+/// question.
+pub const USEFUL_MIN: f64 = 0.5;
+
+/// Grades 1, 2 and 3 start at these shares of the question's content words in the context.
+pub const GRADE_BANDS: [f64; 3] = [0.25, 0.5, 0.75];
+
+/// Differences of coverage (or focus) up to this are no preference.
+pub const PAIRWISE_MARGIN: f64 = 0.05;
+
+/// Two questions are similar when their content-word Dice overlap reaches this.
+pub const SIMILAR_OVERLAP: f64 = 0.5;
+
+/// With an embedding model, two questions are similar when their cosine reaches this.
+pub const SIMILAR_COSINE: f64 = 0.8;
+
+/// Phrases (lower-cased) that make an answer noncommittal, rubric score 1.
+pub const NONCOMMITTAL: &[&str] = &[
+    "i don't know",
+    "i do not know",
+    "not sure",
+    "cannot be determined",
+    "can't be determined",
+    "cannot answer",
+    "unable to answer",
+    "not been provided",
+    "not provided",
+    "no information",
+    "not mentioned",
+    "is unknown",
+    "不知道",
+    "不确定",
+    "无法回答",
+    "无法确定",
+    "无法判断",
+    "没有提供",
+    "未提供",
+    "未提及",
+    "没有相关信息",
+    "不清楚",
+];
+
+/// The heuristic judge. Cheap to clone.
+#[derive(Clone, Default)]
+pub struct Heuristic {
+    embeddings: Option<Judge<Models>>,
+}
+
+impl std::fmt::Debug for Heuristic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Heuristic")
+            .field("embedder", &self.embedder_name())
+            .finish()
+    }
+}
+
+impl Heuristic {
+    /// Content-word overlap only: no model of any kind.
+    pub fn lexical() -> Self {
+        Heuristic { embeddings: None }
+    }
+
+    /// Overlap, plus cosine similarity from `judge`'s embedding model where a rule uses it
+    /// (question similarity). Embeddings go through the judge: cached, limited, retried.
+    /// A judge without an embedding model gives the lexical heuristic.
+    pub fn with_embeddings(judge: Judge<Models>) -> Self {
+        Heuristic {
+            embeddings: judge.model().embedder.is_some().then_some(judge),
+        }
+    }
+
+    /// Whether a heuristic implementation of `task` exists.
+    pub fn supports(task: TaskKind) -> bool {
+        !matches!(
+            task,
+            TaskKind::GenerateQuestions
+                | TaskKind::ExtractEntities
+                | TaskKind::AnswerFromContexts
+                | TaskKind::MergeAnswers
+        )
+    }
+
+    fn embedder_name(&self) -> Option<String> {
+        self.embeddings.as_ref().map(|judge| {
+            use rageval_judge::Embedder;
+            judge.model().embedding_model().to_owned()
+        })
+    }
+
+    /// Name, version and thresholds of the implementation of `task`, or `None` when there
+    /// is none.
+    pub fn info(&self, task: TaskKind) -> Option<HeuristicInfo> {
+        let threshold = |name: &str, value: f64| Threshold {
+            name: name.to_owned(),
+            value,
+        };
+        let (name, thresholds, embedder) = match task {
+            TaskKind::SplitStatements => ("sentence_split", vec![], None),
+            TaskKind::SupportVerdicts => (
+                "content_word_overlap",
+                vec![
+                    threshold("support_full", SUPPORT_FULL),
+                    threshold("support_partial", SUPPORT_PARTIAL),
+                ],
+                None,
+            ),
+            TaskKind::ContextRelevance => (
+                "content_word_overlap",
+                vec![threshold("relevant_min", RELEVANT_MIN)],
+                None,
+            ),
+            TaskKind::ContextUsefulness => (
+                "content_word_overlap",
+                vec![threshold("useful_min", USEFUL_MIN)],
+                None,
+            ),
+            TaskKind::AnswerRubric => ("content_word_overlap", vec![], None),
+            TaskKind::GradeRelevance => (
+                "content_word_overlap",
+                GRADE_BANDS
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &band)| threshold(&format!("grade_{}_from", i + 1), band))
+                    .collect(),
+                None,
+            ),
+            TaskKind::PairwisePreference => (
+                "content_word_overlap",
+                vec![threshold("pairwise_margin", PAIRWISE_MARGIN)],
+                None,
+            ),
+            TaskKind::QuestionSimilarity => match self.embedder_name() {
+                Some(model) => (
+                    "embedding_cosine",
+                    vec![threshold("similar_cosine", SIMILAR_COSINE)],
+                    Some(model),
+                ),
+                None => (
+                    "content_word_overlap",
+                    vec![threshold("similar_overlap", SIMILAR_OVERLAP)],
+                    None,
+                ),
+            },
+            TaskKind::GenerateQuestions
+            | TaskKind::ExtractEntities
+            | TaskKind::AnswerFromContexts
+            | TaskKind::MergeAnswers => return None,
+        };
+        Some(HeuristicInfo {
+            name: name.to_owned(),
+            version: HEURISTIC_VERSION,
+            thresholds,
+            embedder,
+        })
+    }
+
+    fn judged<T>(&self, task: TaskKind, value: T, usage: Usage, cached: bool) -> Judged<T> {
+        let info = self.info(task).unwrap_or_else(|| HeuristicInfo {
+            name: "none".into(),
+            version: HEURISTIC_VERSION,
+            thresholds: Vec::new(),
+            embedder: None,
+        });
+        Judged {
+            value,
+            by: Implementation::Heuristic(info),
+            rung: None,
+            usage,
+            cached,
+        }
+    }
+
+    /// Sentences as statements.
+    pub fn split_statements(&self, task: &SplitStatements) -> Judged<Vec<String>> {
+        self.judged(
+            TaskKind::SplitStatements,
+            sentences::sentences(&task.text),
+            Usage::default(),
+            false,
+        )
+    }
+
+    /// See [`SUPPORT_FULL`] and [`SUPPORT_PARTIAL`].
+    pub fn support_verdicts(&self, task: &SupportVerdicts) -> Judged<Vec<SupportVerdict>> {
+        let contexts: Vec<words::Material> = task
+            .contexts
+            .iter()
+            .map(|c| words::Material::new(c))
+            .collect();
+        let verdicts = task
+            .statements
+            .iter()
+            .map(|s| verdicts::support(s, &contexts))
+            .collect();
+        self.judged(TaskKind::SupportVerdicts, verdicts, Usage::default(), false)
+    }
+
+    /// See [`RELEVANT_MIN`].
+    pub fn context_relevance(&self, task: &ContextRelevance) -> Judged<RelevanceVerdict> {
+        let verdict = verdicts::relevance(&task.question, &task.context);
+        self.judged(TaskKind::ContextRelevance, verdict, Usage::default(), false)
+    }
+
+    /// See [`USEFUL_MIN`].
+    pub fn context_usefulness(&self, task: &ContextUsefulness) -> Judged<UsefulnessVerdict> {
+        let verdict = verdicts::usefulness(&task.question, &task.answer, &task.context);
+        self.judged(
+            TaskKind::ContextUsefulness,
+            verdict,
+            Usage::default(),
+            false,
+        )
+    }
+
+    /// See [`NONCOMMITTAL`]; otherwise 1 + 4 × the question's coverage in the answer.
+    pub fn answer_rubric(&self, task: &AnswerRubric) -> Judged<RubricScore> {
+        let score = verdicts::rubric(&task.question, &task.answer);
+        self.judged(TaskKind::AnswerRubric, score, Usage::default(), false)
+    }
+
+    /// See [`GRADE_BANDS`].
+    pub fn grade_relevance(&self, task: &GradeRelevance) -> Judged<RelevanceGrade> {
+        let grade = verdicts::grade(&task.question, &task.context);
+        self.judged(TaskKind::GradeRelevance, grade, Usage::default(), false)
+    }
+
+    /// See [`PAIRWISE_MARGIN`].
+    pub fn pairwise_preference(&self, task: &PairwisePreference) -> Judged<Preference> {
+        let preference = verdicts::pairwise(&task.question, &task.first, &task.second);
+        self.judged(
+            TaskKind::PairwisePreference,
+            preference,
+            Usage::default(),
+            false,
+        )
+    }
+
+    /// See [`SIMILAR_COSINE`] (with an embedding model) and [`SIMILAR_OVERLAP`] (without).
+    pub async fn question_similarity(
+        &self,
+        task: &QuestionSimilarity,
+    ) -> Result<Judged<Vec<SimilarityVerdict>>, TaskError> {
+        let Some(judge) = &self.embeddings else {
+            let verdicts = task
+                .candidates
+                .iter()
+                .map(|c| verdicts::similarity(&task.question, c))
+                .collect();
+            return Ok(self.judged(
+                TaskKind::QuestionSimilarity,
+                verdicts,
+                Usage::default(),
+                false,
+            ));
+        };
+        let mut inputs = vec![task.question.clone()];
+        inputs.extend(task.candidates.iter().cloned());
+        let embedded = judge
+            .embed(&inputs)
+            .await
+            .map_err(|source| TaskError::Judge {
+                task: TaskKind::QuestionSimilarity,
+                source,
+            })?;
+        let cached = embedded.cached == inputs.len();
+        let question = &embedded.vectors[0];
+        let verdicts = embedded.vectors[1..]
+            .iter()
+            .map(|candidate| {
+                let cosine = cosine(question, candidate);
+                let similar = cosine >= SIMILAR_COSINE;
+                SimilarityVerdict {
+                    similar,
+                    reason: format!(
+                        "embedding cosine {cosine:.2} {} {SIMILAR_COSINE:.2}",
+                        if similar { "≥" } else { "<" }
+                    ),
+                }
+            })
+            .collect();
+        Ok(self.judged(
+            TaskKind::QuestionSimilarity,
+            verdicts,
+            Usage::default(),
+            cached,
+        ))
+    }
+}
+
+/// Cosine similarity; 0 when either vector is zero or they differ in length.
+pub fn cosine(a: &[f32], b: &[f32]) -> f64 {
+    if a.len() != b.len() {
+        return 0.0;
+    }
+    let (mut dot, mut na, mut nb) = (0.0f64, 0.0f64, 0.0f64);
+    for (&x, &y) in a.iter().zip(b) {
+        let (x, y) = (f64::from(x), f64::from(y));
+        dot += x * y;
+        na += x * x;
+        nb += y * y;
+    }
+    if na == 0.0 || nb == 0.0 {
+        0.0
+    } else {
+        dot / (na.sqrt() * nb.sqrt())
+    }
+}

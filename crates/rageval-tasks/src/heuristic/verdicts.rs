@@ -1,0 +1,265 @@
+//! The lexical verdicts, as pure functions of the texts: each measures a share of content
+//! words, compares it with a named threshold and says both in its reason. Contexts are
+//! numbered from 1 in reasons, as in the prompts; indices in values are 0-based.
+
+use super::words::{Material, content_words, is_number, share};
+use super::{
+    GRADE_BANDS, NONCOMMITTAL, PAIRWISE_MARGIN, RELEVANT_MIN, SIMILAR_OVERLAP, SUPPORT_FULL,
+    SUPPORT_PARTIAL, USEFUL_MIN,
+};
+use crate::task::{
+    Preference, Preferred, RelevanceGrade, RelevanceVerdict, RubricScore, SimilarityVerdict,
+    Support, SupportVerdict, UsefulnessVerdict,
+};
+
+/// Support of one statement by the contexts: full when one context holds at least
+/// [`SUPPORT_FULL`] of its content words and every number it states appears in the
+/// contexts; partial when the contexts together hold at least [`SUPPORT_PARTIAL`]; else not
+/// supported. Contradiction is never inferred from words alone.
+pub(crate) fn support(statement: &str, contexts: &[Material]) -> SupportVerdict {
+    let words = content_words(statement);
+    if words.is_empty() {
+        return SupportVerdict {
+            support: Support::NotSupported,
+            context: None,
+            reason: "the statement has no content words to look up".into(),
+        };
+    }
+    let Some((best, best_share)) = contexts
+        .iter()
+        .enumerate()
+        .map(|(j, context)| (j, context.coverage(&words)))
+        .fold(None, |acc: Option<(usize, f64)>, (j, s)| match acc {
+            Some((_, top)) if top >= s => acc,
+            _ => Some((j, s)),
+        })
+    else {
+        return SupportVerdict {
+            support: Support::NotSupported,
+            context: None,
+            reason: "there is no context".into(),
+        };
+    };
+    let in_any = |w: &String| contexts.iter().any(|c| c.contains(w));
+    let together = share(words.iter().filter(|w| in_any(w)).count(), words.len());
+    let missing_numbers: Vec<&str> = words
+        .iter()
+        .filter(|w| is_number(w) && !in_any(w))
+        .map(String::as_str)
+        .collect();
+    let n = words.len();
+    let numbers_note = if missing_numbers.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; {} appear{} in no context",
+            missing_numbers.join(", "),
+            if missing_numbers.len() == 1 { "s" } else { "" }
+        )
+    };
+    if best_share >= SUPPORT_FULL && missing_numbers.is_empty() {
+        SupportVerdict {
+            support: Support::FullySupported,
+            context: Some(best),
+            reason: format!(
+                "{best_share:.2} of the statement's {n} content words appear in context {} \
+                 (≥ {SUPPORT_FULL:.2})",
+                best + 1
+            ),
+        }
+    } else if together >= SUPPORT_PARTIAL {
+        SupportVerdict {
+            support: Support::PartiallySupported,
+            context: Some(best),
+            reason: format!(
+                "{together:.2} of the statement's {n} content words appear in the contexts \
+                 (≥ {SUPPORT_PARTIAL:.2}), at most {best_share:.2} in one context (context {}; \
+                 {SUPPORT_FULL:.2} needed for full support){numbers_note}",
+                best + 1
+            ),
+        }
+    } else {
+        SupportVerdict {
+            support: Support::NotSupported,
+            context: None,
+            reason: format!(
+                "only {together:.2} of the statement's {n} content words appear in the \
+                 contexts (< {SUPPORT_PARTIAL:.2}){numbers_note}"
+            ),
+        }
+    }
+}
+
+/// The share of the question's content words found in `context`, with a reason prefix.
+fn question_coverage(question: &str, context: &Material) -> Result<(f64, usize), String> {
+    let words = content_words(question);
+    if words.is_empty() {
+        return Err("the question has no content words to look up".into());
+    }
+    Ok((context.coverage(&words), words.len()))
+}
+
+/// Relevant when the context holds at least [`RELEVANT_MIN`] of the question's content
+/// words.
+pub(crate) fn relevance(question: &str, context: &str) -> RelevanceVerdict {
+    match question_coverage(question, &Material::new(context)) {
+        Err(reason) => RelevanceVerdict {
+            relevant: false,
+            reason,
+        },
+        Ok((covered, n)) => {
+            let relevant = covered >= RELEVANT_MIN;
+            RelevanceVerdict {
+                relevant,
+                reason: format!(
+                    "{covered:.2} of the question's {n} content words appear in the context ({} {RELEVANT_MIN:.2})",
+                    if relevant { "≥" } else { "<" }
+                ),
+            }
+        }
+    }
+}
+
+/// Grade by the question's coverage: below each of [`GRADE_BANDS`] the grade stops.
+pub(crate) fn grade(question: &str, context: &str) -> RelevanceGrade {
+    match question_coverage(question, &Material::new(context)) {
+        Err(reason) => RelevanceGrade { grade: 0, reason },
+        Ok((covered, n)) => {
+            let grade = GRADE_BANDS.iter().filter(|&&band| covered >= band).count() as u8;
+            RelevanceGrade {
+                grade,
+                reason: format!(
+                    "{covered:.2} of the question's {n} content words appear in the context \
+                     (grade bands at {:.2}, {:.2}, {:.2})",
+                    GRADE_BANDS[0], GRADE_BANDS[1], GRADE_BANDS[2]
+                ),
+            }
+        }
+    }
+}
+
+/// Useful when the context holds at least [`USEFUL_MIN`] of what the answer adds to the
+/// question (its content words that are not the question's; all of them when it adds none).
+pub(crate) fn usefulness(question: &str, answer: &str, context: &str) -> UsefulnessVerdict {
+    let asked: Vec<String> = content_words(question);
+    let all = content_words(answer);
+    let added: Vec<String> = all.iter().filter(|w| !asked.contains(w)).cloned().collect();
+    let (words, what) = if added.is_empty() {
+        (all, "content words")
+    } else {
+        (added, "content words beyond the question")
+    };
+    if words.is_empty() {
+        return UsefulnessVerdict {
+            useful: false,
+            reason: "the answer has no content words to look up".into(),
+        };
+    }
+    let covered = Material::new(context).coverage(&words);
+    let useful = covered >= USEFUL_MIN;
+    UsefulnessVerdict {
+        useful,
+        reason: format!(
+            "{covered:.2} of the answer's {} {what} appear in the context ({} {USEFUL_MIN:.2})",
+            words.len(),
+            if useful { "≥" } else { "<" }
+        ),
+    }
+}
+
+/// The noncommittal phrase `answer` contains, if any.
+pub(crate) fn noncommittal(answer: &str) -> Option<&'static str> {
+    let lower = answer.to_lowercase();
+    NONCOMMITTAL.iter().copied().find(|p| lower.contains(p))
+}
+
+/// 1 for a noncommittal answer; else 1 + 4 × the question's coverage in the answer, rounded.
+pub(crate) fn rubric(question: &str, answer: &str) -> RubricScore {
+    if let Some(phrase) = noncommittal(answer) {
+        return RubricScore {
+            score: 1,
+            reason: format!("the answer is noncommittal (\"{phrase}\")"),
+        };
+    }
+    match question_coverage(question, &Material::new(answer)) {
+        Err(reason) => RubricScore { score: 1, reason },
+        Ok((covered, n)) => RubricScore {
+            score: (1.0 + 4.0 * covered).round() as u8,
+            reason: format!(
+                "{covered:.2} of the question's {n} content words appear in the answer \
+                 (score = 1 + 4 × share, rounded)"
+            ),
+        },
+    }
+}
+
+/// Dice overlap of the two questions' content words.
+pub(crate) fn dice(a: &str, b: &str) -> f64 {
+    let (wa, wb) = (content_words(a), content_words(b));
+    let (ma, mb) = (Material::new(a), Material::new(b));
+    let hits =
+        wa.iter().filter(|w| mb.contains(w)).count() + wb.iter().filter(|w| ma.contains(w)).count();
+    share(hits, wa.len() + wb.len())
+}
+
+/// Similar when the Dice overlap reaches [`SIMILAR_OVERLAP`].
+pub(crate) fn similarity(question: &str, candidate: &str) -> SimilarityVerdict {
+    let overlap = dice(question, candidate);
+    let similar = overlap >= SIMILAR_OVERLAP;
+    SimilarityVerdict {
+        similar,
+        reason: format!(
+            "content-word overlap (Dice) {overlap:.2} {} {SIMILAR_OVERLAP:.2}",
+            if similar { "≥" } else { "<" }
+        ),
+    }
+}
+
+/// The share of a context's sentences that mention a question word: how focused it is.
+fn focus(words: &[String], context: &str) -> f64 {
+    let sentences = super::sentences::sentences(context);
+    let on_topic = sentences
+        .iter()
+        .filter(|s| {
+            let m = Material::new(s);
+            words.iter().any(|w| m.contains(w))
+        })
+        .count();
+    share(on_topic, sentences.len())
+}
+
+/// The context covering more of the question wins; within [`PAIRWISE_MARGIN`], the more
+/// focused one (a larger share of sentences on the question's words); else a tie.
+pub(crate) fn pairwise(question: &str, first: &str, second: &str) -> Preference {
+    let words = content_words(question);
+    let (a, b) = (
+        Material::new(first).coverage(&words),
+        Material::new(second).coverage(&words),
+    );
+    let pick = |x: f64, y: f64| {
+        if x - y > PAIRWISE_MARGIN {
+            Some(Preferred::First)
+        } else if y - x > PAIRWISE_MARGIN {
+            Some(Preferred::Second)
+        } else {
+            None
+        }
+    };
+    if let Some(preferred) = pick(a, b) {
+        return Preference {
+            preferred,
+            reason: format!(
+                "the question's content words: {a:.2} appear in A, {b:.2} in B (margin {PAIRWISE_MARGIN:.2})"
+            ),
+        };
+    }
+    let (fa, fb) = (focus(&words, first), focus(&words, second));
+    let preferred = pick(fa, fb).unwrap_or(Preferred::Tie);
+    Preference {
+        preferred,
+        reason: format!(
+            "the question's content words: {a:.2} appear in A, {b:.2} in B (within {PAIRWISE_MARGIN:.2}); \
+             sentences mentioning them: {fa:.2} of A, {fb:.2} of B"
+        ),
+    }
+}

@@ -1,0 +1,50 @@
+//! Typed judge tasks: the layer between the judge pipeline and everything that needs a
+//! judgement (metrics, ranking, reference generation, the baseline RAG, judge-check).
+//!
+//! Callers ask a [`TaskJudge`] for a typed task — [`SplitStatements`], [`SupportVerdicts`],
+//! [`ContextRelevance`], [`ContextUsefulness`], [`AnswerRubric`], [`GenerateQuestions`],
+//! [`QuestionSimilarity`], [`ExtractEntities`], [`GradeRelevance`], [`PairwisePreference`],
+//! [`AnswerFromContexts`], [`MergeAnswers`] — and get a [`Judged`] value that says who
+//! answered (model and template `id@version`, or heuristic and thresholds), the ladder rung,
+//! token usage and whether it came from the cache.
+//!
+//! - [`task`]: the tasks' inputs and typed outputs.
+//! - [`router`]: [`TaskJudge`] and its [`Policy`] (verdicts and generation each to the chat
+//!   model or the heuristic judge); [`TaskJudge::describe`] for stderr and the manifest.
+//! - [`prompt`]: the `en` and `zh` prompt packs (versioned files under `prompts/`), picked
+//!   per call by script; untrusted text fenced with tags it cannot forge.
+//! - [`schema`]: every task's output JSON Schema, strict enough for the ladder to re-ask.
+//! - [`heuristic`]: the offline judge — content-word overlap (jieba for Chinese), cosine
+//!   for question similarity when an embedder is configured; named thresholds.
+//! - [`measured`]: the heuristic's measured agreement on human-labelled data;
+//!   [`validation`] computes such figures for any [`TaskJudge`].
+//! - [`judged`]: [`Judged`] and the provenance types; [`error`]: [`TaskError`].
+//!
+//! Model calls go through `rageval_judge::Judge` only (cache, limits, retries, parse
+//! ladder); this crate computes no metric — formulas over verdicts live in
+//! `rageval-metrics`.
+
+pub mod error;
+pub mod heuristic;
+pub mod judged;
+mod llm;
+pub mod measured;
+pub mod prompt;
+pub mod router;
+pub mod schema;
+pub mod task;
+pub mod validation;
+
+pub use error::TaskError;
+pub use heuristic::Heuristic;
+pub use judged::{HeuristicInfo, Implementation, Judged, Threshold};
+pub use measured::{Measurement, measurements};
+pub use prompt::{Lang, LangChoice};
+pub use router::{Answerer, Policy, Route, TaskJudge, TaskRoute};
+pub use task::{
+    AnswerFromContexts, AnswerRubric, ContextAnswer, ContextRelevance, ContextUsefulness,
+    ExtractEntities, GenerateQuestions, GeneratedQuestions, GradeRelevance, MergeAnswers,
+    PairwisePreference, Preference, Preferred, QuestionSimilarity, RelevanceGrade,
+    RelevanceVerdict, RubricScore, SimilarityVerdict, SplitStatements, Support, SupportVerdict,
+    SupportVerdicts, TaskFamily, TaskKind, UsefulnessVerdict,
+};

@@ -1,0 +1,507 @@
+//! [`TaskJudge`]: the one entry point for judge tasks. It holds the chat judge (for LLM
+//! implementations), the heuristic judge, a [`Policy`] that says which answers which task,
+//! and the prompt-pack choice; [`TaskJudge::describe`] says, per task, who answers it and how
+//! well that implementation measured, for stderr and the run manifest.
+//!
+//! Inputs with nothing to judge are answered by a rule without any call (no statements → no
+//! verdicts; no contexts → nothing supported, no answer). Everything else goes to the routed
+//! implementation.
+
+use std::collections::BTreeMap;
+
+use rageval_judge::{ChatModel, Judge, Models, TemplateId};
+use serde::{Deserialize, Serialize};
+
+use crate::error::TaskError;
+use crate::heuristic::Heuristic;
+use crate::judged::{HeuristicInfo, Judged};
+use crate::llm::{self, LlmTask};
+use crate::measured::{Measurement, measurements_for};
+use crate::prompt::{Lang, LangChoice, pack};
+use crate::task::{
+    AnswerFromContexts, AnswerRubric, ContextAnswer, ContextRelevance, ContextUsefulness,
+    ExtractEntities, GenerateQuestions, GeneratedQuestions, GradeRelevance, MergeAnswers,
+    PairwisePreference, Preference, QuestionSimilarity, RelevanceGrade, RelevanceVerdict,
+    RubricScore, SimilarityVerdict, SplitStatements, Support, SupportVerdict, SupportVerdicts,
+    TaskFamily, TaskKind, UsefulnessVerdict,
+};
+
+/// Which implementation a task should use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Route {
+    /// The chat model, through the judge pipeline.
+    Llm,
+    /// The offline heuristic judge.
+    Heuristic,
+}
+
+/// Which implementation answers which task. The preferred one is used when it is available;
+/// otherwise the other one, when it is (a generation task with no heuristic goes to the chat
+/// model); otherwise the task fails with [`TaskError::Unavailable`]. [`TaskJudge::describe`]
+/// reports what was resolved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Policy {
+    /// For verdict tasks.
+    pub verdicts: Route,
+    /// For generation tasks.
+    pub generation: Route,
+    /// Per-task exceptions (e.g. to compare judges task by task).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub overrides: BTreeMap<TaskKind, Route>,
+}
+
+impl Policy {
+    /// Every task to the chat model.
+    pub fn llm() -> Self {
+        Policy {
+            verdicts: Route::Llm,
+            generation: Route::Llm,
+            overrides: BTreeMap::new(),
+        }
+    }
+
+    /// Verdicts by the heuristic judge, generation by the chat model: the default with no
+    /// endpoint configured (issue 7; DESIGN.md "Where the embedded defaults live").
+    pub fn offline() -> Self {
+        Policy {
+            verdicts: Route::Heuristic,
+            generation: Route::Llm,
+            overrides: BTreeMap::new(),
+        }
+    }
+
+    /// The preferred route of `task`.
+    pub fn preferred(&self, task: TaskKind) -> Route {
+        self.overrides
+            .get(&task)
+            .copied()
+            .unwrap_or(match task.family() {
+                TaskFamily::Verdict => self.verdicts,
+                TaskFamily::Generation => self.generation,
+            })
+    }
+}
+
+/// Who answers one task, as [`TaskJudge::describe`] reports it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskRoute {
+    /// The task.
+    pub task: TaskKind,
+    /// The implementation that answers it, or `None` when nothing can.
+    pub answered_by: Option<Answerer>,
+    /// The policy's preference, for comparison with what was resolved.
+    pub preferred: Route,
+    /// Agreement figures measured for that implementation (empty when never measured).
+    pub measured: Vec<Measurement>,
+}
+
+/// An implementation as [`TaskJudge::describe`] names it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Answerer {
+    /// A chat model.
+    Llm {
+        /// Backend kind.
+        backend: String,
+        /// Model name.
+        model: String,
+        /// The task's templates in both packs.
+        templates: Vec<TemplateId>,
+    },
+    /// The heuristic judge.
+    Heuristic(HeuristicInfo),
+}
+
+impl TaskRoute {
+    /// One line for stderr, e.g. `support_verdicts: heuristic content_word_overlap v1 —
+    /// WikiEval faithfulness pairwise accuracy 1.00 (10 pairs); ...`.
+    pub fn summary(&self) -> String {
+        let who = match &self.answered_by {
+            None => "unavailable".to_owned(),
+            Some(Answerer::Llm { backend, model, .. }) => format!("llm {backend}:{model}"),
+            Some(Answerer::Heuristic(info)) => match &info.embedder {
+                Some(embedder) => format!("heuristic {} v{} ({embedder})", info.name, info.version),
+                None => format!("heuristic {} v{}", info.name, info.version),
+            },
+        };
+        let figures: Vec<String> = self.measured.iter().map(ToString::to_string).collect();
+        if figures.is_empty() {
+            format!("{}: {who}", self.task)
+        } else {
+            format!("{}: {who} — {}", self.task, figures.join("; "))
+        }
+    }
+}
+
+/// The router. Cheap to clone (the judge and heuristic are shared).
+#[derive(Clone)]
+pub struct TaskJudge {
+    llm: Option<Judge<Models>>,
+    heuristic: Option<Heuristic>,
+    policy: Policy,
+    lang: LangChoice,
+}
+
+impl std::fmt::Debug for TaskJudge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskJudge")
+            .field(
+                "llm",
+                &self
+                    .llm
+                    .as_ref()
+                    .map(|judge| judge.model().model().to_owned()),
+            )
+            .field("heuristic", &self.heuristic)
+            .field("policy", &self.policy)
+            .field("lang", &self.lang)
+            .finish()
+    }
+}
+
+impl TaskJudge {
+    /// A router with no implementation yet; add them with [`TaskJudge::with_llm`] and
+    /// [`TaskJudge::with_heuristic`].
+    pub fn new(policy: Policy) -> Self {
+        TaskJudge {
+            llm: None,
+            heuristic: None,
+            policy,
+            lang: LangChoice::Auto,
+        }
+    }
+
+    /// Uses `judge`'s chat model for LLM implementations (ignored if it has none).
+    pub fn with_llm(mut self, judge: Judge<Models>) -> Self {
+        self.llm = judge.model().chat.is_some().then_some(judge);
+        self
+    }
+
+    /// Uses `heuristic` for heuristic implementations.
+    pub fn with_heuristic(mut self, heuristic: Heuristic) -> Self {
+        self.heuristic = Some(heuristic);
+        self
+    }
+
+    /// The same router with another prompt-pack choice (e.g. forced per sample to the
+    /// question's language).
+    pub fn with_lang(mut self, lang: LangChoice) -> Self {
+        self.lang = lang;
+        self
+    }
+
+    /// The chat judge, for its counters and rung counts.
+    pub fn llm(&self) -> Option<&Judge<Models>> {
+        self.llm.as_ref()
+    }
+
+    /// The policy.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// The route `task` takes now, or why none can answer it.
+    pub fn route(&self, task: TaskKind) -> Result<Route, TaskError> {
+        let llm = self.llm.is_some();
+        let heuristic = self.heuristic.is_some() && Heuristic::supports(task);
+        match (self.policy.preferred(task), llm, heuristic) {
+            (Route::Llm, true, _) | (Route::Heuristic, true, false) => Ok(Route::Llm),
+            (Route::Heuristic, _, true) | (Route::Llm, false, true) => Ok(Route::Heuristic),
+            (_, false, false) => Err(TaskError::Unavailable {
+                task,
+                why: if Heuristic::supports(task) {
+                    "no chat model and no heuristic judge are configured".into()
+                } else {
+                    "it needs a chat model (it has no heuristic implementation) and none is configured".into()
+                },
+            }),
+        }
+    }
+
+    /// Per task: who answers it and its measured agreement.
+    pub fn describe(&self) -> Vec<TaskRoute> {
+        TaskKind::ALL
+            .into_iter()
+            .map(|task| {
+                let answered_by = match self.route(task) {
+                    Err(_) => None,
+                    Ok(Route::Llm) => self.llm.as_ref().map(|judge| Answerer::Llm {
+                        backend: judge.model().kind().to_owned(),
+                        model: judge.model().model().to_owned(),
+                        templates: Lang::ALL
+                            .into_iter()
+                            .filter_map(|lang| pack::template(task, lang).ok())
+                            .map(|t| t.id.clone())
+                            .collect(),
+                    }),
+                    Ok(Route::Heuristic) => self
+                        .heuristic
+                        .as_ref()
+                        .and_then(|h| h.info(task))
+                        .map(Answerer::Heuristic),
+                };
+                let measured = match &answered_by {
+                    Some(Answerer::Heuristic(info)) => measurements_for(task, info),
+                    _ => Vec::new(),
+                };
+                TaskRoute {
+                    task,
+                    answered_by,
+                    preferred: self.policy.preferred(task),
+                    measured,
+                }
+            })
+            .collect()
+    }
+
+    async fn run_llm<T: LlmTask>(&self, task: &T) -> Result<Judged<T::Output>, TaskError> {
+        match &self.llm {
+            Some(judge) => llm::ask(judge, self.lang, task).await,
+            None => Err(TaskError::Unavailable {
+                task: T::KIND,
+                why: "no chat model is configured".into(),
+            }),
+        }
+    }
+
+    /// Routes a task with both implementations (the heuristic one synchronous).
+    async fn either<T: LlmTask>(
+        &self,
+        task: &T,
+        heuristic: impl FnOnce(&Heuristic) -> Judged<T::Output>,
+    ) -> Result<Judged<T::Output>, TaskError> {
+        match self.route(T::KIND)? {
+            Route::Llm => self.run_llm(task).await,
+            Route::Heuristic => Ok(heuristic(self.heuristic(T::KIND)?)),
+        }
+    }
+
+    fn heuristic(&self, task: TaskKind) -> Result<&Heuristic, TaskError> {
+        self.heuristic.as_ref().ok_or(TaskError::Unavailable {
+            task,
+            why: "no heuristic judge is configured".into(),
+        })
+    }
+
+    /// [`SplitStatements`]: a blank text has no statements (no call).
+    pub async fn split_statements(
+        &self,
+        task: &SplitStatements,
+    ) -> Result<Judged<Vec<String>>, TaskError> {
+        if task.text.trim().is_empty() {
+            return Ok(Judged::by_rule(Vec::new(), "a blank text states nothing"));
+        }
+        self.either(task, |h| h.split_statements(task)).await
+    }
+
+    /// [`SupportVerdicts`]: no statements → no verdicts; no contexts → every statement not
+    /// supported (no call).
+    pub async fn support_verdicts(
+        &self,
+        task: &SupportVerdicts,
+    ) -> Result<Judged<Vec<SupportVerdict>>, TaskError> {
+        if task.statements.is_empty() {
+            return Ok(Judged::by_rule(Vec::new(), "no statements to check"));
+        }
+        if task.contexts.iter().all(|c| c.trim().is_empty()) {
+            let verdicts = task
+                .statements
+                .iter()
+                .map(|_| SupportVerdict {
+                    support: Support::NotSupported,
+                    context: None,
+                    reason: "there is no context to support it".into(),
+                })
+                .collect();
+            return Ok(Judged::by_rule(verdicts, "no context supports anything"));
+        }
+        self.either(task, |h| h.support_verdicts(task)).await
+    }
+
+    /// [`ContextRelevance`].
+    pub async fn context_relevance(
+        &self,
+        task: &ContextRelevance,
+    ) -> Result<Judged<RelevanceVerdict>, TaskError> {
+        self.either(task, |h| h.context_relevance(task)).await
+    }
+
+    /// [`ContextUsefulness`].
+    pub async fn context_usefulness(
+        &self,
+        task: &ContextUsefulness,
+    ) -> Result<Judged<UsefulnessVerdict>, TaskError> {
+        self.either(task, |h| h.context_usefulness(task)).await
+    }
+
+    /// [`AnswerRubric`].
+    pub async fn answer_rubric(
+        &self,
+        task: &AnswerRubric,
+    ) -> Result<Judged<RubricScore>, TaskError> {
+        self.either(task, |h| h.answer_rubric(task)).await
+    }
+
+    /// [`GenerateQuestions`]: `n = 0` → none (no call).
+    pub async fn generate_questions(
+        &self,
+        task: &GenerateQuestions,
+    ) -> Result<Judged<GeneratedQuestions>, TaskError> {
+        if task.n == 0 {
+            let none = GeneratedQuestions {
+                questions: Vec::new(),
+                noncommittal: false,
+            };
+            return Ok(Judged::by_rule(none, "no questions were asked for"));
+        }
+        match self.route(TaskKind::GenerateQuestions)? {
+            Route::Llm => self.run_llm(task).await,
+            Route::Heuristic => Err(TaskError::Unavailable {
+                task: TaskKind::GenerateQuestions,
+                why: "it has no heuristic implementation".into(),
+            }),
+        }
+    }
+
+    /// [`QuestionSimilarity`]: no candidates → no verdicts (no call).
+    pub async fn question_similarity(
+        &self,
+        task: &QuestionSimilarity,
+    ) -> Result<Judged<Vec<SimilarityVerdict>>, TaskError> {
+        if task.candidates.is_empty() {
+            return Ok(Judged::by_rule(Vec::new(), "no candidate questions"));
+        }
+        match self.route(TaskKind::QuestionSimilarity)? {
+            Route::Llm => self.run_llm(task).await,
+            Route::Heuristic => {
+                self.heuristic(TaskKind::QuestionSimilarity)?
+                    .question_similarity(task)
+                    .await
+            }
+        }
+    }
+
+    /// [`ExtractEntities`]: a blank text has none (no call).
+    pub async fn extract_entities(
+        &self,
+        task: &ExtractEntities,
+    ) -> Result<Judged<Vec<String>>, TaskError> {
+        if task.text.trim().is_empty() {
+            return Ok(Judged::by_rule(Vec::new(), "a blank text names nothing"));
+        }
+        self.generation_only(TaskKind::ExtractEntities)?;
+        self.run_llm(task).await
+    }
+
+    /// [`GradeRelevance`].
+    pub async fn grade_relevance(
+        &self,
+        task: &GradeRelevance,
+    ) -> Result<Judged<RelevanceGrade>, TaskError> {
+        self.either(task, |h| h.grade_relevance(task)).await
+    }
+
+    /// [`PairwisePreference`].
+    pub async fn pairwise_preference(
+        &self,
+        task: &PairwisePreference,
+    ) -> Result<Judged<Preference>, TaskError> {
+        self.either(task, |h| h.pairwise_preference(task)).await
+    }
+
+    /// [`AnswerFromContexts`]: no contexts → unknown (no call).
+    pub async fn answer_from_contexts(
+        &self,
+        task: &AnswerFromContexts,
+    ) -> Result<Judged<ContextAnswer>, TaskError> {
+        if task.contexts.iter().all(|c| c.trim().is_empty()) {
+            return Ok(Judged::by_rule(
+                ContextAnswer { answer: None },
+                "no context, so the answer is unknown",
+            ));
+        }
+        self.generation_only(TaskKind::AnswerFromContexts)?;
+        self.run_llm(task).await
+    }
+
+    /// [`MergeAnswers`]: one answer is its own merge (no call); none is an input error.
+    pub async fn merge_answers(&self, task: &MergeAnswers) -> Result<Judged<String>, TaskError> {
+        let answers: Vec<&String> = task
+            .answers
+            .iter()
+            .filter(|a| !a.trim().is_empty())
+            .collect();
+        match answers.as_slice() {
+            [] => Err(TaskError::Input {
+                task: TaskKind::MergeAnswers,
+                why: "there are no answers to merge".into(),
+            }),
+            [one] => Ok(Judged::by_rule(
+                one.trim().to_owned(),
+                "a single answer is its own merge",
+            )),
+            _ => {
+                self.generation_only(TaskKind::MergeAnswers)?;
+                self.run_llm(task).await
+            }
+        }
+    }
+
+    /// Checks that a task with only an LLM implementation can be answered.
+    fn generation_only(&self, task: TaskKind) -> Result<(), TaskError> {
+        self.route(task).map(|_| ())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send<T: Send>(_: &T) {}
+
+    /// Callers spawn task calls on a multi-threaded runtime: every future must be `Send`.
+    #[test]
+    fn task_futures_are_send() {
+        let judge = TaskJudge::new(Policy::offline());
+        let support = SupportVerdicts {
+            statements: vec![],
+            contexts: vec![],
+        };
+        assert_send(&judge.support_verdicts(&support));
+        let similarity = QuestionSimilarity {
+            question: String::new(),
+            candidates: vec![],
+        };
+        assert_send(&judge.question_similarity(&similarity));
+        let merge = MergeAnswers {
+            question: String::new(),
+            answers: vec![],
+        };
+        assert_send(&judge.merge_answers(&merge));
+        let split = SplitStatements {
+            question: String::new(),
+            text: String::new(),
+        };
+        assert_send(&judge.split_statements(&split));
+    }
+
+    #[test]
+    fn overrides_beat_the_family_route() {
+        let mut policy = Policy::offline();
+        assert_eq!(
+            policy.preferred(TaskKind::SupportVerdicts),
+            Route::Heuristic
+        );
+        assert_eq!(policy.preferred(TaskKind::SplitStatements), Route::Llm);
+        policy
+            .overrides
+            .insert(TaskKind::SplitStatements, Route::Heuristic);
+        assert_eq!(
+            policy.preferred(TaskKind::SplitStatements),
+            Route::Heuristic
+        );
+        let json = serde_json::to_value(&policy).unwrap_or_default();
+        assert_eq!(json["overrides"]["split_statements"], "heuristic");
+    }
+}

@@ -1,0 +1,383 @@
+//! The judge tasks: one input type per task (what the judge reads) and the typed value it
+//! answers with. Every metric, ranker and generator asks for these, never for a raw prompt.
+//!
+//! Inputs own their text, so callers can build them once and send them to concurrent calls.
+//! Indices in outputs are 0-based and refer to the input's lists. This module only defines
+//! the vocabulary; [`TaskJudge`](crate::TaskJudge) answers the tasks.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// Which task, for routing, reports and the manifest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskKind {
+    /// [`SplitStatements`].
+    SplitStatements,
+    /// [`SupportVerdicts`].
+    SupportVerdicts,
+    /// [`ContextRelevance`].
+    ContextRelevance,
+    /// [`ContextUsefulness`].
+    ContextUsefulness,
+    /// [`AnswerRubric`].
+    AnswerRubric,
+    /// [`GenerateQuestions`].
+    GenerateQuestions,
+    /// [`QuestionSimilarity`].
+    QuestionSimilarity,
+    /// [`ExtractEntities`].
+    ExtractEntities,
+    /// [`GradeRelevance`].
+    GradeRelevance,
+    /// [`PairwisePreference`].
+    PairwisePreference,
+    /// [`AnswerFromContexts`].
+    AnswerFromContexts,
+    /// [`MergeAnswers`].
+    MergeAnswers,
+}
+
+/// Whether a task judges given material or writes new text; the router's policy chooses an
+/// implementation per family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskFamily {
+    /// Decides about given text (supported? relevant? which is better?).
+    Verdict,
+    /// Writes text (statements, questions, entities, answers).
+    Generation,
+}
+
+impl TaskKind {
+    /// Every task, in a stable order.
+    pub const ALL: [TaskKind; 12] = [
+        TaskKind::SplitStatements,
+        TaskKind::SupportVerdicts,
+        TaskKind::ContextRelevance,
+        TaskKind::ContextUsefulness,
+        TaskKind::AnswerRubric,
+        TaskKind::GenerateQuestions,
+        TaskKind::QuestionSimilarity,
+        TaskKind::ExtractEntities,
+        TaskKind::GradeRelevance,
+        TaskKind::PairwisePreference,
+        TaskKind::AnswerFromContexts,
+        TaskKind::MergeAnswers,
+    ];
+
+    /// The snake_case name (also the prompt template's name).
+    pub fn name(self) -> &'static str {
+        match self {
+            TaskKind::SplitStatements => "split_statements",
+            TaskKind::SupportVerdicts => "support_verdicts",
+            TaskKind::ContextRelevance => "context_relevance",
+            TaskKind::ContextUsefulness => "context_usefulness",
+            TaskKind::AnswerRubric => "answer_rubric",
+            TaskKind::GenerateQuestions => "generate_questions",
+            TaskKind::QuestionSimilarity => "question_similarity",
+            TaskKind::ExtractEntities => "extract_entities",
+            TaskKind::GradeRelevance => "grade_relevance",
+            TaskKind::PairwisePreference => "pairwise_preference",
+            TaskKind::AnswerFromContexts => "answer_from_contexts",
+            TaskKind::MergeAnswers => "merge_answers",
+        }
+    }
+
+    /// Verdict or generation.
+    pub fn family(self) -> TaskFamily {
+        match self {
+            TaskKind::SplitStatements
+            | TaskKind::GenerateQuestions
+            | TaskKind::ExtractEntities
+            | TaskKind::AnswerFromContexts
+            | TaskKind::MergeAnswers => TaskFamily::Generation,
+            _ => TaskFamily::Verdict,
+        }
+    }
+}
+
+impl fmt::Display for TaskKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Split `text` (an answer or a reference, written for `question`) into self-contained
+/// atomic statements: one fact each, pronouns replaced by what they refer to.
+/// Answered with the statements, possibly none (an evasive answer states nothing).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SplitStatements {
+    /// The question the text answers (context for resolving references).
+    pub question: String,
+    /// The text to split.
+    pub text: String,
+}
+
+/// Judge every statement of one text against the contexts, in one call.
+/// Answered with one [`SupportVerdict`] per statement, in order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SupportVerdicts {
+    /// The statements to check.
+    pub statements: Vec<String>,
+    /// The material they may be supported by (retrieved contexts, or a reference answer).
+    pub contexts: Vec<String>,
+}
+
+/// How far the contexts back a statement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Support {
+    /// Everything the statement says follows from the contexts.
+    FullySupported,
+    /// Part of it follows; the rest is missing.
+    PartiallySupported,
+    /// The contexts do not say it.
+    NotSupported,
+    /// The contexts say otherwise.
+    Contradicted,
+}
+
+impl Support {
+    /// The label as written in prompts and evidence (`fully_supported`, ...).
+    pub fn label(self) -> &'static str {
+        match self {
+            Support::FullySupported => "fully_supported",
+            Support::PartiallySupported => "partially_supported",
+            Support::NotSupported => "not_supported",
+            Support::Contradicted => "contradicted",
+        }
+    }
+
+    /// Only full support counts as supported in faithfulness and recall (S1, S4).
+    pub fn is_supported(self) -> bool {
+        self == Support::FullySupported
+    }
+}
+
+/// The verdict on one statement.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SupportVerdict {
+    /// How far it is supported.
+    pub support: Support,
+    /// The context (0-based index into [`SupportVerdicts::contexts`]) that supports or
+    /// contradicts it best, when one does.
+    pub context: Option<usize>,
+    /// Why.
+    pub reason: String,
+}
+
+/// Is `context` about `question` (S4 context relevance)? One call per context; callers run
+/// a sample's contexts concurrently.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContextRelevance {
+    /// The user's question.
+    pub question: String,
+    /// One retrieved context.
+    pub context: String,
+}
+
+/// The answer to [`ContextRelevance`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RelevanceVerdict {
+    /// Relevant to the question.
+    pub relevant: bool,
+    /// Why.
+    pub reason: String,
+}
+
+/// Did `context` help to arrive at `answer` (S0 useful context precision with the generated
+/// answer; ragas context precision with the reference answer)?
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContextUsefulness {
+    /// The user's question.
+    pub question: String,
+    /// The answer the context is judged for (a reference or a generated answer).
+    pub answer: String,
+    /// One retrieved context.
+    pub context: String,
+}
+
+/// The answer to [`ContextUsefulness`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UsefulnessVerdict {
+    /// Useful for the answer.
+    pub useful: bool,
+    /// Why.
+    pub reason: String,
+}
+
+/// Rate how well `answer` addresses `question` on a 1–5 rubric (S1 answer relevance).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AnswerRubric {
+    /// The user's question.
+    pub question: String,
+    /// The answer to rate.
+    pub answer: String,
+}
+
+/// The answer to [`AnswerRubric`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RubricScore {
+    /// 1 (does not address the question) to 5 (addresses it fully and directly).
+    pub score: u8,
+    /// Why.
+    pub reason: String,
+}
+
+impl RubricScore {
+    /// The score mapped to [0, 1] as S1 does: `(score − 1) / 4`.
+    pub fn normalised(&self) -> f64 {
+        (f64::from(self.score.clamp(1, 5)) - 1.0) / 4.0
+    }
+}
+
+/// Write `n` questions that `answer` would answer, and say whether the answer is
+/// noncommittal (S4 simulated questions; ragas answer relevancy).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GenerateQuestions {
+    /// The answer.
+    pub answer: String,
+    /// How many questions (S4 and ragas use 3).
+    pub n: usize,
+}
+
+/// The answer to [`GenerateQuestions`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GeneratedQuestions {
+    /// Exactly `n` questions.
+    pub questions: Vec<String>,
+    /// The answer evades, hedges or declines ("I don't know").
+    pub noncommittal: bool,
+}
+
+/// Is each candidate question the same question as `question`? One call for all candidates.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuestionSimilarity {
+    /// The real question.
+    pub question: String,
+    /// Generated questions to compare with it.
+    pub candidates: Vec<String>,
+}
+
+/// The verdict on one candidate of [`QuestionSimilarity`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SimilarityVerdict {
+    /// Asks for the same information as the real question.
+    pub similar: bool,
+    /// Why.
+    pub reason: String,
+}
+
+/// The named entities of `text`, each once (ragas context entity recall).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExtractEntities {
+    /// The text.
+    pub text: String,
+}
+
+/// Grade `context` for `question` from 0 to 3 (ranking round 0, issue 4).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GradeRelevance {
+    /// The user's question.
+    pub question: String,
+    /// One retrieved context.
+    pub context: String,
+}
+
+/// The answer to [`GradeRelevance`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RelevanceGrade {
+    /// 0 not useful, 1 on the topic, 2 helps to answer, 3 answers the question.
+    pub grade: u8,
+    /// Why.
+    pub reason: String,
+}
+
+/// Which of two contexts is better for `question` (ranking comparisons, issue 4). Ask in
+/// both orders to expose position bias.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PairwisePreference {
+    /// The user's question.
+    pub question: String,
+    /// Context shown first (as "A").
+    pub first: String,
+    /// Context shown second (as "B").
+    pub second: String,
+}
+
+/// Which side won a [`PairwisePreference`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Preferred {
+    /// [`PairwisePreference::first`].
+    First,
+    /// [`PairwisePreference::second`].
+    Second,
+    /// Neither is better.
+    Tie,
+}
+
+/// The answer to [`PairwisePreference`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Preference {
+    /// The winner.
+    pub preferred: Preferred,
+    /// Why.
+    pub reason: String,
+}
+
+/// Answer `question` from `contexts` alone, or say the contexts do not tell (reference
+/// generation and the baseline RAG, issues 4 and 5).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AnswerFromContexts {
+    /// The user's question.
+    pub question: String,
+    /// The material to answer from.
+    pub contexts: Vec<String>,
+}
+
+/// The answer to [`AnswerFromContexts`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContextAnswer {
+    /// The answer, or `None` when the contexts do not contain it ("unknown").
+    pub answer: Option<String>,
+}
+
+/// Merge partial answers to `question` into one answer (reference generation, issue 4).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MergeAnswers {
+    /// The user's question.
+    pub question: String,
+    /// The partial answers, each from a different part of the material.
+    pub answers: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_match_serde() {
+        let mut names: Vec<&str> = TaskKind::ALL.iter().map(|k| k.name()).collect();
+        for kind in TaskKind::ALL {
+            let json = serde_json::to_value(kind).unwrap_or_default();
+            assert_eq!(json, serde_json::json!(kind.name()));
+        }
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), TaskKind::ALL.len());
+    }
+
+    #[test]
+    fn rubric_normalises_like_s1() {
+        let score = |s| RubricScore {
+            score: s,
+            reason: String::new(),
+        };
+        assert_eq!(score(1).normalised(), 0.0);
+        assert_eq!(score(3).normalised(), 0.5);
+        assert_eq!(score(5).normalised(), 1.0);
+    }
+}

@@ -1,0 +1,186 @@
+//! Measuring a [`TaskJudge`] against human-labelled data, the same way for the heuristic
+//! judge and for any chat model: the figures in [`measured`](crate::measured) come from
+//! here, and `judge-check` can run the same code on another judge.
+//!
+//! - [`wikieval`](mod@wikieval): the ragas paper's pairs (faithfulness, answer relevance,
+//!   context relevance), English.
+//! - [`rgb`]: RGB's passages with and without the answer, and its counterfactual passages,
+//!   Chinese and English.
+//! - [`dureader`]: DuReader's documents with the annotators' selection, Chinese.
+//! - [`measure_all`]: every figure of the measured table for one judge.
+//!
+//! The data stay in `shared/validation/` (RGB is non-commercial: read, never bundled).
+
+mod all;
+pub mod dureader;
+pub mod rgb;
+pub mod wikieval;
+
+use std::path::Path;
+
+use serde::de::DeserializeOwned;
+
+use crate::error::TaskError;
+use crate::router::TaskJudge;
+use crate::task::{SplitStatements, SupportVerdicts};
+
+pub use all::{
+    DUREADER_FILE, RGB_EN_FACT_FILE, RGB_ZH_FACT_FILE, RGB_ZH_REFINE_FILE, WIKIEVAL_FILE,
+    measure_all,
+};
+pub use dureader::{
+    DuReaderDocument, DuReaderRelevance, DuReaderRow, dureader_relevance, read_dureader,
+};
+pub use rgb::{RgbRelevance, RgbRow, read_rgb, rgb_counterfactual, rgb_relevance};
+pub use wikieval::{
+    WikiEvalFigures, WikiEvalRow, read_wikieval, wikieval, wikieval_answer_relevance,
+    wikieval_context_relevance, wikieval_faithfulness,
+};
+
+/// Reads JSON Lines into `T`; errors name the file and the line.
+pub(crate) fn read_jsonl<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, TaskError> {
+    let data_error = |line: usize, why: String| TaskError::Data {
+        file: path.display().to_string(),
+        line,
+        why,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| data_error(0, e.to_string()))?;
+    let mut rows = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        rows.push(serde_json::from_str(line).map_err(|e| data_error(index + 1, e.to_string()))?);
+    }
+    if rows.is_empty() {
+        return Err(data_error(0, "no rows".into()));
+    }
+    Ok(rows)
+}
+
+/// A pairwise agreement figure: how often the judge prefers the better item.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PairwiseAgreement {
+    /// Pairs where the better item won (ties count half).
+    pub wins: f64,
+    /// Pairs compared.
+    pub pairs: usize,
+}
+
+impl PairwiseAgreement {
+    /// `wins / pairs` (0 with no pairs).
+    pub fn accuracy(&self) -> f64 {
+        if self.pairs == 0 {
+            0.0
+        } else {
+            self.wins / self.pairs as f64
+        }
+    }
+
+    /// Counts one pair by the scores of its better and worse item.
+    pub fn add(&mut self, better: f64, worse: f64) {
+        self.pairs += 1;
+        self.wins += if better > worse {
+            1.0
+        } else if better == worse {
+            0.5
+        } else {
+            0.0
+        };
+    }
+}
+
+/// A binary agreement figure: verdicts against labels.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BinaryAgreement {
+    /// Labelled yes, judged yes.
+    pub true_positives: usize,
+    /// Labelled yes, judged no.
+    pub false_negatives: usize,
+    /// Labelled no, judged no.
+    pub true_negatives: usize,
+    /// Labelled no, judged yes.
+    pub false_positives: usize,
+}
+
+impl BinaryAgreement {
+    /// Counts one item.
+    pub fn add(&mut self, label: bool, verdict: bool) {
+        match (label, verdict) {
+            (true, true) => self.true_positives += 1,
+            (true, false) => self.false_negatives += 1,
+            (false, false) => self.true_negatives += 1,
+            (false, true) => self.false_positives += 1,
+        }
+    }
+
+    /// Items counted.
+    pub fn items(&self) -> usize {
+        self.true_positives + self.false_negatives + self.true_negatives + self.false_positives
+    }
+
+    /// The mean of the recall on yes-items and on no-items (0.5 is chance, whatever the
+    /// class balance).
+    pub fn balanced_accuracy(&self) -> f64 {
+        let recall = |hit: usize, miss: usize| {
+            if hit + miss == 0 {
+                0.0
+            } else {
+                hit as f64 / (hit + miss) as f64
+            }
+        };
+        (recall(self.true_positives, self.false_negatives)
+            + recall(self.true_negatives, self.false_positives))
+            / 2.0
+    }
+}
+
+/// Faithfulness as the metric defines it (S1/S4): fully supported statements ÷ statements;
+/// 0 when the answer states nothing.
+pub async fn faithfulness(
+    judge: &TaskJudge,
+    question: &str,
+    answer: &str,
+    contexts: &[String],
+) -> Result<f64, TaskError> {
+    let statements = judge
+        .split_statements(&SplitStatements {
+            question: question.to_owned(),
+            text: answer.to_owned(),
+        })
+        .await?
+        .value;
+    if statements.is_empty() {
+        return Ok(0.0);
+    }
+    let verdicts = judge
+        .support_verdicts(&SupportVerdicts {
+            statements: statements.clone(),
+            contexts: contexts.to_vec(),
+        })
+        .await?
+        .value;
+    let supported = verdicts.iter().filter(|v| v.support.is_supported()).count();
+    Ok(supported as f64 / statements.len() as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ties_count_half_and_balanced_accuracy_ignores_class_sizes() {
+        let mut pairs = PairwiseAgreement::default();
+        pairs.add(1.0, 0.0);
+        pairs.add(0.5, 0.5);
+        pairs.add(0.0, 1.0);
+        assert_eq!(pairs.accuracy(), 0.5);
+        let mut binary = BinaryAgreement::default();
+        for _ in 0..9 {
+            binary.add(false, false);
+        }
+        binary.add(true, false);
+        assert_eq!(binary.items(), 10);
+        assert_eq!(binary.balanced_accuracy(), 0.5);
+    }
+}

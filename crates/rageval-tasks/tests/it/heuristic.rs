@@ -1,0 +1,258 @@
+//! The heuristic judge through the router: verdicts, the shares and thresholds its reasons
+//! state, Chinese text, and the cosine path with an embedding model (the mock's
+//! `/v1/embeddings`).
+
+use rageval_tasks::heuristic::{SIMILAR_COSINE, SUPPORT_FULL};
+use rageval_tasks::{
+    AnswerRubric, ContextRelevance, ContextUsefulness, GradeRelevance, Heuristic, Implementation,
+    PairwisePreference, Policy, Preferred, QuestionSimilarity, Support, SupportVerdicts, TaskJudge,
+};
+use rageval_testkit::{MockConfig, MockServer};
+
+use crate::support::judge;
+
+fn lexical() -> TaskJudge {
+    TaskJudge::new(Policy::offline()).with_heuristic(Heuristic::lexical())
+}
+
+fn texts(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
+#[tokio::test]
+async fn support_reasons_state_the_share_the_context_and_the_threshold() {
+    let task = SupportVerdicts {
+        statements: texts(&[
+            "The mission launched on Sunday, 30 July 2023 from Sriharikota.",
+            "The mission launched on Monday, 30 August 2023 from Sriharikota.",
+            "Brad Pitt stars as Oppenheimer.",
+        ]),
+        contexts: texts(&[
+            "ISRO was founded in 1969.",
+            "The mission is scheduled to launch on Sunday, 30 July 2023 at 06:30 IST from Sriharikota.",
+        ]),
+    };
+    let out = lexical().support_verdicts(&task).await.expect("verdicts");
+    let [full, partial, none] = out.value.as_slice() else {
+        panic!("{:?}", out.value)
+    };
+    assert_eq!(
+        (full.support, full.context),
+        (Support::FullySupported, Some(1))
+    );
+    assert_eq!(
+        full.reason,
+        format!(
+            "1.00 of the statement's 7 content words appear in context 2 (≥ {SUPPORT_FULL:.2})"
+        )
+    );
+    assert_eq!(partial.support, Support::PartiallySupported);
+    assert!(
+        partial
+            .reason
+            .contains("0.71 of the statement's 7 content words"),
+        "{}",
+        partial.reason
+    );
+    assert_eq!(none.support, Support::NotSupported);
+    assert!(none.reason.starts_with("only 0.00"), "{}", none.reason);
+    match &out.by {
+        Implementation::Heuristic(info) => {
+            assert_eq!(info.name, "content_word_overlap");
+            assert_eq!(info.thresholds[0].value, SUPPORT_FULL);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_missing_number_keeps_a_statement_from_full_support() {
+    let task = SupportVerdicts {
+        statements: texts(&["PharmaCann was founded in 2010 by Theodore Scott in Illinois."]),
+        contexts: texts(&[
+            "PharmaCann was founded in 2014 by Theodore Scott; it is based in Illinois.",
+        ]),
+    };
+    let out = lexical().support_verdicts(&task).await.expect("verdict");
+    assert_eq!(out.value[0].support, Support::PartiallySupported);
+    assert!(
+        out.value[0]
+            .reason
+            .ends_with("; 2010 appears in no context"),
+        "{}",
+        out.value[0].reason
+    );
+}
+
+#[tokio::test]
+async fn chinese_words_match_across_segmentations() {
+    let task = SupportVerdicts {
+        statements: texts(&["少儿编程市场规模持续扩大。"]),
+        contexts: texts(&["报告显示，中国少儿编程的市场规模在持续扩大，家长日益重视。"]),
+    };
+    let out = lexical().support_verdicts(&task).await.expect("verdict");
+    assert_eq!(
+        out.value[0].support,
+        Support::FullySupported,
+        "{}",
+        out.value[0].reason
+    );
+    let relevance = lexical()
+        .context_relevance(&ContextRelevance {
+            question: "少儿编程的市场规模有多大？".into(),
+            context: "天气预报说明天会下雨。".into(),
+        })
+        .await
+        .expect("verdict");
+    assert!(!relevance.value.relevant, "{}", relevance.value.reason);
+}
+
+#[tokio::test]
+async fn relevance_usefulness_grade_rubric_and_preference_follow_their_shares() {
+    let judge = lexical();
+    let question = "Who directed the film Oppenheimer?";
+    let on_topic = "Oppenheimer is a 2023 film directed by Christopher Nolan.";
+    let off_topic = "The Eiffel Tower is in Paris.";
+    let relevant = judge
+        .context_relevance(&ContextRelevance {
+            question: question.into(),
+            context: on_topic.into(),
+        })
+        .await
+        .expect("relevance");
+    assert!(relevant.value.relevant);
+    assert_eq!(
+        relevant.value.reason,
+        "1.00 of the question's 3 content words appear in the context (≥ 0.50)"
+    );
+    let grade = |context: &str| GradeRelevance {
+        question: question.into(),
+        context: context.into(),
+    };
+    assert_eq!(
+        judge
+            .grade_relevance(&grade(on_topic))
+            .await
+            .expect("grade")
+            .value
+            .grade,
+        3
+    );
+    assert_eq!(
+        judge
+            .grade_relevance(&grade(off_topic))
+            .await
+            .expect("grade")
+            .value
+            .grade,
+        0
+    );
+    let useful = judge
+        .context_usefulness(&ContextUsefulness {
+            question: question.into(),
+            answer: "Christopher Nolan directed it.".into(),
+            context: on_topic.into(),
+        })
+        .await
+        .expect("usefulness");
+    assert!(useful.value.useful, "{}", useful.value.reason);
+    assert!(
+        useful
+            .value
+            .reason
+            .contains("content words beyond the question")
+    );
+    let rubric = |answer: &str| AnswerRubric {
+        question: question.into(),
+        answer: answer.into(),
+    };
+    let direct = judge
+        .answer_rubric(&rubric("Christopher Nolan directed the film Oppenheimer."))
+        .await;
+    assert_eq!(direct.expect("rubric").value.score, 5);
+    let evasive = judge
+        .answer_rubric(&rubric(
+            "The director of Oppenheimer has not been provided.",
+        ))
+        .await;
+    let evasive = evasive.expect("rubric").value;
+    assert_eq!(evasive.score, 1);
+    assert_eq!(
+        evasive.reason,
+        "the answer is noncommittal (\"not been provided\")"
+    );
+    let pair = |first: &str, second: &str| PairwisePreference {
+        question: question.into(),
+        first: first.into(),
+        second: second.into(),
+    };
+    let forward = judge
+        .pairwise_preference(&pair(on_topic, off_topic))
+        .await
+        .expect("pair");
+    let backward = judge
+        .pairwise_preference(&pair(off_topic, on_topic))
+        .await
+        .expect("pair");
+    assert_eq!(forward.value.preferred, Preferred::First);
+    assert_eq!(backward.value.preferred, Preferred::Second);
+    let padded = format!("{on_topic} The Eiffel Tower is in Paris. Berlin is in Germany.");
+    let focused = judge
+        .pairwise_preference(&pair(&padded, on_topic))
+        .await
+        .expect("pair");
+    assert_eq!(
+        focused.value.preferred,
+        Preferred::Second,
+        "{}",
+        focused.value.reason
+    );
+    let same = judge
+        .pairwise_preference(&pair(on_topic, on_topic))
+        .await
+        .expect("pair");
+    assert_eq!(same.value.preferred, Preferred::Tie);
+}
+
+#[tokio::test]
+async fn question_similarity_uses_cosine_when_an_embedder_is_configured() {
+    let mock = MockServer::start(MockConfig {
+        embedding_dim: 64,
+        ..MockConfig::default()
+    })
+    .await
+    .expect("mock");
+    let with_cosine =
+        TaskJudge::new(Policy::offline()).with_heuristic(Heuristic::with_embeddings(judge(&mock)));
+    let task = QuestionSimilarity {
+        question: "Who wrote Hamlet?".into(),
+        // The mock embeds the same text (case and spaces aside) to the same vector, others
+        // to unrelated random vectors.
+        candidates: texts(&["who  wrote HAMLET?", "Where is Paris?"]),
+    };
+    let out = with_cosine
+        .question_similarity(&task)
+        .await
+        .expect("cosine");
+    let flags: Vec<bool> = out.value.iter().map(|v| v.similar).collect();
+    assert_eq!(flags, [true, false]);
+    assert_eq!(
+        out.value[0].reason,
+        format!("embedding cosine 1.00 ≥ {SIMILAR_COSINE:.2}")
+    );
+    match &out.by {
+        Implementation::Heuristic(info) => {
+            assert_eq!(info.name, "embedding_cosine");
+            assert_eq!(info.embedder.as_deref(), Some("mock-chat"));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(mock.stats().embedding_requests, 1);
+    let lexical = lexical().question_similarity(&task).await.expect("overlap");
+    assert!(lexical.value[0].similar && !lexical.value[1].similar);
+    assert!(
+        lexical.value[0]
+            .reason
+            .starts_with("content-word overlap (Dice) 1.00")
+    );
+}

@@ -1,0 +1,139 @@
+//! `rageval collect QUESTIONS --retriever es|local|http --generator http --out DATA.jsonl`:
+//! settings resolved once from `--config` (TOML), the `RAGEVAL_ES_*` variables and flags;
+//! then every question not yet in the output is asked, a few at a time, with progress on
+//! stderr. Exit code 2 when a question failed (the others are written; a rerun asks the
+//! failed ones again).
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use rageval_core::dataset::{FieldMap, ReadOptions, read_all};
+use rageval_sources::config::process_env;
+use rageval_sources::{
+    CollectOptions, ContextSource, EsRetriever, Generator, LocalIndex, LocalRetriever, Progress,
+    RagService, SourcesConfig, collect,
+};
+use serde_json::json;
+
+use super::sources::{embedder_for, note, ranking, runtime};
+use crate::cli::{CollectArgs, GeneratorKind, RetrieverKind};
+
+pub fn run(args: &CollectArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+    if same_file(&args.questions, &args.out) {
+        anyhow::bail!("--out must not be the questions file itself");
+    }
+    let config = match &args.config {
+        Some(path) => SourcesConfig::read(path)?,
+        None => SourcesConfig::empty(),
+    };
+    let env = |name: &str| std::env::var(name).ok();
+    let generator: Arc<RagService> = match args.generator {
+        GeneratorKind::Http => Arc::new(RagService::new(config.service(process_env())?)?),
+    };
+    let contexts = match args.retriever {
+        RetrieverKind::Es => {
+            ContextSource::Retriever(Arc::new(EsRetriever::new(config.elasticsearch(&env)?)?))
+        }
+        RetrieverKind::Local => {
+            let local = config.local(args.index.clone(), args.k, args.ranking.map(ranking))?;
+            let index = Arc::new(LocalIndex::open(&local.index)?);
+            let embedder = embedder_for(&index, local.ranking)?;
+            ContextSource::Retriever(Arc::new(LocalRetriever::new(
+                index,
+                local.k,
+                local.ranking,
+                embedder,
+            )?))
+        }
+        RetrieverKind::Http => ContextSource::Generator,
+    };
+    if args.show_settings {
+        let retriever = match &contexts {
+            ContextSource::Retriever(r) => r.describe(),
+            ContextSource::Generator => "the service's answer".into(),
+        };
+        let settings = json!({
+            "questions": args.questions,
+            "out": args.out,
+            "retriever": retriever,
+            "generator": generator.describe(),
+            "concurrency": args.concurrency,
+            "service": format!("{:?}", generator.settings()),
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&settings)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let options = ReadOptions {
+        format: args.format.map(super::eval::format_of),
+        field_map: FieldMap::parse(&args.field_map)?,
+        ..ReadOptions::default()
+    };
+    let mut questions = read_all(&args.questions, &options)?;
+    if let Some(n) = args.samples {
+        questions.truncate(n);
+    }
+    let total = questions.len();
+    let progress = |p: Progress| {
+        note(&format!(
+            "collected {}/{}{}",
+            p.finished,
+            p.to_ask,
+            if p.failed > 0 {
+                format!(" ({} failed)", p.failed)
+            } else {
+                String::new()
+            }
+        ));
+    };
+    let report = runtime()?
+        .block_on(collect(
+            questions,
+            contexts,
+            generator,
+            &args.out,
+            &CollectOptions {
+                concurrency: args.concurrency,
+            },
+            &progress,
+        ))
+        .with_context(|| format!("collecting into {}", args.out.display()))?;
+    for (id, error) in &report.failed {
+        let causes: Vec<String> =
+            std::iter::successors(Some(error as &dyn std::error::Error), |e| e.source())
+                .map(ToString::to_string)
+                .collect();
+        note(&format!("question {id} failed: {}", causes.join(": ")));
+    }
+    writeln!(
+        out,
+        "{}: {} questions, {} already there, {} written, {} failed",
+        args.out.display(),
+        total,
+        report.already_done,
+        report.written,
+        report.failed.len()
+    )?;
+    if report.unknown_ids > 0 {
+        note(&format!(
+            "note: {} records in {} have ids that are not in {}",
+            report.unknown_ids,
+            args.out.display(),
+            args.questions.display()
+        ));
+    }
+    if report.failed.is_empty() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        note("run the same command again to ask the failed questions again");
+        Ok(ExitCode::from(super::EXIT_ERROR))
+    }
+}
+
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}

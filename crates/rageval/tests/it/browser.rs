@@ -1,0 +1,200 @@
+//! `report.html` and the `rageval serve` pages as a browser shows them: each is rendered in
+//! headless Chromium, and the numbers in the rendered DOM must be the run's `summary.json`,
+//! `results.jsonl` and comparison. Screenshots are kept under `target/tmp/browser/`.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use rageval_core::Outcome;
+use rageval_report::testing::{scores, write_run};
+use rageval_report::{CompareSettings, Comparison, RunData, Summary};
+
+use crate::chromium::{render, screenshot_path, table_rows, text};
+use crate::eval_fiqa;
+
+/// Scores the FiQA example into `out` with metrics that score, and one (`id_mrr`) that is
+/// undefined on every sample, so the page has both kinds of number.
+fn fiqa_run(dir: &Path, out: &Path) -> RunData {
+    eval_fiqa(dir, "rouge_l,bleu,chrf,exact_match,id_mrr", out);
+    RunData::load(out).unwrap()
+}
+
+fn four(value: Option<f64>) -> String {
+    value.map_or_else(|| "—".into(), |v| format!("{v:.4}"))
+}
+
+/// The summary table in `dom` shows exactly `summary`: every metric in order, with its
+/// mean, interval and counts.
+fn assert_summary_shown(dom: &str, summary: &Summary) {
+    let rows = table_rows(dom, "summary");
+    let names: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(names, summary.metric_order);
+    for row in &rows {
+        let m = &summary.metrics[&row[0]];
+        let interval = m
+            .ci95
+            .map_or_else(|| "—".into(), |[l, h]| format!("[{l:.4}, {h:.4}]"));
+        assert_eq!(
+            row[1..6],
+            [
+                four(m.mean),
+                interval,
+                m.n_scored.to_string(),
+                m.n_undefined.to_string(),
+                m.n_failed.to_string()
+            ],
+            "{}",
+            row[0]
+        );
+    }
+}
+
+/// The per-sample table in `dom` shows each listed sample's outcomes as the journal holds
+/// them; `first_metric` is the column of the first metric.
+fn assert_samples_shown(dom: &str, run: &RunData, first_metric: usize) -> Vec<Vec<String>> {
+    let rows = table_rows(dom, "per-sample");
+    let outcomes = run.outcomes();
+    let metrics = run.metric_names();
+    for row in &rows {
+        let id = row[0].as_str();
+        for (metric, cell) in metrics.iter().zip(&row[first_metric..]) {
+            let expected = match outcomes[&(id, metric.as_str())] {
+                Outcome::Score { value, .. } => format!("{value:.4}"),
+                Outcome::Undefined { .. } => "undefined".into(),
+                Outcome::Failed { .. } => "failed".into(),
+            };
+            assert_eq!(cell, &expected, "{id} {metric}");
+        }
+    }
+    rows
+}
+
+#[test]
+fn report_html_shows_the_summary_and_the_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = fiqa_run(dir.path(), &dir.path().join("fiqa"));
+    let page = run.path.join("report.html");
+    let dom = render(
+        &format!("file://{}", page.display()),
+        &screenshot_path("report"),
+        1800,
+    );
+    assert_summary_shown(&dom, &run.summary);
+    // Columns: sample, question, then one per metric.
+    let rows = assert_samples_shown(&dom, &run, 2);
+    assert_eq!(rows.len(), 30);
+    assert!(
+        rows[0][1].starts_with("How to deposit a cheque"),
+        "{:?}",
+        rows[0]
+    );
+    assert_eq!(dom.matches("<details class=\"sample\"").count(), 30);
+    assert!(dom.contains("30 × sample has no retrieved_context_ids"));
+    // What the browser built holds nothing that runs or loads.
+    for forbidden in ["<script", "<link", "<iframe", "src=\"http"] {
+        assert!(!dom.contains(forbidden), "the page holds {forbidden}");
+    }
+}
+
+/// `rageval serve` on a free loopback port, stopped when dropped.
+struct Serving {
+    child: Child,
+    url: String,
+}
+
+impl Serving {
+    fn start(runs: &Path) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rageval"))
+            .args(["serve", runs.to_str().unwrap(), "--bind", "127.0.0.1:0"])
+            .env_remove(rageval_server::ENV_SERVE_TOKEN)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stderr.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line
+            .trim()
+            .strip_prefix("rageval serve: listening on ")
+            .unwrap_or_else(|| panic!("unexpected first line: {line}"))
+            .to_string();
+        Self { child, url }
+    }
+}
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn serve_pages_show_the_runs_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("runs");
+    let fiqa = fiqa_run(dir.path(), &runs.join("fiqa"));
+    write_run(&runs.join("base"), "d1", &scores(0.0));
+    write_run(&runs.join("shifted"), "d1", &scores(0.1));
+    let server = Serving::start(&runs);
+
+    // The index: every run, its means as summary.json has them.
+    let dom = render(&server.url, &screenshot_path("serve-index"), 700);
+    let rows = table_rows(&dom, "runs");
+    let names: Vec<&str> = rows.iter().map(|r| r[1].as_str()).collect();
+    assert_eq!(names, ["base", "fiqa", "shifted"]);
+    let fiqa_row = &rows[1];
+    for metric in &fiqa.summary.metric_order {
+        let shown = format!("{metric} {}", four(fiqa.summary.metrics[metric].mean));
+        assert!(
+            fiqa_row[6].contains(&shown),
+            "{shown} not in {}",
+            fiqa_row[6]
+        );
+    }
+
+    // A run's page, its samples filtered to a range of one metric.
+    let url = format!("{}runs/fiqa?metric=rouge_l&min=0.2&max=0.4", server.url);
+    let dom = render(&url, &screenshot_path("serve-run"), 2000);
+    assert_summary_shown(&dom, &fiqa.summary);
+    let in_range: Vec<&str> = fiqa
+        .sample_ids()
+        .into_iter()
+        .filter(|id| {
+            fiqa.scores("rouge_l")
+                .get(id)
+                .is_some_and(|v| (0.2..=0.4).contains(v))
+        })
+        .collect();
+    assert!(!in_range.is_empty() && in_range.len() < 30);
+    // Columns: sample, then one per metric (the server does not read the dataset).
+    let rows = assert_samples_shown(&dom, &fiqa, 1);
+    let shown: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(shown, in_range);
+    let count = &dom[dom.find("<p class=\"count\">").unwrap()..];
+    assert!(
+        text(&count[..count.find("</p>").unwrap()])
+            .starts_with(&format!("{} of 30 samples", in_range.len())),
+        "{count}"
+    );
+
+    // The comparison: the version table and the pair's Δ, interval and p as computed.
+    let url = format!("{}compare?run=base&run=shifted", server.url);
+    let dom = render(&url, &screenshot_path("serve-compare"), 1200);
+    let loaded = ["base", "shifted"].map(|name| RunData::load(&runs.join(name)).unwrap());
+    let comparison = Comparison::build(&loaded, CompareSettings::default()).unwrap();
+    let rows = table_rows(&dom, "deltas");
+    for (row, delta) in rows.iter().zip(&comparison.pairs[0].deltas) {
+        let [low, high] = delta.ci95.unwrap();
+        assert_eq!(row[0], delta.metric);
+        assert_eq!(row[1], delta.n_paired.to_string());
+        assert_eq!(row[4], format!("{:+.4}", delta.delta.unwrap()));
+        assert_eq!(row[5], format!("[{low:+.4}, {high:+.4}]"));
+        assert_eq!(row[6], format!("{:.4}", delta.p_value.unwrap()));
+    }
+    assert_eq!(rows[0][7], "higher");
+    assert_eq!(rows[1][7], "no clear difference");
+}

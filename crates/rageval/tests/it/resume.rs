@@ -1,0 +1,112 @@
+//! Resuming `rageval eval`: a run killed mid-way (with a torn last line) finishes on the
+//! next invocation with exactly one journal line per sample × metric, and `--retry-failed`
+//! replaces failed cells instead of adding to them.
+
+use std::fs;
+use std::io::Write;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rageval_testkit::{MockConfig, MockServer, Reply};
+
+use crate::judged::{checked_cells, endpoint};
+use crate::{command, rageval, repo_root, stderr};
+
+const METRICS: &str = "context_precision,context_recall,faithfulness,answer_relevancy";
+
+fn args<'a>(data: &'a str, extra: &'a [String]) -> Vec<&'a str> {
+    let mut args = vec![
+        "eval",
+        data,
+        "--metrics",
+        METRICS,
+        "--out",
+        "run",
+        "--no-cache",
+    ];
+    args.extend(extra.iter().map(String::as_str));
+    args
+}
+
+#[test]
+fn a_killed_run_resumes_with_exactly_one_line_per_cell() {
+    let endpoint = endpoint(MockConfig {
+        latency: Duration::from_millis(150),
+        embedding_dim: 16,
+        ..MockConfig::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let data = repo_root().join("examples/fiqa-30.jsonl");
+    let data = data.to_str().unwrap();
+    let flags = [endpoint.flags(), vec!["--concurrency".into(), "2".into()]].concat();
+    let mut child = command(dir.path(), &args(data, &flags)).spawn().unwrap();
+    let journal = dir.path().join("run/results.jsonl");
+    let started = Instant::now();
+    // Kill it once some samples are journaled (or when it has finished anyway).
+    while started.elapsed() < Duration::from_secs(60) {
+        let lines = fs::read_to_string(&journal).map_or(0, |t| t.lines().count());
+        if lines >= 8 || child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    // A crash in the middle of a write leaves a torn line.
+    fs::OpenOptions::new()
+        .append(true)
+        .open(&journal)
+        .unwrap()
+        .write_all(b"{\"sample_id\":\"29\",\"metric\":\"faithf")
+        .unwrap();
+
+    let output = rageval(dir.path(), &args(data, &endpoint.flags()));
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(stderr(&output).contains("resuming"), "{}", stderr(&output));
+    let lines = checked_cells(&dir.path().join("run"), 30, 4);
+    assert!(lines.iter().all(|l| l["status"] == "score"));
+}
+
+#[test]
+fn retry_failed_replaces_failed_cells() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = repo_root().join("examples/fiqa-30.jsonl");
+    let data = data.to_str().unwrap();
+    {
+        // An endpoint that refuses every chat request (400 is not retried).
+        let refusing = endpoint(MockConfig {
+            script: Some(Arc::new(|_| Reply::Status(400, "bad request".into()))),
+            embedding_dim: 16,
+            ..MockConfig::default()
+        });
+        let output = rageval(dir.path(), &args(data, &refusing.flags()));
+        assert!(output.status.success(), "{}", stderr(&output));
+        let lines = checked_cells(&dir.path().join("run"), 30, 4);
+        assert!(lines.iter().all(|l| l["status"] == "failed"));
+    }
+    let healthy = endpoint(MockConfig {
+        embedding_dim: 16,
+        ..MockConfig::default()
+    });
+    // Without --retry-failed a finished run has nothing left to do.
+    let output = rageval(dir.path(), &args(data, &healthy.flags()));
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("0 cells scored now"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(healthy.mock.stats().requests, 0);
+
+    let retry = [healthy.flags(), vec!["--retry-failed".into()]].concat();
+    let output = rageval(dir.path(), &args(data, &retry));
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("120 failed cells to score again"),
+        "{}",
+        stderr(&output)
+    );
+    let lines = checked_cells(&dir.path().join("run"), 30, 4);
+    assert!(lines.iter().all(|l| l["status"] == "score"));
+    let _: &MockServer = &healthy.mock;
+}

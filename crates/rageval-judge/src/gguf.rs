@@ -51,6 +51,8 @@ pub struct GgufOptions {
 /// Decoding threads by default: one, the only count whose speed held steady while other
 /// builds shared the cores (see [`GgufOptions::threads`]).
 pub const DEFAULT_GGUF_THREADS: usize = 1;
+/// The backend kind of a GGUF chat model (in cache keys and manifests).
+pub const KIND: &str = "gguf";
 /// Context window by default (see [`GgufOptions::context_tokens`]).
 pub const DEFAULT_GGUF_CONTEXT: u32 = 4096;
 
@@ -85,9 +87,7 @@ impl GgufChat {
     pub fn open(path: impl AsRef<Path>, options: GgufOptions) -> Result<Self, JudgeError> {
         let path = path.as_ref().to_path_buf();
         check_gguf_header(&path)?;
-        let name = path
-            .file_stem()
-            .map_or_else(|| "gguf".to_owned(), |s| s.to_string_lossy().into_owned());
+        let name = model_name(&path);
         let (ready_tx, ready_rx) = mpsc::sync_channel(1);
         let (jobs, queue) = mpsc::channel::<Job>();
         let thread_path = path.clone();
@@ -110,7 +110,7 @@ impl GgufChat {
 
 impl ChatModel for GgufChat {
     fn kind(&self) -> &str {
-        "gguf"
+        KIND
     }
     fn model(&self) -> &str {
         &self.name
@@ -141,9 +141,15 @@ fn local_error(path: &Path, reason: String) -> JudgeError {
     }
 }
 
+/// The model name a GGUF file is known by (in cache keys and manifests): its file stem.
+pub(crate) fn model_name(path: &Path) -> String {
+    path.file_stem()
+        .map_or_else(|| "gguf".to_owned(), |s| s.to_string_lossy().into_owned())
+}
+
 /// Fails early, with a plain message, on a file that is missing or is no GGUF model (llama.cpp
 /// itself would only say that loading failed).
-fn check_gguf_header(path: &Path) -> Result<(), JudgeError> {
+pub(crate) fn check_gguf_header(path: &Path) -> Result<(), JudgeError> {
     use std::io::Read;
     let mut magic = [0u8; 4];
     std::fs::File::open(path)

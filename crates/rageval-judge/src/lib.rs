@@ -10,6 +10,8 @@
 //!   llama.cpp, its answers constrained by a grammar derived from the JSON schema.
 //! - [`minilm`] (feature `minilm`): [`MiniLmEmbedder`], all-MiniLM-L6-v2 embeddings with
 //!   candle, matching sentence-transformers.
+//! - [`local`]: [`OnFirstUse`], the embedded models loaded by the first call that needs
+//!   them.
 //! - [`model_files`]: [`ModelFiles`], where the embedded model files are found (search
 //!   order, `RAGEVAL_MODELS_DIR`).
 //! - [`settings`]: [`EndpointSettings`] from explicit values or the `RAGEVAL_JUDGE_*`
@@ -52,6 +54,7 @@ mod flight;
 pub mod gguf;
 pub mod judge;
 pub mod limiter;
+pub mod local;
 #[cfg(feature = "minilm")]
 pub mod minilm;
 pub mod model_files;
@@ -74,6 +77,7 @@ pub use error::JudgeError;
 pub use gguf::{GgufChat, GgufOptions};
 pub use judge::{Answer, Completion, Embeddings, Judge, JudgeConfig, JudgeStats};
 pub use limiter::{Limiter, LimiterConfig};
+pub use local::OnFirstUse;
 #[cfg(feature = "minilm")]
 pub use minilm::MiniLmEmbedder;
 pub use model_files::{ENV_MODELS_DIR, ModelFiles};

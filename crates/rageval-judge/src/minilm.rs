@@ -84,9 +84,7 @@ impl MiniLmEmbedder {
                 format!("does not fit config.json: {e}"),
             )
         })?;
-        let name = dir
-            .file_name()
-            .map_or_else(|| "minilm".to_owned(), |n| n.to_string_lossy().into_owned());
+        let name = model_name(&dir);
         Ok(MiniLmEmbedder {
             name,
             encoder: Arc::new(Encoder {
@@ -105,9 +103,18 @@ impl MiniLmEmbedder {
     }
 }
 
+/// The backend kind of the embedded embedder (in cache keys and manifests).
+pub const KIND: &str = "minilm";
+
+/// The model name an embedding folder is known by (in cache keys and manifests): its name.
+pub(crate) fn model_name(dir: &Path) -> String {
+    dir.file_name()
+        .map_or_else(|| "minilm".to_owned(), |n| n.to_string_lossy().into_owned())
+}
+
 impl Embedder for MiniLmEmbedder {
     fn embedding_kind(&self) -> &str {
-        "minilm"
+        KIND
     }
     fn embedding_model(&self) -> &str {
         &self.name

@@ -7,6 +7,7 @@ mod chromium;
 mod compare;
 mod eval;
 mod judged;
+mod local_models;
 mod metrics;
 mod report;
 mod resume;

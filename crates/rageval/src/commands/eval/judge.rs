@@ -2,23 +2,35 @@
 //! stderr and in the manifest who answers each task.
 //!
 //! An endpoint or a pool of them (a model from `--judge-model`, `$RAGEVAL_JUDGE_MODEL` or
-//! `rageval.toml`) answers every task. Without one, the offline defaults:
-//! verdict tasks to the heuristic judge, statement splitting to its sentence splitter, and
-//! tasks that need a writing model fail with the reason (no fake answers).
+//! `rageval.toml`) answers every task; so does a GGUF file named by `--judge gguf:PATH`.
+//! `--judge heuristic` loads no model: what the heuristic judge cannot answer fails.
+//! Without either, the offline defaults: verdict tasks to the heuristic judge, statement
+//! splitting to its sentence splitter, writing tasks to the embedded GGUF chat model and
+//! embeddings to the embedded all-MiniLM-L6-v2 (`crate::judge::local`). When the embedded
+//! models are not provisioned, tasks that need them fail with the reason, which names
+//! `scripts/fetch-models.sh` (no fake answers).
 
 use anyhow::Context as _;
 use rageval_judge::{Judge, Models};
 use rageval_metrics::{Judges, Requirements};
-use rageval_tasks::{Heuristic, Lang, LangChoice, Policy, TaskJudge, TaskKind};
+use rageval_judge::config::JudgeSettings;
+use rageval_tasks::{Heuristic, Lang, LangChoice, Policy, Route, TaskJudge, TaskKind};
 use serde_json::{Value, json};
 
-use crate::cli::{JudgeArgs, LangArg};
+use crate::cli::{JudgeArgs, LangArg, LocalJudge};
+use crate::judge::local::{GGUF_PROMPT_WINDOW, LocalModels};
 
 /// The judges of a run and what to say about them.
 pub struct JudgeSetup {
     pub judges: Judges,
-    /// The chat judge, when an endpoint is configured (its counters go to the manifest).
+    /// The chat judge, when an endpoint or a local model is configured (its counters go to
+    /// the manifest).
     pub chat: Option<Judge<Models>>,
+    /// The most prompt tokens the chat model takes, when it sets its own bound (a local
+    /// model); `--context-window` bounds it further.
+    pub window_cap: Option<u64>,
+    /// Why tasks that need the embedded models cannot run, when they are not provisioned.
+    pub missing_models: Option<String>,
     /// For the manifest: endpoint, models, cache, language, routes.
     pub description: Value,
     /// Most judge calls in flight (the limiter's ceiling); twice as many samples are scored
@@ -30,6 +42,14 @@ impl JudgeSetup {
     /// Whether a chat model answers (its context window then bounds prompts).
     pub fn has_chat_model(&self) -> bool {
         self.chat.is_some()
+    }
+
+    /// The prompt window in tokens when a chat model reads the prompts: `requested`
+    /// (`--context-window`), at most the local model's own bound.
+    pub fn window(&self, requested: u64) -> Option<usize> {
+        let window = self.window_cap.map_or(requested, |cap| cap.min(requested));
+        self.has_chat_model()
+            .then(|| usize::try_from(window).unwrap_or(usize::MAX))
     }
 
     /// One line per task the metrics need: who answers it and how well it measured.
@@ -45,9 +65,14 @@ impl JudgeSetup {
             .collect()
     }
 
-    /// Why these judges cannot give what `requirements` asks, if they cannot.
+    /// Why these judges cannot give what `requirements` asks, if they cannot (naming
+    /// `scripts/fetch-models.sh` when the embedded models are missing).
     pub fn unmet(&self, requirements: &Requirements) -> Option<String> {
-        self.judges.unmet(requirements)
+        let why = self.judges.unmet(requirements)?;
+        Some(match &self.missing_models {
+            Some(missing) => format!("{why}: {missing}"),
+            None => why,
+        })
     }
 
     /// Counters of the chat judge so far, for the manifest.
@@ -79,27 +104,23 @@ pub fn resolve(args: &JudgeArgs) -> anyhow::Result<JudgeSetup> {
         LangArg::Zh => LangChoice::Force(Lang::Zh),
     };
     let settings = crate::judge::settings(args)?;
-    let heuristic = Heuristic::lexical();
-    let Some(model) = settings.model.clone().filter(|_| settings.has_endpoint()) else {
-        let tasks = TaskJudge::new(Policy::offline()).with_heuristic(heuristic);
-        let judges = Judges::new(tasks).with_lang(lang);
-        return Ok(JudgeSetup {
-            description: json!({
-                "kind": "offline",
-                "lang": lang_name(args.lang),
-                "routes": routes_json(&judges),
-                "note": "no judge endpoint: verdicts by the heuristic judge, statements by \
-                         its sentence splitter; tasks that need a writing model fail",
-            }),
-            judges,
-            chat: None,
-            concurrency: settings.limits.max_concurrency,
-        });
-    };
+    match settings.model.clone().filter(|_| settings.has_endpoint()) {
+        Some(model) if args.local_judge.is_none() => endpoint(args, &settings, model, lang),
+        _ => local(args, &settings, lang),
+    }
+}
+
+/// Every task to the configured endpoints.
+fn endpoint(
+    args: &JudgeArgs,
+    settings: &JudgeSettings,
+    model: String,
+    lang: LangChoice,
+) -> anyhow::Result<JudgeSetup> {
     let judge = settings.build().context("cannot build the judge")?;
     let tasks = TaskJudge::new(Policy::llm())
         .with_llm(judge.clone())
-        .with_heuristic(heuristic);
+        .with_heuristic(Heuristic::lexical());
     let mut judges = Judges::new(tasks).with_lang(lang);
     if settings.embedding_model.is_some() {
         judges = judges.with_embedder(judge.clone());
@@ -128,9 +149,87 @@ pub fn resolve(args: &JudgeArgs) -> anyhow::Result<JudgeSetup> {
     Ok(JudgeSetup {
         judges,
         chat: Some(judge),
+        window_cap: None,
+        missing_models: None,
         description,
         concurrency: settings.limits.max_concurrency,
     })
+}
+
+/// The embedded models: with `--judge gguf:PATH` that model answers every task; without it,
+/// the offline policy.
+fn local(args: &JudgeArgs, settings: &JudgeSettings, lang: LangChoice) -> anyhow::Result<JudgeSetup> {
+    let local = LocalModels::find(args)?;
+    let judge = match local.any() {
+        true => Some(
+            settings
+                .build_with(local.models.clone())
+                .context("cannot build the judge")?,
+        ),
+        false => None,
+    };
+    let chosen = matches!(args.local_judge, Some(LocalJudge::Gguf(_)));
+    let heuristic_only = args.local_judge == Some(LocalJudge::Heuristic);
+    let mut tasks = TaskJudge::new(if chosen { Policy::llm() } else { offline_policy() })
+        .with_heuristic(Heuristic::lexical());
+    let judges = match &judge {
+        Some(judge) => {
+            tasks = tasks.with_llm(judge.clone());
+            Judges::new(tasks).with_embedder(judge.clone())
+        }
+        None => Judges::new(tasks),
+    }
+    .with_lang(lang);
+    let note = match (chosen, &local.missing) {
+        (true, _) => "a local GGUF chat model answers every task",
+        (false, _) if heuristic_only => {
+            "--judge heuristic: verdicts by the heuristic judge, statements by its sentence \
+             splitter; tasks that need a writing model or embeddings fail"
+        }
+        (false, None) => {
+            "no judge endpoint: verdicts by the heuristic judge, statements by its sentence \
+             splitter, writing tasks by the embedded GGUF chat model, embeddings by the \
+             embedded all-MiniLM-L6-v2"
+        }
+        (false, Some(_)) => {
+            "no judge endpoint and no embedded models: verdicts by the heuristic judge, \
+             statements by its sentence splitter; tasks that need a writing model or \
+             embeddings fail"
+        }
+    };
+    let description = json!({
+        "kind": match (chosen, heuristic_only) {
+            (true, _) => "local",
+            (false, true) => "heuristic",
+            (false, false) => "offline",
+        },
+        "models": local.describe(),
+        "cache": settings.cache_path.as_ref().map(|p| p.display().to_string()),
+        "cache_mode": format!("{:?}", settings.cache_mode).to_lowercase(),
+        "context_window": args.context_window.min(GGUF_PROMPT_WINDOW),
+        "lang": lang_name(args.lang),
+        "routes": routes_json(&judges),
+        "note": note,
+    });
+    Ok(JudgeSetup {
+        window_cap: judge.is_some().then_some(GGUF_PROMPT_WINDOW),
+        chat: judge.filter(|_| local.models.chat.is_some()),
+        missing_models: local.missing,
+        judges,
+        description,
+        concurrency: settings.limits.max_concurrency,
+    })
+}
+
+/// [`Policy::offline`], except that statements are split into sentences by the heuristic
+/// judge: its measured figures (`rageval_tasks::measured`) were taken on sentence
+/// statements, and a sub-billion-parameter GGUF model splits text less reliably than it.
+fn offline_policy() -> Policy {
+    let mut policy = Policy::offline();
+    policy
+        .overrides
+        .insert(TaskKind::SplitStatements, Route::Heuristic);
+    policy
 }
 
 fn routes_json(judges: &Judges) -> Value {

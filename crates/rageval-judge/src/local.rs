@@ -66,7 +66,7 @@ impl OnFirstUse<GgufChat> {
             kind: gguf::KIND,
             name: gguf::model_name(&path),
             path,
-            open: Arc::new(move |path| GgufChat::open(path, options.clone())),
+            open: Arc::new(move |path: &Path| GgufChat::open(path, options.clone())),
             loaded: OnceCell::new(),
         })
     }
@@ -100,7 +100,7 @@ impl OnFirstUse<MiniLmEmbedder> {
             kind: minilm::KIND,
             name: minilm::model_name(&path),
             path,
-            open: Arc::new(|dir| MiniLmEmbedder::open(dir)),
+            open: Arc::new(|dir: &Path| MiniLmEmbedder::open(dir)),
             loaded: OnceCell::new(),
         }
     }

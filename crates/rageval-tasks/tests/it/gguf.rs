@@ -78,7 +78,10 @@ async fn ask(router: &TaskJudge, kind: TaskKind, item: (&str, &str, &str)) -> Op
     let (question, context, answer) = (item.0.to_owned(), item.1.to_owned(), item.2.to_owned());
     let outcome = match kind {
         TaskKind::SplitStatements => router
-            .split_statements(&SplitStatements { question, text: answer })
+            .split_statements(&SplitStatements {
+                question,
+                text: answer,
+            })
             .await
             .map(|j| j.rung),
         TaskKind::SupportVerdicts => router
@@ -93,7 +96,11 @@ async fn ask(router: &TaskJudge, kind: TaskKind, item: (&str, &str, &str)) -> Op
             .await
             .map(|j| j.rung),
         TaskKind::ContextUsefulness => router
-            .context_usefulness(&ContextUsefulness { question, answer, context })
+            .context_usefulness(&ContextUsefulness {
+                question,
+                answer,
+                context,
+            })
             .await
             .map(|j| j.rung),
         TaskKind::AnswerRubric => router
@@ -148,13 +155,11 @@ async fn ask(router: &TaskJudge, kind: TaskKind, item: (&str, &str, &str)) -> Op
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fifty_typed_task_prompts_in_english_and_chinese_answer_schema_valid_json() {
     let router = router();
-    let mut direct = 0;
+    // 12 tasks and 10 items, both even: each task meets English and Chinese items.
     for call in 0..50 {
         let kind = TaskKind::ALL[call % TaskKind::ALL.len()];
         let item = ITEMS[call % ITEMS.len()];
         let rung = ask(&router, kind, item).await;
         assert_eq!(rung, Some(Rung::Direct), "call {call}: {kind} on {item:?}");
-        direct += 1;
     }
-    assert_eq!(direct, 50);
 }

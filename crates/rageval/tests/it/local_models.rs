@@ -69,7 +69,10 @@ fn without_an_endpoint_the_embedded_models_and_the_heuristic_judge_score_every_c
         ),
         "{err}"
     );
-    assert!(err.contains("judge: split_statements: heuristic sentence_split"), "{err}");
+    assert!(
+        err.contains("judge: split_statements: heuristic sentence_split"),
+        "{err}"
+    );
 
     let lines = checked_cells(&dir.path().join("run"), 3, 5);
     let scored = |metric: &str| {
@@ -99,8 +102,14 @@ fn without_an_endpoint_the_embedded_models_and_the_heuristic_judge_score_every_c
     assert!(judge["stats"]["attempts"].as_u64().unwrap() > 0, "{judge}");
     let routes = judge["routes"].as_array().unwrap();
     let route = |task: &str| routes.iter().find(|r| r["task"] == task).unwrap();
-    assert_eq!(route("support_verdicts")["answered_by"]["kind"], "heuristic");
-    assert_eq!(route("generate_questions")["answered_by"]["backend"], "gguf");
+    assert_eq!(
+        route("support_verdicts")["answered_by"]["kind"],
+        "heuristic"
+    );
+    assert_eq!(
+        route("generate_questions")["answered_by"]["backend"],
+        "gguf"
+    );
 }
 
 #[test]
@@ -144,7 +153,10 @@ fn judge_gguf_names_a_model_file_and_bad_values_are_usage_errors() {
     );
     assert_eq!(output.status.code(), Some(2));
     let err = stderr(&output);
-    assert!(err.contains("model.gguf") && err.contains("not a GGUF file"), "{err}");
+    assert!(
+        err.contains("model.gguf") && err.contains("not a GGUF file"),
+        "{err}"
+    );
 
     let output = rageval(
         dir.path(),

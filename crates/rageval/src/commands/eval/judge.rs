@@ -11,9 +11,9 @@
 //! `scripts/fetch-models.sh` (no fake answers).
 
 use anyhow::Context as _;
+use rageval_judge::config::JudgeSettings;
 use rageval_judge::{Judge, Models};
 use rageval_metrics::{Judges, Requirements};
-use rageval_judge::config::JudgeSettings;
 use rageval_tasks::{Heuristic, Lang, LangChoice, Policy, Route, TaskJudge, TaskKind};
 use serde_json::{Value, json};
 
@@ -26,9 +26,8 @@ pub struct JudgeSetup {
     /// The chat judge, when an endpoint or a local model is configured (its counters go to
     /// the manifest).
     pub chat: Option<Judge<Models>>,
-    /// The most prompt tokens the chat model takes, when it sets its own bound (a local
-    /// model); `--context-window` bounds it further.
-    pub window_cap: Option<u64>,
+    /// How a sample's contexts are bounded for the chat model's prompts.
+    pub window: Window,
     /// Why tasks that need the embedded models cannot run, when they are not provisioned.
     pub missing_models: Option<String>,
     /// For the manifest: endpoint, models, cache, language, routes.
@@ -44,12 +43,16 @@ impl JudgeSetup {
         self.chat.is_some()
     }
 
-    /// The prompt window in tokens when a chat model reads the prompts: `requested`
-    /// (`--context-window`), at most the local model's own bound.
+    /// The prompt window in tokens that a sample's contexts are cut to fit, given
+    /// `--context-window` (`requested`); `None` when no cut applies.
     pub fn window(&self, requested: u64) -> Option<usize> {
-        let window = self.window_cap.map_or(requested, |cap| cap.min(requested));
-        self.has_chat_model()
-            .then(|| usize::try_from(window).unwrap_or(usize::MAX))
+        let window = match self.window {
+            _ if !self.has_chat_model() => return None,
+            Window::Requested => requested,
+            Window::AtMost(cap) => cap.min(requested),
+            Window::Uncut => return None,
+        };
+        Some(usize::try_from(window).unwrap_or(usize::MAX))
     }
 
     /// One line per task the metrics need: who answers it and how well it measured.
@@ -93,6 +96,18 @@ impl JudgeSetup {
             }
         }
     }
+}
+
+/// How a sample's contexts are bounded for the chat model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Window {
+    /// To `--context-window` (an endpoint's model).
+    Requested,
+    /// To `--context-window`, at most this many tokens (a local model's own bound).
+    AtMost(u64),
+    /// Not cut: the chat model reads only prompts without contexts' bulk, or fails a prompt
+    /// too long for it with the reason, while the heuristic judge reads every context.
+    Uncut,
 }
 
 /// Resolves the judges from the flags, the environment and `rageval.toml`
@@ -149,7 +164,7 @@ fn endpoint(
     Ok(JudgeSetup {
         judges,
         chat: Some(judge),
-        window_cap: None,
+        window: Window::Requested,
         missing_models: None,
         description,
         concurrency: settings.limits.max_concurrency,
@@ -158,7 +173,11 @@ fn endpoint(
 
 /// The embedded models: with `--judge gguf:PATH` that model answers every task; without it,
 /// the offline policy.
-fn local(args: &JudgeArgs, settings: &JudgeSettings, lang: LangChoice) -> anyhow::Result<JudgeSetup> {
+fn local(
+    args: &JudgeArgs,
+    settings: &JudgeSettings,
+    lang: LangChoice,
+) -> anyhow::Result<JudgeSetup> {
     let local = LocalModels::find(args)?;
     let judge = match local.any() {
         true => Some(
@@ -170,8 +189,12 @@ fn local(args: &JudgeArgs, settings: &JudgeSettings, lang: LangChoice) -> anyhow
     };
     let chosen = matches!(args.local_judge, Some(LocalJudge::Gguf(_)));
     let heuristic_only = args.local_judge == Some(LocalJudge::Heuristic);
-    let mut tasks = TaskJudge::new(if chosen { Policy::llm() } else { offline_policy() })
-        .with_heuristic(Heuristic::lexical());
+    let mut tasks = TaskJudge::new(if chosen {
+        Policy::llm()
+    } else {
+        offline_policy()
+    })
+    .with_heuristic(Heuristic::lexical());
     let judges = match &judge {
         Some(judge) => {
             tasks = tasks.with_llm(judge.clone());
@@ -206,13 +229,17 @@ fn local(args: &JudgeArgs, settings: &JudgeSettings, lang: LangChoice) -> anyhow
         "models": local.describe(),
         "cache": settings.cache_path.as_ref().map(|p| p.display().to_string()),
         "cache_mode": format!("{:?}", settings.cache_mode).to_lowercase(),
-        "context_window": args.context_window.min(GGUF_PROMPT_WINDOW),
+        "context_window": chosen.then(|| args.context_window.min(GGUF_PROMPT_WINDOW)),
         "lang": lang_name(args.lang),
         "routes": routes_json(&judges),
         "note": note,
     });
     Ok(JudgeSetup {
-        window_cap: judge.is_some().then_some(GGUF_PROMPT_WINDOW),
+        window: if chosen {
+            Window::AtMost(GGUF_PROMPT_WINDOW)
+        } else {
+            Window::Uncut
+        },
         chat: judge.filter(|_| local.models.chat.is_some()),
         missing_models: local.missing,
         judges,

@@ -91,6 +91,12 @@ pub struct EvalArgs {
     #[arg(long, hide = true)]
     pub show_settings: bool,
 
+    /// Estimate, without any model call, what the run would ask of the judge: model calls,
+    /// prompt and completion tokens and cost, per metric and for the whole run (prompts
+    /// rendered as a real run renders them, counted with tiktoken). Writes nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
     #[command(flatten)]
     pub gate: GateArgs,
 

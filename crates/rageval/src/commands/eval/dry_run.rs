@@ -15,7 +15,7 @@ use rageval_core::Sample;
 use rageval_core::dataset::DatasetError;
 use rageval_judge::{Judge, Models};
 use rageval_metrics::{Judges, Metric};
-use rageval_report::JudgeUsage;
+use rageval_report::{CallTally, JudgeUsage};
 
 use super::accounting::usage_of;
 use super::judge::JudgeSetup;
@@ -156,46 +156,78 @@ impl DryRun<'_> {
             "heuristic answers",
         ];
         let mut lines = vec![header.map(String::from).to_vec()];
+        let mut whole = JudgeUsage::default();
         for row in rows {
             let usage = row.usage();
-            let t = &usage.total;
-            lines.push(vec![
+            lines.push(cells(
                 row.label.clone(),
-                t.calls.to_string(),
-                t.prompt_tokens.to_string(),
-                t.completion_tokens.to_string(),
-                t.cost_usd
-                    .map_or_else(|| "—".into(), |usd| format!("{usd:.6}")),
-                usage.heuristic_calls().to_string(),
-            ]);
+                &usage.total,
+                usage.heuristic_calls(),
+            ));
+            whole = usage;
         }
-        let widths: Vec<usize> = (0..header.len())
-            .map(|c| {
-                lines
-                    .iter()
-                    .map(|l| l[c].chars().count())
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
-        for line in &lines {
-            let cells: Vec<String> = line
-                .iter()
-                .zip(&widths)
-                .enumerate()
-                .map(|(c, (cell, &width))| {
-                    if c == 0 {
-                        format!("{cell:<width$}")
-                    } else {
-                        format!("{cell:>width$}")
-                    }
-                })
-                .collect();
-            text.push_str(cells.join("  ").trim_end());
-            text.push('\n');
+        text.push_str(&aligned(&lines));
+        if !whole.templates.is_empty() {
+            text.push_str("\nthe whole run by prompt template:\n");
+            let mut header = header.map(String::from).to_vec();
+            header[0] = "prompt template".into();
+            header.pop();
+            let mut lines = vec![header];
+            for (name, tally) in &whole.templates {
+                let mut line = cells(name.clone(), tally, 0);
+                line.pop();
+                lines.push(line);
+            }
+            text.push_str(&aligned(&lines));
         }
         text
     }
+}
+
+/// One row of the estimate: label, calls, tokens, cost (`—` without a price), heuristic
+/// answers.
+fn cells(label: String, t: &CallTally, heuristic: u64) -> Vec<String> {
+    vec![
+        label,
+        t.calls.to_string(),
+        t.prompt_tokens.to_string(),
+        t.completion_tokens.to_string(),
+        t.cost_usd
+            .map_or_else(|| "—".into(), |usd| format!("{usd:.6}")),
+        heuristic.to_string(),
+    ]
+}
+
+/// `lines` as a text table: the first column left-aligned, the others right-aligned.
+fn aligned(lines: &[Vec<String>]) -> String {
+    let mut text = String::new();
+    let columns = lines.first().map_or(0, Vec::len);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| {
+            lines
+                .iter()
+                .map(|l| l[c].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for line in lines {
+        let cells: Vec<String> = line
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(c, (cell, &width))| {
+                if c == 0 {
+                    format!("{cell:<width$}")
+                } else {
+                    format!("{cell:>width$}")
+                }
+            })
+            .collect();
+        text.push_str(cells.join("  ").trim_end());
+        text.push('\n');
+    }
+    text
 }
 
 /// How the estimate is made, for stderr.

@@ -68,7 +68,13 @@ fn a_call_cap_stops_the_run_resumably_and_the_sessions_add_up() {
     with_price(dir.path());
     let run = dir.path().join("run");
 
-    let capped = eval(&endpoint, dir.path(), "10", &["--max-calls", "15"]);
+    // One call at a time, two samples in flight: the calls allowed finish whole samples.
+    let capped = eval(
+        &endpoint,
+        dir.path(),
+        "10",
+        &["--max-calls", "15", "--concurrency", "1"],
+    );
     assert_eq!(capped.status.code(), Some(3), "{}", stderr(&capped));
     assert!(stderr(&capped).contains("judge cap reached: max calls 15"));
     // No request beyond the cap; the run is kept, incomplete, with no summary.

@@ -154,6 +154,10 @@ impl JudgeUsage {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SessionEnd {
+    /// Still running at its last record: a session killed before it could record its end
+    /// keeps this, with its numbers as of that record (written after its first sample and
+    /// then every few seconds).
+    Running,
     /// Every cell was scored; the run is complete.
     Complete,
     /// `--max-calls` or `--max-cost` refused a call: the run stopped, resumable.

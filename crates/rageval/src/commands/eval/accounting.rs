@@ -3,11 +3,12 @@
 //! ([`SessionOpen::close`]), and the one-line footer under the summary table ([`footer`]).
 
 use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
 
 use rageval_judge::{Judge, Models};
 use rageval_report::{
-    CallTally, JudgeAccount, JudgeUsage, Manifest, RungTally, Session, SessionEnd, TaskTally,
-    utc_timestamp,
+    CallTally, JudgeAccount, JudgeUsage, Manifest, RunDir, RungTally, Session, SessionEnd,
+    TaskTally, utc_timestamp,
 };
 use rageval_tasks::TaskJudge;
 
@@ -66,13 +67,69 @@ pub fn session_usage(setup: &JudgeSetup) -> JudgeUsage {
     usage_of(setup.chat.as_ref(), setup.judges.tasks())
 }
 
-/// A session under way: the judge it asks and when it started.
+/// How often a session under way records its numbers in the manifest, so that a killed
+/// process leaves its calls accounted up to then.
+const CHECKPOINT_EVERY: Duration = Duration::from_secs(5);
+
+/// A session under way: the judge it asks, when it started, and its place in the manifest's
+/// `sessions`.
 pub struct SessionOpen<'a> {
-    pub setup: &'a JudgeSetup,
-    pub started_at: &'a str,
+    setup: &'a JudgeSetup,
+    started_at: String,
+    index: usize,
+    last_checkpoint: Option<Instant>,
 }
 
-impl SessionOpen<'_> {
+impl<'a> SessionOpen<'a> {
+    /// Opens a session on a run whose manifest holds the earlier sessions.
+    pub fn new(setup: &'a JudgeSetup, started_at: String, manifest: &Manifest) -> Self {
+        SessionOpen {
+            setup,
+            started_at,
+            index: manifest.sessions.len(),
+            last_checkpoint: None,
+        }
+    }
+
+    /// After a sample: records this session as `running` with its numbers so far (after the
+    /// first sample, then at most every [`CHECKPOINT_EVERY`]).
+    pub fn checkpoint(
+        &mut self,
+        run: &RunDir,
+        manifest: &mut Manifest,
+        cells: usize,
+    ) -> anyhow::Result<()> {
+        if self
+            .last_checkpoint
+            .is_some_and(|at| at.elapsed() < CHECKPOINT_EVERY)
+        {
+            return Ok(());
+        }
+        self.last_checkpoint = Some(Instant::now());
+        self.record(manifest, SessionEnd::Running, None, cells);
+        run.write_manifest(manifest)?;
+        Ok(())
+    }
+
+    /// Puts this session, as it stands, in its place in the manifest's `sessions`.
+    fn record(
+        &self,
+        manifest: &mut Manifest,
+        ended: SessionEnd,
+        reason: Option<String>,
+        cells: usize,
+    ) {
+        manifest.sessions.truncate(self.index);
+        manifest.sessions.push(Session {
+            started_at: self.started_at.clone(),
+            finished_at: utc_timestamp(),
+            ended,
+            reason,
+            cells,
+            judge: session_usage(self.setup),
+        });
+    }
+
     /// Appends this session (how it `ended`, why, the `cells` it journaled, what it asked
     /// of the judge) to the manifest's `sessions`, and returns the run's account over all of
     /// them — earlier sessions as they were recorded, so no call is counted twice.
@@ -83,14 +140,7 @@ impl SessionOpen<'_> {
         reason: Option<String>,
         cells: usize,
     ) -> JudgeAccount {
-        manifest.sessions.push(Session {
-            started_at: self.started_at.to_owned(),
-            finished_at: utc_timestamp(),
-            ended,
-            reason,
-            cells,
-            judge: session_usage(self.setup),
-        });
+        self.record(manifest, ended, reason, cells);
         JudgeAccount::over_sessions(
             self.setup.kind(),
             self.setup.models(),

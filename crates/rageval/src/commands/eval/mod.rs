@@ -186,6 +186,10 @@ pub fn run(args: &EvalArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         .build()
         .context("cannot start the async runtime")?;
     let mut scored = score::Scored::default();
+    let mut session = accounting::SessionOpen::new(&setup, session_started, &prepared.manifest);
+    let (run_dir, manifest) = (&prepared.run, &mut prepared.manifest);
+    let mut checkpoint =
+        |scored: &score::Scored| session.checkpoint(run_dir, manifest, scored.cells);
     let ended = runtime.block_on(async {
         let scoring = score::score_all(
             &plan,
@@ -193,6 +197,7 @@ pub fn run(args: &EvalArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
             &mut journal,
             &mut progress,
             &mut scored,
+            &mut checkpoint,
         );
         tokio::select! {
             result = scoring => Some(result),
@@ -200,10 +205,6 @@ pub fn run(args: &EvalArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         }
     });
     progress.finish();
-    let session = accounting::SessionOpen {
-        setup: &setup,
-        started_at: &session_started,
-    };
     match ended {
         None => {
             if let Some(judge) = &setup.chat {

@@ -55,13 +55,15 @@ pub struct Scored {
 }
 
 /// Scores every sample into `journal`, counting into `scored` as it goes (so the counts
-/// survive when the scoring is abandoned on Ctrl-C).
+/// survive when the scoring is abandoned on Ctrl-C) and calling `after_sample` once each
+/// sample is journaled.
 pub async fn score_all(
     plan: &Plan<'_>,
     samples: impl Iterator<Item = Result<Sample, DatasetError>>,
     journal: &mut JournalWriter,
     progress: &mut Progress,
     scored: &mut Scored,
+    after_sample: &mut dyn FnMut(&Scored) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let mut results = futures_util::stream::iter(samples)
         .take_while(|_| std::future::ready(!(plan.stopped)()))
@@ -97,6 +99,7 @@ pub async fn score_all(
         journal.flush()?;
         scored.failed += failed as usize;
         progress.sample_done(failed);
+        after_sample(scored)?;
     }
     Ok(())
 }

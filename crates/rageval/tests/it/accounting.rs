@@ -6,6 +6,8 @@
 
 use std::fs;
 use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
 
 use rageval_report::{CallTally, JudgeAccount, RunData};
 use rageval_testkit::MockConfig;
@@ -13,7 +15,7 @@ use serde_json::Value;
 
 use crate::chromium::{render, screenshot_path, table_rows};
 use crate::judged::{Endpoint, checked_cells, endpoint};
-use crate::{repo_root, stderr, stdout};
+use crate::{command, repo_root, stderr, stdout};
 
 /// Judged metrics that need only the chat model (so every token is a chat token).
 const METRICS: &str = "faithfulness,context_recall";
@@ -114,6 +116,65 @@ fn a_call_cap_stops_the_run_resumably_and_the_sessions_add_up() {
     let usd = total.cost_usd.unwrap();
     assert!((usd - cost_of(all.prompt_tokens, all.completion_tokens)).abs() < 1e-9);
     assert!(stdout(&resumed).contains("whole run (2 sessions)"));
+}
+
+#[test]
+fn ctrl_c_records_the_interrupted_session_and_a_rerun_adds_to_it() {
+    let endpoint = endpoint(MockConfig {
+        latency: Duration::from_millis(100),
+        ..MockConfig::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let data = repo_root().join("examples/fiqa-30.jsonl");
+    let mut args = vec![
+        "eval".to_owned(),
+        data.to_str().unwrap().to_owned(),
+        "--metrics".into(),
+        METRICS.into(),
+        "--out".into(),
+        "run".into(),
+        "--no-cache".into(),
+        "--concurrency".into(),
+        "2".into(),
+    ];
+    args.extend(endpoint.flags());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let child = command(dir.path(), &args).spawn().unwrap();
+    let journal = run.join("results.jsonl");
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(60)
+        && fs::read_to_string(&journal).map_or(0, |t| t.lines().count()) < 4
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let signal = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(signal.success());
+    let stopped = child.wait_with_output().unwrap();
+    assert_eq!(stopped.status.code(), Some(130), "{}", stderr(&stopped));
+    assert!(!run.join("summary.json").exists());
+    let manifest = read_json(&run.join("manifest.json"));
+    assert_eq!(manifest["status"], "running");
+    assert_eq!(manifest["sessions"][0]["ended"], "interrupted");
+    let first = session_total(&manifest, 0).calls;
+    assert!(first > 0);
+
+    let resumed = endpoint.eval(dir.path(), &args[1..args.len() - 6]);
+    assert!(resumed.status.success(), "{}", stderr(&resumed));
+    checked_cells(&run, 30, 2);
+    let account = account(&run);
+    assert_eq!(account.sessions, 2);
+    let manifest = read_json(&run.join("manifest.json"));
+    assert_eq!(
+        account.usage.total.calls,
+        first + session_total(&manifest, 1).calls
+    );
+    // Requests in flight when Ctrl-C came were cut off unanswered: never more than the mock
+    // received.
+    assert!(account.usage.total.calls <= endpoint.mock.stats().requests);
 }
 
 #[test]

@@ -40,7 +40,7 @@ pub use heuristic::Heuristic;
 pub use judged::{HeuristicInfo, Implementation, Judged, Threshold};
 pub use measured::{Measurement, measurements};
 pub use prompt::{Lang, LangChoice};
-pub use router::{Answerer, Policy, Route, TaskJudge, TaskRoute};
+pub use router::{Answerer, Policy, Route, TaskCalls, TaskJudge, TaskRoute};
 pub use task::{
     AnswerFromContexts, AnswerRubric, ContextAnswer, ContextRelevance, ContextUsefulness,
     ExtractEntities, GenerateQuestions, GeneratedQuestions, GradeRelevance, MergeAnswers,

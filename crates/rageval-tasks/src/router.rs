@@ -8,6 +8,7 @@
 //! implementation.
 
 use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
 
 use rageval_judge::{ChatModel, Judge, Models, TemplateId};
 use serde::{Deserialize, Serialize};
@@ -134,13 +135,25 @@ impl TaskRoute {
     }
 }
 
-/// The router. Cheap to clone (the judge and heuristic are shared).
+/// How many times each implementation was asked one task (for the run's accounting: a
+/// heuristic answer costs nothing but is a call). Answers given by a rule, without
+/// judgement, are not counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskCalls {
+    /// Asked of the chat model (answered or not).
+    pub llm: u64,
+    /// Answered by the heuristic judge.
+    pub heuristic: u64,
+}
+
+/// The router. Cheap to clone (the judge, the heuristic and the call counts are shared).
 #[derive(Clone)]
 pub struct TaskJudge {
     llm: Option<Judge<Models>>,
     heuristic: Option<Heuristic>,
     policy: Policy,
     lang: LangChoice,
+    calls: Arc<Mutex<BTreeMap<TaskKind, TaskCalls>>>,
 }
 
 impl std::fmt::Debug for TaskJudge {
@@ -169,6 +182,7 @@ impl TaskJudge {
             heuristic: None,
             policy,
             lang: LangChoice::Auto,
+            calls: Arc::default(),
         }
     }
 
@@ -194,6 +208,27 @@ impl TaskJudge {
     /// The chat judge, for its counters and rung counts.
     pub fn llm(&self) -> Option<&Judge<Models>> {
         self.llm.as_ref()
+    }
+
+    /// Per task, how many times each implementation was asked so far (by this router and
+    /// its clones).
+    pub fn calls(&self) -> BTreeMap<TaskKind, TaskCalls> {
+        self.calls
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+
+    fn count(&self, task: TaskKind, route: Route) {
+        let mut calls = self
+            .calls
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let entry = calls.entry(task).or_default();
+        match route {
+            Route::Llm => entry.llm += 1,
+            Route::Heuristic => entry.heuristic += 1,
+        }
     }
 
     /// The policy.
@@ -257,7 +292,10 @@ impl TaskJudge {
 
     async fn run_llm<T: LlmTask>(&self, task: &T) -> Result<Judged<T::Output>, TaskError> {
         match &self.llm {
-            Some(judge) => llm::ask(judge, self.lang, task).await,
+            Some(judge) => {
+                self.count(T::KIND, Route::Llm);
+                llm::ask(judge, self.lang, task).await
+            }
             None => Err(TaskError::Unavailable {
                 task: T::KIND,
                 why: "no chat model is configured".into(),
@@ -273,7 +311,11 @@ impl TaskJudge {
     ) -> Result<Judged<T::Output>, TaskError> {
         match self.route(T::KIND)? {
             Route::Llm => self.run_llm(task).await,
-            Route::Heuristic => Ok(heuristic(self.heuristic(T::KIND)?)),
+            Route::Heuristic => {
+                let judged = heuristic(self.heuristic(T::KIND)?);
+                self.count(T::KIND, Route::Heuristic);
+                Ok(judged)
+            }
         }
     }
 
@@ -375,9 +417,9 @@ impl TaskJudge {
         match self.route(TaskKind::QuestionSimilarity)? {
             Route::Llm => self.run_llm(task).await,
             Route::Heuristic => {
-                self.heuristic(TaskKind::QuestionSimilarity)?
-                    .question_similarity(task)
-                    .await
+                let heuristic = self.heuristic(TaskKind::QuestionSimilarity)?;
+                self.count(TaskKind::QuestionSimilarity, Route::Heuristic);
+                heuristic.question_similarity(task).await
             }
         }
     }
@@ -484,6 +526,32 @@ mod tests {
             text: String::new(),
         };
         assert_send(&judge.split_statements(&split));
+    }
+
+    #[tokio::test]
+    async fn heuristic_answers_are_counted_and_rules_are_not() {
+        let judge = TaskJudge::new(Policy::offline()).with_heuristic(Heuristic::lexical());
+        let task = ContextRelevance {
+            question: "What is rust?".into(),
+            context: "Rust is a programming language.".into(),
+        };
+        let clone = judge.clone().with_lang(LangChoice::Force(Lang::En));
+        assert!(judge.context_relevance(&task).await.is_ok());
+        assert!(clone.context_relevance(&task).await.is_ok());
+        let nothing = SupportVerdicts {
+            statements: vec![],
+            contexts: vec![],
+        };
+        assert!(judge.support_verdicts(&nothing).await.is_ok());
+        let calls = judge.calls();
+        assert_eq!(calls.len(), 1);
+        assert_eq!(
+            calls[&TaskKind::ContextRelevance],
+            TaskCalls {
+                llm: 0,
+                heuristic: 2
+            }
+        );
     }
 
     #[test]

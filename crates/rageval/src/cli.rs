@@ -22,7 +22,10 @@ pub enum Command {
     /// without one the offline heuristic judge (stderr and the manifest say who answers each
     /// task). Samples are streamed and scored concurrently; running the same command again
     /// resumes an unfinished run. A judge that fails marks its cells `failed`, it is not an
-    /// error: the exit code is 2 only for bad usage or bad data (1 for a failed gate).
+    /// error: the exit code is 2 only for bad usage or bad data (1 for a failed gate). The
+    /// judge's calls, tokens and cost go into summary.json and the reports; --dry-run
+    /// estimates them first; a run stopped by --max-calls / --max-cost exits 3, resumable
+    /// (Ctrl-C: 130).
     Eval(Box<EvalArgs>),
     /// List the metrics, or explain one.
     Metrics(MetricsArgs),
@@ -90,6 +93,13 @@ pub struct EvalArgs {
     /// Print the resolved settings as JSON and exit without running.
     #[arg(long, hide = true)]
     pub show_settings: bool,
+
+    /// Estimate, without any model call, what the run would ask of the judge: model calls,
+    /// prompt and completion tokens and cost, per metric, for the whole run and per prompt
+    /// template (prompts rendered as a real run renders them, counted with tiktoken). Sends
+    /// nothing, writes nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 
     #[command(flatten)]
     pub gate: GateArgs,
@@ -331,11 +341,13 @@ pub struct JudgeArgs {
     #[arg(long, value_name = "PATH")]
     pub cache: Option<PathBuf>,
 
-    /// Stop after N answered judge calls (cached answers are free)
+    /// Stop after N answered judge calls (cached answers are free); `eval` then keeps its
+    /// finished cells, exits 3 and resumes when run again with a larger cap
     #[arg(long, value_name = "N")]
     pub max_calls: Option<u64>,
 
-    /// Stop before the judge's cost passes USD dollars (needs a price for the model)
+    /// Stop before the judge's cost passes USD dollars (needs a price for the model); `eval`
+    /// then keeps its finished cells, exits 3 and resumes when run again with a larger cap
     #[arg(long, value_name = "USD", value_parser = non_negative_dollars)]
     pub max_cost: Option<f64>,
 }

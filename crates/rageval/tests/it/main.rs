@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod accounting;
 mod browser;
 mod chromium;
 mod compare;

@@ -101,7 +101,7 @@ async fn planned(
 ) -> Vec<rageval_core::Outcome> {
     let metrics: Vec<_> = specs
         .iter()
-        .map(|spec| rageval_metrics::build(spec).unwrap())
+        .map(|spec| rageval_metrics::build(spec).expect("metric"))
         .collect();
     let judges = judge.judges.clone().plan_for(&metrics);
     let scoring = rageval_metrics::ScoringContext::new(&judges, s);
@@ -134,7 +134,7 @@ async fn a_planned_run_judges_precision_recall_and_faithfulness_in_one_contexts_
         0
     );
     // The verdicts stay per context and per statement, with their reasons.
-    let evidence = serde_json::to_string(&together).unwrap();
+    let evidence = serde_json::to_string(&together).expect("outcomes serialise");
     assert!(evidence.contains("judged by marker"), "{evidence}");
     assert!(evidence.contains("judged by key"), "{evidence}");
     assert!(evidence.contains("k2 fact"), "{evidence}");

@@ -5,7 +5,9 @@
 //!
 //! Inputs with nothing to judge are answered by a rule without any call (no statements → no
 //! verdicts; no contexts → nothing supported, no answer). Everything else goes to the routed
-//! implementation.
+//! implementation. [`ContextsCheck`] has no route of its own: it goes to the chat model when
+//! the chat model answers each of its parts (splitting, support verdicts, usefulness), and
+//! is unavailable otherwise, so that callers ask the parts separately.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -21,10 +23,10 @@ use crate::measured::{Measurement, measurements_for};
 use crate::prompt::{Lang, LangChoice, pack};
 use crate::task::{
     AnswerFromContexts, AnswerRubric, ContextAnswer, ContextRelevance, ContextUsefulness,
-    ExtractEntities, GenerateQuestions, GeneratedQuestions, GradeRelevance, MergeAnswers,
-    PairwisePreference, Preference, QuestionSimilarity, RelevanceGrade, RelevanceVerdict,
-    RubricScore, SimilarityVerdict, SplitStatements, Support, SupportVerdict, SupportVerdicts,
-    TaskFamily, TaskKind, UsefulnessVerdict,
+    ContextsCheck, ContextsChecked, ExtractEntities, GenerateQuestions, GeneratedQuestions,
+    GradeRelevance, MergeAnswers, PairwisePreference, Preference, QuestionSimilarity,
+    RelevanceGrade, RelevanceVerdict, RubricScore, SimilarityVerdict, SplitStatements, Support,
+    SupportVerdict, SupportVerdicts, TaskFamily, TaskKind, UsefulnessVerdict,
 };
 
 /// Which implementation a task should use.
@@ -238,6 +240,9 @@ impl TaskJudge {
 
     /// The route `task` takes now, or why none can answer it.
     pub fn route(&self, task: TaskKind) -> Result<Route, TaskError> {
+        if task == TaskKind::ContextsCheck {
+            return self.contexts_check_route();
+        }
         let llm = self.llm.is_some();
         let heuristic = self.heuristic.is_some() && Heuristic::supports(task);
         match (self.policy.preferred(task), llm, heuristic) {
@@ -252,6 +257,26 @@ impl TaskJudge {
                 },
             }),
         }
+    }
+
+    /// [`TaskKind::ContextsCheck`]: the chat model when it answers every part.
+    fn contexts_check_route(&self) -> Result<Route, TaskError> {
+        let parts = [
+            TaskKind::SplitStatements,
+            TaskKind::SupportVerdicts,
+            TaskKind::ContextUsefulness,
+        ];
+        for part in parts {
+            if self.route(part)? != Route::Llm {
+                return Err(TaskError::Unavailable {
+                    task: TaskKind::ContextsCheck,
+                    why: format!(
+                        "{part} is not answered by the chat model; ask the parts separately"
+                    ),
+                });
+            }
+        }
+        Ok(Route::Llm)
     }
 
     /// Per task: who answers it and its measured agreement.
@@ -359,6 +384,41 @@ impl TaskJudge {
             return Ok(Judged::by_rule(verdicts, "no context supports anything"));
         }
         self.either(task, |h| h.support_verdicts(task)).await
+    }
+
+    /// [`ContextsCheck`], in one chat-model call. Nothing asked → an empty answer (no call);
+    /// a part that needs the reference without one, or contexts that are all blank, is an
+    /// input error (ask [`TaskJudge::support_verdicts`] then, whose rule covers it).
+    pub async fn contexts_check(
+        &self,
+        task: &ContextsCheck,
+    ) -> Result<Judged<ContextsChecked>, TaskError> {
+        let input = |why: &str| TaskError::Input {
+            task: TaskKind::ContextsCheck,
+            why: why.to_owned(),
+        };
+        let needs_reference = task.split_reference || task.usefulness;
+        if !needs_reference && task.statements.is_empty() {
+            return Ok(Judged::by_rule(
+                ContextsChecked::default(),
+                "nothing to check",
+            ));
+        }
+        if needs_reference
+            && task
+                .reference
+                .as_deref()
+                .is_none_or(|r| r.trim().is_empty())
+        {
+            return Err(input(
+                "there is no reference to split or to judge usefulness for",
+            ));
+        }
+        if task.contexts.iter().all(|c| c.trim().is_empty()) {
+            return Err(input("every context is blank"));
+        }
+        self.route(TaskKind::ContextsCheck)?;
+        self.run_llm(task).await
     }
 
     /// [`ContextRelevance`].

@@ -264,16 +264,19 @@ fn a_dry_run_sends_nothing_and_estimates_what_the_run_spends() {
         // No faults and no re-asks: every call is foreseen.
         assert_eq!(calls, tally.calls, "{report}");
     }
-    // Splitting prompts hold only the dataset's text: tiktoken's count against the mock's
-    // characters ÷ 4 (English runs about 4.6 characters a token, so the plan reads ~14% low). Verdict prompts hold the statements, which the plan takes to be one
-    // per sentence (as a model splits) where the mock always returns two: the whole run is
-    // over-estimated on the mock, never under.
-    let split = &spent.templates["split_statements.en@1"];
-    let [_, prompt, _] = planned(&table, "split_statements.en@1");
+    // The mock bills characters ÷ 4 where the plan counts with tiktoken (English runs about
+    // 4.6 characters a token, so a prompt of dataset text reads ~10% low); verdict prompts
+    // hold statements the plan takes to be one per sentence where the mock always returns two.
+    // Prompt tokens are what a plan is for: both must land within 20% of the spend.
+    let (split_name, split) = spent
+        .templates
+        .iter()
+        .find(|(name, _)| name.starts_with("split_statements.en@"))
+        .expect("the run split the answers");
+    let [_, prompt, _] = planned(&table, split_name);
     assert!(error(prompt, split.prompt_tokens) < 0.2, "{report}");
     let [_, prompt, _] = planned(&table, "whole run");
-    assert!(prompt >= spent.total.prompt_tokens, "{report}");
-    assert!(error(prompt, spent.total.prompt_tokens) < 0.6, "{report}");
+    assert!(error(prompt, spent.total.prompt_tokens) < 0.2, "{report}");
     let _ = fs::write(
         Path::new(env!("CARGO_TARGET_TMPDIR")).join("dry-run-accuracy.txt"),
         &report,

@@ -153,7 +153,8 @@ impl ChatModel for PlannedChat {
             Some(schema) => {
                 let material = lock(&self.material);
                 let statements = statements_asked(&material, request);
-                fill(&schema.schema, "", &material.question, statements).to_string()
+                let root = &schema.schema;
+                fill(root, root, "", &material.question, statements).to_string()
             }
             None => REASON.to_owned(),
         };
@@ -196,8 +197,23 @@ impl Embedder for PlannedEmbedder {
 }
 
 /// A typical instance of `schema` (the subset the task schemas use: closed objects, string
-/// lists, enums, bounded integers, booleans). `name` is the property being filled.
-fn fill(schema: &Value, name: &str, question: &str, statements: &[String]) -> Value {
+/// lists, enums, bounded integers, booleans, `#/$defs/…` references into `root`). `name` is
+/// the property being filled.
+fn fill(root: &Value, schema: &Value, name: &str, question: &str, statements: &[String]) -> Value {
+    if let Some(target) = schema["$ref"].as_str() {
+        let def = target
+            .strip_prefix("#/$defs/")
+            .map_or(&Value::Null, |def| &root["$defs"][def]);
+        return fill(root, def, name, question, statements);
+    }
+    // An evasive answer would skip later calls: plan for the committal one.
+    if name == "noncommittal" {
+        return if schema["type"] == "boolean" {
+            json!(false)
+        } else {
+            json!(0)
+        };
+    }
     if let Some(first) = schema["enum"].as_array().and_then(|e| e.first()) {
         return first.clone();
     }
@@ -209,7 +225,7 @@ fn fill(schema: &Value, name: &str, question: &str, statements: &[String]) -> Va
                 .unwrap_or_default();
             let object: Map<String, Value> = properties
                 .iter()
-                .map(|(key, sub)| (key.clone(), fill(sub, key, question, statements)))
+                .map(|(key, sub)| (key.clone(), fill(root, sub, key, question, statements)))
                 .collect();
             Value::Object(object)
         }
@@ -217,9 +233,18 @@ fn fill(schema: &Value, name: &str, question: &str, statements: &[String]) -> Va
             let count = schema["minItems"].as_u64().map(|n| n as usize);
             let items: Vec<Value> = match name {
                 "statements" => statements.iter().map(|s| json!(s)).collect(),
+                // A contexts check splits the reference into claims, each with its verdict.
+                "reference_claims" => statements
+                    .iter()
+                    .map(|statement| {
+                        let mut claim = fill(root, &schema["items"], "", question, statements);
+                        claim["claim"] = json!(statement);
+                        claim
+                    })
+                    .collect(),
                 "questions" => vec![json!(question); count.unwrap_or(1)],
                 _ => {
-                    let item = fill(&schema["items"], "", question, statements);
+                    let item = fill(root, &schema["items"], "", question, statements);
                     vec![item; count.unwrap_or(OPEN_LIST_ITEMS)]
                 }
             };
@@ -230,8 +255,7 @@ fn fill(schema: &Value, name: &str, question: &str, statements: &[String]) -> Va
             let high = schema["maximum"].as_i64().unwrap_or(i64::MAX).max(low);
             json!(1.clamp(low, high))
         }
-        // An evasive answer would skip later calls: plan for the committal one.
-        "boolean" => json!(name != "noncommittal"),
+        "boolean" => json!(true),
         _ => json!(if name == "reason" {
             REASON
         } else {
@@ -267,10 +291,43 @@ mod tests {
         })
     }
 
+    /// The contexts check's shape: items behind `$defs` references, an integer
+    /// noncommittal flag, reference claims split from the quoted text.
+    #[test]
+    fn references_are_resolved_and_claims_follow_the_statements() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "noncommittal": {"type": "integer", "enum": [0, 1]},
+                "reference_claims": {"type": "array", "items": {"$ref": "#/$defs/claim"}},
+                "useful_passages": {"type": "object", "properties": {
+                    "1": {"$ref": "#/$defs/useful"}
+                }, "required": ["1"], "additionalProperties": false}
+            },
+            "required": ["noncommittal", "reference_claims", "useful_passages"],
+            "additionalProperties": false,
+            "$defs": {
+                "claim": {"type": "object", "properties": {
+                    "claim": {"type": "string", "minLength": 1},
+                    "verdict": {"type": "string", "enum": ["fully_supported", "not_supported"]}
+                }, "required": ["claim", "verdict"], "additionalProperties": false},
+                "useful": {"type": "object", "properties": {
+                    "useful": {"type": "boolean"}
+                }, "required": ["useful"], "additionalProperties": false}
+            }
+        });
+        let statements = vec!["One.".to_owned(), "Two.".to_owned()];
+        let value = fill(&schema, &schema, "", "Why?", &statements);
+        assert_eq!(validate(&value, &schema), Ok(()));
+        assert_eq!(value["noncommittal"], 0);
+        assert_eq!(value["reference_claims"][1]["claim"], "Two.");
+        assert_eq!(value["useful_passages"]["1"]["useful"], true);
+    }
+
     #[test]
     fn filled_answers_match_their_schema() {
         let statements = vec!["One.".to_owned(), "Two.".to_owned()];
-        let value = fill(&schema(), "", "Why?", &statements);
+        let value = fill(&schema(), &schema(), "", "Why?", &statements);
         assert_eq!(validate(&value, &schema()), Ok(()));
         assert_eq!(value["verdicts"]["s1"]["verdict"], "fully_supported");
         assert_eq!(value["verdicts"]["s1"]["supporting_context"], 1);

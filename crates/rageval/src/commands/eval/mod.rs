@@ -12,8 +12,8 @@
 //! emptied of this run's files), a resumed one keeps its finished cells. Ctrl-C stops after
 //! the samples already journaled, leaving the run incomplete and resumable (exit 130).
 
-mod budget;
-mod judge;
+pub(crate) mod budget;
+pub(crate) mod judge;
 mod progress;
 mod resume;
 mod score;

@@ -276,7 +276,10 @@ mod tests {
     #[test]
     fn pairwise_ties_count_half() {
         use PairResult::*;
-        assert_eq!(pairwise_accuracy(&[Agree, Tie, Disagree, Agree]), Some(0.625));
+        assert_eq!(
+            pairwise_accuracy(&[Agree, Tie, Disagree, Agree]),
+            Some(0.625)
+        );
         assert_eq!(PairResult::of(0.5, 0.5), Tie);
         assert_eq!(pairwise_accuracy(&[]), None);
     }
@@ -308,7 +311,10 @@ mod tests {
         assert_eq!(accuracy, 1.0);
         assert!((threshold - 0.575).abs() < 1e-12, "{threshold}");
         let cv = cross_validated_threshold(&labels, &scores, 4, 9).unwrap();
-        assert_eq!(cv, cross_validated_threshold(&labels, &scores, 4, 9).unwrap());
+        assert_eq!(
+            cv,
+            cross_validated_threshold(&labels, &scores, 4, 9).unwrap()
+        );
         assert!(cv.held_out > 0.8 && cv.held_out <= cv.in_sample, "{cv:?}");
         assert_eq!(cross_validated_threshold(&labels, &scores, 30, 9), None);
     }
@@ -319,7 +325,12 @@ mod tests {
         // (the Wikipedia "Cohen's kappa" worked example).
         let mut a = Vec::new();
         let mut b = Vec::new();
-        for (x, y, count) in [(1.0, 1.0, 20), (1.0, 0.0, 5), (0.0, 1.0, 10), (0.0, 0.0, 15)] {
+        for (x, y, count) in [
+            (1.0, 1.0, 20),
+            (1.0, 0.0, 5),
+            (0.0, 1.0, 10),
+            (0.0, 0.0, 15),
+        ] {
             a.extend(std::iter::repeat_n(x, count));
             b.extend(std::iter::repeat_n(y, count));
         }

@@ -151,8 +151,10 @@ fn offline_agreement(info: &MetricInfo) -> String {
     if figures.is_empty() {
         return String::new();
     }
-    let mut text = String::from("  offline:  the heuristic judge's measured agreement with human labels
-");
+    let mut text = String::from(
+        "  offline:  the heuristic judge's measured agreement with human labels
+",
+    );
     for figure in figures {
         let warning = if (figure.value - 0.5).abs() < NEAR_CHANCE {
             "  — near chance: use a model judge for this"

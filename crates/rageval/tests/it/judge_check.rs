@@ -83,7 +83,12 @@ fn reported_pairwise_accuracy_equals_a_hand_count_with_ties() {
     };
     let mut points = 0.0;
     let mut ties = 0;
-    for (id, preferred) in [("right", "a"), ("right-b", "b"), ("tie", "a"), ("wrong", "b")] {
+    for (id, preferred) in [
+        ("right", "a"),
+        ("right-b", "b"),
+        ("tie", "a"),
+        ("wrong", "b"),
+    ] {
         let other = if preferred == "a" { "b" } else { "a" };
         let (p, o) = (
             score(&format!("{id}/{preferred}")),
@@ -152,7 +157,10 @@ fn wikieval_pairs_with_the_heuristic_judge_and_report_and_compare_work_on_the_ru
             "faith2",
         ],
     );
-    assert_eq!(again["figures"], read_json(&dir.path().join("faith/agreement.json"))["figures"]);
+    assert_eq!(
+        again["figures"],
+        read_json(&dir.path().join("faith/agreement.json"))["figures"]
+    );
     let compare = rageval(dir.path(), &["compare", "faith", "faith2"]);
     assert!(compare.status.success(), "{}", stderr(&compare));
 }
@@ -238,10 +246,21 @@ fn bad_labels_exit_2_naming_line_and_field_and_leave_no_run() {
     .unwrap();
     let output = rageval(
         dir.path(),
-        &["judge-check", "labels.jsonl", "--metric", "context_relevance", "--out", "run"],
+        &[
+            "judge-check",
+            "labels.jsonl",
+            "--metric",
+            "context_relevance",
+            "--out",
+            "run",
+        ],
     );
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("labels.jsonl:2"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("labels.jsonl:2"),
+        "{}",
+        stderr(&output)
+    );
     assert!(!dir.path().join("run").exists());
 }
 

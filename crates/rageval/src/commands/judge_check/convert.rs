@@ -82,13 +82,20 @@ pub fn uhgeval(path: &Path, limit: Option<usize>) -> anyhow::Result<Vec<Item>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let mut items = Vec::new();
-    for (index, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+    for (index, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
         if limit.is_some_and(|n| index >= n) {
             break;
         }
         let row: UhgevalRow = serde_json::from_str(line)
             .with_context(|| format!("{}:{}: not a UHGEval row", path.display(), index + 1))?;
-        let news = [row.news_beginning.trim().to_owned(), row.news_remainder.trim().to_owned()];
+        let news = [
+            row.news_beginning.trim().to_owned(),
+            row.news_remainder.trim().to_owned(),
+        ];
         for (k, annotation) in row.annotations.iter().enumerate() {
             let Some((keyword, verdict)) = annotation.split_once("<sep>") else {
                 bail!(
@@ -177,8 +184,8 @@ pub fn cranfield(path: &Path, limit: Option<usize>) -> anyhow::Result<Vec<Item>>
         .map(|d| (d.id, d.text))
         .collect();
     let qrels = dir.join("qrels.tsv");
-    let text =
-        std::fs::read_to_string(&qrels).with_context(|| format!("cannot read {}", qrels.display()))?;
+    let text = std::fs::read_to_string(&qrels)
+        .with_context(|| format!("cannot read {}", qrels.display()))?;
     let mut items = Vec::new();
     for (index, line) in text.lines().enumerate().skip(1) {
         let at = || format!("{}:{}", qrels.display(), index + 1);
@@ -186,7 +193,9 @@ pub fn cranfield(path: &Path, limit: Option<usize>) -> anyhow::Result<Vec<Item>>
         let [query, doc, _, gain] = fields[..] else {
             bail!("{}: expected 4 tab-separated fields", at());
         };
-        let number: usize = query.parse().with_context(|| format!("{}: field `query_id`", at()))?;
+        let number: usize = query
+            .parse()
+            .with_context(|| format!("{}: field `query_id`", at()))?;
         if limit.is_some_and(|n| number > n) {
             continue;
         }
@@ -197,7 +206,9 @@ pub fn cranfield(path: &Path, limit: Option<usize>) -> anyhow::Result<Vec<Item>>
         let abstract_text = docs
             .get(doc)
             .with_context(|| format!("{}: field `doc_id`: no document {doc}", at()))?;
-        let grade: f64 = gain.parse().with_context(|| format!("{}: field `gain`", at()))?;
+        let grade: f64 = gain
+            .parse()
+            .with_context(|| format!("{}: field `gain`", at()))?;
         items.push(Item::single(
             format!("cranfield-{number}-{doc}"),
             sample(&question.text, std::slice::from_ref(abstract_text), None),
@@ -225,14 +236,28 @@ mod tests {
     #[test]
     fn wikieval_pairs_follow_the_metric_inputs() {
         let path = shared("wikieval/WikiEval_samples_10.jsonl");
-        let faithful = wikieval(&path, &[Input::Question, Input::Contexts, Input::Answer], Some(2)).unwrap();
+        let faithful = wikieval(
+            &path,
+            &[Input::Question, Input::Contexts, Input::Answer],
+            Some(2),
+        )
+        .unwrap();
         assert_eq!(faithful.len(), 2);
         assert_eq!(faithful[0].label, Label::Preferred(0));
         assert_ne!(faithful[0].samples[0].answer, faithful[0].samples[1].answer);
-        assert_eq!(faithful[0].samples[0].contexts, faithful[0].samples[1].contexts);
+        assert_eq!(
+            faithful[0].samples[0].contexts,
+            faithful[0].samples[1].contexts
+        );
         let relevance = wikieval(&path, &[Input::Question, Input::Contexts], Some(1)).unwrap();
-        assert_eq!(relevance[0].samples[0].answer, relevance[0].samples[1].answer);
-        assert_ne!(relevance[0].samples[0].contexts, relevance[0].samples[1].contexts);
+        assert_eq!(
+            relevance[0].samples[0].answer,
+            relevance[0].samples[1].answer
+        );
+        assert_ne!(
+            relevance[0].samples[0].contexts,
+            relevance[0].samples[1].contexts
+        );
         let answer = wikieval(&path, &[Input::Question, Input::Answer], Some(1)).unwrap();
         assert_ne!(answer[0].samples[1].answer, faithful[0].samples[1].answer);
     }
@@ -242,7 +267,10 @@ mod tests {
         let items = uhgeval(&shared("uhgeval-zh/dataset_uhgeval_concise.jsonl"), Some(1)).unwrap();
         // doc_000004: 11 keywords, the first (a wrong minister's name) hallucinated.
         assert_eq!(items.len(), 11);
-        assert_eq!(items[0].samples[0].answer.as_deref(), Some("德国外长弗拉德里希"));
+        assert_eq!(
+            items[0].samples[0].answer.as_deref(),
+            Some("德国外长弗拉德里希")
+        );
         assert_eq!(items[0].label, Label::Binary(false));
         assert_eq!(items[1].label, Label::Binary(true));
         assert!(items[0].samples[0].contexts[0].text.contains("新华社柏林"));
@@ -251,9 +279,16 @@ mod tests {
     #[test]
     fn rgb_and_dureader_label_passages() {
         let items = rgb(&shared("rgb/zh_refine.json"), Some(1)).unwrap();
-        let positives = items.iter().filter(|i| i.label == Label::Binary(true)).count();
+        let positives = items
+            .iter()
+            .filter(|i| i.label == Label::Binary(true))
+            .count();
         assert_eq!((positives, items.len() - positives), (6, 29));
-        let items = dureader(&shared("dureader-2.0-demo-zh/search.dev.slim.jsonl"), Some(3)).unwrap();
+        let items = dureader(
+            &shared("dureader-2.0-demo-zh/search.dev.slim.jsonl"),
+            Some(3),
+        )
+        .unwrap();
         assert!(items.iter().any(|i| i.label == Label::Binary(true)));
         assert!(items.iter().any(|i| i.label == Label::Binary(false)));
         assert!(items.iter().all(|i| i.samples[0].contexts.len() == 1));
@@ -263,10 +298,24 @@ mod tests {
     fn cranfield_grades_are_grouped_by_query_in_file_order() {
         let items = cranfield(&shared("cranfield"), Some(1)).unwrap();
         assert!(!items.is_empty());
-        assert!(items[0].samples[0].question.starts_with("what similarity laws"));
-        assert!(items.iter().all(|i| matches!(&i.label, Label::Graded { group: Some(g), .. } if g == "1")));
+        assert!(
+            items[0].samples[0]
+                .question
+                .starts_with("what similarity laws")
+        );
+        assert!(
+            items
+                .iter()
+                .all(|i| matches!(&i.label, Label::Graded { group: Some(g), .. } if g == "1"))
+        );
         // qrels.tsv line 2: query 1, document 184, gain 3.
         assert_eq!(items[0].id, "cranfield-1-184");
-        assert_eq!(items[0].label, Label::Graded { grade: 3.0, group: Some("1".into()) });
+        assert_eq!(
+            items[0].label,
+            Label::Graded {
+                grade: 3.0,
+                group: Some("1".into())
+            }
+        );
     }
 }

@@ -183,7 +183,11 @@ fn item_of(line: Line, number: usize) -> Result<Item, String> {
             let preferred = match preferred.as_str() {
                 "a" => 0,
                 "b" => 1,
-                other => return Err(format!("field `preferred`: `{other}` is not \"a\" or \"b\"")),
+                other => {
+                    return Err(format!(
+                        "field `preferred`: `{other}` is not \"a\" or \"b\""
+                    ));
+                }
             };
             Ok(Item::pair(id, a.into_sample(), b.into_sample(), preferred))
         }
@@ -201,7 +205,9 @@ fn item_of(line: Line, number: usize) -> Result<Item, String> {
                 Label::Graded { grade, group },
             ))
         }
-        (Some(_), Some(_), None, None, None) => Err("field `preferred`: missing (\"a\" or \"b\")".into()),
+        (Some(_), Some(_), None, None, None) => {
+            Err("field `preferred`: missing (\"a\" or \"b\")".into())
+        }
         _ => Err(
             "fields: a line needs exactly one label: `a`, `b` and `preferred` (pairwise), \
              `label` (binary) or `grade` (graded)"
@@ -224,7 +230,8 @@ pub fn read_jsonl(path: &Path, limit: Option<usize>) -> anyhow::Result<Vec<Item>
         }
         let number = index + 1;
         let at = || format!("{}:{number}", path.display());
-        let line: Line = serde_json::from_str(raw).with_context(|| format!("{}: not a labels line", at()))?;
+        let line: Line =
+            serde_json::from_str(raw).with_context(|| format!("{}: not a labels line", at()))?;
         let item = item_of(line, number).map_err(|why| anyhow::anyhow!("{}: {why}", at()))?;
         if let Some(first) = items.first() {
             if first.shape() != item.shape() {
@@ -279,7 +286,8 @@ mod tests {
         assert_eq!(items[0].samples[0].contexts[0].text, "c");
         let items = read("{\"question\": \"q\", \"contexts\": [\"c\"], \"label\": false}\n\n{\"question\": \"r\", \"label\": true}").unwrap();
         assert_eq!((items[0].id.as_str(), items[1].id.as_str()), ("1", "3"));
-        let items = read(r#"{"question": "q", "contexts": ["c"], "grade": 2, "group": 4}"#).unwrap();
+        let items =
+            read(r#"{"question": "q", "contexts": ["c"], "grade": 2, "group": 4}"#).unwrap();
         assert_eq!(
             items[0].label,
             Label::Graded {
@@ -293,13 +301,19 @@ mod tests {
     fn errors_name_line_and_field() {
         let mixed = "{\"question\": \"q\", \"label\": true}\n{\"question\": \"q\", \"grade\": 1}";
         let error = format!("{:#}", read(mixed).unwrap_err());
-        assert!(error.contains("labels.jsonl:2") && error.contains("one shape"), "{error}");
+        assert!(
+            error.contains("labels.jsonl:2") && error.contains("one shape"),
+            "{error}"
+        );
         let bad = r#"{"a": {}, "b": {}, "preferred": "c"}"#;
         let error = format!("{:#}", read(bad).unwrap_err());
         assert!(error.contains(":1: field `preferred`"), "{error}");
         let error = format!("{:#}", read(r#"{"question": "q"}"#).unwrap_err());
         assert!(error.contains("exactly one label"), "{error}");
-        let error = format!("{:#}", read(r#"{"question": "q", "label": "yes"}"#).unwrap_err());
+        let error = format!(
+            "{:#}",
+            read(r#"{"question": "q", "label": "yes"}"#).unwrap_err()
+        );
         assert!(error.contains(":1: not a labels line"), "{error}");
         let twice = "{\"id\": \"x\", \"label\": true}\n{\"id\": \"x\", \"label\": false}";
         let error = format!("{:#}", read(twice).unwrap_err());

@@ -87,9 +87,7 @@ pub fn measure(
             .collect();
         let complete: Option<Vec<f64>> = item_scores.iter().copied().collect();
         let result = complete.as_ref().and_then(|values| match &item.label {
-            Label::Preferred(p) => {
-                Some(json!(PairResult::of(values[*p], values[1 - p])))
-            }
+            Label::Preferred(p) => Some(json!(PairResult::of(values[*p], values[1 - p]))),
             Label::Binary(label) => Some(json!((values[0] >= settings.threshold) == *label)),
             Label::Graded { .. } => None,
         });
@@ -113,12 +111,15 @@ pub fn measure(
         .figures
         .iter()
         .filter(|(name, figure)| {
-            let chance = if name.contains("kappa") || name.contains("tau") || *name == "spearman" {
-                0.0
-            } else {
-                0.5
+            // Plain accuracy has no fixed chance level (it moves with the class balance).
+            let chance = match name.as_str() {
+                "accuracy" => return false,
+                "pairwise_accuracy" | "balanced_accuracy" | "auroc" => 0.5,
+                _ => 0.0,
             };
-            figure.ci95.is_some_and(|ci| ci.low <= chance && chance <= ci.high)
+            figure
+                .ci95
+                .is_some_and(|ci| ci.low <= chance && chance <= ci.high)
         })
         .map(|(name, _)| name)
         .collect();
@@ -126,7 +127,10 @@ pub fn measure(
         let warning = json!(format!(
             "the 95% interval of {} includes chance: this judge is not shown to agree with \
              the labels here",
-            near.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+            near.iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
         agreement.notes.insert("warning".into(), warning);
     }
@@ -201,7 +205,9 @@ fn binary(scored: &[(&Item, Vec<f64>)], settings: &Settings, agreement: &mut Agr
     let scores: Vec<f64> = scored.iter().map(|(_, v)| v[0]).collect();
     let positives = labels.iter().filter(|&&l| l).count();
     agreement.counts.insert("positive".into(), positives);
-    agreement.counts.insert("negative".into(), labels.len() - positives);
+    agreement
+        .counts
+        .insert("negative".into(), labels.len() - positives);
     let pick = |ix: &[usize]| -> (Vec<bool>, Vec<f64>) {
         (
             ix.iter().map(|&i| labels[i]).collect(),
@@ -235,7 +241,9 @@ fn binary(scored: &[(&Item, Vec<f64>)], settings: &Settings, agreement: &mut Agr
         .insert("threshold".into(), json!(settings.threshold));
     match cross_validated_threshold(&labels, &scores, settings.folds, settings.seed) {
         Some(cv) => {
-            agreement.notes.insert("cross_validated_threshold".into(), json!(cv));
+            agreement
+                .notes
+                .insert("cross_validated_threshold".into(), json!(cv));
             agreement.figures.insert(
                 "balanced_accuracy_cv".into(),
                 Figure {
@@ -314,8 +322,16 @@ fn graded(scored: &[(&Item, Vec<f64>)], settings: &Settings, agreement: &mut Agr
             "no group has two distinct grades and scores",
         );
     }
-    // κ only where the judge's scores are on the labels' own scale.
-    let on_scale = scores.iter().all(|s| grades.contains(s));
+    // κ only where the judge's scores are on the labels' own scale: every score is a grade
+    // value, and both span the same lowest and highest value.
+    let span = |values: &[f64]| {
+        let low = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        (low, high)
+    };
+    let on_scale = !scores.is_empty()
+        && scores.iter().all(|s| grades.contains(s))
+        && span(&scores) == span(&grades);
     if on_scale {
         let kappa = figure(grades.len(), settings, 3, |ix| {
             let (g, s) = pick(ix);
@@ -326,7 +342,12 @@ fn graded(scored: &[(&Item, Vec<f64>)], settings: &Settings, agreement: &mut Agr
             let (g, s) = pick(ix);
             cohen_kappa(&g, &s, true)
         });
-        put(agreement, "weighted_kappa", weighted, "fewer than two categories");
+        put(
+            agreement,
+            "weighted_kappa",
+            weighted,
+            "fewer than two categories",
+        );
     } else {
         agreement.notes.insert(
             "cohen_kappa".into(),
@@ -410,13 +431,23 @@ mod tests {
     #[test]
     fn graded_kappa_only_on_the_labels_scale() {
         let item = |id: &str, grade: f64| {
-            Item::single(id.into(), Sample::default(), Label::Graded { grade, group: None })
+            Item::single(
+                id.into(),
+                Sample::default(),
+                Label::Graded { grade, group: None },
+            )
         };
-        let items = [item("a", 0.0), item("b", 1.0), item("c", 1.0), item("d", 0.0)];
-        let on_scale: HashMap<String, Option<f64>> = [("a", 0.0), ("b", 1.0), ("c", 0.0), ("d", 0.0)]
-            .into_iter()
-            .map(|(k, v)| (k.to_owned(), Some(v)))
-            .collect();
+        let items = [
+            item("a", 0.0),
+            item("b", 1.0),
+            item("c", 1.0),
+            item("d", 0.0),
+        ];
+        let on_scale: HashMap<String, Option<f64>> =
+            [("a", 0.0), ("b", 1.0), ("c", 0.0), ("d", 0.0)]
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), Some(v)))
+                .collect();
         let agreement = measure(&items, &on_scale, &settings());
         // Table [[2, 0], [1, 1]]: p_o 0.75, p_e 0.5 → κ 0.5.
         assert!((agreement.figures["cohen_kappa"].value - 0.5).abs() < 1e-12);
@@ -424,6 +455,11 @@ mod tests {
             on_scale.keys().map(|k| (k.clone(), Some(0.3))).collect();
         let agreement = measure(&items, &off_scale, &settings());
         assert!(!agreement.figures.contains_key("cohen_kappa"));
-        assert!(agreement.notes["cohen_kappa"].as_str().unwrap().contains("scale"));
+        assert!(
+            agreement.notes["cohen_kappa"]
+                .as_str()
+                .unwrap()
+                .contains("scale")
+        );
     }
 }

@@ -161,7 +161,13 @@ pub fn run(args: &JudgeCheckArgs, out: &mut dyn Write) -> anyhow::Result<ExitCod
         fail_under: Vec::new(),
         junit: None,
     };
-    super::report::finish_run(&finished, &kept, &Gate::parse::<String>(&[])?, &no_gate, out)
+    super::report::finish_run(
+        &finished,
+        &kept,
+        &Gate::parse::<String>(&[])?,
+        &no_gate,
+        out,
+    )
 }
 
 fn read_items(args: &JudgeCheckArgs, metric: &dyn Metric) -> anyhow::Result<Vec<Item>> {
@@ -379,7 +385,13 @@ fn default_run_path(args: &JudgeCheckArgs) -> PathBuf {
     let metric: String = args
         .metric
         .chars()
-        .map(|c| if c.is_alphanumeric() || c == '_' { c } else { '-' })
+        .map(|c| {
+            if c.is_alphanumeric() || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
         .collect();
     PathBuf::from("runs").join(format!("judge-check-{stem}-{metric}"))
 }

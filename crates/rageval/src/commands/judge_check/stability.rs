@@ -92,7 +92,11 @@ pub fn stability(
             scores: item
                 .samples
                 .iter()
-                .map(|s| index.get(s.id.as_str()).map_or(Vec::new(), |&i| per_sample[i].clone()))
+                .map(|s| {
+                    index
+                        .get(s.id.as_str())
+                        .map_or(Vec::new(), |&i| per_sample[i].clone())
+                })
                 .collect(),
         })
         .collect();
@@ -154,7 +158,10 @@ pub fn render(report: &Stability) -> Vec<(String, String)> {
         } else {
             String::new()
         };
-        lines.push(("unstable_items".to_owned(), format!("{}{tail}", shown.join(", "))));
+        lines.push((
+            "unstable_items".to_owned(),
+            format!("{}{tail}", shown.join(", ")),
+        ));
     }
     lines
 }

@@ -44,6 +44,26 @@ fn figure(agreement: &Value, name: &str) -> f64 {
         .unwrap_or_else(|| panic!("no {name} in {agreement}"))
 }
 
+/// Runs judge-check on a shared set: `(file under shared/validation, format, metric,
+/// --samples)` into the run directory `out`, with `extra` flags.
+fn check_set(dir: &Path, set: (&str, &str, &str, &str), out: &str, extra: &[&str]) -> Value {
+    let (file, format, metric, samples) = set;
+    let path = shared(file);
+    let mut args = vec![
+        path.to_str().unwrap(),
+        "--format",
+        format,
+        "--metric",
+        metric,
+        "--samples",
+        samples,
+        "--out",
+        out,
+    ];
+    args.extend(extra);
+    check(dir, &args)
+}
+
 #[test]
 fn reported_pairwise_accuracy_equals_a_hand_count_with_ties() {
     let dir = tempfile::tempdir().unwrap();
@@ -185,21 +205,7 @@ fn binary_sets_report_balanced_accuracy_and_auroc() {
             "uhgeval",
         ),
     ] {
-        let path = shared(file);
-        let agreement = check(
-            dir.path(),
-            &[
-                path.to_str().unwrap(),
-                "--format",
-                format,
-                "--metric",
-                metric,
-                "--samples",
-                samples,
-                "--out",
-                out,
-            ],
-        );
+        let agreement = check_set(dir.path(), (file, format, metric, samples), out, &[]);
         assert_eq!(agreement["shape"], "binary", "{format}");
         for name in ["auroc", "balanced_accuracy", "accuracy"] {
             let value = figure(&agreement, name);
@@ -213,21 +219,8 @@ fn binary_sets_report_balanced_accuracy_and_auroc() {
 #[test]
 fn cranfield_grades_give_rank_correlations_within_queries() {
     let dir = tempfile::tempdir().unwrap();
-    let path = shared("cranfield");
-    let agreement = check(
-        dir.path(),
-        &[
-            path.to_str().unwrap(),
-            "--format",
-            "cranfield",
-            "--metric",
-            "context_relevance",
-            "--samples",
-            "3",
-            "--out",
-            "cran",
-        ],
-    );
+    let set = ("cranfield", "cranfield", "context_relevance", "3");
+    let agreement = check_set(dir.path(), set, "cran", &[]);
     assert_eq!(agreement["shape"], "graded");
     assert_eq!(agreement["counts"]["groups"], 3);
     for name in ["spearman", "kendall_tau_b"] {
@@ -306,4 +299,46 @@ fn the_mock_endpoint_answers_and_repeats_bypass_the_cache() {
     assert_eq!(stability["figures_by_repeat"].as_array().unwrap().len(), 3);
     // The mock answers the same request the same way.
     assert_eq!(stability["stable_sample_share"], 1.0);
+}
+
+#[test]
+fn every_shared_set_runs_against_the_mock_endpoint() {
+    let endpoint = endpoint(MockConfig {
+        seed: 11,
+        ..MockConfig::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let flags = endpoint.flags();
+    for (file, format, metric, samples) in [
+        (
+            "wikieval/WikiEval_samples_10.jsonl",
+            "wikieval",
+            "context_relevance",
+            "2",
+        ),
+        (
+            "uhgeval-zh/dataset_uhgeval_concise.jsonl",
+            "uhgeval",
+            "faithfulness",
+            "1",
+        ),
+        ("rgb/en_fact.json", "rgb", "context_relevance", "1"),
+        (
+            "dureader-2.0-demo-zh/search.dev.slim.jsonl",
+            "dureader",
+            "context_relevance",
+            "2",
+        ),
+        ("cranfield", "cranfield", "context_relevance", "1"),
+    ] {
+        let extra: Vec<&str> = flags.iter().map(String::as_str).collect();
+        let agreement = check_set(dir.path(), (file, format, metric, samples), format, &extra);
+        assert_eq!(agreement["unscored"], 0, "{format}: {agreement}");
+        let manifest = read_json(&dir.path().join(format).join("manifest.json"));
+        assert_eq!(
+            manifest["settings"]["judge"]["kind"], "endpoint",
+            "{format}"
+        );
+    }
+    assert!(endpoint.mock.stats().chat_requests > 0);
 }

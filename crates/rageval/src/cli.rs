@@ -43,6 +43,9 @@ pub enum Command {
     Search(SearchArgs),
     /// Ask every question to a retriever and a RAG service; write a dataset for `rageval eval`.
     Collect(CollectArgs),
+    /// Measure the judge against human labels: pairwise accuracy, balanced accuracy and
+    /// AUROC, or rank correlations and κ, with 95% bootstrap intervals; writes a run directory.
+    JudgeCheck(Box<crate::commands::judge_check::JudgeCheckArgs>),
 }
 
 #[derive(Debug, Args)]

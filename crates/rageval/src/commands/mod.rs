@@ -8,6 +8,7 @@ pub mod collect;
 pub mod compare;
 pub mod eval;
 pub mod index;
+pub mod judge_check;
 pub mod metrics;
 pub mod report;
 pub mod search;
@@ -36,6 +37,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Index(args) => index::run(&args, &mut stdout),
         Command::Search(args) => search::run(&args, &mut stdout),
         Command::Collect(args) => collect::run(&args, &mut stdout),
+        Command::JudgeCheck(args) => judge_check::run(&args, &mut stdout),
     }
 }
 

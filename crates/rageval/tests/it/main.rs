@@ -7,6 +7,7 @@ mod browser;
 mod chromium;
 mod compare;
 mod eval;
+mod judge_check;
 mod judged;
 mod metrics;
 mod report;

@@ -17,9 +17,9 @@
 //! finish (exit 3). Every session's judge usage is recorded in the manifest either way.
 
 mod accounting;
-mod budget;
+pub(crate) mod budget;
 mod dry_run;
-mod judge;
+pub(crate) mod judge;
 mod planner;
 mod progress;
 mod resume;

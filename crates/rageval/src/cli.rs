@@ -39,7 +39,7 @@ pub enum Command {
     /// Search a local index built by `rageval index`.
     Search(SearchArgs),
     /// Ask every question to a retriever and a RAG service; write a dataset for `rageval eval`.
-    Collect(CollectArgs),
+    Collect(Box<CollectArgs>),
 }
 
 #[derive(Debug, Args)]

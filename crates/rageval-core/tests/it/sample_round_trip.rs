@@ -3,6 +3,8 @@
 //! used to be written under its Rust name, which no reader knows, so `collect` → `eval` lost
 //! the reference answers.
 
+#![allow(clippy::unwrap_used)]
+
 use rageval_core::dataset::{ReadOptions, read_all};
 use rageval_core::{Context, Sample};
 use serde_json::json;

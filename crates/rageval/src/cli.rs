@@ -42,7 +42,7 @@ pub enum Command {
     /// Search a local index built by `rageval index`.
     Search(SearchArgs),
     /// Ask every question to a retriever and a RAG service; write a dataset for `rageval eval`.
-    Collect(CollectArgs),
+    Collect(Box<CollectArgs>),
     /// Measure the judge against human labels: pairwise accuracy, balanced accuracy and
     /// AUROC, or rank correlations and κ, with 95% bootstrap intervals; writes a run directory.
     JudgeCheck(Box<crate::commands::judge_check::JudgeCheckArgs>),
@@ -453,10 +453,22 @@ pub enum RetrieverKind {
 pub enum GeneratorKind {
     /// The RAG service under test (`[service]` in --config)
     Http,
+    /// The baseline RAG (seed S4): the retrieved contexts answered by the judge's chat model
+    /// (`--judge-*`, `[judge]` in --config)
+    Baseline,
 }
 
-/// Arguments of `rageval collect`.
+/// Arguments of `rageval collect`. The judge's flags choose the chat model of
+/// `--generator baseline`; `--config` and `--concurrency` serve both sides.
 #[derive(Debug, Args)]
+#[command(mut_arg("config", |a| a.help(
+    "Settings file: `[elasticsearch]`, `[service]`, `[local]` for the sources (see \
+     docs/sources.md), `[judge]` for the baseline's chat model (default for the judge: \
+     $RAGEVAL_CONFIG, else ./rageval.toml when present)"
+)))]
+#[command(mut_arg("concurrency", |a| a.help(
+    "Questions in flight at once (default 4); also the most judge calls in flight"
+)))]
 pub struct CollectArgs {
     /// The questions: JSONL, JSON, CSV or XLSX with a question column (references and other
     /// columns are carried over; other columns fill template placeholders)
@@ -474,10 +486,6 @@ pub struct CollectArgs {
     #[arg(long, short, value_name = "DATA.jsonl")]
     pub out: PathBuf,
 
-    /// Sources settings (TOML with `[elasticsearch]`, `[service]`, `[local]`; see docs/sources.md)
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
-
     /// The local index (overrides `[local] index`)
     #[arg(long)]
     pub index: Option<PathBuf>,
@@ -489,10 +497,6 @@ pub struct CollectArgs {
     /// Ranking of the local index (overrides `[local] ranking`)
     #[arg(long, value_enum)]
     pub ranking: Option<RankingArg>,
-
-    /// Questions in flight at once
-    #[arg(long, default_value_t = rageval_sources::collect::DEFAULT_CONCURRENCY)]
-    pub concurrency: usize,
 
     /// Map a field to a column of the questions file, e.g. `--map question=prompt` (repeatable)
     #[arg(long = "map", value_name = "FIELD=COLUMN")]
@@ -509,4 +513,7 @@ pub struct CollectArgs {
     /// Print the resolved settings (secrets masked) and exit without asking anything
     #[arg(long, hide = true)]
     pub show_settings: bool,
+
+    #[command(flatten)]
+    pub judge: JudgeArgs,
 }

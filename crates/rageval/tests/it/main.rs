@@ -12,6 +12,7 @@ mod judged;
 mod metrics;
 mod report;
 mod resume;
+mod s4_pipeline;
 mod sources;
 
 use std::path::{Path, PathBuf};

@@ -9,6 +9,7 @@ pub mod compare;
 pub mod eval;
 pub mod index;
 pub mod metrics;
+pub mod rank;
 pub mod report;
 pub mod search;
 pub mod serve;
@@ -36,6 +37,9 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Index(args) => index::run(&args, &mut stdout),
         Command::Search(args) => search::run(&args, &mut stdout),
         Command::Collect(args) => collect::run(&args, &mut stdout),
+        Command::Rank(args) => rank::run(&args, &mut stdout),
+        Command::Reference(args) => rank::reference::run(&args, &mut stdout),
+        Command::Pipeline(args) => rank::pipeline::run(args, &mut stdout),
     }
 }
 

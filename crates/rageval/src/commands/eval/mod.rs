@@ -13,7 +13,7 @@
 //! the samples already journaled, leaving the run incomplete and resumable (exit 130).
 
 mod budget;
-mod judge;
+pub(super) mod judge;
 mod progress;
 mod resume;
 mod score;

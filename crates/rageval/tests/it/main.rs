@@ -8,6 +8,7 @@ mod compare;
 mod eval;
 mod judged;
 mod metrics;
+mod rank;
 mod report;
 mod resume;
 mod sources;

@@ -154,3 +154,57 @@ impl Answerer for TaskAnswerer {
         Ok(self.judge.merge_answers(&task).await?.value)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use rageval_tasks::{Heuristic, Policy};
+
+    use super::*;
+
+    fn offline() -> TaskJudge {
+        TaskJudge::new(Policy::offline()).with_heuristic(Heuristic::lexical())
+    }
+
+    #[tokio::test]
+    async fn the_offline_judge_grades_and_compares_through_the_router() {
+        let judge = offline();
+        let question = "What is the capital city of France?";
+        let good = "Paris is the capital city of France.";
+        let off = "Bananas are a yellow fruit grown in the tropics.";
+        let high = judge.grade(question, good).await.unwrap();
+        let low = judge.grade(question, off).await.unwrap();
+        assert!(high > low, "{high} vs {low}");
+        assert_eq!(
+            judge.compare(question, good, off).await.unwrap(),
+            Preference::First
+        );
+        assert_eq!(
+            judge.compare(question, off, good).await.unwrap(),
+            Preference::Second
+        );
+    }
+
+    #[tokio::test]
+    async fn answering_without_a_writing_model_fails_with_the_reason() {
+        let answerer = TaskAnswerer::new(offline());
+        let error = answerer.answer("q", &["some context"]).await.unwrap_err();
+        assert!(
+            error.to_string().contains("answer_from_contexts"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn prompt_counts_hold_the_templates_and_grow_with_every_input() {
+        let answerer = TaskAnswerer::new(offline());
+        let bare = answerer.answer_prompt_tokens("q", &[]);
+        assert!(bare > RULE_AND_FRAMING_TOKENS + 50, "{bare}");
+        let context = "a long context ".repeat(50);
+        let one = answerer.answer_prompt_tokens("q", &[&context]);
+        assert!(one >= bare + 50 + FENCE_TOKENS_PER_INPUT, "{one}");
+        assert!(
+            answerer.merge_prompt_tokens("q", &["x", "y"])
+                > answerer.merge_prompt_tokens("q", &["x"])
+        );
+    }
+}

@@ -55,8 +55,8 @@ pub enum Command {
     /// answers are merged in rounds. No prompt over --context-window less --answer-tokens is
     /// ever sent: long contexts are split, groups and merges packed to fit.
     Reference(Box<ReferenceArgs>),
-    /// Seed S3 in one command: rank, reference answers, then `eval` on each question's
-    /// top-k judged contexts with the generated references, and the report.
+    /// Seed S3 in one command: rank, reference answers, then `eval` with the generated
+    /// references on each question's first --top-k retrieved contexts, and the report.
     Pipeline(Box<PipelineArgs>),
 }
 
@@ -571,11 +571,6 @@ pub struct RankingArgs {
     #[arg(long)]
     pub both_orders: bool,
 
-    /// Cut-off of top-k overlap and nDCG@k
-    #[arg(long = "rank-k", value_name = "K", default_value_t = rageval_rank::agreement::DEFAULT_TOP_K,
-          value_parser = at_least_one::<usize>)]
-    pub k: usize,
-
     /// Questions ranked at once (each ranks its contexts concurrently)
     #[arg(long, value_name = "N", default_value_t = 4, value_parser = at_least_one::<usize>)]
     pub questions_at_once: usize,
@@ -589,6 +584,11 @@ pub struct RankArgs {
 
     #[command(flatten)]
     pub ranking: RankingArgs,
+
+    /// Cut-off of top-k overlap and nDCG@k
+    #[arg(long, value_name = "K", default_value_t = rageval_rank::agreement::DEFAULT_TOP_K,
+          value_parser = at_least_one::<usize>)]
+    pub top_k: usize,
 
     #[command(flatten)]
     pub judge: JudgeArgs,
@@ -634,8 +634,9 @@ pub struct ReferenceArgs {
     pub judge: JudgeArgs,
 }
 
-/// Arguments of `rageval pipeline`: `eval`'s (DATA, --out, --top-k, --metrics, the judge, ...)
-/// plus the ranking and reference options.
+/// Arguments of `rageval pipeline`: `eval`'s (DATA, --out, --metrics, the judge, ...; --top-k,
+/// default 10, is also the cut-off of the ranking's top-k overlap and nDCG@k) plus the
+/// ranking and reference options.
 #[derive(Debug, Args)]
 pub struct PipelineArgs {
     #[command(flatten)]

@@ -314,7 +314,7 @@ pub fn run(args: &RankArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         &setup.judge,
         &samples,
         &settings,
-        args.ranking.k,
+        args.top_k,
         args.ranking.questions_at_once,
     ))?;
     let wall = started.elapsed().as_secs_f64();
@@ -323,14 +323,14 @@ pub fn run(args: &RankArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         "command": "rank",
         "dataset": data.data.display().to_string(),
         "settings": settings,
-        "k": args.ranking.k,
+        "k": args.top_k,
         "judge": setup.description,
         "wall_seconds": wall,
         "summary": summary,
     });
     write_rankings(dir.path(), &rankings, &json)?;
     let written = dir.commit()?;
-    let text = render_summary(&summary, settings.algorithm.name(), args.ranking.k);
+    let text = render_summary(&summary, settings.algorithm.name(), args.top_k);
     out.write_all(text.as_bytes())
         .context("cannot write to stdout")?;
     note(&format!(

@@ -43,8 +43,10 @@ pub fn run(mut args: Box<PipelineArgs>, out: &mut dyn Write) -> anyhow::Result<E
         .out
         .clone()
         .unwrap_or_else(|| default_out(&eval.data, "pipeline"));
-    let k = args.ranking.k;
-    let top_k = eval.top_k.unwrap_or(k as u64);
+    let top_k = eval
+        .top_k
+        .unwrap_or(rageval_rank::agreement::DEFAULT_TOP_K as u64);
+    let k = usize::try_from(top_k).unwrap_or(usize::MAX);
     let runtime = runtime()?;
 
     let rank_dir = OutputDir::create(&root.join("rank"), eval.overwrite)?;

@@ -4,7 +4,7 @@
 //!
 //! - this module: the `rank` command and what the three share (reading the data, the judge,
 //!   the output directory);
-//! - [`reference`]: `GT_` / `FULL_` files; [`pipeline`]: rank → reference → eval → report;
+//! - [`mod@reference`]: `GT_` / `FULL_` files; [`pipeline`]: rank → reference → eval → report;
 //! - [`output`]: an output directory that appears only once complete.
 
 pub mod output;

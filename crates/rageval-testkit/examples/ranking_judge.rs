@@ -60,7 +60,8 @@ fn qualities(body: &Value) -> Vec<f64> {
                 .chars()
                 .take_while(|c| c.is_ascii_digit() || *c == '.')
                 .collect();
-            number.parse().ok()
+            // A sentence may end right after the number.
+            number.trim_end_matches('.').parse().ok()
         })
         .collect()
 }

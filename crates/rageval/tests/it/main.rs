@@ -10,6 +10,7 @@ mod eval;
 mod judge_check;
 mod judged;
 mod metrics;
+mod rank;
 mod report;
 mod resume;
 mod s4_pipeline;

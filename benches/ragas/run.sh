@@ -5,6 +5,7 @@
 # started mock per run (so fault draws and max_in_flight are per run). RUNS runs each
 # (default 3). JSON lines go to benches/ragas/results/<config>.jsonl and to stdout.
 # Needs: cargo, python3; ragas's venv is built by shared/bench/setup.sh.
+# RUNS and PROFILE (release or dev) may be set.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BENCH=../shared/bench
@@ -15,7 +16,14 @@ PORT=${PORT:-8189}
 VENV=${BENCH_VENV:-/tmp/rageval-bench-venv}
 mkdir -p "$OUT"
 
-cargo build --release -p rageval
+# PROFILE=dev builds target/debug instead (the workspace optimises dependencies even there;
+# rageval's own crates are then unoptimised, which errs against rageval).
+PROFILE=${PROFILE:-release}
+if [ "$PROFILE" = dev ]; then
+  cargo build -p rageval; BIN=target/debug/rageval
+else
+  cargo build --release -p rageval; BIN=target/release/rageval
+fi
 BENCH_VENV=$VENV "$BENCH/setup.sh" >&2
 
 run_one() { # config-name tool mock-flags...
@@ -32,7 +40,7 @@ run_one() { # config-name tool mock-flags...
       --max-workers 16 2>> "$OUT/ragas-$config.stderr"
   else
     python3 benches/ragas/rageval_run.py --dataset "$DATA" --base-url "$url" --reset-stats \
-      --max-workers 16
+      --max-workers 16 --binary "$BIN"
   fi | tee -a "$OUT/$config.jsonl"
   kill "$mock"; wait "$mock" 2>/dev/null || true
 }

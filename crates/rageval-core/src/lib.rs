@@ -13,11 +13,14 @@
 //! - [`text`]: Unicode-aware tokenisation (jieba for Chinese), language detection, string
 //!   distances, BLEU, ROUGE, chrF.
 //! - [`stats`]: seeded bootstrap confidence intervals.
+//! - [`agreement`]: a judge's agreement with human labels (pairwise accuracy, balanced
+//!   accuracy, AUROC, cross-validated thresholds, Cohen's κ, bootstrap of any statistic).
 //!
 //! This crate knows no model, no network and no file format of a run: judging lives in
 //! `rageval-judge`, metrics over samples in `rageval-metrics`, run directories in
 //! `rageval-report`.
 
+pub mod agreement;
 pub mod dataset;
 pub mod outcome;
 pub mod rank;

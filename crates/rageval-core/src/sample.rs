@@ -31,6 +31,11 @@ impl Context {
 ///
 /// Optional parts are empty (or `None`) when the dataset does not have them; a metric that
 /// needs a missing part returns `Outcome::Undefined` naming it.
+///
+/// Serialised, a sample is one record of the dataset format the readers in
+/// [`crate::dataset`] read back into an equal sample: canonical field names (`reference`,
+/// not the field's name), and `metadata`'s keys at the top level beside them (so a metadata
+/// key must not be a field's name or alias; the readers never leave one there).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Sample {
     /// Unique within a dataset: the data's own id, or the 1-based row number.
@@ -43,7 +48,7 @@ pub struct Sample {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answer: Option<String>,
     /// Reference ("ground truth") answers; the first is the primary one.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(rename = "reference", default, skip_serializing_if = "Vec::is_empty")]
     pub references: Vec<String>,
     /// Gold contexts (text), for string-similarity context precision/recall.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -62,7 +67,7 @@ pub struct Sample {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub simulated_questions: Option<Vec<String>>,
     /// Every field of the row that is not one of the above, kept as it was.
-    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    #[serde(flatten)]
     pub metadata: Map<String, Value>,
 }
 

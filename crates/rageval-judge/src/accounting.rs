@@ -230,6 +230,8 @@ struct LedgerState {
     spent_usd: f64,
     pending_calls: u64,
     pending_usd: f64,
+    /// The cap that first refused a call.
+    refused: Option<Cap>,
 }
 
 /// A call allowed by the caps and not yet answered. Dropping it unanswered (the attempt
@@ -277,14 +279,17 @@ impl Ledger {
         estimate: Usage,
     ) -> Result<Reservation<'_>, JudgeError> {
         let mut state = self.lock();
-        let refuse = |cap, state: &LedgerState| JudgeError::BudgetExhausted {
-            cap,
-            calls: state.answered,
-            cost_usd: state.spent_usd,
+        let refuse = |cap, state: &mut LedgerState| {
+            state.refused.get_or_insert(cap);
+            JudgeError::BudgetExhausted {
+                cap,
+                calls: state.answered,
+                cost_usd: state.spent_usd,
+            }
         };
         if let Some(max) = self.budget.max_calls {
             if state.answered + state.pending_calls >= max {
-                return Err(refuse(Cap::Calls(max), &state));
+                return Err(refuse(Cap::Calls(max), &mut state));
             }
         }
         let mut cost_usd = 0.0;
@@ -297,7 +302,7 @@ impl Ledger {
             })?;
             cost_usd = price.cost_usd(estimate);
             if state.spent_usd + state.pending_usd + cost_usd > max {
-                return Err(refuse(Cap::CostUsd(max), &state));
+                return Err(refuse(Cap::CostUsd(max), &mut state));
             }
         }
         state.pending_calls += 1;
@@ -350,6 +355,11 @@ impl Ledger {
             .entry(template.to_owned())
             .or_default()
             .shared_calls += 1;
+    }
+
+    /// The cap that first refused a call, if one has.
+    pub(crate) fn refused(&self) -> Option<Cap> {
+        self.lock().refused
     }
 
     pub(crate) fn report(&self) -> UsageReport {
@@ -408,6 +418,7 @@ mod tests {
             max_cost_usd: None,
         };
         let ledger = Ledger::new(PriceTable::empty(), budget);
+        assert_eq!(ledger.refused(), None);
         let first = ledger.reserve("m", usage(1, 1)).unwrap();
         let second = ledger.reserve("m", usage(1, 1)).unwrap();
         // Two in flight: a third is refused even before either answers.
@@ -425,6 +436,7 @@ mod tests {
         ledger.answered(first, "m", "t@1", usage(10, 5), false);
         let third = ledger.reserve("m", usage(1, 1)).unwrap();
         ledger.answered(third, "m", "t@1", usage(10, 5), true);
+        assert_eq!(ledger.refused(), Some(Cap::Calls(2)));
         let refused = ledger.reserve("m", usage(1, 1)).unwrap_err();
         assert!(refused.to_string().contains("max calls 2"), "{refused}");
         let report = ledger.report();

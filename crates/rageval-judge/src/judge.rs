@@ -18,7 +18,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio::task::JoinSet;
 
-use crate::accounting::{Budget, EMBEDDING_TEMPLATE, Ledger, PriceTable, UsageReport};
+use crate::accounting::{Budget, Cap, EMBEDDING_TEMPLATE, Ledger, PriceTable, UsageReport};
 use crate::cache::{CACHE_FORMAT, Cache, CacheKey, CacheMode};
 use crate::cancel::CancelToken;
 use crate::chat::{
@@ -391,6 +391,12 @@ impl<M: ChatModel> Judge<M> {
     /// Tokens and cost so far, per template.
     pub fn usage(&self) -> UsageReport {
         self.inner.ledger.report()
+    }
+
+    /// The cap (`max_calls`, `max_cost_usd`) that first refused a call, if one has: from
+    /// then on the run is stopping, and results that failed for want of budget are not done.
+    pub fn budget_refusal(&self) -> Option<Cap> {
+        self.inner.ledger.refused()
     }
 
     /// The backend.

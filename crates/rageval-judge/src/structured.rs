@@ -1,8 +1,10 @@
 //! The structured-output ladder: from a model's text to a value that matches a JSON schema.
 //!
 //! Rungs, in order: the text is the JSON ([`Rung::Direct`]); the JSON is inside code fences
-//! or prose ([`Rung::Extracted`]); it needed `jsonrepair` (trailing commas, single quotes,
-//! truncation: [`Rung::Repaired`]); then validation against the schema. A failure earns one
+//! or prose ([`Rung::Extracted`]); it needed `jsonrepair` (trailing commas, single quotes:
+//! [`Rung::Repaired`]); then validation against the schema. Truncated JSON (a bracket or
+//! string left open at the end) is never repaired: closing it would turn a cut-off list into
+//! a shorter answer that looks complete, so it goes to the re-ask instead. A failure earns one
 //! re-ask quoting the error ([`Rung::Reasked`]); a second failure is [`Rung::Failed`] with
 //! the raw text kept. [`RungCounts`] tallies where each call ended, per prompt template.
 //! The validator covers the schema subset our prompt packs use (see [`validate`]); this
@@ -153,6 +155,11 @@ pub fn parse_tolerant(text: &str) -> Result<(Value, Rung), String> {
     let start = base
         .find(['{', '['])
         .ok_or("the reply holds no JSON object")?;
+    if let Scan::Unclosed = scan(&base[start..]) {
+        return Err(
+            "the reply is cut off: its JSON ends with a bracket or string still open".into(),
+        );
+    }
     let repaired = jsonrepair::repair_to_string(&base[start..], &jsonrepair::Options::default())
         .map_err(|e| format!("the reply is not JSON and could not be repaired ({e})"))?;
     serde_json::from_str::<Value>(&repaired)
@@ -172,7 +179,27 @@ fn fenced_block(text: &str) -> Option<&str> {
 
 /// The first balanced `{...}` or `[...]` run, skipping brackets inside strings.
 fn balanced_span(text: &str) -> Option<&str> {
-    let start = text.find(['{', '['])?;
+    match scan(text) {
+        Scan::Balanced(span) => Some(span),
+        Scan::Mismatched | Scan::Unclosed => None,
+    }
+}
+
+/// How the bracket run from the first `{` or `[` of a text ends.
+enum Scan<'a> {
+    /// Closed: the run itself.
+    Balanced(&'a str),
+    /// A closing bracket of the wrong kind (or no bracket at all).
+    Mismatched,
+    /// The text ends with a bracket or a string still open: cut off.
+    Unclosed,
+}
+
+/// Scans the first bracket run of `text`, skipping brackets inside strings.
+fn scan(text: &str) -> Scan<'_> {
+    let Some(start) = text.find(['{', '[']) else {
+        return Scan::Mismatched;
+    };
     let mut stack = Vec::new();
     let mut in_string = false;
     let mut escaped = false;
@@ -192,16 +219,16 @@ fn balanced_span(text: &str) -> Option<&str> {
             '[' => stack.push(']'),
             '}' | ']' => {
                 if stack.pop() != Some(c) {
-                    return None;
+                    return Scan::Mismatched;
                 }
                 if stack.is_empty() {
-                    return Some(&text[start..start + offset + c.len_utf8()]);
+                    return Scan::Balanced(&text[start..start + offset + c.len_utf8()]);
                 }
             }
             _ => {}
         }
     }
-    None
+    Scan::Unclosed
 }
 
 /// Checks `value` against `schema`. Supported: `type` (one or a list), `properties`,
@@ -441,7 +468,6 @@ mod tests {
             ),
             ("{\"verdict\": 1,}", Rung::Repaired),
             ("```\n{'verdict': 1}\n```", Rung::Repaired),
-            ("{\"verdict\": 1, \"reason\": \"cut", Rung::Repaired),
             ("\"{\\\"verdict\\\": 1}\"", Rung::Extracted),
         ];
         for (text, rung) in cases {
@@ -450,6 +476,20 @@ mod tests {
             assert_eq!(value["verdict"], json!(1), "{text}");
         }
         assert!(parse_tolerant("I'm sorry, I can't do that.").is_err());
+    }
+
+    #[test]
+    fn truncated_json_is_not_repaired_into_an_answer() {
+        // Closing these would make a shorter list or a cut reason look like a full answer.
+        for text in [
+            "{\"verdict\": 1, \"reason\": \"cut",
+            "{\"statements\": [\"one\", \"two\"",
+            "```json\n{\"verdicts\": {\"s1\": {\"verdict\": 1}",
+            "Here: [1, 2,",
+        ] {
+            let error = parse_tolerant(text).expect_err(text);
+            assert!(error.contains("cut off"), "{text}: {error}");
+        }
         assert!(parse_tolerant("   ").is_err());
     }
 

@@ -110,6 +110,8 @@ pub struct Requirements {
     pub answer_by_contexts: bool,
     /// Whether it judges the reference's statements against the retrieved contexts.
     pub reference_by_contexts: bool,
+    /// Whether it judges each context's usefulness for the reference.
+    pub reference_usefulness: bool,
 }
 
 /// One metric, configured and ready to score samples.

@@ -10,6 +10,13 @@
 //! reference and of reference statements by the answer (answer_correctness,
 //! noise_sensitivity). Statements and questions already in the sample are used as given.
 //!
+//! A planned run ([`Judges::plan_for`]) that needs at least two of the per-context
+//! judgements — usefulness for the reference (context precision), the reference's claims
+//! (context recall), the answer's statements (faithfulness) — asks them in one
+//! `contexts_check` call per sample, so the contexts and the reference are sent once; the
+//! verdicts stay per context and per statement, with reasons. Samples the call cannot take
+//! (a blank context, a judge that is not the chat model) use the separate tasks.
+//!
 //! Contexts of one sample are judged concurrently. A context never holds a score: metrics
 //! turn these results into outcomes.
 
@@ -20,8 +27,9 @@ use futures_util::future::join_all;
 use rageval_core::Sample;
 use rageval_judge::{Judge, Models};
 use rageval_tasks::{
-    ContextUsefulness, GenerateQuestions, Implementation, Judged, Lang, LangChoice,
-    SplitStatements, SupportVerdict, SupportVerdicts, TaskError, TaskJudge, UsefulnessVerdict,
+    ContextUsefulness, ContextsCheck, GenerateQuestions, Implementation, Judged, Lang, LangChoice,
+    Route, SplitStatements, SupportVerdict, SupportVerdicts, TaskError, TaskJudge, TaskKind,
+    UsefulnessVerdict,
 };
 use tokio::sync::OnceCell;
 
@@ -124,7 +132,41 @@ pub struct Judges {
     embedder: Option<Judge<Models>>,
     lang: LangChoice,
     questions: usize,
-    joint_support: bool,
+    plan: ContextsPlan,
+}
+
+/// Which per-context judgements a run needs from each sample.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct ContextsPlan {
+    /// Each context's usefulness for the reference (context precision).
+    usefulness: bool,
+    /// The reference's statements against the contexts (context recall).
+    reference: bool,
+    /// The answer's statements against the contexts (faithfulness).
+    answer: bool,
+}
+
+impl ContextsPlan {
+    /// The parts one `contexts_check` call answers for `sample`, when that call is worth
+    /// making: two parts or more, every context non-blank, the chat model answering it.
+    fn for_sample(self, tasks: &TaskJudge, sample: &Sample) -> Option<ContextsPlan> {
+        let has_reference = sample
+            .reference_text()
+            .is_some_and(|r| !r.trim().is_empty());
+        let parts = ContextsPlan {
+            usefulness: self.usefulness && has_reference,
+            reference: self.reference && (has_reference || sample.reference_statements.is_some()),
+            answer: self.answer,
+        };
+        let count = [parts.usefulness, parts.reference, parts.answer]
+            .into_iter()
+            .filter(|on| *on)
+            .count();
+        let contexts = !sample.contexts.is_empty()
+            && sample.contexts.iter().all(|c| !c.text.trim().is_empty());
+        let chat = matches!(tasks.route(TaskKind::ContextsCheck), Ok(Route::Llm));
+        (count >= 2 && contexts && chat).then_some(parts)
+    }
 }
 
 impl fmt::Debug for Judges {
@@ -138,7 +180,7 @@ impl fmt::Debug for Judges {
             )
             .field("lang", &self.lang)
             .field("questions", &self.questions)
-            .field("joint_support", &self.joint_support)
+            .field("plan", &self.plan)
             .finish()
     }
 }
@@ -151,7 +193,7 @@ impl Judges {
             embedder: None,
             lang: LangChoice::Auto,
             questions: DEFAULT_GENERATED_QUESTIONS,
-            joint_support: false,
+            plan: ContextsPlan::default(),
         }
     }
 
@@ -175,13 +217,19 @@ impl Judges {
         self
     }
 
-    /// Prepares for a run of `metrics`: when some check the answer's statements against
-    /// the contexts (faithfulness) and others the reference's (context recall), both lists
-    /// go to the judge in one call, so the contexts are sent once.
+    /// Prepares for a run of `metrics`: the per-context judgements they need (usefulness
+    /// for the reference, the answer's and the reference's statements against the contexts)
+    /// go to the judge together, in one `contexts_check` call per sample when the chat model
+    /// answers it, else the two statement lists in one support call; either way the
+    /// contexts are sent once.
     pub fn plan_for(mut self, metrics: &[Box<dyn crate::Metric>]) -> Self {
         let needs =
             |side: fn(&Requirements) -> bool| metrics.iter().any(|m| side(&m.requirements()));
-        self.joint_support = needs(|r| r.answer_by_contexts) && needs(|r| r.reference_by_contexts);
+        self.plan = ContextsPlan {
+            usefulness: needs(|r| r.reference_usefulness),
+            reference: needs(|r| r.reference_by_contexts),
+            answer: needs(|r| r.answer_by_contexts),
+        };
         self
     }
 
@@ -221,6 +269,9 @@ pub struct ScoringContext {
     embedder: Option<Judge<Models>>,
     questions: usize,
     joint_support: bool,
+    /// The parts of this sample's `contexts_check` call, when it makes one.
+    check: Option<ContextsPlan>,
+    checked: OnceCell<Shared<Checked>>,
     by_contexts: OnceCell<Shared<BothByContexts>>,
     answer_statements: OnceCell<Shared<Statements>>,
     reference_statements: OnceCell<Shared<Statements>>,
@@ -238,11 +289,17 @@ impl ScoringContext {
             LangChoice::Auto => LangChoice::Force(Lang::detect(&sample.question)),
             forced => forced,
         };
+        let tasks = judges.tasks.clone().map(|t| t.with_lang(lang));
+        let check = tasks
+            .as_ref()
+            .and_then(|t| judges.plan.for_sample(t, sample));
         ScoringContext {
-            tasks: judges.tasks.clone().map(|t| t.with_lang(lang)),
+            tasks,
             embedder: judges.embedder.clone(),
             questions: judges.questions,
-            joint_support: judges.joint_support,
+            joint_support: judges.plan.answer && judges.plan.reference,
+            check,
+            checked: OnceCell::new(),
             by_contexts: OnceCell::new(),
             answer_statements: OnceCell::new(),
             reference_statements: OnceCell::new(),
@@ -297,6 +354,15 @@ impl ScoringContext {
 
     /// The reference's statements: the sample's own, or split by the judge.
     pub async fn reference_statements(&self, sample: &Sample) -> Shared<Statements> {
+        if sample.reference_statements.is_none() && self.check.is_some_and(|p| p.reference) {
+            return self
+                .checked(sample)
+                .await?
+                .reference
+                .as_ref()
+                .map(|r| Arc::clone(&r.statements))
+                .ok_or_else(|| Failure::new("the contexts check split no reference"));
+        }
         self.reference_statements
             .get_or_init(|| async {
                 let text = sample.reference_text().unwrap_or_default();
@@ -343,6 +409,9 @@ impl ScoringContext {
     ) -> Shared<Vec<Judged<UsefulnessVerdict>>> {
         self.reference_usefulness
             .get_or_init(|| async {
+                if self.check.is_some_and(|p| p.usefulness) {
+                    return Ok(Arc::new(self.checked(sample).await?.usefulness.clone()));
+                }
                 let reference = sample.reference_text().unwrap_or_default();
                 self.usefulness(sample, &reference).await.map(Arc::new)
             })
@@ -426,6 +495,9 @@ impl ScoringContext {
 
     /// The answer's statements and their support by the retrieved contexts.
     pub async fn answer_by_contexts(&self, sample: &Sample) -> Shared<SupportedStatements> {
+        if self.check.is_some_and(|p| p.answer) {
+            return checked_part(self.checked(sample).await?.answer.as_ref());
+        }
         if self.joint_support {
             return self
                 .both_by_contexts(sample)
@@ -438,6 +510,9 @@ impl ScoringContext {
 
     /// The reference's statements and their support by the retrieved contexts.
     pub async fn reference_by_contexts(&self, sample: &Sample) -> Shared<SupportedStatements> {
+        if self.check.is_some_and(|p| p.reference) {
+            return checked_part(self.checked(sample).await?.reference.as_ref());
+        }
         if self.joint_support {
             return self
                 .both_by_contexts(sample)
@@ -479,19 +554,77 @@ impl ScoringContext {
                 let split = |range: std::ops::Range<usize>, statements: Arc<Statements>| {
                     SupportedStatements {
                         statements,
-                        verdicts: Arc::new(Judged {
-                            value: joint.value[range].to_vec(),
-                            by: joint.by.clone(),
-                            rung: joint.rung,
-                            usage: joint.usage,
-                            cached: joint.cached,
-                        }),
+                        verdicts: Arc::new(share_of(&joint, joint.value[range].to_vec())),
                     }
                 };
                 let n = answer.items.len();
                 Ok(Arc::new(BothByContexts {
                     answer: split(0..n, answer),
                     reference: split(n..all.len(), reference),
+                }))
+            })
+            .await
+            .clone()
+    }
+
+    /// This sample's one `contexts_check` call (after the answer's split when its statements
+    /// are asked for); call only when `check` is set.
+    async fn checked(&self, sample: &Sample) -> Shared<Checked> {
+        self.checked
+            .get_or_init(|| async {
+                let plan = self.check.unwrap_or_default();
+                let answer = match plan.answer {
+                    true => Some(self.answer_statements(sample).await?),
+                    false => None,
+                };
+                // Statements the dataset gives for the reference are checked as given.
+                let given = match (plan.reference, &sample.reference_statements) {
+                    (true, Some(given)) => {
+                        Some(self.statements(sample, Some(given), String::new()).await?)
+                    }
+                    _ => None,
+                };
+                let mut statements = answer.as_ref().map_or_else(Vec::new, |a| a.items.clone());
+                let n = statements.len();
+                if let Some(given) = &given {
+                    statements.extend(given.items.iter().cloned());
+                }
+                let task = ContextsCheck {
+                    question: sample.question.clone(),
+                    contexts: context_texts(sample),
+                    reference: sample.reference_text(),
+                    split_reference: plan.reference && given.is_none(),
+                    usefulness: plan.usefulness,
+                    statements,
+                };
+                let judged = self.tasks()?.contexts_check(&task).await?;
+                let value = &judged.value;
+                let answer = answer.map(|statements| SupportedStatements {
+                    statements,
+                    verdicts: Arc::new(share_of(&judged, value.verdicts[..n].to_vec())),
+                });
+                let reference = plan.reference.then(|| {
+                    let (statements, verdicts) = match given {
+                        Some(given) => (given, value.verdicts[n..].to_vec()),
+                        None => (
+                            Arc::new(Statements {
+                                items: value.reference_statements.clone(),
+                                from: describe(&judged.by),
+                            }),
+                            value.reference_verdicts.clone(),
+                        ),
+                    };
+                    SupportedStatements {
+                        statements,
+                        verdicts: Arc::new(share_of(&judged, verdicts)),
+                    }
+                });
+                Ok(Arc::new(Checked {
+                    usefulness: (value.usefulness.iter())
+                        .map(|v| share_of(&judged, v.clone()))
+                        .collect(),
+                    answer,
+                    reference,
                 }))
             })
             .await
@@ -525,6 +658,33 @@ pub struct SupportedStatements {
 struct BothByContexts {
     answer: SupportedStatements,
     reference: SupportedStatements,
+}
+
+/// What one `contexts_check` call answered for a sample, split by the metric it serves.
+#[derive(Debug)]
+struct Checked {
+    /// Per context, for the reference (empty when not asked).
+    usefulness: Vec<Judged<UsefulnessVerdict>>,
+    answer: Option<SupportedStatements>,
+    reference: Option<SupportedStatements>,
+}
+
+/// A part of a shared call's answer, with the call's provenance.
+fn share_of<T, U>(whole: &Judged<T>, value: U) -> Judged<U> {
+    Judged {
+        value,
+        by: whole.by.clone(),
+        rung: whole.rung,
+        usage: whole.usage,
+        cached: whole.cached,
+    }
+}
+
+/// A statements part of the contexts check, which the plan asked for.
+fn checked_part(part: Option<&SupportedStatements>) -> Shared<SupportedStatements> {
+    part.cloned()
+        .map(Arc::new)
+        .ok_or_else(|| Failure::new("the contexts check did not judge these statements"))
 }
 
 fn context_texts(sample: &Sample) -> Vec<String> {

@@ -115,7 +115,8 @@ pub struct MeanOver {
 }
 
 impl MeanOver {
-    fn of(values: impl Iterator<Item = Option<f64>>) -> MeanOver {
+    /// The mean of the defined values, counting the undefined ones.
+    pub fn of(values: impl Iterator<Item = Option<f64>>) -> MeanOver {
         let (mut sum, mut defined, mut undefined) = (0.0, 0, 0);
         for value in values {
             match value {

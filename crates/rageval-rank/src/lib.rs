@@ -8,9 +8,13 @@
 //!   binary insertion for comparison; [`Ranking`] keeps every answer.
 //! - [`agreement`]: [`retriever_agreement`] — Spearman, Kendall τ-b, top-k overlap, RBO,
 //!   nDCG@k and AP of the retriever's order against the judge's — and [`summarize`].
+//! - [`gold`]: [`gold_agreement`] — AUROC, nDCG@k and AP of the judge's and the retriever's
+//!   orders against gold labels, when the data has them.
 //! - [`mod@reference`]: [`generate_reference`] — slow or fast reference answers that never send
 //!   a prompt over the window — and the `GT_` / `FULL_` file names and shapes.
 //! - [`simulation`]: a simulated judge with a known truth, to measure the algorithms.
+//! - [`task_judge`]: the traits implemented by `rageval_tasks::TaskJudge` (and
+//!   [`TaskAnswerer`]), so that real calls go through the judge pipeline.
 //! - [`error`]: the crate's one error type, [`RankError`].
 //!
 //! This crate decides which judge calls to make; prompts, parsing, caching, rate limits and
@@ -20,17 +24,21 @@
 pub mod agreement;
 mod concurrency;
 pub mod error;
+pub mod gold;
 pub mod judges;
 pub mod ranking;
 pub mod reference;
 mod seeded;
 pub mod simulation;
+pub mod task_judge;
 
 pub use agreement::{AgreementSummary, RetrieverAgreement, retriever_agreement, summarize};
 pub use concurrency::DEFAULT_MAX_IN_FLIGHT;
 pub use error::RankError;
+pub use gold::{GoldAgreement, GoldFigures, GoldSummary, gold_agreement, summarize_gold};
 pub use judges::{
     Answerer, CallError, CallRecord, Comparator, ContextAnswer, Grade, Grader, Preference,
 };
 pub use ranking::{Algorithm, CallCounts, RankSettings, Ranking, rank};
 pub use reference::{Reference, ReferenceMode, ReferenceSettings, generate_reference};
+pub use task_judge::TaskAnswerer;

@@ -16,7 +16,7 @@ use rageval_core::stats::{
 };
 use serde::Serialize;
 
-use crate::{MetricSummary, ReportError, RunData};
+use crate::{CallTally, MetricSummary, ReportError, RunData};
 
 /// How the paired statistics are drawn.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -50,6 +50,9 @@ pub struct RunRow {
     pub name: String,
     pub path: String,
     pub metrics: BTreeMap<String, MetricSummary>,
+    /// The judge's calls, tokens and cost over the run's sessions (`null` for a run written
+    /// before rageval kept judge accounts).
+    pub judge: Option<CallTally>,
 }
 
 /// A sample whose score moved between the two runs.
@@ -155,6 +158,7 @@ impl Comparison {
                     name: run.name(),
                     path: run.path.display().to_string(),
                     metrics: run.summary.metrics.clone(),
+                    judge: run.summary.judge.as_ref().map(|j| j.usage.total.clone()),
                 })
                 .collect(),
             metrics,
@@ -342,11 +346,42 @@ mod tests {
         assert_eq!(delta.flips[0].delta, -0.5);
 
         let md = render_compare_markdown(&comparison);
-        assert!(md.contains("| a | 0.5000 |\n| b | 0.3667 |"), "{md}");
+        // Runs written without judge accounts show no calls and no cost.
+        assert!(
+            md.contains("| a | 0.5000 | — | — |\n| b | 0.3667 | — | — |"),
+            "{md}"
+        );
         assert!(md.contains("Moved most, `m`: `y` 0.5000 → 0.0000 (-0.5000)"));
         let html = render_compare_html(&comparison);
         assert!(html.contains("<h2>a → b</h2>"));
         assert!(html.contains("class=\"zero\""));
+    }
+
+    #[test]
+    fn the_version_table_shows_each_runs_judge_calls_and_cost() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut runs = runs(dir.path());
+        let mut usage = crate::JudgeUsage::default();
+        usage.total.calls = 120;
+        usage.total.cost_usd = Some(0.0123);
+        runs[1].summary.judge = Some(crate::JudgeAccount {
+            kind: "endpoint".into(),
+            models: Vec::new(),
+            endpoints: Vec::new(),
+            sessions: 1,
+            usage,
+        });
+        let comparison = Comparison::build(&runs, CompareSettings::default()).unwrap();
+        assert_eq!(comparison.runs[1].judge.as_ref().unwrap().calls, 120);
+        let md = render_compare_markdown(&comparison);
+        assert!(md.contains("| judge calls | cost (USD) |"), "{md}");
+        assert!(md.contains(" — | — |\n| shifted |"), "{md}");
+        assert!(md.contains(" 120 | 0.012300 |"), "{md}");
+        let html = render_compare_html(&comparison);
+        assert!(
+            html.contains("<td class=\"num\">120</td><td class=\"num\">0.012300</td>"),
+            "{html}"
+        );
     }
 
     #[test]

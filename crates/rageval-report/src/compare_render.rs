@@ -1,11 +1,13 @@
-//! The comparison of runs rendered for people: an HTML page (or fragment, for
+//! The comparison of runs rendered for people (the version table with each run's judge calls
+//! and cost, then the pairs): an HTML page (or fragment, for
 //! `rageval serve`) and Markdown. The numbers come from [`Comparison`]; nothing is computed
 //! here but formatting and the one-word reading of each interval.
 
 use std::fmt::Write as _;
 
-use crate::compare::MetricDelta;
+use crate::compare::{MetricDelta, RunRow};
 use crate::escape::{escape_html as e, escape_markdown_cell as cell};
+use crate::judge_report::cost;
 use crate::page::{html_document, number};
 use crate::svg::{IntervalRow, interval_chart};
 use crate::{CompareSettings, Comparison};
@@ -37,6 +39,15 @@ fn method(s: &CompareSettings) -> String {
 }
 
 /// A delta's numbers as shown: paired count, both means, Δ, its interval, p.
+/// A run's judge calls and cost for the version table (`—` where the run kept no account
+/// or a model had no price).
+fn judge_cells(run: &RunRow) -> [String; 2] {
+    match &run.judge {
+        Some(total) => [total.calls.to_string(), cost(total.cost_usd)],
+        None => ["—".into(), "—".into()],
+    }
+}
+
 fn delta_cells(d: &MetricDelta) -> [String; 6] {
     [
         d.n_paired.to_string(),
@@ -88,6 +99,7 @@ pub fn render_compare_body(comparison: &Comparison) -> String {
     for metric in &comparison.metrics {
         let _ = write!(html, "<th class=\"num\"><code>{}</code></th>", e(metric));
     }
+    html.push_str("<th class=\"num\">judge calls</th><th class=\"num\">cost (USD)</th>");
     html.push_str("</tr></thead><tbody>\n");
     for run in &comparison.runs {
         let _ = write!(
@@ -109,6 +121,11 @@ pub fn render_compare_body(comparison: &Comparison) -> String {
             );
             let _ = write!(html, "<td class=\"num\">{shown}</td>");
         }
+        let [calls, usd] = judge_cells(run);
+        let _ = write!(
+            html,
+            "<td class=\"num\">{calls}</td><td class=\"num\">{usd}</td>"
+        );
         html.push_str("</tr>\n");
     }
     html.push_str("</tbody></table></div>\n");
@@ -200,8 +217,8 @@ pub fn render_compare_markdown(comparison: &Comparison) -> String {
     for metric in &comparison.metrics {
         let _ = write!(md, " `{}` |", cell(metric));
     }
-    md.push_str("\n|---|");
-    md.push_str(&"---:|".repeat(comparison.metrics.len()));
+    md.push_str(" judge calls | cost (USD) |\n|---|");
+    md.push_str(&"---:|".repeat(comparison.metrics.len() + 2));
     md.push('\n');
     for run in &comparison.runs {
         let _ = write!(md, "| {} |", cell(&run.name));
@@ -212,6 +229,8 @@ pub fn render_compare_markdown(comparison: &Comparison) -> String {
                 number(run.metrics.get(metric).and_then(|m| m.mean))
             );
         }
+        let [calls, usd] = judge_cells(run);
+        let _ = write!(md, " {calls} | {usd} |");
         md.push('\n');
     }
     let s = &comparison.settings;

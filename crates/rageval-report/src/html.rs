@@ -2,7 +2,8 @@
 //! style sheet from anywhere else, so it opens offline and can be mailed as one file.
 //!
 //! It shows per-metric means with 95% intervals, each metric's distribution as an inline SVG
-//! histogram, undefined and failed counts with their reasons, and a per-sample table whose
+//! histogram, undefined and failed counts with their reasons, the judge's calls, tokens, cost
+//! and parse-ladder counts, and a per-sample table whose
 //! rows link to the sample's drill-down: question, answer, references, the numbered
 //! contexts, and every metric's outcome with each verdict, its reason and the contexts it
 //! cites. Every string from data passes through [`escape_html`]; the templates are `format!`
@@ -15,6 +16,7 @@ use std::fmt::Write as _;
 use rageval_core::{Evidence, Outcome, Sample, Verdict, VerdictTarget};
 
 use crate::escape::escape_html as e;
+use crate::judge_report::judge_html;
 use crate::page::{html_document, number, shorten};
 use crate::svg::{IntervalRow, histogram, interval_chart};
 use crate::{MetricSummary, RunData};
@@ -58,12 +60,14 @@ pub fn render_html(run: &RunData, samples: &[Sample]) -> String {
 }
 
 /// The top of a run's report as an HTML fragment: run facts, the summary table with
-/// intervals and histograms, the interval chart, and undefined/failed reasons.
+/// intervals and histograms, the interval chart, undefined/failed reasons, and the judge's
+/// calls, tokens, cost and parse ladder.
 pub fn render_run_summary(run: &RunData) -> String {
     let metrics = run.metric_names();
     let mut html = meta_table(run);
     html.push_str(&summary_section(run, &metrics));
     html.push_str(&reasons_section(run, &metrics));
+    html.push_str(&judge_html(run.summary.judge.as_ref()));
     html
 }
 

@@ -12,6 +12,8 @@
 //! - [`RunDir`]: creates, finishes or abandons a run directory.
 //! - [`Manifest`], [`ResultRecord`], [`Summary`]: the files' contents.
 //! - [`Aggregator`]: turns outcomes into a [`Summary`].
+//! - [`JudgeAccount`], [`Session`]: what the judge was asked, per `eval` session (in the
+//!   manifest) and summed (in the summary).
 //! - [`RunData`]: a finished run read back; [`write_reports`] writes its human files.
 //! - [`render_html`], [`render_markdown`], [`write_xlsx`]: each human file alone;
 //!   [`render_run_summary`], [`render_sample_table`] and [`render_compare_body`] are pieces
@@ -24,6 +26,7 @@
 //! This crate knows no model and no metric formula; it stores and shows what metrics
 //! return. Reading datasets is `rageval-core`'s job: writers take the samples as given.
 
+mod accounting;
 mod compare;
 mod compare_render;
 mod error;
@@ -31,6 +34,7 @@ mod escape;
 mod gate;
 mod html;
 mod journal;
+mod judge_report;
 mod manifest;
 mod markdown;
 mod page;
@@ -45,6 +49,10 @@ pub mod testing;
 mod time;
 mod xlsx;
 
+pub use accounting::{
+    CallTally, JudgeAccount, JudgeModel, JudgeUsage, ModelPrice, RungTally, Session, SessionEnd,
+    TaskTally,
+};
 pub use compare::{CompareSettings, Comparison, MetricDelta, PairComparison, SampleFlip};
 pub use compare_render::{
     compare_title, render_compare_body, render_compare_html, render_compare_markdown,

@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::Session;
+
 /// Version of the run-directory layout; bumped when a file changes shape.
 pub const RUN_FORMAT_VERSION: u32 = 1;
 
@@ -54,6 +56,10 @@ pub struct Manifest {
     pub started_at: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finished_at: Option<String>,
+    /// Every `eval` invocation on this run so far (more than one when it was resumed), with
+    /// what each asked of the judge.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sessions: Vec<Session>,
 }
 
 impl Manifest {
@@ -77,6 +83,7 @@ impl Manifest {
             settings,
             started_at: crate::utc_timestamp(),
             finished_at: None,
+            sessions: Vec::new(),
         }
     }
 }

@@ -1,11 +1,13 @@
 //! `report.md`: the run's summary in Markdown, for pull requests and chat — the summary
-//! table, undefined and failed counts with reasons, and each metric's lowest-scoring samples.
+//! table, undefined and failed counts with reasons, the judge's calls, tokens and cost, and
+//! each metric's lowest-scoring samples.
 //! Cells from data are escaped so a table never breaks and no HTML from an answer renders.
 
 use std::fmt::Write as _;
 
 use crate::RunData;
 use crate::escape::escape_markdown_cell as cell;
+use crate::judge_report::judge_markdown;
 use crate::page::number;
 
 /// Samples listed per metric under "lowest-scoring samples".
@@ -73,6 +75,7 @@ pub fn render_markdown(run: &RunData) -> String {
         md.push_str("\n## Undefined and failed\n\n");
         md.push_str(&reasons);
     }
+    md.push_str(&judge_markdown(run.summary.judge.as_ref()));
 
     md.push_str("\n## Lowest-scoring samples\n");
     for name in &metrics {

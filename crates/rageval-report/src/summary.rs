@@ -9,6 +9,8 @@ use rageval_core::Outcome;
 use rageval_core::stats::{bootstrap_mean_ci, mean};
 use serde::{Deserialize, Serialize};
 
+use crate::JudgeAccount;
+
 /// Confidence level of `ci95`.
 const CONFIDENCE: f64 = 0.95;
 
@@ -49,6 +51,10 @@ pub struct Summary {
     pub metric_order: Vec<String>,
     pub metrics: BTreeMap<String, MetricSummary>,
     pub bootstrap: BootstrapSettings,
+    /// Who judged the run and what it asked of the judge, over every session (absent in
+    /// runs written before accounting, and in summaries of no run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<JudgeAccount>,
 }
 
 #[derive(Debug, Default)]
@@ -127,6 +133,7 @@ impl Aggregator {
                 seed,
                 level: CONFIDENCE,
             },
+            judge: None,
         }
     }
 }

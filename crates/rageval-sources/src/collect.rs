@@ -201,72 +201,37 @@ struct Provenance {
 }
 
 #[derive(Serialize)]
-struct ContextRecord<'a> {
-    id: &'a str,
-    text: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    score: Option<f64>,
-}
-
-#[derive(Serialize)]
 struct Collected<'a> {
     #[serde(flatten)]
     provenance: &'a Provenance,
     millis: u64,
     attempts: u32,
+    #[serde(skip_serializing_if = "Map::is_empty")]
+    generation: &'a Map<String, Value>,
 }
 
-/// One output line. Field names are the canonical ones the dataset readers know.
-#[derive(Serialize)]
-struct Record<'a> {
-    id: &'a str,
-    question: &'a str,
-    answer: &'a str,
-    contexts: Vec<ContextRecord<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    reference: Option<Value>,
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    reference_contexts: &'a [String],
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    reference_context_ids: &'a [String],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    reference_statements: Option<&'a Vec<String>>,
-    #[serde(flatten)]
-    metadata: Map<String, Value>,
-    collected: Collected<'a>,
-}
-
-fn record<'a>(sample: &'a Sample, asked: &'a Asked, provenance: &'a Provenance) -> Record<'a> {
-    let reference = match sample.references.as_slice() {
-        [] => None,
-        [one] => Some(Value::String(one.clone())),
-        many => Some(Value::from(many.to_vec())),
+/// One output record: the question's sample with the collected answer and contexts, and
+/// the provenance under [`COLLECTED_KEY`]. Statements and questions derived from an earlier
+/// answer are dropped (they describe another answer); everything else is kept as read.
+fn record(sample: &Sample, asked: &Asked, provenance: &Provenance) -> Sample {
+    let collected = Collected {
+        provenance,
+        millis: asked.millis,
+        attempts: asked.generated.attempts,
+        generation: &asked.generated.details,
     };
     let mut metadata = sample.metadata.clone();
-    metadata.remove(COLLECTED_KEY);
-    Record {
-        id: &sample.id,
-        question: &sample.question,
-        answer: &asked.generated.answer,
-        contexts: asked
-            .contexts
-            .iter()
-            .map(|c| ContextRecord {
-                id: &c.id,
-                text: &c.text,
-                score: c.score.filter(|s| s.is_finite()),
-            })
-            .collect(),
-        reference,
-        reference_contexts: &sample.reference_contexts,
-        reference_context_ids: &sample.reference_context_ids,
-        reference_statements: sample.reference_statements.as_ref(),
+    metadata.insert(
+        COLLECTED_KEY.into(),
+        serde_json::to_value(&collected).unwrap_or(Value::Null),
+    );
+    Sample {
+        answer: Some(asked.generated.answer.clone()),
+        contexts: asked.contexts.iter().map(Retrieved::to_context).collect(),
+        answer_statements: None,
+        simulated_questions: None,
         metadata,
-        collected: Collected {
-            provenance,
-            millis: asked.millis,
-            attempts: asked.generated.attempts,
-        },
+        ..sample.clone()
     }
 }
 

@@ -62,6 +62,9 @@ pub struct SourcesFile {
     pub service: Option<ServiceSection>,
     /// `[local]`
     pub local: Option<LocalSection>,
+    /// `[judge]`: the judge's settings (read by `rageval-judge`, which chooses the baseline
+    /// generator's chat model), allowed here so one file can hold both.
+    pub judge: Option<toml::Value>,
 }
 
 /// `[elasticsearch]` as written.

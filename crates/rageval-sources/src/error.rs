@@ -192,6 +192,10 @@ pub enum SourceError {
     #[error("embedding failed")]
     Embedding(#[source] rageval_judge::JudgeError),
 
+    /// The chat model behind a generator gave no usable answer (or none is configured).
+    #[error("answering from the contexts failed")]
+    Answer(#[source] rageval_tasks::TaskError),
+
     /// The questions file could not be read.
     #[error(transparent)]
     Dataset(#[from] rageval_core::dataset::DatasetError),
@@ -223,6 +227,7 @@ impl SourceError {
             | SourceError::Output { .. }
             | SourceError::Dataset(_) => true,
             SourceError::RetriesExhausted { last, .. } => last.is_fatal(),
+            SourceError::Answer(error) => answer_is_fatal(error),
             _ => false,
         }
     }
@@ -241,5 +246,27 @@ impl SourceError {
             path: path.into(),
             source,
         }
+    }
+}
+/// Whether a chat model's failure will recur for every question: no model configured, a
+/// cap reached, bad settings, or an endpoint that refuses the credentials or the model.
+fn answer_is_fatal(error: &rageval_tasks::TaskError) -> bool {
+    use rageval_judge::JudgeError;
+    match error {
+        rageval_tasks::TaskError::Unavailable { .. } => true,
+        rageval_tasks::TaskError::Judge { source, .. } => {
+            source.is_stop()
+                || matches!(
+                    source,
+                    JudgeError::Settings(_)
+                        | JudgeError::Client { .. }
+                        | JudgeError::Config { .. }
+                        | JudgeError::Status {
+                            status: 401 | 403 | 404,
+                            ..
+                        }
+                )
+        }
+        _ => false,
     }
 }

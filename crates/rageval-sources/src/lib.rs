@@ -8,6 +8,8 @@
 //!   streamed lines or server-sent events.
 //! - [`local`]: the embedded index — loaders, seed S4's splitter, tantivy BM25 with jieba,
 //!   optional embeddings and hybrid ranking.
+//! - [`baseline`]: [`BaselineGenerator`], seed S4's baseline RAG — retrieved contexts
+//!   answered by the judge's chat model through the typed task `AnswerFromContexts`.
 //! - [`collect`](mod@collect): concurrent, resumable collection into the JSONL dataset `rageval eval`
 //!   reads.
 //! - [`template`]: `{{placeholder}}` templates with positioned errors; [`json_path`]: dotted
@@ -15,9 +17,10 @@
 //! - [`config`]: the TOML sources file and the `RAGEVAL_ES_*` variables.
 //! - [`error`]: [`SourceError`], and which errors are retryable or fatal.
 //!
-//! Model calls (embeddings, and answers of a generator built on a chat model) go through
-//! `rageval-judge`; this crate holds no prompt text. It never prints and never exits.
+//! Model calls go through `rageval-judge` (embeddings) and `rageval-tasks` (the baseline's
+//! answers); this crate holds no prompt text. It never prints and never exits.
 
+pub mod baseline;
 pub mod collect;
 pub mod config;
 pub mod elastic;
@@ -30,6 +33,7 @@ pub mod service;
 pub mod system;
 pub mod template;
 
+pub use baseline::BaselineGenerator;
 pub use collect::{CollectOptions, CollectReport, ContextSource, Progress, collect};
 pub use config::{LocalSettings, SourcesConfig};
 pub use elastic::{EsAuth, EsRetriever, EsSettings};

@@ -178,6 +178,7 @@ impl RagService {
                     answer,
                     contexts,
                     attempts: attempt,
+                    details: serde_json::Map::new(),
                 });
             }
             if attempt < attempts {

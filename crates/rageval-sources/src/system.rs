@@ -7,7 +7,8 @@
 //! [`LocalRetriever`](crate::LocalRetriever) and [`RagService`](crate::RagService) (a
 //! generator, and the source of contexts when the service returns them). A generator that
 //! answers with a configured chat model through the judge pipeline implements [`Generator`]
-//! the same way; prompt text belongs to the crate that owns judge tasks, not here.
+//! the same way ([`BaselineGenerator`](crate::BaselineGenerator)); prompt text belongs to the
+//! crate that owns judge tasks, not here.
 
 use rageval_core::{Context, Sample};
 use rageval_judge::BoxFuture;
@@ -49,6 +50,9 @@ pub struct Generated {
     pub contexts: Option<Vec<Retrieved>>,
     /// Requests it took (1 unless empty answers or retryable errors were retried).
     pub attempts: u32,
+    /// What the generator says about how it answered (the baseline: model, template,
+    /// tokens, whether the contexts held the answer); kept in the record's `collected`.
+    pub details: Map<String, Value>,
 }
 
 /// Turns a question into ranked contexts.

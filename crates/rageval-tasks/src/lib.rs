@@ -4,7 +4,8 @@
 //! Callers ask a [`TaskJudge`] for a typed task — [`SplitStatements`], [`SupportVerdicts`],
 //! [`ContextRelevance`], [`ContextUsefulness`], [`AnswerRubric`], [`GenerateQuestions`],
 //! [`QuestionSimilarity`], [`ExtractEntities`], [`GradeRelevance`], [`PairwisePreference`],
-//! [`AnswerFromContexts`], [`MergeAnswers`] — and get a [`Judged`] value that says who
+//! [`AnswerFromContexts`], [`MergeAnswers`], and [`ContextsCheck`] (several of these against
+//! one sample's contexts in one call) — and get a [`Judged`] value that says who
 //! answered (model and template `id@version`, or heuristic and thresholds), the ladder rung,
 //! token usage and whether it came from the cache.
 //!
@@ -40,11 +41,11 @@ pub use heuristic::Heuristic;
 pub use judged::{HeuristicInfo, Implementation, Judged, Threshold};
 pub use measured::{Measurement, measurements};
 pub use prompt::{Lang, LangChoice};
-pub use router::{Answerer, Policy, Route, TaskJudge, TaskRoute};
+pub use router::{Answerer, Policy, Route, TaskCalls, TaskJudge, TaskRoute};
 pub use task::{
     AnswerFromContexts, AnswerRubric, ContextAnswer, ContextRelevance, ContextUsefulness,
-    ExtractEntities, GenerateQuestions, GeneratedQuestions, GradeRelevance, MergeAnswers,
-    PairwisePreference, Preference, Preferred, QuestionSimilarity, RelevanceGrade,
-    RelevanceVerdict, RubricScore, SimilarityVerdict, SplitStatements, Support, SupportVerdict,
-    SupportVerdicts, TaskFamily, TaskKind, UsefulnessVerdict,
+    ContextsCheck, ContextsChecked, ExtractEntities, GenerateQuestions, GeneratedQuestions,
+    GradeRelevance, MergeAnswers, PairwisePreference, Preference, Preferred, QuestionSimilarity,
+    RelevanceGrade, RelevanceVerdict, RubricScore, SimilarityVerdict, SplitStatements, Support,
+    SupportVerdict, SupportVerdicts, TaskFamily, TaskKind, UsefulnessVerdict,
 };

@@ -19,10 +19,10 @@ use crate::prompt::{Fence, LangChoice};
 use crate::schema::{Shape, item_key, output_schema};
 use crate::task::{
     AnswerFromContexts, AnswerRubric, ContextAnswer, ContextRelevance, ContextUsefulness,
-    ExtractEntities, GenerateQuestions, GeneratedQuestions, GradeRelevance, MergeAnswers,
-    PairwisePreference, Preference, Preferred, QuestionSimilarity, RelevanceGrade,
-    RelevanceVerdict, RubricScore, SimilarityVerdict, SplitStatements, Support, SupportVerdict,
-    SupportVerdicts, TaskKind, UsefulnessVerdict,
+    ContextsCheck, ContextsChecked, ExtractEntities, GenerateQuestions, GeneratedQuestions,
+    GradeRelevance, MergeAnswers, PairwisePreference, Preference, Preferred, QuestionSimilarity,
+    RelevanceGrade, RelevanceVerdict, RubricScore, SimilarityVerdict, SplitStatements, Support,
+    SupportVerdict, SupportVerdicts, TaskKind, UsefulnessVerdict,
 };
 
 /// What the LLM path needs to know about a task.
@@ -41,6 +41,10 @@ pub(crate) trait LlmTask {
     fn shape(&self) -> Shape {
         Shape::default()
     }
+    /// The optional template parts this call asks for.
+    fn template_parts(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
     /// The typed value, or why the (schema-valid) answer cannot be used.
     fn convert(&self, raw: Self::Raw) -> Result<Self::Output, String>;
 }
@@ -54,7 +58,13 @@ pub(crate) async fn ask<T: LlmTask>(
     let lang = lang.pick(task.deciding_text());
     let parts = task.parts();
     let fence = Fence::around(material(&parts));
-    let rendered = render(T::KIND, lang, &fence, &slots(&fence, &parts))?;
+    let rendered = render(
+        T::KIND,
+        lang,
+        &fence,
+        &slots(&fence, &parts),
+        &task.template_parts(),
+    )?;
     let request = StructuredRequest {
         template: rendered.template.clone(),
         messages: rendered.messages,
@@ -257,24 +267,152 @@ impl LlmTask for SupportVerdicts {
         Shape {
             items: self.statements.len(),
             contexts: self.contexts.len(),
+            ..Shape::default()
         }
     }
     fn convert(&self, mut raw: SupportRaw) -> Result<Vec<SupportVerdict>, String> {
-        (0..self.statements.len())
-            .map(|i| {
-                let item = take_item(&mut raw.verdicts, 's', i)?;
-                let context = match item.supporting_context {
-                    0 => None,
-                    n if n <= self.contexts.len() => Some(n - 1),
-                    n => return Err(format!("supporting context {n} does not exist")),
-                };
-                Ok(SupportVerdict {
-                    support: item.verdict,
-                    context,
-                    reason: item.reason,
+        keyed_verdicts(
+            &mut raw.verdicts,
+            self.statements.len(),
+            self.contexts.len(),
+        )
+    }
+}
+
+/// The verdicts on `count` statements keyed `s1..`, in order.
+fn keyed_verdicts(
+    items: &mut BTreeMap<String, SupportItem>,
+    count: usize,
+    contexts: usize,
+) -> Result<Vec<SupportVerdict>, String> {
+    (0..count)
+        .map(|i| take_item(items, 's', i)?.into_verdict(contexts))
+        .collect()
+}
+
+impl SupportItem {
+    fn into_verdict(self, contexts: usize) -> Result<SupportVerdict, String> {
+        let context = match self.supporting_context {
+            0 => None,
+            n if n <= contexts => Some(n - 1),
+            n => return Err(format!("supporting context {n} does not exist")),
+        };
+        Ok(SupportVerdict {
+            support: self.verdict,
+            context,
+            reason: self.reason,
+        })
+    }
+}
+
+#[derive(Deserialize)]
+pub(crate) struct ContextsRaw {
+    #[serde(default)]
+    reference_claims: Vec<ClaimItem>,
+    #[serde(default)]
+    useful_passages: BTreeMap<String, UsefulnessRaw>,
+    #[serde(default)]
+    verdicts: BTreeMap<String, SupportItem>,
+}
+
+#[derive(Deserialize)]
+struct ClaimItem {
+    claim: String,
+    #[serde(flatten)]
+    support: SupportItem,
+}
+
+impl LlmTask for ContextsCheck {
+    const KIND: TaskKind = TaskKind::ContextsCheck;
+    type Raw = ContextsRaw;
+    type Output = ContextsChecked;
+    fn deciding_text(&self) -> &str {
+        &self.question
+    }
+    fn parts(&self) -> Vec<Part<'_>> {
+        let mut parts = vec![
+            text("question", &self.question),
+            Part::Items {
+                slot: "contexts",
+                label: "passage",
+                key: None,
+                items: &self.contexts,
+            },
+            Part::Plain {
+                slot: "count",
+                value: self.contexts.len().to_string(),
+            },
+            Part::Plain {
+                slot: "keys",
+                value: key_list('s', self.statements.len()),
+            },
+            Part::Items {
+                slot: "statements",
+                label: "statement",
+                key: Some('s'),
+                items: &self.statements,
+            },
+        ];
+        if let Some(reference) = &self.reference {
+            parts.push(text("reference", reference));
+        }
+        parts
+    }
+    fn shape(&self) -> Shape {
+        Shape {
+            items: self.statements.len(),
+            contexts: self.contexts.len(),
+            split: self.split_reference,
+            usefulness: self.usefulness,
+        }
+    }
+    fn template_parts(&self) -> Vec<&'static str> {
+        let mut on = Vec::new();
+        if self.split_reference {
+            on.push("split");
+        }
+        if self.usefulness {
+            on.push("useful");
+        }
+        if self.split_reference || self.usefulness {
+            on.push("reference_input");
+        }
+        if !self.statements.is_empty() {
+            on.extend(["given", "given_input"]);
+        }
+        on
+    }
+    fn convert(&self, mut raw: ContextsRaw) -> Result<ContextsChecked, String> {
+        let contexts = self.contexts.len();
+        let mut checked = ContextsChecked {
+            verdicts: keyed_verdicts(&mut raw.verdicts, self.statements.len(), contexts)?,
+            ..ContextsChecked::default()
+        };
+        for item in raw.reference_claims {
+            let claim = item.claim.trim();
+            if claim.is_empty() || checked.reference_statements.iter().any(|s| s == claim) {
+                continue;
+            }
+            checked.reference_statements.push(claim.to_owned());
+            checked
+                .reference_verdicts
+                .push(item.support.into_verdict(contexts)?);
+        }
+        if self.usefulness {
+            checked.usefulness = (1..=contexts)
+                .map(|n| {
+                    let raw = raw
+                        .useful_passages
+                        .remove(&n.to_string())
+                        .ok_or_else(|| format!("the answer has no usefulness for passage {n}"))?;
+                    Ok(UsefulnessVerdict {
+                        useful: raw.useful,
+                        reason: raw.reason,
+                    })
                 })
-            })
-            .collect()
+                .collect::<Result<_, String>>()?;
+        }
+        Ok(checked)
     }
 }
 
@@ -362,7 +500,8 @@ impl LlmTask for AnswerRubric {
 
 #[derive(Deserialize)]
 pub(crate) struct QuestionsRaw {
-    noncommittal: bool,
+    /// 1 when noncommittal (the schema allows 0 or 1).
+    noncommittal: u8,
     questions: Vec<String>,
 }
 
@@ -385,7 +524,7 @@ impl LlmTask for GenerateQuestions {
     fn shape(&self) -> Shape {
         Shape {
             items: self.n,
-            contexts: 0,
+            ..Shape::default()
         }
     }
     fn convert(&self, raw: QuestionsRaw) -> Result<GeneratedQuestions, String> {
@@ -395,7 +534,7 @@ impl LlmTask for GenerateQuestions {
                 .into_iter()
                 .map(|q| q.trim().to_owned())
                 .collect(),
-            noncommittal: raw.noncommittal,
+            noncommittal: raw.noncommittal == 1,
         })
     }
 }
@@ -440,7 +579,7 @@ impl LlmTask for QuestionSimilarity {
     fn shape(&self) -> Shape {
         Shape {
             items: self.candidates.len(),
-            contexts: 0,
+            ..Shape::default()
         }
     }
     fn convert(&self, mut raw: SimilarityRaw) -> Result<Vec<SimilarityVerdict>, String> {

@@ -5,9 +5,12 @@
 //!
 //! Inputs with nothing to judge are answered by a rule without any call (no statements → no
 //! verdicts; no contexts → nothing supported, no answer). Everything else goes to the routed
-//! implementation.
+//! implementation. [`ContextsCheck`] has no route of its own: it goes to the chat model when
+//! the chat model answers each of its parts (splitting, support verdicts, usefulness), and
+//! is unavailable otherwise, so that callers ask the parts separately.
 
 use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
 
 use rageval_judge::{ChatModel, Judge, Models, TemplateId};
 use serde::{Deserialize, Serialize};
@@ -20,10 +23,10 @@ use crate::measured::{Measurement, measurements_for};
 use crate::prompt::{Lang, LangChoice, pack};
 use crate::task::{
     AnswerFromContexts, AnswerRubric, ContextAnswer, ContextRelevance, ContextUsefulness,
-    ExtractEntities, GenerateQuestions, GeneratedQuestions, GradeRelevance, MergeAnswers,
-    PairwisePreference, Preference, QuestionSimilarity, RelevanceGrade, RelevanceVerdict,
-    RubricScore, SimilarityVerdict, SplitStatements, Support, SupportVerdict, SupportVerdicts,
-    TaskFamily, TaskKind, UsefulnessVerdict,
+    ContextsCheck, ContextsChecked, ExtractEntities, GenerateQuestions, GeneratedQuestions,
+    GradeRelevance, MergeAnswers, PairwisePreference, Preference, QuestionSimilarity,
+    RelevanceGrade, RelevanceVerdict, RubricScore, SimilarityVerdict, SplitStatements, Support,
+    SupportVerdict, SupportVerdicts, TaskFamily, TaskKind, UsefulnessVerdict,
 };
 
 /// Which implementation a task should use.
@@ -136,13 +139,25 @@ impl TaskRoute {
     }
 }
 
-/// The router. Cheap to clone (the judge and heuristic are shared).
+/// How many times each implementation was asked one task (for the run's accounting: a
+/// heuristic answer costs nothing but is a call). Answers given by a rule, without
+/// judgement, are not counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskCalls {
+    /// Asked of the chat model (answered or not).
+    pub llm: u64,
+    /// Answered by the heuristic judge.
+    pub heuristic: u64,
+}
+
+/// The router. Cheap to clone (the judge, the heuristic and the call counts are shared).
 #[derive(Clone)]
 pub struct TaskJudge {
     llm: Option<Judge<Models>>,
     heuristic: Option<Heuristic>,
     policy: Policy,
     lang: LangChoice,
+    calls: Arc<Mutex<BTreeMap<TaskKind, TaskCalls>>>,
 }
 
 impl std::fmt::Debug for TaskJudge {
@@ -171,6 +186,7 @@ impl TaskJudge {
             heuristic: None,
             policy,
             lang: LangChoice::Auto,
+            calls: Arc::default(),
         }
     }
 
@@ -198,6 +214,27 @@ impl TaskJudge {
         self.llm.as_ref()
     }
 
+    /// Per task, how many times each implementation was asked so far (by this router and
+    /// its clones).
+    pub fn calls(&self) -> BTreeMap<TaskKind, TaskCalls> {
+        self.calls
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+
+    fn count(&self, task: TaskKind, route: Route) {
+        let mut calls = self
+            .calls
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let entry = calls.entry(task).or_default();
+        match route {
+            Route::Llm => entry.llm += 1,
+            Route::Heuristic => entry.heuristic += 1,
+        }
+    }
+
     /// The policy.
     pub fn policy(&self) -> &Policy {
         &self.policy
@@ -205,6 +242,9 @@ impl TaskJudge {
 
     /// The route `task` takes now, or why none can answer it.
     pub fn route(&self, task: TaskKind) -> Result<Route, TaskError> {
+        if task == TaskKind::ContextsCheck {
+            return self.contexts_check_route();
+        }
         let llm = self.llm.is_some();
         let heuristic = self.heuristic.is_some() && Heuristic::supports(task);
         match (self.policy.preferred(task), llm, heuristic) {
@@ -219,6 +259,26 @@ impl TaskJudge {
                 },
             }),
         }
+    }
+
+    /// [`TaskKind::ContextsCheck`]: the chat model when it answers every part.
+    fn contexts_check_route(&self) -> Result<Route, TaskError> {
+        let parts = [
+            TaskKind::SplitStatements,
+            TaskKind::SupportVerdicts,
+            TaskKind::ContextUsefulness,
+        ];
+        for part in parts {
+            if self.route(part)? != Route::Llm {
+                return Err(TaskError::Unavailable {
+                    task: TaskKind::ContextsCheck,
+                    why: format!(
+                        "{part} is not answered by the chat model; ask the parts separately"
+                    ),
+                });
+            }
+        }
+        Ok(Route::Llm)
     }
 
     /// Per task: who answers it and its measured agreement.
@@ -259,7 +319,10 @@ impl TaskJudge {
 
     async fn run_llm<T: LlmTask>(&self, task: &T) -> Result<Judged<T::Output>, TaskError> {
         match &self.llm {
-            Some(judge) => llm::ask(judge, self.lang, task).await,
+            Some(judge) => {
+                self.count(T::KIND, Route::Llm);
+                llm::ask(judge, self.lang, task).await
+            }
             None => Err(TaskError::Unavailable {
                 task: T::KIND,
                 why: "no chat model is configured".into(),
@@ -275,7 +338,11 @@ impl TaskJudge {
     ) -> Result<Judged<T::Output>, TaskError> {
         match self.route(T::KIND)? {
             Route::Llm => self.run_llm(task).await,
-            Route::Heuristic => Ok(heuristic(self.heuristic(T::KIND)?)),
+            Route::Heuristic => {
+                let judged = heuristic(self.heuristic(T::KIND)?);
+                self.count(T::KIND, Route::Heuristic);
+                Ok(judged)
+            }
         }
     }
 
@@ -319,6 +386,41 @@ impl TaskJudge {
             return Ok(Judged::by_rule(verdicts, "no context supports anything"));
         }
         self.either(task, |h| h.support_verdicts(task)).await
+    }
+
+    /// [`ContextsCheck`], in one chat-model call. Nothing asked → an empty answer (no call);
+    /// a part that needs the reference without one, or contexts that are all blank, is an
+    /// input error (ask [`TaskJudge::support_verdicts`] then, whose rule covers it).
+    pub async fn contexts_check(
+        &self,
+        task: &ContextsCheck,
+    ) -> Result<Judged<ContextsChecked>, TaskError> {
+        let input = |why: &str| TaskError::Input {
+            task: TaskKind::ContextsCheck,
+            why: why.to_owned(),
+        };
+        let needs_reference = task.split_reference || task.usefulness;
+        if !needs_reference && task.statements.is_empty() {
+            return Ok(Judged::by_rule(
+                ContextsChecked::default(),
+                "nothing to check",
+            ));
+        }
+        if needs_reference
+            && task
+                .reference
+                .as_deref()
+                .is_none_or(|r| r.trim().is_empty())
+        {
+            return Err(input(
+                "there is no reference to split or to judge usefulness for",
+            ));
+        }
+        if task.contexts.iter().all(|c| c.trim().is_empty()) {
+            return Err(input("every context is blank"));
+        }
+        self.route(TaskKind::ContextsCheck)?;
+        self.run_llm(task).await
     }
 
     /// [`ContextRelevance`].
@@ -377,9 +479,9 @@ impl TaskJudge {
         match self.route(TaskKind::QuestionSimilarity)? {
             Route::Llm => self.run_llm(task).await,
             Route::Heuristic => {
-                self.heuristic(TaskKind::QuestionSimilarity)?
-                    .question_similarity(task)
-                    .await
+                let heuristic = self.heuristic(TaskKind::QuestionSimilarity)?;
+                self.count(TaskKind::QuestionSimilarity, Route::Heuristic);
+                heuristic.question_similarity(task).await
             }
         }
     }
@@ -486,6 +588,32 @@ mod tests {
             text: String::new(),
         };
         assert_send(&judge.split_statements(&split));
+    }
+
+    #[tokio::test]
+    async fn heuristic_answers_are_counted_and_rules_are_not() {
+        let judge = TaskJudge::new(Policy::offline()).with_heuristic(Heuristic::lexical());
+        let task = ContextRelevance {
+            question: "What is rust?".into(),
+            context: "Rust is a programming language.".into(),
+        };
+        let clone = judge.clone().with_lang(LangChoice::Force(Lang::En));
+        assert!(judge.context_relevance(&task).await.is_ok());
+        assert!(clone.context_relevance(&task).await.is_ok());
+        let nothing = SupportVerdicts {
+            statements: vec![],
+            contexts: vec![],
+        };
+        assert!(judge.support_verdicts(&nothing).await.is_ok());
+        let calls = judge.calls();
+        assert_eq!(calls.len(), 1);
+        assert_eq!(
+            calls[&TaskKind::ContextRelevance],
+            TaskCalls {
+                llm: 0,
+                heuristic: 2
+            }
+        );
     }
 
     #[test]

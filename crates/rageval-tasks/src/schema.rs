@@ -3,21 +3,27 @@
 //! labels, bounds for numbers, exact counts for per-item answers) and re-asks.
 //!
 //! Per-item answers are objects keyed by the item (`s1`, `s2`, … for statements; `q1`, … for
-//! candidate questions) rather than arrays, so that a missing or invented item is a schema
-//! violation rather than a silent shift. Field names sort with `reason` before the verdict,
-//! so that models that follow key order reason before they decide.
+//! candidate questions; `1`, `2`, … for passages) rather than arrays, so that a missing or
+//! invented item is a schema violation rather than a silent shift. The item schema is written
+//! once under `$defs` and referenced per key: schemas are sent with every call and billed as
+//! prompt tokens. Field names sort with `reason` before the verdict (and a claim's text before
+//! both), so that models that follow key order reason before they decide.
 
 use serde_json::{Map, Value, json};
 
 use crate::task::TaskKind;
 
-/// The sizes a schema depends on.
+/// The sizes and parts a schema depends on.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Shape {
     /// Items judged in one call (statements, candidate questions) or questions to write.
     pub items: usize,
     /// Contexts shown (bounds the supporting-context number).
     pub contexts: usize,
+    /// [`TaskKind::ContextsCheck`]: the reference is split and its claims judged.
+    pub split: bool,
+    /// [`TaskKind::ContextsCheck`]: each context is judged useful or not.
+    pub usefulness: bool,
 }
 
 /// The key of the `i`-th (0-based) item with prefix `prefix` (`s1`, `q3`, ...).
@@ -28,46 +34,41 @@ pub fn item_key(prefix: char, index: usize) -> String {
 /// The key prefix of the items of `task`, for the tasks answered per item.
 pub fn item_prefix(task: TaskKind) -> Option<char> {
     match task {
-        TaskKind::SupportVerdicts => Some('s'),
+        TaskKind::SupportVerdicts | TaskKind::ContextsCheck => Some('s'),
         TaskKind::QuestionSimilarity => Some('q'),
         _ => None,
     }
 }
 
+/// The labels of a support verdict, in the order prompts list them.
+pub const SUPPORT_LABELS: [&str; 4] = [
+    "fully_supported",
+    "partially_supported",
+    "not_supported",
+    "contradicted",
+];
+
 /// The JSON Schema of `task`'s answer for a call of `shape`.
 pub fn output_schema(task: TaskKind, shape: Shape) -> Value {
     match task {
         TaskKind::SplitStatements => object([("statements", text_list(None))]),
-        TaskKind::SupportVerdicts => object([(
-            "verdicts",
-            keyed(
-                's',
-                shape.items,
-                &object([
-                    ("reason", reason()),
-                    (
-                        "supporting_context",
-                        json!({"type": "integer", "minimum": 0, "maximum": shape.contexts}),
-                    ),
-                    (
-                        "verdict",
-                        json!({"type": "string", "enum": [
-                            "fully_supported", "partially_supported", "not_supported", "contradicted"
-                        ]}),
-                    ),
-                ]),
-            ),
-        )]),
+        TaskKind::SupportVerdicts => with_defs(
+            object([("verdicts", keyed(&keys('s', shape.items), "support"))]),
+            [("support", support_item(shape.contexts))],
+        ),
+        TaskKind::ContextsCheck => contexts_check(shape),
         TaskKind::ContextRelevance => verdict("relevant"),
         TaskKind::ContextUsefulness => verdict("useful"),
         TaskKind::AnswerRubric => object([("reason", reason()), ("score", integer(1, 5))]),
+        // 0/1 rather than a boolean, as ragas asks: a model answers either equally well.
         TaskKind::GenerateQuestions => object([
-            ("noncommittal", json!({"type": "boolean"})),
+            ("noncommittal", json!({"type": "integer", "enum": [0, 1]})),
             ("questions", text_list(Some(shape.items))),
         ]),
-        TaskKind::QuestionSimilarity => {
-            object([("verdicts", keyed('q', shape.items, &verdict("similar")))])
-        }
+        TaskKind::QuestionSimilarity => with_defs(
+            object([("verdicts", keyed(&keys('q', shape.items), "similar"))]),
+            [("similar", verdict("similar"))],
+        ),
         TaskKind::ExtractEntities => object([("entities", text_list(None))]),
         TaskKind::GradeRelevance => object([("reason", reason()), ("relevance", integer(0, 3))]),
         TaskKind::PairwisePreference => object([
@@ -85,8 +86,48 @@ pub fn output_schema(task: TaskKind, shape: Shape) -> Value {
     }
 }
 
+/// [`TaskKind::ContextsCheck`]: `reference_claims` (split), `useful_passages` (usefulness,
+/// keyed by passage number) and `verdicts` (given statements), each only when asked.
+fn contexts_check(shape: Shape) -> Value {
+    let mut fields = Vec::new();
+    let mut defs = Vec::new();
+    if shape.split {
+        fields.push((
+            "reference_claims",
+            json!({"type": "array", "items": {"$ref": "#/$defs/claim"}}),
+        ));
+        let mut claim = support_item(shape.contexts);
+        claim["properties"]["claim"] = json!({"type": "string", "minLength": 1});
+        claim["required"] = json!(["claim", "reason", "supporting_context", "verdict"]);
+        defs.push(("claim", claim));
+    }
+    if shape.usefulness {
+        let passages: Vec<String> = (1..=shape.contexts).map(|n| n.to_string()).collect();
+        fields.push(("useful_passages", keyed(&passages, "useful")));
+        defs.push(("useful", verdict("useful")));
+    }
+    if shape.items > 0 {
+        fields.push(("verdicts", keyed(&keys('s', shape.items), "support")));
+        defs.push(("support", support_item(shape.contexts)));
+    }
+    with_defs(object(fields), defs)
+}
+
+/// One statement's support verdict, with the number of its supporting context (0 for none).
+fn support_item(contexts: usize) -> Value {
+    object([
+        ("reason", reason()),
+        (
+            "supporting_context",
+            json!({"type": "integer", "minimum": 0, "maximum": contexts}),
+        ),
+        ("verdict", json!({"type": "string", "enum": SUPPORT_LABELS})),
+    ])
+}
+
 /// A closed object: every property required, nothing else allowed.
-fn object<const N: usize>(properties: [(&str, Value); N]) -> Value {
+fn object<'a>(properties: impl IntoIterator<Item = (&'a str, Value)>) -> Value {
+    let properties: Vec<(&str, Value)> = properties.into_iter().collect();
     let required: Vec<&str> = properties.iter().map(|(name, _)| *name).collect();
     let properties: Map<String, Value> = properties
         .into_iter()
@@ -100,9 +141,26 @@ fn object<const N: usize>(properties: [(&str, Value); N]) -> Value {
     })
 }
 
-/// An object with exactly the keys `p1..pn`, each matching `item`.
-fn keyed(prefix: char, count: usize, item: &Value) -> Value {
-    let keys: Vec<String> = (0..count).map(|i| item_key(prefix, i)).collect();
+/// `schema` with `defs` under `$defs` (where `keyed` points).
+fn with_defs<'a>(mut schema: Value, defs: impl IntoIterator<Item = (&'a str, Value)>) -> Value {
+    let defs: Map<String, Value> = defs
+        .into_iter()
+        .map(|(name, def)| (name.to_owned(), def))
+        .collect();
+    if !defs.is_empty() {
+        schema["$defs"] = Value::Object(defs);
+    }
+    schema
+}
+
+/// The keys `p1..pn`.
+fn keys(prefix: char, count: usize) -> Vec<String> {
+    (0..count).map(|i| item_key(prefix, i)).collect()
+}
+
+/// An object with exactly `keys`, each matching `$defs/<def>`.
+fn keyed(keys: &[String], def: &str) -> Value {
+    let item = json!({"$ref": format!("#/$defs/{def}")});
     let properties: Map<String, Value> =
         keys.iter().map(|key| (key.clone(), item.clone())).collect();
     json!({
@@ -148,6 +206,7 @@ mod tests {
             Shape {
                 items: 2,
                 contexts: 3,
+                ..Shape::default()
             },
         );
         let item = |verdict: &str, context: i64| json!({"reason": "r", "supporting_context": context, "verdict": verdict});
@@ -177,13 +236,15 @@ mod tests {
             TaskKind::GenerateQuestions,
             Shape {
                 items: 3,
-                contexts: 0,
+                ..Shape::default()
             },
         );
-        let two = json!({"noncommittal": false, "questions": ["a?", "b?"]});
+        let two = json!({"noncommittal": 0, "questions": ["a?", "b?"]});
         assert!(validate(&two, &questions).is_err());
-        let three = json!({"noncommittal": false, "questions": ["a?", "b?", "c?"]});
+        let three = json!({"noncommittal": 0, "questions": ["a?", "b?", "c?"]});
         assert!(validate(&three, &questions).is_ok());
+        let flag = json!({"noncommittal": 2, "questions": ["a?", "b?", "c?"]});
+        assert!(validate(&flag, &questions).is_err());
     }
 
     #[test]
@@ -194,6 +255,8 @@ mod tests {
                 Shape {
                     items: 2,
                     contexts: 2,
+                    split: true,
+                    usefulness: true,
                 },
             );
             assert_eq!(schema["type"], "object", "{task}");

@@ -37,6 +37,8 @@ pub enum TaskKind {
     AnswerFromContexts,
     /// [`MergeAnswers`].
     MergeAnswers,
+    /// [`ContextsCheck`].
+    ContextsCheck,
 }
 
 /// Whether a task judges given material or writes new text; the router's policy chooses an
@@ -52,7 +54,7 @@ pub enum TaskFamily {
 
 impl TaskKind {
     /// Every task, in a stable order.
-    pub const ALL: [TaskKind; 12] = [
+    pub const ALL: [TaskKind; 13] = [
         TaskKind::SplitStatements,
         TaskKind::SupportVerdicts,
         TaskKind::ContextRelevance,
@@ -65,6 +67,7 @@ impl TaskKind {
         TaskKind::PairwisePreference,
         TaskKind::AnswerFromContexts,
         TaskKind::MergeAnswers,
+        TaskKind::ContextsCheck,
     ];
 
     /// The snake_case name (also the prompt template's name).
@@ -82,10 +85,13 @@ impl TaskKind {
             TaskKind::PairwisePreference => "pairwise_preference",
             TaskKind::AnswerFromContexts => "answer_from_contexts",
             TaskKind::MergeAnswers => "merge_answers",
+            TaskKind::ContextsCheck => "contexts_check",
         }
     }
 
-    /// Verdict or generation.
+    /// Verdict or generation. [`TaskKind::ContextsCheck`] counts as a verdict task, though it
+    /// may also split a text: the router answers it in one call only when the chat model
+    /// answers all of its parts.
     pub fn family(self) -> TaskFamily {
         match self {
             TaskKind::SplitStatements
@@ -343,6 +349,47 @@ pub struct AnswerFromContexts {
 pub struct ContextAnswer {
     /// The answer, or `None` when the contexts do not contain it ("unknown").
     pub answer: Option<String>,
+}
+
+/// Everything judged against the retrieved contexts of one sample, in one call that reads
+/// the contexts once: any of
+/// - the reference split into statements, each judged like a [`SupportVerdicts`] statement
+///   (`split_reference`; ragas's context recall splits and classifies in one call too);
+/// - each context judged useful or not for arriving at the reference (`usefulness`; the
+///   [`ContextUsefulness`] question, asked for all contexts at once);
+/// - given statements judged like [`SupportVerdicts`] (the answer's statements for
+///   faithfulness, or a dataset's reference statements).
+///
+/// Answered with [`ContextsChecked`]. Callers ask it only when the router answers it with
+/// the chat model ([`TaskJudge::route`](crate::TaskJudge::route)); otherwise they ask the
+/// parts as separate tasks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContextsCheck {
+    /// The user's question.
+    pub question: String,
+    /// The retrieved contexts (at least one not blank).
+    pub contexts: Vec<String>,
+    /// The reference answer; needed by `split_reference` and `usefulness`.
+    pub reference: Option<String>,
+    /// Split the reference into statements and judge each.
+    pub split_reference: bool,
+    /// Judge each context useful or not for arriving at the reference.
+    pub usefulness: bool,
+    /// Statements judged as given.
+    pub statements: Vec<String>,
+}
+
+/// The answer to [`ContextsCheck`]; the parts not asked for are empty.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ContextsChecked {
+    /// The reference's statements, in its order (`split_reference`).
+    pub reference_statements: Vec<String>,
+    /// The verdict on each of `reference_statements`, in order.
+    pub reference_verdicts: Vec<SupportVerdict>,
+    /// One per context, in order (`usefulness`).
+    pub usefulness: Vec<UsefulnessVerdict>,
+    /// One per given statement, in order.
+    pub verdicts: Vec<SupportVerdict>,
 }
 
 /// Merge partial answers to `question` into one answer (reference generation, issue 4).

@@ -22,7 +22,10 @@ pub enum Command {
     /// without one the offline heuristic judge (stderr and the manifest say who answers each
     /// task). Samples are streamed and scored concurrently; running the same command again
     /// resumes an unfinished run. A judge that fails marks its cells `failed`, it is not an
-    /// error: the exit code is 2 only for bad usage or bad data (1 for a failed gate).
+    /// error: the exit code is 2 only for bad usage or bad data (1 for a failed gate). The
+    /// judge's calls, tokens and cost go into summary.json and the reports; --dry-run
+    /// estimates them first; a run stopped by --max-calls / --max-cost exits 3, resumable
+    /// (Ctrl-C: 130).
     Eval(Box<EvalArgs>),
     /// List the metrics, or explain one.
     Metrics(MetricsArgs),
@@ -39,7 +42,28 @@ pub enum Command {
     /// Search a local index built by `rageval index`.
     Search(SearchArgs),
     /// Ask every question to a retriever and a RAG service; write a dataset for `rageval eval`.
-    Collect(CollectArgs),
+    Collect(Box<CollectArgs>),
+    /// Measure the judge against human labels: pairwise accuracy, balanced accuracy and
+    /// AUROC, or rank correlations and κ, with 95% bootstrap intervals; writes a run directory.
+    JudgeCheck(Box<crate::commands::judge_check::JudgeCheckArgs>),
+    /// Order each question's contexts with the judge and compare with the retriever (seed S3).
+    ///
+    /// Every context is graded 0–3 concurrently; the useful ones are ordered by both-order
+    /// pairwise comparisons aggregated by Bradley–Terry (or, with `--algorithm insertion`, by
+    /// the seed's binary insertion sort). Writes rankings.jsonl (per question: judge order,
+    /// good/bad, grades, every comparison, calls, rounds, agreement with the retriever) and
+    /// summary.json (averages) into the run directory.
+    Rank(Box<RankArgs>),
+    /// Write a reference answer per question from all its contexts: GT_{question}.json, and
+    /// FULL_{question}.json when the data has the system's answer (seed S3).
+    ///
+    /// `slow` answers from each context alone, `fast` from shuffled groups of 20; the partial
+    /// answers are merged in rounds. No prompt over --context-window less --answer-tokens is
+    /// ever sent: long contexts are split, groups and merges packed to fit.
+    Reference(Box<ReferenceArgs>),
+    /// Seed S3 in one command: rank, reference answers, then `eval` with the generated
+    /// references on each question's first --top-k retrieved contexts, and the report.
+    Pipeline(Box<PipelineArgs>),
 }
 
 #[derive(Debug, Args)]
@@ -90,6 +114,13 @@ pub struct EvalArgs {
     /// Print the resolved settings as JSON and exit without running.
     #[arg(long, hide = true)]
     pub show_settings: bool,
+
+    /// Estimate, without any model call, what the run would ask of the judge: model calls,
+    /// prompt and completion tokens and cost, per metric, for the whole run and per prompt
+    /// template (prompts rendered as a real run renders them, counted with tiktoken). Sends
+    /// nothing, writes nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 
     #[command(flatten)]
     pub gate: GateArgs,
@@ -349,11 +380,13 @@ pub struct JudgeArgs {
     #[arg(long, value_name = "PATH")]
     pub cache: Option<PathBuf>,
 
-    /// Stop after N answered judge calls (cached answers are free)
+    /// Stop after N answered judge calls (cached answers are free); `eval` then keeps its
+    /// finished cells, exits 3 and resumes when run again with a larger cap
     #[arg(long, value_name = "N")]
     pub max_calls: Option<u64>,
 
-    /// Stop before the judge's cost passes USD dollars (needs a price for the model)
+    /// Stop before the judge's cost passes USD dollars (needs a price for the model); `eval`
+    /// then keeps its finished cells, exits 3 and resumes when run again with a larger cap
     #[arg(long, value_name = "USD", value_parser = non_negative_dollars)]
     pub max_cost: Option<f64>,
 }
@@ -473,10 +506,22 @@ pub enum RetrieverKind {
 pub enum GeneratorKind {
     /// The RAG service under test (`[service]` in --config)
     Http,
+    /// The baseline RAG (seed S4): the retrieved contexts answered by the judge's chat model
+    /// (`--judge-*`, `[judge]` in --config)
+    Baseline,
 }
 
-/// Arguments of `rageval collect`.
+/// Arguments of `rageval collect`. The judge's flags choose the chat model of
+/// `--generator baseline`; `--config` and `--concurrency` serve both sides.
 #[derive(Debug, Args)]
+#[command(mut_arg("config", |a| a.help(
+    "Settings file: `[elasticsearch]`, `[service]`, `[local]` for the sources (see \
+     docs/sources.md), `[judge]` for the baseline's chat model (default for the judge: \
+     $RAGEVAL_CONFIG, else ./rageval.toml when present)"
+)))]
+#[command(mut_arg("concurrency", |a| a.help(
+    "Questions in flight at once (default 4); also the most judge calls in flight"
+)))]
 pub struct CollectArgs {
     /// The questions: JSONL, JSON, CSV or XLSX with a question column (references and other
     /// columns are carried over; other columns fill template placeholders)
@@ -494,10 +539,6 @@ pub struct CollectArgs {
     #[arg(long, short, value_name = "DATA.jsonl")]
     pub out: PathBuf,
 
-    /// Sources settings (TOML with `[elasticsearch]`, `[service]`, `[local]`; see docs/sources.md)
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
-
     /// The local index (overrides `[local] index`)
     #[arg(long)]
     pub index: Option<PathBuf>,
@@ -509,10 +550,6 @@ pub struct CollectArgs {
     /// Ranking of the local index (overrides `[local] ranking`)
     #[arg(long, value_enum)]
     pub ranking: Option<RankingArg>,
-
-    /// Questions in flight at once
-    #[arg(long, default_value_t = rageval_sources::collect::DEFAULT_CONCURRENCY)]
-    pub concurrency: usize,
 
     /// Map a field to a column of the questions file, e.g. `--map question=prompt` (repeatable)
     #[arg(long = "map", value_name = "FIELD=COLUMN")]
@@ -529,4 +566,142 @@ pub struct CollectArgs {
     /// Print the resolved settings (secrets masked) and exit without asking anything
     #[arg(long, hide = true)]
     pub show_settings: bool,
+
+    #[command(flatten)]
+    pub judge: JudgeArgs,
+}
+
+/// The dataset options shared by `rank` and `reference`.
+#[derive(Debug, Args)]
+pub struct RankDataArgs {
+    /// The dataset (JSONL, JSON, CSV or XLSX): a question and its contexts in retriever order
+    /// per row; gold labels (`reference_context_ids` or `reference_contexts`), when present,
+    /// are compared with both orders.
+    pub data: PathBuf,
+
+    /// Map a field to a column of the data, e.g. `--map question=prompt` (repeatable).
+    #[arg(long = "map", value_name = "FIELD=COLUMN")]
+    pub field_map: Vec<String>,
+
+    /// The dataset's format, when its extension does not say it.
+    #[arg(long, value_enum)]
+    pub format: Option<DataFormat>,
+
+    /// The XLSX sheet to read (default: the first).
+    #[arg(long)]
+    pub sheet: Option<String>,
+
+    /// Only the first N questions.
+    #[arg(long, value_name = "N")]
+    pub samples: Option<usize>,
+
+    /// The output directory (default: `runs/<dataset name>-<command>`).
+    #[arg(long, short)]
+    pub out: Option<PathBuf>,
+
+    /// Replace what is already in the output directory.
+    #[arg(long)]
+    pub overwrite: bool,
+
+    /// Seed of every random choice (pair draws, the fast mode's shuffle).
+    #[arg(long, default_value_t = rageval_rank::ranking::DEFAULT_SEED)]
+    pub seed: u64,
+}
+
+/// How `rank` orders the useful contexts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AlgorithmArg {
+    /// Both-order comparisons in ≤ 2 concurrent rounds, aggregated by Bradley–Terry
+    Fast,
+    /// The seed's binary insertion sort: one comparison at a time
+    Insertion,
+}
+
+/// The ranking options shared by `rank` and `pipeline`.
+#[derive(Debug, Clone, Args)]
+pub struct RankingArgs {
+    /// The ordering algorithm
+    #[arg(long, value_enum, default_value_t = AlgorithmArg::Fast)]
+    pub algorithm: AlgorithmArg,
+
+    /// Insertion only: ask each comparison in both orders (the seed asks one)
+    #[arg(long)]
+    pub both_orders: bool,
+
+    /// Questions ranked at once (each ranks its contexts concurrently)
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = at_least_one::<usize>)]
+    pub questions_at_once: usize,
+}
+
+/// Arguments of `rageval rank`.
+#[derive(Debug, Args)]
+pub struct RankArgs {
+    #[command(flatten)]
+    pub data: RankDataArgs,
+
+    #[command(flatten)]
+    pub ranking: RankingArgs,
+
+    /// Cut-off of top-k overlap and nDCG@k
+    #[arg(long, value_name = "K", default_value_t = rageval_rank::agreement::DEFAULT_TOP_K,
+          value_parser = at_least_one::<usize>)]
+    pub top_k: usize,
+
+    #[command(flatten)]
+    pub judge: JudgeArgs,
+}
+
+/// How `reference` draws the first answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReferenceModeArg {
+    /// One answer per context, then merge
+    Slow,
+    /// Shuffle, one answer per group of --group-size contexts, then merge
+    Fast,
+}
+
+/// The reference options shared by `reference` and `pipeline`.
+#[derive(Debug, Clone, Args)]
+pub struct ReferenceOptions {
+    /// Slow or fast (seed S3)
+    #[arg(long, value_enum, default_value_t = ReferenceModeArg::Fast)]
+    pub mode: ReferenceModeArg,
+
+    /// Fast mode: contexts per answer call at most
+    #[arg(long, value_name = "N", default_value_t = rageval_rank::reference::DEFAULT_GROUP_SIZE,
+          value_parser = at_least_one::<usize>)]
+    pub group_size: usize,
+
+    /// Tokens kept free in the window for the judge's answer; prompts get at most
+    /// --context-window less this
+    #[arg(long, value_name = "TOKENS", default_value_t = 1_024)]
+    pub answer_tokens: u64,
+}
+
+/// Arguments of `rageval reference`.
+#[derive(Debug, Args)]
+pub struct ReferenceArgs {
+    #[command(flatten)]
+    pub data: RankDataArgs,
+
+    #[command(flatten)]
+    pub reference: ReferenceOptions,
+
+    #[command(flatten)]
+    pub judge: JudgeArgs,
+}
+
+/// Arguments of `rageval pipeline`: `eval`'s (DATA, --out, --metrics, the judge, ...; --top-k,
+/// default 10, is also the cut-off of the ranking's top-k overlap and nDCG@k) plus the
+/// ranking and reference options.
+#[derive(Debug, Args)]
+pub struct PipelineArgs {
+    #[command(flatten)]
+    pub eval: EvalArgs,
+
+    #[command(flatten)]
+    pub ranking: RankingArgs,
+
+    #[command(flatten)]
+    pub reference: ReferenceOptions,
 }

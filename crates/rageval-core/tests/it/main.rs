@@ -3,5 +3,6 @@
 
 mod datasets;
 mod rank_reference;
+mod sample_round_trip;
 mod text_reference;
 mod trec_fixtures;

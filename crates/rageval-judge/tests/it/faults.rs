@@ -203,3 +203,62 @@ async fn five_hundred_calls_under_faults_then_an_identical_offline_replay() {
         seen.client_disconnects
     );
 }
+
+/// A list answer, whose truncation would still parse as a shorter list.
+#[derive(Debug, serde::Deserialize)]
+struct Listed {
+    items: Vec<String>,
+}
+
+/// Regression: the mock's garbage fault cuts valid JSON in half about half the time; the
+/// repair rung used to close such a cut list and return it as a complete, shorter answer.
+/// Now a cut answer is re-asked, so every answer holds the mock's full 3 items.
+#[tokio::test]
+async fn truncated_json_from_the_mock_is_reasked_never_repaired() {
+    let mock = MockServer::start(MockConfig {
+        seed: 11,
+        garbage_rate: 0.5,
+        ..MockConfig::default()
+    })
+    .await
+    .unwrap();
+    let online = judge(
+        settings(&mock, Duration::from_secs(5)),
+        None,
+        config(CacheMode::Off),
+    );
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {"items": {"type": "array", "items": {"type": "string"}}},
+        "required": ["items"],
+        "additionalProperties": false
+    });
+    let asks: Vec<_> = (0..60)
+        .map(|i| {
+            let mut ask = request(
+                "list",
+                &format!("Item {i} is one thing. Item {i} is another."),
+            );
+            ask.schema = schema.clone();
+            ask
+        })
+        .collect();
+    let results: Vec<Result<Answer<Listed>, JudgeError>> = online.ask_all(asks).await;
+    for result in results.iter().flatten() {
+        assert_eq!(
+            result.value.items.len(),
+            3,
+            "{:?} from {:?}",
+            result.value,
+            result.raw
+        );
+    }
+    let counts = online.rung_counts()["list@1"];
+    assert_eq!(counts.repaired, 0, "{counts:?}");
+    assert!(counts.reasked > 0, "{counts:?}");
+    assert!(
+        mock.stats().faults.garbage > 10,
+        "{:?}",
+        mock.stats().faults
+    );
+}

@@ -111,6 +111,7 @@ impl JudgedKind {
             embeddings,
             answer_by_contexts: self == JudgedKind::Faithfulness,
             reference_by_contexts: self == JudgedKind::ContextRecall,
+            reference_usefulness: matches!(self, JudgedKind::ContextPrecision(_)),
         }
     }
 }

@@ -74,26 +74,95 @@ async fn all_claims_of_an_answer_are_checked_in_one_call() {
 }
 
 #[tokio::test]
-async fn a_planned_run_checks_answer_and_reference_statements_in_one_call() {
+async fn without_the_contexts_call_a_planned_run_checks_both_statement_lists_in_one_call() {
     let judge = scripted(cooperative).await;
+    // The blank context keeps this sample off `contexts_check`.
     let s = sample(
         "Q?",
-        &["k1 k3", "k4"],
+        &["k1 k3", "k4", " "],
         "k1 fact. k3 fact",
         "k1 fact. k2 fact",
     );
-    let metrics: Vec<_> = ["faithfulness", "context_recall"]
-        .iter()
-        .map(|spec| rageval_metrics::build(spec).unwrap())
-        .collect();
-    let judges = judge.judges.clone().plan_for(&metrics);
-    let scoring = rageval_metrics::ScoringContext::new(&judges, &s);
-    let outcomes =
-        futures_util::future::join_all(metrics.iter().map(|m| m.score(&s, &scoring))).await;
+    let outcomes = planned(&judge, &s, &["faithfulness", "context_recall"]).await;
     // Answer: k1 supported (context 1), k3 supported (context 1) → 1.0; reference: k1
     // supported, k2 not → 0.5. The same numbers as two separate calls give.
     assert_eq!(value(&outcomes[0]), 1.0);
     assert_eq!(value(&outcomes[1]), 0.5);
     assert_eq!(judge.calls("support_verdicts"), 1);
     assert_eq!(judge.calls("split_statements"), 2);
+    assert_eq!(judge.calls("contexts_check"), 0);
+}
+
+/// Scores `s` with `specs` planned as one run, in one scoring context.
+async fn planned(
+    judge: &crate::support::Scripted,
+    s: &rageval_core::Sample,
+    specs: &[&str],
+) -> Vec<rageval_core::Outcome> {
+    let metrics: Vec<_> = specs
+        .iter()
+        .map(|spec| rageval_metrics::build(spec).expect("metric"))
+        .collect();
+    let judges = judge.judges.clone().plan_for(&metrics);
+    let scoring = rageval_metrics::ScoringContext::new(&judges, s);
+    futures_util::future::join_all(metrics.iter().map(|m| m.score(s, &scoring))).await
+}
+
+#[tokio::test]
+async fn a_planned_run_judges_precision_recall_and_faithfulness_in_one_contexts_call() {
+    let judge = scripted(cooperative).await;
+    let s = sample(
+        "Q?",
+        &["noise k4", "k1 k3"],
+        "k1 fact. k3 fact",
+        "k1 fact. k2 fact",
+    );
+    let specs = ["context_precision", "context_recall", "faithfulness"];
+    let together = planned(&judge, &s, &specs).await;
+    // Usefulness [no, yes] → AP 0.5; reference: k1 in context 2, k2 nowhere → 0.5; answer:
+    // k1 and k3 in context 2 → 1.0.
+    let values: Vec<f64> = together.iter().map(value).collect();
+    assert_eq!(values, [0.5, 0.5, 1.0]);
+    assert_eq!(judge.calls("contexts_check"), 1);
+    assert_eq!(
+        judge.calls("split_statements"),
+        1,
+        "only the answer is split apart"
+    );
+    assert_eq!(
+        judge.calls("context_usefulness") + judge.calls("support_verdicts"),
+        0
+    );
+    // The verdicts stay per context and per statement, with their reasons.
+    let evidence = serde_json::to_string(&together).expect("outcomes serialise");
+    assert!(evidence.contains("judged by marker"), "{evidence}");
+    assert!(evidence.contains("judged by key"), "{evidence}");
+    assert!(evidence.contains("k2 fact"), "{evidence}");
+    // The same numbers as the separate tasks give.
+    let apart = judge.score(&s, &specs).await;
+    assert_eq!(apart.iter().map(value).collect::<Vec<_>>(), values);
+    assert_eq!(judge.calls("contexts_check"), 1);
+}
+
+#[tokio::test]
+async fn statements_the_dataset_gives_are_checked_as_given_in_the_contexts_call() {
+    let judge = scripted(cooperative).await;
+    let mut s = sample("Q?", &["k1 k3", "noise"], "k1 fact. k3 fact", "whatever");
+    s.reference_statements = Some(vec!["k1 fact".into(), "k2 fact".into()]);
+    let outcomes = planned(&judge, &s, &["context_recall", "faithfulness"]).await;
+    assert_eq!(outcomes.iter().map(value).collect::<Vec<_>>(), [0.5, 1.0]);
+    assert_eq!(judge.calls("contexts_check"), 1);
+    assert_eq!(judge.calls("split_statements"), 1);
+}
+
+#[tokio::test]
+async fn a_blank_context_or_a_single_part_uses_the_separate_tasks() {
+    let judge = scripted(cooperative).await;
+    let blank = sample("Q?", &["k1 k3", " "], "k1 fact", "k1 fact");
+    let outcomes = planned(&judge, &blank, &["context_recall", "faithfulness"]).await;
+    assert_eq!(outcomes.iter().map(value).collect::<Vec<_>>(), [1.0, 1.0]);
+    let single = sample("Q?", &["k1 k3"], "k1 fact", "k1 fact");
+    planned(&judge, &single, &["faithfulness", "answer_relevance"]).await;
+    assert_eq!(judge.calls("contexts_check"), 0);
+    assert_eq!(judge.calls("support_verdicts"), 2);
 }

@@ -21,6 +21,8 @@ pub struct Asked<'a> {
     pub task: &'a str,
     /// The user message.
     pub user: &'a str,
+    /// The top-level fields of the answer's schema.
+    pub fields: Vec<String>,
 }
 
 impl Asked<'_> {
@@ -124,7 +126,12 @@ pub async fn scripted_with_latency(
                 .map(|m| m["content"].as_str().unwrap_or_default())
                 .next()
                 .unwrap_or_default();
-            match script(&Asked { task, user }) {
+            let schema = &body["response_format"]["json_schema"]["schema"];
+            let fields = schema["properties"]
+                .as_object()
+                .map(|p| p.keys().cloned().collect())
+                .unwrap_or_default();
+            match script(&Asked { task, user, fields }) {
                 Answer::Json(value) => Reply::Content(value.to_string()),
                 Answer::Raw(text) => Reply::Content(text),
             }
@@ -166,58 +173,90 @@ pub async fn scripted_with_latency(
 /// `[partial]` or `[contra]` gets that verdict (else fully supported, by context 1); a context with `noise` is neither useful nor relevant; a
 /// candidate question with `other` is not similar; statements are the text's sentences
 /// split at `. ` / `。`; questions are three fixed ones; the rubric says 4.
+/// The cooperative judge's statements of `text`: its sentences.
+fn split(text: &str) -> Vec<String> {
+    text.split(['。', '\n'])
+        .flat_map(|s| s.split(". "))
+        .map(|s| s.trim().trim_end_matches('.').to_owned())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// The cooperative verdicts on fenced statements, keyed `s1..`.
+fn keyed_support(statements: &[(String, String)], contexts: &[(String, String)]) -> Value {
+    let verdicts: serde_json::Map<String, Value> = statements
+        .iter()
+        .map(|(label, text)| {
+            let key = label.trim_start_matches("statement ").to_owned();
+            (key, support(text, contexts))
+        })
+        .collect();
+    Value::Object(verdicts)
+}
+
+/// The cooperative verdict on one statement: by its key token when it has one (supported by
+/// the first context naming it), else by its marker (`[no]`, `[partial]`, `[contra]`).
+fn support(text: &str, contexts: &[(String, String)]) -> Value {
+    if let Some(token) = text.split_whitespace().find(|w| is_key(w)) {
+        let holder = contexts.iter().position(|(_, c)| {
+            c.split(|ch: char| !ch.is_alphanumeric())
+                .any(|w| w == token)
+        });
+        let (verdict, context) = match holder {
+            Some(index) => ("fully_supported", index + 1),
+            None => ("not_supported", 0),
+        };
+        return json!({"reason": "judged by key", "supporting_context": context,
+                      "verdict": verdict});
+    }
+    let verdict = if text.contains("[no]") {
+        "not_supported"
+    } else if text.contains("[partial]") {
+        "partially_supported"
+    } else if text.contains("[contra]") {
+        "contradicted"
+    } else {
+        "fully_supported"
+    };
+    let context = if verdict == "not_supported" { 0 } else { 1 };
+    json!({"reason": format!("{verdict} per the passages"), "supporting_context": context,
+           "verdict": verdict})
+}
+
 pub fn cooperative(asked: &Asked) -> Answer {
     Answer::Json(match asked.task {
-        "split_statements" => {
-            let text = asked.item("text");
-            let statements: Vec<String> = text
-                .split(['。', '\n'])
-                .flat_map(|s| s.split(". "))
-                .map(|s| s.trim().trim_end_matches('.').to_owned())
-                .filter(|s| !s.is_empty())
-                .collect();
-            json!({ "statements": statements })
-        }
+        "split_statements" => json!({ "statements": split(&asked.item("text")) }),
         "support_verdicts" => {
             let contexts = asked.items("context");
-            let verdicts: serde_json::Map<String, Value> = asked
-                .items("statement")
-                .into_iter()
-                .map(|(label, text)| {
-                    let key = label.trim_start_matches("statement ").to_owned();
-                    if let Some(token) = text.split_whitespace().find(|w| is_key(w)) {
-                        let holder = contexts.iter().position(|(_, c)| {
-                            c.split(|ch: char| !ch.is_alphanumeric())
-                                .any(|w| w == token)
-                        });
-                        let (verdict, context) = match holder {
-                            Some(index) => ("fully_supported", index + 1),
-                            None => ("not_supported", 0),
-                        };
-                        return (
-                            key,
-                            json!({"reason": "judged by key", "supporting_context": context,
-                                   "verdict": verdict}),
-                        );
-                    }
-                    let verdict = if text.contains("[no]") {
-                        "not_supported"
-                    } else if text.contains("[partial]") {
-                        "partially_supported"
-                    } else if text.contains("[contra]") {
-                        "contradicted"
-                    } else {
-                        "fully_supported"
-                    };
-                    let context = if verdict == "not_supported" { 0 } else { 1 };
-                    (
-                        key,
-                        json!({"reason": format!("{verdict} per the passages"),
-                               "supporting_context": context, "verdict": verdict}),
-                    )
-                })
-                .collect();
-            json!({ "verdicts": verdicts })
+            json!({ "verdicts": keyed_support(&asked.items("statement"), &contexts) })
+        }
+        "contexts_check" => {
+            let passages = asked.items("passage");
+            let mut answer = serde_json::Map::new();
+            for field in &asked.fields {
+                let value = match field.as_str() {
+                    "reference_claims" => split(&asked.item("reference"))
+                        .into_iter()
+                        .map(|claim| {
+                            let mut item = support(&claim, &passages);
+                            item["claim"] = json!(claim);
+                            item
+                        })
+                        .collect(),
+                    "useful_passages" => passages
+                        .iter()
+                        .map(|(label, text)| {
+                            let key = label.trim_start_matches("passage ").to_owned();
+                            let useful = !text.contains("noise");
+                            (key, json!({"reason": "judged by marker", "useful": useful}))
+                        })
+                        .collect(),
+                    "verdicts" => keyed_support(&asked.items("statement"), &passages),
+                    other => json!({ "unexpected_field": other }),
+                };
+                answer.insert(field.clone(), value);
+            }
+            Value::Object(answer)
         }
         "context_usefulness" => {
             let useful = !asked.item("context").contains("noise");
@@ -229,7 +268,7 @@ pub fn cooperative(asked: &Asked) -> Answer {
         }
         "answer_rubric" => json!({"reason": "mostly addresses it", "score": 4}),
         "generate_questions" => json!({
-            "noncommittal": asked.item("answer").contains("not sure"),
+            "noncommittal": u8::from(asked.item("answer").contains("not sure")),
             "questions": ["What is asked?", "What other thing?", "What is asked here?"]
         }),
         "question_similarity" => {

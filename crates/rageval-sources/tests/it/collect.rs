@@ -19,11 +19,11 @@ use serde_json::{Value, json};
 use super::fixtures::{BigramEmbedder, kids_dir};
 use super::service::{Seen, TestServer, whole};
 
-fn questions() -> Vec<rageval_core::Sample> {
+pub(super) fn questions() -> Vec<rageval_core::Sample> {
     read_all(&kids_dir().join("qa_test_20.json"), &ReadOptions::default()).unwrap()
 }
 
-async fn retriever(dir: &std::path::Path) -> ContextSource {
+pub(super) async fn retriever(dir: &std::path::Path) -> ContextSource {
     let mut builder = IndexBuilder::new(Splitter::default());
     builder
         .add(&load(&kids_dir().join("doc_chunks.jsonl")).unwrap())

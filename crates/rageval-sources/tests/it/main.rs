@@ -1,10 +1,11 @@
 //! Integration tests of rageval-sources: the Elasticsearch retriever against a real
 //! ES-compatible server (noida-db, installed by `scripts/setup-noida.sh`), the RAG-service
 //! client against local HTTP servers, the local index on the kids-coding corpus of seed S4,
-//! and `collect` end to end.
+//! `collect` end to end, and the baseline RAG against the testkit's mock chat endpoint.
 
 #![allow(clippy::unwrap_used)]
 
+mod baseline;
 mod collect;
 mod documents;
 mod elastic;

@@ -123,6 +123,7 @@ impl Heuristic {
                 | TaskKind::ExtractEntities
                 | TaskKind::AnswerFromContexts
                 | TaskKind::MergeAnswers
+                | TaskKind::ContextsCheck
         )
     }
 
@@ -190,7 +191,8 @@ impl Heuristic {
             TaskKind::GenerateQuestions
             | TaskKind::ExtractEntities
             | TaskKind::AnswerFromContexts
-            | TaskKind::MergeAnswers => return None,
+            | TaskKind::MergeAnswers
+            | TaskKind::ContextsCheck => return None,
         };
         Some(HeuristicInfo {
             name: name.to_owned(),

@@ -2,7 +2,10 @@
 //!
 //! File format (ours): a header of `key: value` lines — `template` (the task name), `version`
 //! (bumped on every edit, so cached answers of the old text are never replayed) and `lang` —
-//! then a `=== system` section and a `=== user` section. `{{slot}}` marks where the caller's
+//! then a `=== system` section, a `=== user` section and optional `=== part NAME` sections.
+//! A line `[[NAME]]` in the system or user text is replaced by part NAME when the call asks
+//! for it and dropped otherwise (a task with optional pieces, e.g. `contexts_check`); parts are
+//! our text, assembled before any material goes in. `{{slot}}` marks where the caller's
 //! material goes; substitution is one pass, so a slot name inside the material stays text.
 //! `data_rule.txt` is the paragraph about fenced data every system message ends with; its
 //! `{{tag}}` is the call's fence tag.
@@ -45,6 +48,7 @@ const FILES: &[(Lang, &str, &str)] = pack!(
     "pairwise_preference",
     "answer_from_contexts",
     "merge_answers",
+    "contexts_check",
 );
 
 /// One parsed template.
@@ -60,6 +64,8 @@ pub struct Template {
     pub system: String,
     /// The user message, with slots.
     pub user: String,
+    /// Optional parts by name, inserted at their `[[NAME]]` lines when asked for.
+    pub parts: Vec<(String, String)>,
     /// Path under `prompts/`.
     pub file: &'static str,
 }
@@ -109,7 +115,39 @@ fn parse(lang: Lang, file: &'static str, text: &str) -> Result<Template, String>
     let (header, body) = text
         .split_once("\n=== system\n")
         .ok_or("no `=== system` line")?;
-    let (system, user) = body.split_once("\n=== user\n").unwrap_or((body, ""));
+    let mut sections = vec![("system".to_owned(), String::new())];
+    for line in body.lines() {
+        match line.strip_prefix("=== ") {
+            Some("user") => sections.push(("user".to_owned(), String::new())),
+            Some(other) => {
+                let name = other
+                    .strip_prefix("part ")
+                    .ok_or_else(|| format!("unknown section `=== {other}`"))?;
+                sections.push((format!("part {}", name.trim()), String::new()));
+            }
+            None => {
+                if let Some((_, text)) = sections.last_mut() {
+                    text.push_str(line);
+                    text.push('\n');
+                }
+            }
+        }
+    }
+    let section = |name: &str| {
+        sections
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, text)| text.trim().to_owned())
+            .unwrap_or_default()
+    };
+    let (system, user) = (section("system"), section("user"));
+    let parts: Vec<(String, String)> = sections
+        .iter()
+        .filter_map(|(name, text)| {
+            let part = name.strip_prefix("part ")?;
+            Some((part.to_owned(), text.trim().to_owned()))
+        })
+        .collect();
     let mut name = None;
     let mut version = None;
     for line in header.lines().filter(|l| !l.trim().is_empty()) {
@@ -133,14 +171,64 @@ fn parse(lang: Lang, file: &'static str, text: &str) -> Result<Template, String>
     }
     let name = name.ok_or("no `template:` header")?;
     let version = version.ok_or("no `version:` header")?;
+    for text in [&system, &user] {
+        for wanted in part_lines(text) {
+            if !parts.iter().any(|(part, _)| part == wanted) {
+                return Err(format!("`[[{wanted}]]` names no `=== part {wanted}`"));
+            }
+        }
+    }
     Ok(Template {
         id: TemplateId::new(format!("{name}.{}", lang.code()), version),
         name,
         lang,
-        system: system.trim().to_owned(),
-        user: user.trim().to_owned(),
+        system,
+        user,
+        parts,
         file,
     })
+}
+
+/// The part names of the `[[NAME]]` lines of `text`.
+fn part_lines(text: &str) -> impl Iterator<Item = &str> {
+    text.lines().filter_map(|line| {
+        line.trim()
+            .strip_prefix("[[")
+            .and_then(|rest| rest.strip_suffix("]]"))
+    })
+}
+
+/// `text` with each `[[NAME]]` line replaced by the part when `on` names it, else dropped;
+/// runs of blank lines left by dropped parts become one.
+fn assemble(text: &str, parts: &[(String, String)], on: &[&str]) -> String {
+    let mut lines: Vec<&str> = Vec::new();
+    for line in text.lines() {
+        let wanted = line
+            .trim()
+            .strip_prefix("[[")
+            .and_then(|rest| rest.strip_suffix("]]"));
+        match wanted {
+            None => lines.push(line),
+            Some(name) if on.contains(&name) => {
+                if let Some((_, part)) = parts.iter().find(|(part, _)| part == name) {
+                    lines.extend(part.lines());
+                }
+            }
+            Some(_) => {}
+        }
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut blank_run = false;
+    for line in lines {
+        let blank = line.trim().is_empty();
+        if blank && blank_run {
+            continue;
+        }
+        blank_run = blank;
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.trim().to_owned()
 }
 
 /// A template rendered for one call.
@@ -150,13 +238,15 @@ pub(crate) struct Rendered {
     pub messages: Vec<Message>,
 }
 
-/// Renders `task`'s template in `lang`: slots filled in one pass, the data rule (with the
-/// fence tag) appended to the system message. Every `{{slot}}` must have a value.
+/// Renders `task`'s template in `lang`: the parts named in `parts` put in, slots filled in
+/// one pass, the data rule (with the fence tag) appended to the system message. Every
+/// `{{slot}}` left must have a value.
 pub(crate) fn render(
     task: TaskKind,
     lang: Lang,
     fence: &Fence,
     slots: &[(&str, String)],
+    parts: &[&str],
 ) -> Result<Rendered, TaskError> {
     let template = template(task, lang)?;
     let rule = find(DATA_RULE, lang)?;
@@ -167,13 +257,13 @@ pub(crate) fn render(
     let tag = [("tag", fence.tag().to_owned())];
     let system = format!(
         "{}\n\n{}",
-        fill(&template.system, slots).map_err(fail)?,
+        fill(&assemble(&template.system, &template.parts, parts), slots).map_err(fail)?,
         fill(&rule.system, &tag).map_err(|why| TaskError::Template {
             file: rule.file.to_owned(),
             why,
         })?
     );
-    let user = fill(&template.user, slots).map_err(fail)?;
+    let user = fill(&assemble(&template.user, &template.parts, parts), slots).map_err(fail)?;
     Ok(Rendered {
         template: template.id.clone(),
         messages: vec![Message::system(system), Message::user(user)],
@@ -207,7 +297,8 @@ fn fill(text: &str, slots: &[(&str, String)]) -> Result<String, String> {
 #[cfg(test)]
 pub(crate) fn slot_names(template: &Template) -> Vec<String> {
     let mut names = Vec::new();
-    for text in [&template.system, &template.user] {
+    let parts = template.parts.iter().map(|(_, text)| text);
+    for text in [&template.system, &template.user].into_iter().chain(parts) {
         let mut rest = text.as_str();
         while let Some(open) = rest.find("{{") {
             let after = &rest[open + 2..];
@@ -260,6 +351,30 @@ mod tests {
         assert_eq!(fill("x {{a}} {{b}}", &slots).as_deref(), Ok("x {{b}} B"));
         assert!(fill("{{missing}}", &slots).is_err());
         assert!(fill("{{open", &slots).is_err());
+    }
+
+    #[test]
+    fn parts_go_in_where_asked_and_leave_no_gap_otherwise() {
+        let template = parse(
+            Lang::En,
+            "en/x.txt",
+            "template: x\nversion: 1\nlang: en\n=== system\nS\n=== user\nA\n\n[[b]]\n\n[[c]]\n\nD {{d}}\n=== part b\nB {{b}}\n=== part c\nC",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let parts = &template.parts;
+        assert_eq!(
+            assemble(&template.user, parts, &["b", "c"]),
+            "A\n\nB {{b}}\n\nC\n\nD {{d}}"
+        );
+        assert_eq!(assemble(&template.user, parts, &["c"]), "A\n\nC\n\nD {{d}}");
+        assert_eq!(assemble(&template.user, parts, &[]), "A\n\nD {{d}}");
+        assert_eq!(slot_names(&template), ["b", "d"]);
+        let unknown = parse(
+            Lang::En,
+            "en/x.txt",
+            "template: x\nversion: 1\n=== system\nS\n[[nope]]\n=== user\nU",
+        );
+        assert!(unknown.is_err_and(|e| e.contains("`[[nope]]`")));
     }
 
     #[test]

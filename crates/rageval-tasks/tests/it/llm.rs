@@ -5,9 +5,9 @@
 use rageval_judge::{Rung, TemplateId};
 use rageval_tasks::{
     AnswerFromContexts, AnswerRubric, ContextAnswer, ContextRelevance, ContextUsefulness,
-    ExtractEntities, GenerateQuestions, GradeRelevance, Implementation, Lang, LangChoice,
-    MergeAnswers, PairwisePreference, Preferred, QuestionSimilarity, SplitStatements, Support,
-    SupportVerdicts,
+    ContextsCheck, ExtractEntities, GenerateQuestions, GradeRelevance, Implementation, Lang,
+    LangChoice, MergeAnswers, PairwisePreference, Preferred, QuestionSimilarity, SplitStatements,
+    Support, SupportVerdicts,
 };
 
 use crate::support::{llm_router, scripted};
@@ -50,7 +50,7 @@ async fn statements_are_cleaned_and_the_provenance_names_model_and_template() {
             lang,
         } => {
             assert_eq!((backend.as_str(), model.as_str()), ("openai", "mock-chat"));
-            assert_eq!(template.to_string(), "split_statements.en@1");
+            assert_eq!(template.to_string(), "split_statements.en@2");
             assert_eq!(*lang, Lang::En);
         }
         other => panic!("{other:?}"),
@@ -170,9 +170,11 @@ async fn binary_verdicts_rubric_and_grade_parse() {
 
 #[tokio::test]
 async fn questions_similarity_entities_and_preference_parse() {
-    let (mock, _) = scripted(|system, _| {
-        if system.contains("noncommittal") {
-            r#"{"noncommittal": false, "questions": ["Who wrote Hamlet?", "Which play did Shakespeare write?", "Who is Hamlet's author?"]}"#.into()
+    let (mock, _) = scripted(|system, user| {
+        if system.contains("noncommittal") && user.contains("don't know") {
+            r#"{"noncommittal": 1, "questions": ["What is it?", "Who is it?", "Why?"]}"#.into()
+        } else if system.contains("noncommittal") {
+            r#"{"noncommittal": 0, "questions": ["Who wrote Hamlet?", "Which play did Shakespeare write?", "Who is Hamlet's author?"]}"#.into()
         } else if system.contains("candidate questions") {
             r#"{"verdicts": {"q1": {"reason": "same", "similar": true}, "q2": {"reason": "broader", "similar": false}}}"#.into()
         } else if system.contains("named entities") {
@@ -192,6 +194,15 @@ async fn questions_similarity_entities_and_preference_parse() {
         .expect("questions");
     assert_eq!(questions.value.questions.len(), 3);
     assert!(!questions.value.noncommittal);
+    // ragas's flag is the integer 0/1; 1 marks the answer evasive.
+    let evasive = judge
+        .generate_questions(&GenerateQuestions {
+            answer: "I don't know.".into(),
+            n: 3,
+        })
+        .await
+        .expect("questions");
+    assert!(evasive.value.noncommittal);
     let similar = judge
         .question_similarity(&QuestionSimilarity {
             question: "Who wrote Hamlet?".into(),
@@ -331,4 +342,92 @@ async fn the_pack_follows_the_question_script_unless_forced() {
     assert_eq!(template_of(&out).to_string(), "context_relevance.zh@1");
     let (system, _) = sent.messages(2);
     assert!(system.contains("围栏"), "{system}");
+}
+
+#[tokio::test]
+async fn one_contexts_check_splits_the_reference_and_judges_usefulness_and_statements() {
+    let (mock, sent) = scripted(|_, _| {
+        r#"{
+            "reference_claims": [
+                {"claim": "A is 1.", "reason": "passage 1 states it", "supporting_context": 1, "verdict": "fully_supported"},
+                {"claim": "C is 3.", "reason": "no passage says so", "supporting_context": 0, "verdict": "not_supported"}
+            ],
+            "useful_passages": {
+                "2": {"reason": "B is not in the reference", "useful": false},
+                "1": {"reason": "holds A", "useful": true}
+            },
+            "verdicts": {"s1": {"reason": "passage 2 says 5", "supporting_context": 2, "verdict": "contradicted"}}
+        }"#
+        .into()
+    })
+    .await;
+    let judge = llm_router(&mock);
+    let mut task = ContextsCheck {
+        question: "What are A and C?".into(),
+        contexts: strings(&["A is 1.", "B is 5."]),
+        reference: Some("A is 1 and C is 3.".into()),
+        split_reference: true,
+        usefulness: true,
+        statements: strings(&["B is 2."]),
+    };
+    let out = judge.contexts_check(&task).await.expect("checked");
+    assert_eq!(out.value.reference_statements, ["A is 1.", "C is 3."]);
+    let reference: Vec<_> = (out.value.reference_verdicts.iter())
+        .map(|v| (v.support, v.context))
+        .collect();
+    assert_eq!(
+        reference,
+        [
+            (Support::FullySupported, Some(0)),
+            (Support::NotSupported, None)
+        ]
+    );
+    let useful: Vec<_> = out.value.usefulness.iter().map(|v| v.useful).collect();
+    assert_eq!(useful, [true, false]);
+    assert_eq!(out.value.usefulness[1].reason, "B is not in the reference");
+    assert_eq!(out.value.verdicts[0].support, Support::Contradicted);
+    assert_eq!(out.value.verdicts[0].context, Some(1));
+    assert_eq!(template_of(&out).to_string(), "contexts_check.en@1");
+    // One call; the contexts and the reference are each sent once, fenced.
+    let (system, user) = sent.messages(0);
+    assert!(system.contains("reference_claims") && system.contains("useful_passages"));
+    assert_eq!(user.matches("A is 1.").count(), 1, "{user}");
+    assert!(
+        user.contains("passage 2") && user.contains("statement s1"),
+        "{user}"
+    );
+    let schema = &sent.all()[0]["response_format"]["json_schema"]["schema"];
+    assert_eq!(
+        schema["required"],
+        serde_json::json!(["reference_claims", "useful_passages", "verdicts"])
+    );
+
+    // Only statements: no reference in the prompt, no parts about it in the schema.
+    task.split_reference = false;
+    task.usefulness = false;
+    task.reference = None;
+    let (mock, sent) = scripted(|_, _| {
+        r#"{"verdicts": {"s1": {"reason": "r", "supporting_context": 0, "verdict": "not_supported"}}}"#.into()
+    })
+    .await;
+    let out = llm_router(&mock)
+        .contexts_check(&task)
+        .await
+        .expect("checked");
+    assert!(out.value.reference_statements.is_empty() && out.value.usefulness.is_empty());
+    let (system, user) = sent.messages(0);
+    assert!(
+        !system.contains("reference_claims") && !user.contains("Reference"),
+        "{system}\n{user}"
+    );
+    assert!(!system.contains("[["), "{system}");
+
+    // A missing passage verdict is the judge's error, not a silent gap.
+    task.usefulness = true;
+    task.reference = Some("A is 1.".into());
+    let (mock, _) = scripted(|_, _| {
+        r#"{"useful_passages": {"1": {"reason": "r", "useful": true}}, "verdicts": {"s1": {"reason": "r", "supporting_context": 0, "verdict": "not_supported"}}}"#.into()
+    })
+    .await;
+    assert!(llm_router(&mock).contexts_check(&task).await.is_err());
 }

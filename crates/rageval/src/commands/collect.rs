@@ -1,36 +1,48 @@
-//! `rageval collect QUESTIONS --retriever es|local|http --generator http --out DATA.jsonl`:
-//! settings resolved once from `--config` (TOML), the `RAGEVAL_ES_*` variables and flags;
-//! then every question not yet in the output is asked, a few at a time, with progress on
-//! stderr. Exit code 2 when a question failed (the others are written; a rerun asks the
-//! failed ones again).
+//! `rageval collect QUESTIONS --retriever es|local|http --generator http|baseline --out DATA.jsonl`:
+//! settings resolved once from `--config` (TOML), the `RAGEVAL_ES_*` and `RAGEVAL_JUDGE_*`
+//! variables and flags; then every question not yet in the output is asked, a few at a time,
+//! with progress on stderr. Exit code 2 when a question failed (the others are written; a
+//! rerun asks the failed ones again).
+//!
+//! `--generator baseline` answers with the chat model of the judge `rageval eval` would
+//! build from the same `--judge-*` flags (`super::eval::judge::resolve`), so it follows
+//! whatever that judge's default is.
 
 use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use anyhow::Context as _;
+use anyhow::{Context as _, bail};
 use rageval_core::dataset::{FieldMap, ReadOptions, read_all};
+use rageval_sources::collect::DEFAULT_CONCURRENCY;
 use rageval_sources::config::process_env;
 use rageval_sources::{
-    CollectOptions, ContextSource, EsRetriever, Generator, LocalIndex, LocalRetriever, Progress,
-    RagService, SourcesConfig, collect,
+    BaselineGenerator, CollectOptions, ContextSource, EsRetriever, Generator, LocalIndex,
+    LocalRetriever, Progress, RagService, SourcesConfig, collect,
 };
+use rageval_tasks::{Lang, LangChoice};
 use serde_json::json;
 
 use super::sources::{embedder_for, note, ranking, runtime};
-use crate::cli::{CollectArgs, GeneratorKind, RetrieverKind};
+use crate::cli::{CollectArgs, GeneratorKind, LangArg, RetrieverKind};
 
 pub fn run(args: &CollectArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     if same_file(&args.questions, &args.out) {
         anyhow::bail!("--out must not be the questions file itself");
     }
-    let config = match &args.config {
+    let config = match &args.judge.config {
         Some(path) => SourcesConfig::read(path)?,
         None => SourcesConfig::empty(),
     };
+    let concurrency = args.judge.concurrency.unwrap_or(DEFAULT_CONCURRENCY);
     let env = |name: &str| std::env::var(name).ok();
-    let generator: Arc<RagService> = match args.generator {
-        GeneratorKind::Http => Arc::new(RagService::new(config.service(process_env())?)?),
+    let (generator, service): (Arc<dyn Generator>, Option<String>) = match args.generator {
+        GeneratorKind::Http => {
+            let service = RagService::new(config.service(process_env())?)?;
+            let settings = format!("{:?}", service.settings());
+            (Arc::new(service), Some(settings))
+        }
+        GeneratorKind::Baseline => (Arc::new(baseline(args)?), None),
     };
     let contexts = match args.retriever {
         RetrieverKind::Es => {
@@ -59,8 +71,8 @@ pub fn run(args: &CollectArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
             "out": args.out,
             "retriever": retriever,
             "generator": generator.describe(),
-            "concurrency": args.concurrency,
-            "service": format!("{:?}", generator.settings()),
+            "concurrency": concurrency,
+            "service": service,
         });
         writeln!(out, "{}", serde_json::to_string_pretty(&settings)?)?;
         return Ok(ExitCode::SUCCESS);
@@ -93,9 +105,7 @@ pub fn run(args: &CollectArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
             contexts,
             generator,
             &args.out,
-            &CollectOptions {
-                concurrency: args.concurrency,
-            },
+            &CollectOptions { concurrency },
             &progress,
         ))
         .with_context(|| format!("collecting into {}", args.out.display()))?;
@@ -129,6 +139,30 @@ pub fn run(args: &CollectArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
         note("run the same command again to ask the failed questions again");
         Ok(ExitCode::from(super::EXIT_ERROR))
     }
+}
+
+/// The baseline RAG: the judge's chat model answering from the retrieved contexts.
+fn baseline(args: &CollectArgs) -> anyhow::Result<BaselineGenerator> {
+    if args.retriever == RetrieverKind::Http {
+        bail!("--generator baseline answers from retrieved contexts: use --retriever local or es");
+    }
+    let setup = super::eval::judge::resolve(&args.judge)?;
+    let tasks = setup
+        .judges
+        .tasks()
+        .cloned()
+        .context("the judge settings give no task judge")?;
+    let lang = match args.judge.lang {
+        LangArg::Auto => LangChoice::Auto,
+        LangArg::En => LangChoice::Force(Lang::En),
+        LangArg::Zh => LangChoice::Force(Lang::Zh),
+    };
+    let generator = BaselineGenerator::new(tasks, lang).context(
+        "--generator baseline needs a chat model: pass --judge-base-url and --judge-model, \
+         or set [judge] in the settings file",
+    )?;
+    note(&format!("answers by {}", generator.describe()));
+    Ok(generator)
 }
 
 fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {

@@ -9,7 +9,7 @@ use anyhow::{Context as _, bail};
 use rageval_sources::local::{expand_inputs, load};
 use rageval_sources::{IndexBuilder, Splitter};
 
-use super::sources::{openai_embedder, runtime};
+use super::sources::{ENDPOINT_EMBEDDER, embedder, runtime};
 use crate::cli::IndexArgs;
 
 pub fn run(args: &IndexArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
@@ -41,7 +41,7 @@ pub fn run(args: &IndexArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let embedder = args
         .embed_model
         .as_deref()
-        .map(openai_embedder)
+        .map(|model| embedder(ENDPOINT_EMBEDDER, model))
         .transpose()?;
     let manifest =
         runtime()?.block_on(builder.write(&args.out, args.overwrite, embedder.as_ref()))?;

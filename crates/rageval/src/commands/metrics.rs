@@ -128,7 +128,41 @@ fn explain(info: &MetricInfo, out: &mut dyn Write) -> anyhow::Result<()> {
             "none (exact computation)"
         }
     ));
+    text.push_str(&offline_agreement(info));
     out.write_all(text.as_bytes())
         .context("cannot write to stdout")?;
     Ok(())
+}
+
+/// A measured accuracy this close to 0.5 is near chance.
+const NEAR_CHANCE: f64 = 0.1;
+
+/// The offline heuristic judge's measured agreement for the tasks a judged metric asks
+/// (`rageval judge-check` measures any judge the same way), with a warning near chance.
+fn offline_agreement(info: &MetricInfo) -> String {
+    let Ok(metric) = rageval_metrics::build(info.name) else {
+        return String::new();
+    };
+    let tasks = metric.requirements().tasks;
+    let figures: Vec<_> = rageval_tasks::measurements()
+        .into_iter()
+        .filter(|m| tasks.contains(&m.task))
+        .collect();
+    if figures.is_empty() {
+        return String::new();
+    }
+    let mut text = String::from(
+        "  offline:  the heuristic judge's measured agreement with human labels
+",
+    );
+    for figure in figures {
+        let warning = if (figure.value - 0.5).abs() < NEAR_CHANCE {
+            "  — near chance: use a model judge for this"
+        } else {
+            ""
+        };
+        text.push_str(&format!("    {}: {figure}{warning}\n", figure.task));
+    }
+    text.push_str("    (measure any judge: `rageval judge-check`, docs/judge-fidelity.md)\n");
+    text
 }

@@ -8,7 +8,9 @@ pub mod collect;
 pub mod compare;
 pub mod eval;
 pub mod index;
+pub mod judge_check;
 pub mod metrics;
+pub mod rank;
 pub mod report;
 pub mod search;
 pub mod serve;
@@ -36,6 +38,10 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Index(args) => index::run(&args, &mut stdout),
         Command::Search(args) => search::run(&args, &mut stdout),
         Command::Collect(args) => collect::run(&args, &mut stdout),
+        Command::JudgeCheck(args) => judge_check::run(&args, &mut stdout),
+        Command::Rank(args) => rank::run(&args, &mut stdout),
+        Command::Reference(args) => rank::reference::run(&args, &mut stdout),
+        Command::Pipeline(args) => rank::pipeline::run(args, &mut stdout),
     }
 }
 

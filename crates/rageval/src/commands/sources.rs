@@ -27,9 +27,9 @@ pub fn ranking(arg: RankingArg) -> Ranking {
     }
 }
 
-/// `model` on the OpenAI-compatible endpoint the judge settings name (base URL, key,
+/// `model` on the OpenAI-compatible endpoint the judge's environment names (base URL, key,
 /// headers from the `RAGEVAL_JUDGE_*` variables).
-pub fn openai_embedder(model: &str) -> anyhow::Result<AnyEmbedder> {
+fn openai_embedder(model: &str) -> anyhow::Result<AnyEmbedder> {
     let settings = EndpointSettings::from_lookup(|name| {
         if name == ENV_JUDGE_MODEL {
             Some(model.to_owned())
@@ -40,22 +40,31 @@ pub fn openai_embedder(model: &str) -> anyhow::Result<AnyEmbedder> {
     Ok(AnyEmbedder::new(OpenAiBackend::new(settings)?))
 }
 
+/// The backend kind of an OpenAI-compatible embedding endpoint, as index manifests record it.
+pub const ENDPOINT_EMBEDDER: &str = "openai";
+
+/// The embedder of backend `kind` with `model`: the one place where `index`, `search` and
+/// `collect` turn a backend kind (a flag, or an index manifest's `embedding.kind`) into an
+/// embedder. An embedded model plugs in here as another arm.
+pub fn embedder(kind: &str, model: &str) -> anyhow::Result<AnyEmbedder> {
+    match kind {
+        ENDPOINT_EMBEDDER => openai_embedder(model),
+        other => bail!(
+            "the index was embedded by a `{other}` backend, which this build cannot load; use --ranking bm25"
+        ),
+    }
+}
+
 /// The embedder a ranking needs for this index: the model the index was built with.
 pub fn embedder_for(index: &LocalIndex, ranking: Ranking) -> anyhow::Result<Option<AnyEmbedder>> {
     if ranking == Ranking::Bm25 {
         return Ok(None);
     }
-    let Some(embedding) = &index.manifest().embedding else {
+    match &index.manifest().embedding {
+        Some(embedding) => embedder(&embedding.kind, &embedding.model).map(Some),
         // The index explains this itself when searched.
-        return Ok(None);
-    };
-    if embedding.kind != "openai" {
-        bail!(
-            "the index was embedded by a `{}` backend, which this command cannot load; use --ranking bm25",
-            embedding.kind
-        );
+        None => Ok(None),
     }
-    openai_embedder(&embedding.model).map(Some)
 }
 
 /// A line on stderr.

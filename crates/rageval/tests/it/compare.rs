@@ -37,7 +37,8 @@ fn compares_two_runs_and_writes_every_output() {
     assert!(output.status.success(), "{}", stderr(&output));
     let out = stdout(&output);
     assert!(
-        out.contains("| a | 0.6000 | 0.9000 |\n| b | 0.7000 | 0.9000 |"),
+        // Runs written without judge accounts show no judge calls and no cost.
+        out.contains("| a | 0.6000 | 0.9000 | — | — |\n| b | 0.7000 | 0.9000 | — | — |"),
         "{out}"
     );
     assert!(out.contains("| `faithfulness` | 40 | 0.6000 | 0.7000 | +0.1000 | [+0.1000, +0.1000] | 0.0010 | higher |"), "{out}");

@@ -87,7 +87,7 @@ fn read_json(path: &Path) -> Value {
     serde_json::from_slice(&fs::read(path).unwrap()).unwrap()
 }
 
-const JUDGED: &str = "context_precision,context_precision_strict,useful_context_precision,\
+pub const JUDGED: &str = "context_precision,context_precision_strict,useful_context_precision,\
                       context_recall,context_relevance,faithfulness,answer_relevance,\
                       answer_relevance:rubric,answer_correctness,semantic_similarity,\
                       context_entity_recall,noise_sensitivity";

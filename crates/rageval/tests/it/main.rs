@@ -2,15 +2,19 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod accounting;
 mod browser;
 mod chromium;
 mod compare;
 mod eval;
+mod judge_check;
 mod judged;
 mod local_models;
 mod metrics;
+mod rank;
 mod report;
 mod resume;
+mod s4_pipeline;
 mod sources;
 
 use std::path::{Path, PathBuf};

@@ -7,7 +7,9 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use rageval_report::RunData;
 use rageval_testkit::{MockConfig, MockServer, Reply};
+use serde_json::Value;
 
 use crate::judged::{checked_cells, endpoint};
 use crate::{command, rageval, repo_root, stderr};
@@ -65,6 +67,21 @@ fn a_killed_run_resumes_with_exactly_one_line_per_cell() {
     assert!(stderr(&output).contains("resuming"), "{}", stderr(&output));
     let lines = checked_cells(&dir.path().join("run"), 30, 4);
     assert!(lines.iter().all(|l| l["status"] == "score"));
+    // The killed session kept its judge numbers as of its last checkpoint; the sessions add
+    // up to the run's account, which never counts more than the mock answered.
+    let manifest: Value =
+        serde_json::from_slice(&fs::read(dir.path().join("run/manifest.json")).unwrap()).unwrap();
+    let sessions = manifest["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 2, "{manifest}");
+    assert_eq!(sessions[0]["ended"], "running");
+    assert_eq!(sessions[1]["ended"], "complete");
+    let calls = |i: usize| sessions[i]["judge"]["total"]["calls"].as_u64().unwrap();
+    assert!(calls(0) > 0, "{manifest}");
+    let summary = RunData::load(&dir.path().join("run")).unwrap().summary;
+    let account = summary.judge.unwrap();
+    assert_eq!(account.sessions, 2);
+    assert_eq!(account.usage.total.calls, calls(0) + calls(1));
+    assert!(account.usage.total.calls <= endpoint.mock.stats().requests);
 }
 
 #[test]

@@ -199,3 +199,77 @@ fn collect_names_the_missing_setting() {
     );
     assert!(!dir.path().join("d.jsonl").exists());
 }
+
+/// `--embed-model` embeds every chunk at the endpoint of `RAGEVAL_JUDGE_BASE_URL` (the
+/// testkit mock here); vector and hybrid search embed the query with the model the index
+/// records, and `collect` ranks the same way.
+#[test]
+fn endpoint_embeddings_serve_vector_and_hybrid_search() {
+    let mock = super::judged::endpoint(rageval_testkit::MockConfig::default());
+    let dir = tempfile::tempdir().unwrap();
+    let chunks = kids().join("doc_chunks.jsonl");
+    let with_endpoint = |args: &[&str]| {
+        super::command(dir.path(), args)
+            .env("RAGEVAL_JUDGE_BASE_URL", &mock.mock.base_url)
+            .output()
+            .unwrap()
+    };
+    let out = with_endpoint(&[
+        "index",
+        chunks.to_str().unwrap(),
+        "--out",
+        "kids.index",
+        "--embed-model",
+        "mock-embed",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("embedded with mock-embed (8 dimensions)"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(mock.mock.stats().embedding_inputs, 125, "every chunk once");
+
+    for ranking in ["vector", "hybrid"] {
+        let before = mock.mock.stats().embedding_inputs;
+        let out = with_endpoint(&[
+            "search",
+            "kids.index",
+            "2024年少儿编程市场规模是多少",
+            "-k",
+            "3",
+            "--ranking",
+            ranking,
+            "--json",
+        ]);
+        assert!(out.status.success(), "{ranking}: {}", stderr(&out));
+        assert_eq!(stdout(&out).lines().count(), 3, "{ranking}");
+        assert_eq!(
+            mock.mock.stats().embedding_inputs,
+            before + 1,
+            "{ranking}: the query is embedded"
+        );
+    }
+
+    let questions = kids().join("qa_test_20.json");
+    let flags = mock.flags();
+    let mut args = super::s4_pipeline::baseline_collect(questions.to_str().unwrap(), "kids.index");
+    args.extend([
+        "--ranking",
+        "hybrid",
+        "-k",
+        "2",
+        "--samples",
+        "3",
+        "--out",
+        "data.jsonl",
+    ]);
+    args.extend(flags.iter().map(String::as_str));
+    let before = mock.mock.stats().embedding_inputs;
+    let out = with_endpoint(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(mock.mock.stats().embedding_inputs, before + 3);
+    let data = std::fs::read_to_string(dir.path().join("data.jsonl")).unwrap();
+    assert_eq!(data.lines().count(), 3);
+    assert!(data.contains("hybrid"), "the retriever is named: {data}");
+}

@@ -3,9 +3,10 @@
 //!
 //! Tokens are estimated, not counted: one per Chinese, Japanese or Korean character and one
 //! per four other characters (the same chars/4 ruler the bench mock bills by). The largest
-//! prompt is the support-verdict call that sends every context with the statements of the
-//! longer of answer and reference; its answer (a reason per statement) is budgeted at the
-//! statements' size again.
+//! prompt is the one call that sends every context with the reference and the answer's
+//! statements (`contexts_check`, or the support call that checks both statement lists); its
+//! answer (a reason per statement and per context) is budgeted at the size of answer and
+//! reference again.
 
 use rageval_core::Sample;
 
@@ -45,7 +46,11 @@ pub fn contexts_to_score(sample: &Sample, top_k: Option<usize>, window: Option<u
         return k;
     };
     let statements = estimate_tokens(sample.answer.as_deref().unwrap_or_default())
-        .max(sample.references.iter().map(|r| estimate_tokens(r)).sum());
+        + sample
+            .references
+            .iter()
+            .map(|r| estimate_tokens(r))
+            .sum::<usize>();
     let fixed = PROMPT_OVERHEAD_TOKENS + estimate_tokens(&sample.question) + 2 * statements;
     let mut contexts: usize = sample.contexts[..k]
         .iter()
@@ -74,11 +79,12 @@ mod tests {
     fn k_is_lowered_until_the_prompt_fits() {
         let sample = Sample {
             question: "q".repeat(40),
-            answer: Some("a".repeat(400)),
+            answer: Some("a".repeat(240)),
+            references: vec!["r".repeat(160)],
             contexts: (0..10).map(|_| Context::text("c".repeat(4_000))).collect(),
             ..Sample::default()
         };
-        // Each context is 1,000 tokens; fixed = 1,024 + 10 + 2·100 = 1,234.
+        // Each context is 1,000 tokens; fixed = 1,024 + 10 + 2·(60 + 40) = 1,234.
         assert_eq!(contexts_to_score(&sample, None, None), 10);
         assert_eq!(contexts_to_score(&sample, Some(5), None), 5);
         assert_eq!(contexts_to_score(&sample, Some(5), Some(100_000)), 5);

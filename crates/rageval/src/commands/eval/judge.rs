@@ -11,9 +11,9 @@
 //! `scripts/fetch-models.sh` (no fake answers).
 
 use anyhow::Context as _;
-use rageval_judge::config::JudgeSettings;
-use rageval_judge::{Judge, Models};
+use rageval_judge::{Cap, Judge, JudgeSettings, Models};
 use rageval_metrics::{Judges, Requirements};
+use rageval_report::{JudgeModel, ModelPrice};
 use rageval_tasks::{Heuristic, Lang, LangChoice, Policy, Route, TaskJudge, TaskKind};
 use serde_json::{Value, json};
 
@@ -35,6 +35,22 @@ pub struct JudgeSetup {
     /// Most judge calls in flight (the limiter's ceiling); twice as many samples are scored
     /// at once.
     pub concurrency: usize,
+    /// The endpoints, as shown in the manifest (no credentials; empty without one).
+    pub endpoints: Vec<String>,
+    /// The resolved settings (a dry run builds its planning judges from them).
+    pub settings: JudgeSettings,
+    routing: Routing,
+    models: Vec<JudgeModel>,
+    heuristic: Heuristic,
+    lang: LangChoice,
+}
+
+/// Which tasks the chat judge answers, and whether it embeds.
+#[derive(Debug, Clone)]
+struct Routing {
+    kind: &'static str,
+    policy: Policy,
+    embeds: bool,
 }
 
 impl JudgeSetup {
@@ -78,6 +94,28 @@ impl JudgeSetup {
         })
     }
 
+    /// The same routing as [`JudgeSetup::judges`] over another chat judge (`None`: the
+    /// heuristic judge alone), e.g. a dry run's planning judge.
+    pub fn judges_over(&self, judge: Option<Judge<Models>>) -> Judges {
+        judges_over(judge, &self.routing, self.heuristic.clone(), self.lang)
+    }
+
+    /// The judge cap (`--max-calls`, `--max-cost`) that has refused a call, if one has.
+    pub fn cap_reached(&self) -> Option<Cap> {
+        self.chat.as_ref().and_then(Judge::budget_refusal)
+    }
+
+    /// `endpoint`, `local`, `offline` or `heuristic`, as the manifest's
+    /// `settings.judge.kind` says.
+    pub fn kind(&self) -> &'static str {
+        self.routing.kind
+    }
+
+    /// The models that answer, with their prices (`None` where the table has none).
+    pub fn models(&self) -> Vec<JudgeModel> {
+        self.models.clone()
+    }
+
     /// Counters of the chat judge so far, for the manifest.
     pub fn stats(&self) -> Value {
         match &self.chat {
@@ -113,6 +151,22 @@ pub enum Window {
 /// Resolves the judges from the flags, the environment and `rageval.toml`
 /// (`crate::judge::settings`: flags over env over file over defaults).
 pub fn resolve(args: &JudgeArgs) -> anyhow::Result<JudgeSetup> {
+    resolve_with(args, |settings, local| {
+        match local {
+            Some(models) => settings.build_with(models.clone()),
+            None => settings.build(),
+        }
+        .context("cannot build the judge")
+    })
+}
+
+/// [`resolve`] with the chat judge made by `build` from the settings and, without an
+/// endpoint, the embedded models found (a dry run makes one that answers locally, loads no
+/// model and opens no cache).
+pub fn resolve_with(
+    args: &JudgeArgs,
+    build: impl FnOnce(&JudgeSettings, Option<&Models>) -> anyhow::Result<Judge<Models>>,
+) -> anyhow::Result<JudgeSetup> {
     let lang = match args.lang {
         LangArg::Auto => LangChoice::Auto,
         LangArg::En => LangChoice::Force(Lang::En),
@@ -120,26 +174,27 @@ pub fn resolve(args: &JudgeArgs) -> anyhow::Result<JudgeSetup> {
     };
     let settings = crate::judge::settings(args)?;
     match settings.model.clone().filter(|_| settings.has_endpoint()) {
-        Some(model) if args.local_judge.is_none() => endpoint(args, &settings, model, lang),
-        _ => local(args, &settings, lang),
+        Some(model) if args.local_judge.is_none() => endpoint(args, settings, model, lang, build),
+        _ => local(args, settings, lang, build),
     }
 }
 
 /// Every task to the configured endpoints.
 fn endpoint(
     args: &JudgeArgs,
-    settings: &JudgeSettings,
+    settings: JudgeSettings,
     model: String,
     lang: LangChoice,
+    build: impl FnOnce(&JudgeSettings, Option<&Models>) -> anyhow::Result<Judge<Models>>,
 ) -> anyhow::Result<JudgeSetup> {
-    let judge = settings.build().context("cannot build the judge")?;
-    let tasks = TaskJudge::new(Policy::llm())
-        .with_llm(judge.clone())
-        .with_heuristic(Heuristic::lexical());
-    let mut judges = Judges::new(tasks).with_lang(lang);
-    if settings.embedding_model.is_some() {
-        judges = judges.with_embedder(judge.clone());
-    }
+    let judge = build(&settings, None)?;
+    let heuristic = Heuristic::lexical();
+    let routing = Routing {
+        kind: "endpoint",
+        policy: Policy::llm(),
+        embeds: settings.embedding_model.is_some(),
+    };
+    let judges = judges_over(Some(judge.clone()), &routing, heuristic.clone(), lang);
     let endpoints: Vec<String> = settings
         .endpoints
         .iter()
@@ -147,7 +202,7 @@ fn endpoint(
         .collect();
     let description = json!({
         "kind": "endpoint",
-        "endpoints": endpoints,
+        "endpoints": &endpoints,
         "model": model,
         "embedding_model": settings.embedding_model,
         "cache": settings.cache_path.as_ref().map(|p| p.display().to_string()),
@@ -161,6 +216,23 @@ fn endpoint(
         "lang": lang_name(args.lang),
         "routes": routes_json(&judges),
     });
+    let models = [
+        ("chat", settings.model.as_ref()),
+        ("embedding", settings.embedding_model.as_ref()),
+    ]
+    .into_iter()
+    .filter_map(|(role, model)| {
+        let model = model?;
+        Some(JudgeModel {
+            role: role.into(),
+            model: model.clone(),
+            price: settings.prices.get(model).map(|p| ModelPrice {
+                prompt_per_million: p.prompt_per_million,
+                completion_per_million: p.completion_per_million,
+            }),
+        })
+    })
+    .collect();
     Ok(JudgeSetup {
         judges,
         chat: Some(judge),
@@ -168,6 +240,12 @@ fn endpoint(
         missing_models: None,
         description,
         concurrency: settings.limits.max_concurrency,
+        endpoints,
+        settings,
+        routing,
+        models,
+        heuristic,
+        lang,
     })
 }
 
@@ -175,34 +253,32 @@ fn endpoint(
 /// the offline policy.
 fn local(
     args: &JudgeArgs,
-    settings: &JudgeSettings,
+    settings: JudgeSettings,
     lang: LangChoice,
+    build: impl FnOnce(&JudgeSettings, Option<&Models>) -> anyhow::Result<Judge<Models>>,
 ) -> anyhow::Result<JudgeSetup> {
     let local = LocalModels::find(args)?;
     let judge = match local.any() {
-        true => Some(
-            settings
-                .build_with(local.models.clone())
-                .context("cannot build the judge")?,
-        ),
+        true => Some(build(&settings, Some(&local.models))?),
         false => None,
     };
     let chosen = matches!(args.local_judge, Some(LocalJudge::Gguf(_)));
     let heuristic_only = args.local_judge == Some(LocalJudge::Heuristic);
-    let mut tasks = TaskJudge::new(if chosen {
-        Policy::llm()
-    } else {
-        offline_policy()
-    })
-    .with_heuristic(Heuristic::lexical());
-    let judges = match &judge {
-        Some(judge) => {
-            tasks = tasks.with_llm(judge.clone());
-            Judges::new(tasks).with_embedder(judge.clone())
-        }
-        None => Judges::new(tasks),
-    }
-    .with_lang(lang);
+    let routing = Routing {
+        kind: match (chosen, heuristic_only) {
+            (true, _) => "local",
+            (false, true) => "heuristic",
+            (false, false) => "offline",
+        },
+        policy: if chosen {
+            Policy::llm()
+        } else {
+            offline_policy()
+        },
+        embeds: local.models.embedder.is_some(),
+    };
+    let heuristic = Heuristic::lexical();
+    let judges = judges_over(judge.clone(), &routing, heuristic.clone(), lang);
     let note = match (chosen, &local.missing) {
         (true, _) => "a local GGUF chat model answers every task",
         (false, _) if heuristic_only => {
@@ -221,11 +297,7 @@ fn local(
         }
     };
     let description = json!({
-        "kind": match (chosen, heuristic_only) {
-            (true, _) => "local",
-            (false, true) => "heuristic",
-            (false, false) => "offline",
-        },
+        "kind": routing.kind,
         "models": local.describe(),
         "cache": settings.cache_path.as_ref().map(|p| p.display().to_string()),
         "cache_mode": format!("{:?}", settings.cache_mode).to_lowercase(),
@@ -234,6 +306,28 @@ fn local(
         "routes": routes_json(&judges),
         "note": note,
     });
+    // Embedded models cost nothing per call: no price, so no cost is claimed.
+    let file_name = |path: &Option<std::path::PathBuf>| {
+        path.as_ref()
+            .and_then(|p| p.file_name())
+            .map(|name| name.to_string_lossy().into_owned())
+    };
+    let models = [
+        ("chat", local.models.chat.is_some().then(|| file_name(&local.gguf)).flatten()),
+        (
+            "embedding",
+            local.models.embedder.is_some().then(|| file_name(&local.minilm)).flatten(),
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(role, model)| {
+        Some(JudgeModel {
+            role: role.into(),
+            model: model?,
+            price: None,
+        })
+    })
+    .collect();
     Ok(JudgeSetup {
         window: if chosen {
             Window::AtMost(GGUF_PROMPT_WINDOW)
@@ -245,6 +339,12 @@ fn local(
         judges,
         description,
         concurrency: settings.limits.max_concurrency,
+        endpoints: Vec::new(),
+        settings,
+        routing,
+        models,
+        heuristic,
+        lang,
     })
 }
 
@@ -257,6 +357,28 @@ fn offline_policy() -> Policy {
         .overrides
         .insert(TaskKind::SplitStatements, Route::Heuristic);
     policy
+}
+
+/// Who answers what, by `routing`, over `judge` (`None`: the heuristic judge alone).
+fn judges_over(
+    judge: Option<Judge<Models>>,
+    routing: &Routing,
+    heuristic: Heuristic,
+    lang: LangChoice,
+) -> Judges {
+    let Some(judge) = judge else {
+        let tasks = TaskJudge::new(routing.policy.clone()).with_heuristic(heuristic);
+        return Judges::new(tasks).with_lang(lang);
+    };
+    let tasks = TaskJudge::new(routing.policy.clone())
+        .with_llm(judge.clone())
+        .with_heuristic(heuristic);
+    let judges = Judges::new(tasks).with_lang(lang);
+    if routing.embeds {
+        judges.with_embedder(judge)
+    } else {
+        judges
+    }
 }
 
 fn routes_json(judges: &Judges) -> Value {

@@ -4,16 +4,23 @@
 //! - [`judge`]: the judges from `--judge-*` flags and the environment, and who answers what.
 //! - [`resume`]: a new run directory, or the earlier run there resumed.
 //! - [`score`]: the streaming, bounded-concurrency scoring loop and the journal.
+//! - [`accounting`]: what the judge was asked, per session, into the manifest and summary.
+//! - [`dry_run`] and [`planner`]: `--dry-run`'s estimate of calls, tokens and cost.
 //! - [`budget`]: seed S3's top-k lowering under the judge's context window.
 //! - [`progress`]: the progress bar.
 //!
 //! The dataset is streamed: samples are scored as they are read, a bounded number at once.
 //! Bad data halfway stops the run with exit code 2: a new run directory is removed again (or
 //! emptied of this run's files), a resumed one keeps its finished cells. Ctrl-C stops after
-//! the samples already journaled, leaving the run incomplete and resumable (exit 130).
+//! the samples already journaled, leaving the run incomplete and resumable (exit 130); so
+//! does a judge cap (`--max-calls`, `--max-cost`) once reached, after the samples in flight
+//! finish (exit 3). Every session's judge usage is recorded in the manifest either way.
 
-mod budget;
-mod judge;
+mod accounting;
+pub(crate) mod budget;
+mod dry_run;
+pub(crate) mod judge;
+mod planner;
 mod progress;
 mod resume;
 mod score;
@@ -30,7 +37,7 @@ use rageval_core::dataset::{self, FieldMap, Format, ReadOptions};
 use rageval_metrics::Metric;
 use rageval_report::{
     Aggregator, DatasetInfo, Gate, Manifest, MetricRecord, RESULTS_FILE, ResultRecord, RunData,
-    Summary, render_summary_table, sha256_file,
+    SessionEnd, Summary, render_summary_table, sha256_file, utc_timestamp,
 };
 use serde_json::json;
 
@@ -38,11 +45,15 @@ pub use resume::ResumeRefused;
 
 use crate::cli::{DataFormat, EvalArgs};
 use judge::JudgeSetup;
+use planner::Planner;
 
 /// Exit code of a run stopped by Ctrl-C (128 + SIGINT), resumable.
 const EXIT_INTERRUPTED: u8 = 130;
+/// Exit code of a run stopped by `--max-calls` or `--max-cost`, resumable.
+pub const EXIT_CAP_REACHED: u8 = 3;
 
 pub fn run(args: &EvalArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+    let session_started = utc_timestamp();
     let gate = Gate::parse(&args.gate.fail_under)?;
     let options = ReadOptions {
         format: args.format.map(format_of),
@@ -50,7 +61,22 @@ pub fn run(args: &EvalArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         sheet: args.sheet.clone(),
     };
     let mut samples = dataset::open(&args.data, &options)?.peekable();
-    let setup = judge::resolve(&args.judge)?;
+    let mut planner = None;
+    let setup = if args.dry_run {
+        // The configured models are replaced by local stand-ins: no request, no cache file.
+        judge::resolve_with(&args.judge, |settings, local| {
+            let heuristic = rageval_tasks::Heuristic::lexical();
+            let made = match local {
+                Some(models) => Planner::over(models, settings, heuristic),
+                None => Planner::new(settings, heuristic)?,
+            };
+            let judge = made.judge();
+            planner = Some(made);
+            Ok(judge)
+        })?
+    } else {
+        judge::resolve(&args.judge)?
+    };
     let metrics = if args.metrics.is_empty() {
         let first = match samples.peek() {
             Some(Ok(sample)) => sample,
@@ -73,6 +99,24 @@ pub fn run(args: &EvalArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
                 threshold.metric
             );
         }
+    }
+
+    let top_k = args.top_k.map(|k| usize::try_from(k).unwrap_or(usize::MAX));
+    let window = setup.window(args.judge.context_window);
+    let limit = args.samples.unwrap_or(usize::MAX);
+    if args.dry_run {
+        announce_judges(&metrics, &setup);
+        note(dry_run::METHOD_NOTE);
+        let plan = dry_run::DryRun {
+            metrics: &metrics,
+            names: &names,
+            setup: &setup,
+            planner: planner.as_ref(),
+            top_k,
+            window,
+        };
+        plan.run(samples.take(limit), args.samples.map(|n| n as u64), out)?;
+        return Ok(ExitCode::SUCCESS);
     }
 
     let run_path = args
@@ -127,10 +171,9 @@ pub fn run(args: &EvalArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     }
     prepared.run.write_manifest(&prepared.manifest)?;
     let mut journal = prepared.run.journal()?;
-    let top_k = args.top_k.map(|k| usize::try_from(k).unwrap_or(usize::MAX));
-    let window = setup.window(args.judge.context_window);
     let concurrency = setup.concurrency;
     let judges = setup.judges.clone().plan_for(&metrics);
+    let stopped = || setup.cap_reached().is_some();
     let plan = score::Plan {
         metrics: &metrics,
         names: &names,
@@ -139,25 +182,46 @@ pub fn run(args: &EvalArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         window,
         in_flight: concurrency.saturating_mul(2),
         done: &prepared.done,
+        stopped: &stopped,
     };
-    let limit = args.samples.unwrap_or(usize::MAX);
     let mut progress = progress::Progress::new(args.samples.map(|n| n as u64));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
+    let mut scored = score::Scored::default();
+    let mut session = accounting::SessionOpen::new(&setup, session_started, &prepared.manifest);
+    let (run_dir, manifest) = (&prepared.run, &mut prepared.manifest);
+    let mut checkpoint =
+        |scored: &score::Scored| session.checkpoint(run_dir, manifest, scored.cells);
     let ended = runtime.block_on(async {
+        let scoring = score::score_all(
+            &plan,
+            samples.take(limit),
+            &mut journal,
+            &mut progress,
+            &mut scored,
+            &mut checkpoint,
+        );
         tokio::select! {
-            result = score::score_all(&plan, samples.take(limit), &mut journal, &mut progress) => {
-                Some(result)
-            }
+            result = scoring => Some(result),
             _ = tokio::signal::ctrl_c() => None,
         }
     });
     progress.finish();
-    let scored = match ended {
+    match ended {
         None => {
+            if let Some(judge) = &setup.chat {
+                judge.cancel();
+            }
             journal.flush()?;
+            let footer = session.stop(
+                &mut prepared,
+                SessionEnd::Interrupted,
+                "interrupted (Ctrl-C)".into(),
+                scored.cells,
+            )?;
+            note(&footer);
             note(&format!(
                 "interrupted: finished samples are in {}; run the same command again to resume",
                 run_path.display()
@@ -166,22 +230,57 @@ pub fn run(args: &EvalArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         }
         Some(Err(error)) => {
             if prepared.resumed {
+                session.stop(
+                    &mut prepared,
+                    SessionEnd::Failed,
+                    format!("{error:#}"),
+                    scored.cells,
+                )?;
                 note("the run stays incomplete: its finished cells are kept");
             } else if let Err(cleanup) = prepared.run.abandon() {
                 note(&format!("could not remove the partial run: {cleanup}"));
             }
             return Err(error);
         }
-        Some(Ok(scored)) => scored,
-    };
+        Some(Ok(())) => {}
+    }
     drop(journal);
+    if let Some(cap) = setup.cap_reached() {
+        let reason = format!("judge cap reached: {cap}");
+        let footer = session.stop(
+            &mut prepared,
+            SessionEnd::CapReached,
+            reason.clone(),
+            scored.cells,
+        )?;
+        note(&footer);
+        note(&format!(
+            "stopped: {reason}. {} cells were journaled in this session and {} left unscored \
+             for the next one (no further sample was started; those in flight finished). \
+             {} stays resumable: run the same command again, with a larger cap or none, to \
+             continue.",
+            scored.cells,
+            scored.held_back,
+            run_path.display()
+        ));
+        return Ok(ExitCode::from(EXIT_CAP_REACHED));
+    }
 
-    let summary = summarise(&run_path, &names, args)?;
+    let mut summary = summarise(&run_path, &names, args)?;
     prepared.manifest.dataset.samples = Some(summary.samples);
     prepared.manifest.settings["judge"]["stats"] = setup.stats();
+    let account = session.close(
+        &mut prepared.manifest,
+        SessionEnd::Complete,
+        None,
+        scored.cells,
+    );
+    let footer = accounting::footer(&account, &accounting::this_session(&prepared.manifest));
+    summary.judge = Some(account);
     prepared.run.finish(&mut prepared.manifest, &summary)?;
     out.write_all(render_summary_table(&summary).as_bytes())
         .context("cannot write to stdout")?;
+    writeln!(out, "{footer}").context("cannot write to stdout")?;
     for line in unscored_notes(&summary) {
         note(&line);
     }

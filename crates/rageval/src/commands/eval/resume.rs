@@ -74,10 +74,12 @@ pub fn prepare(
     check_same_run(path, &earlier, &fresh)?;
     let (done, retried) = compact_journal(&path.join(RESULTS_FILE), retry_failed)?;
     let run = RunDir::reopen(path)?;
+    // Earlier sessions keep their own judge accounts; this one is appended when it ends.
     let manifest = Manifest {
         status: RunStatus::Running,
         finished_at: None,
         started_at: earlier.started_at,
+        sessions: earlier.sessions,
         ..fresh
     };
     Ok(Prepared {

@@ -4,7 +4,10 @@
 //!
 //! Memory holds the samples in flight, never the dataset. Cells already in the journal are
 //! skipped; a sample with nothing left to score is not judged at all. A record the reader
-//! rejects stops the run after the samples before it are journaled.
+//! rejects stops the run after the samples before it are journaled. Once the judge refuses a
+//! call for its caps (`--max-calls`, `--max-cost`), no further sample starts, the samples in
+//! flight finish, and their failed cells are held back: a cell refused its judge call is not
+//! done, so it is left for the resumed run rather than journaled as failed.
 
 use std::collections::HashSet;
 
@@ -32,6 +35,8 @@ pub struct Plan<'a> {
     pub in_flight: usize,
     /// Cells already done.
     pub done: &'a HashSet<(String, String)>,
+    /// Whether a judge cap has refused a call (the run is stopping).
+    pub stopped: &'a dyn Fn() -> bool,
 }
 
 /// What a finished scoring pass did.
@@ -45,22 +50,28 @@ pub struct Scored {
     pub failed: usize,
     /// Samples whose contexts were cut to fit (`--top-k` or the window).
     pub cut: usize,
+    /// Failed cells not journaled because a judge cap had stopped the run.
+    pub held_back: usize,
 }
 
-/// Scores every sample into `journal`.
+/// Scores every sample into `journal`, counting into `scored` as it goes (so the counts
+/// survive when the scoring is abandoned on Ctrl-C) and calling `after_sample` once each
+/// sample is journaled.
 pub async fn score_all(
     plan: &Plan<'_>,
     samples: impl Iterator<Item = Result<Sample, DatasetError>>,
     journal: &mut JournalWriter,
     progress: &mut Progress,
-) -> anyhow::Result<Scored> {
+    scored: &mut Scored,
+    after_sample: &mut dyn FnMut(&Scored) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
     let mut results = futures_util::stream::iter(samples)
+        .take_while(|_| std::future::ready(!(plan.stopped)()))
         .map(|item| async move {
             let sample = item?;
             Ok::<_, DatasetError>(score_sample(plan, sample).await)
         })
         .buffered(plan.in_flight.max(1));
-    let mut scored = Scored::default();
     let mut seen = HashSet::new();
     while let Some(result) = results.next().await {
         let sample = result?;
@@ -69,9 +80,15 @@ pub async fn score_all(
         }
         scored.samples += 1;
         scored.cut += usize::from(sample.cut);
+        let stopped = (plan.stopped)();
         let mut failed = 0;
         for (metric, outcome) in sample.cells {
-            failed += u64::from(matches!(outcome, Outcome::Failed { .. }));
+            let is_failed = matches!(outcome, Outcome::Failed { .. });
+            if stopped && is_failed {
+                scored.held_back += 1;
+                continue;
+            }
+            failed += u64::from(is_failed);
             journal.append(&ResultRecord {
                 sample_id: sample.id.clone(),
                 metric,
@@ -82,18 +99,20 @@ pub async fn score_all(
         journal.flush()?;
         scored.failed += failed as usize;
         progress.sample_done(failed);
+        after_sample(scored)?;
     }
-    Ok(scored)
+    Ok(())
 }
 
 /// One sample's new cells, in metric order.
-struct SampleCells {
-    id: String,
-    cells: Vec<(String, Outcome)>,
-    cut: bool,
+pub struct SampleCells {
+    pub id: String,
+    pub cells: Vec<(String, Outcome)>,
+    pub cut: bool,
 }
 
-async fn score_sample(plan: &Plan<'_>, mut sample: Sample) -> SampleCells {
+/// Scores the cells of `sample` that `plan` has not done yet.
+pub async fn score_sample(plan: &Plan<'_>, mut sample: Sample) -> SampleCells {
     let todo: Vec<usize> = (0..plan.metrics.len())
         .filter(|&i| {
             !plan

@@ -1,0 +1,358 @@
+//! Agreement between a judge's scores and human labels (what `rageval judge-check` reports):
+//! pairwise accuracy with ties counted half, balanced accuracy, AUROC, a threshold chosen
+//! under cross-validation, Cohen's κ (plain and quadratically weighted), and a seeded
+//! bootstrap interval for any of them.
+//!
+//! Pure functions over numbers: no file, no judge. Rank correlations come from
+//! [`crate::rank`]; the generator and quantiles from [`crate::stats`].
+
+use serde::{Deserialize, Serialize};
+
+use crate::stats::{Interval, SplitMix64, quantile_sorted};
+
+/// How one labelled pair came out: the judge's score of the item the person preferred
+/// against its score of the other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PairResult {
+    /// The preferred item scored higher.
+    Agree,
+    /// Both scored the same (counted half).
+    Tie,
+    /// The other item scored higher.
+    Disagree,
+}
+
+impl PairResult {
+    /// Compares the preferred item's score with the other's.
+    pub fn of(preferred: f64, other: f64) -> Self {
+        if preferred > other {
+            Self::Agree
+        } else if preferred == other {
+            Self::Tie
+        } else {
+            Self::Disagree
+        }
+    }
+
+    /// 1, ½ or 0.
+    pub fn points(self) -> f64 {
+        match self {
+            Self::Agree => 1.0,
+            Self::Tie => 0.5,
+            Self::Disagree => 0.0,
+        }
+    }
+}
+
+/// Pairwise accuracy: points ÷ pairs, a tie worth ½; `None` without pairs.
+pub fn pairwise_accuracy(results: &[PairResult]) -> Option<f64> {
+    if results.is_empty() {
+        return None;
+    }
+    Some(results.iter().map(|r| r.points()).sum::<f64>() / results.len() as f64)
+}
+
+/// The mean of the recall on positive and on negative items: 0.5 is chance whatever the
+/// class balance. `None` when either class is absent or the lengths differ.
+pub fn balanced_accuracy(labels: &[bool], verdicts: &[bool]) -> Option<f64> {
+    if labels.len() != verdicts.len() {
+        return None;
+    }
+    let mut hits = [0usize; 2];
+    let mut totals = [0usize; 2];
+    for (&label, &verdict) in labels.iter().zip(verdicts) {
+        let class = usize::from(label);
+        totals[class] += 1;
+        hits[class] += usize::from(label == verdict);
+    }
+    if totals.contains(&0) {
+        return None;
+    }
+    Some((hits[0] as f64 / totals[0] as f64 + hits[1] as f64 / totals[1] as f64) / 2.0)
+}
+
+/// Area under the ROC curve of `scores` for telling positive from negative items: the
+/// chance that a random positive outscores a random negative, ties counted half (the
+/// Mann–Whitney U statistic ÷ (positives × negatives)). `None` when a class is absent, the
+/// lengths differ or a score is not finite.
+pub fn auroc(labels: &[bool], scores: &[f64]) -> Option<f64> {
+    if labels.len() != scores.len() || scores.iter().any(|s| !s.is_finite()) {
+        return None;
+    }
+    // Sort once; each run of equal scores shares the mean rank (U = R₊ − n₊(n₊+1)/2).
+    let mut order: Vec<usize> = (0..scores.len()).collect();
+    order.sort_by(|&a, &b| scores[a].total_cmp(&scores[b]));
+    let positives = labels.iter().filter(|&&l| l).count();
+    let negatives = labels.len() - positives;
+    if positives == 0 || negatives == 0 {
+        return None;
+    }
+    let mut rank_sum = 0.0;
+    let mut start = 0;
+    while start < order.len() {
+        let mut end = start + 1;
+        while end < order.len() && scores[order[end]] == scores[order[start]] {
+            end += 1;
+        }
+        let shared = (start + 1 + end) as f64 / 2.0;
+        let in_run = order[start..end].iter().filter(|&&i| labels[i]).count();
+        rank_sum += shared * in_run as f64;
+        start = end;
+    }
+    let p = positives as f64;
+    Some((rank_sum - p * (p + 1.0) / 2.0) / (p * negatives as f64))
+}
+
+/// The threshold `t` (verdict: score ≥ t) with the best balanced accuracy on these items:
+/// candidates are the midpoints between distinct scores and one above the highest; the
+/// lowest of equally good ones wins. `None` when a class is absent.
+pub fn best_threshold(labels: &[bool], scores: &[f64]) -> Option<(f64, f64)> {
+    let mut distinct: Vec<f64> = scores.iter().copied().filter(|s| s.is_finite()).collect();
+    distinct.sort_by(f64::total_cmp);
+    distinct.dedup();
+    let first = *distinct.first()?;
+    let mut candidates = vec![first];
+    candidates.extend(distinct.windows(2).map(|w| (w[0] + w[1]) / 2.0));
+    candidates.push(distinct[distinct.len() - 1] + 1.0);
+    let mut best: Option<(f64, f64)> = None;
+    for threshold in candidates {
+        let verdicts: Vec<bool> = scores.iter().map(|&s| s >= threshold).collect();
+        let accuracy = balanced_accuracy(labels, &verdicts)?;
+        if best.is_none_or(|(_, b)| accuracy > b) {
+            best = Some((threshold, accuracy));
+        }
+    }
+    best
+}
+
+/// A threshold chosen by measurement, and how well it does on items it was not chosen on.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct CrossValidated {
+    /// The best threshold on all items (what a user would set).
+    pub threshold: f64,
+    /// Its balanced accuracy on all items (optimistic: chosen on the same items).
+    pub in_sample: f64,
+    /// Balanced accuracy on held-out folds, each fold judged with the threshold chosen on
+    /// the others: the honest figure.
+    pub held_out: f64,
+    /// Folds used.
+    pub folds: usize,
+}
+
+/// Chooses the threshold by `folds`-fold cross-validation (items shuffled with `seed`,
+/// folds stratified by label). `None` when a class has fewer items than `folds` or
+/// `folds < 2`.
+pub fn cross_validated_threshold(
+    labels: &[bool],
+    scores: &[f64],
+    folds: usize,
+    seed: u64,
+) -> Option<CrossValidated> {
+    if folds < 2 || labels.len() != scores.len() {
+        return None;
+    }
+    let (threshold, in_sample) = best_threshold(labels, scores)?;
+    // Stratified folds: each class shuffled and dealt round-robin.
+    let mut rng = SplitMix64::new(seed);
+    let mut fold_of = vec![0usize; labels.len()];
+    for class in [false, true] {
+        let mut members: Vec<usize> = (0..labels.len()).filter(|&i| labels[i] == class).collect();
+        if members.len() < folds {
+            return None;
+        }
+        for i in (1..members.len()).rev() {
+            members.swap(i, rng.below(i + 1));
+        }
+        for (position, &item) in members.iter().enumerate() {
+            fold_of[item] = position % folds;
+        }
+    }
+    let mut verdicts = vec![false; labels.len()];
+    for fold in 0..folds {
+        let train: Vec<usize> = (0..labels.len()).filter(|&i| fold_of[i] != fold).collect();
+        let train_labels: Vec<bool> = train.iter().map(|&i| labels[i]).collect();
+        let train_scores: Vec<f64> = train.iter().map(|&i| scores[i]).collect();
+        let (chosen, _) = best_threshold(&train_labels, &train_scores)?;
+        for i in (0..labels.len()).filter(|&i| fold_of[i] == fold) {
+            verdicts[i] = scores[i] >= chosen;
+        }
+    }
+    Some(CrossValidated {
+        threshold,
+        in_sample,
+        held_out: balanced_accuracy(labels, &verdicts)?,
+        folds,
+    })
+}
+
+/// Cohen's κ between two raters' categories, `1 − (1 − p_o)/(1 − p_e)`, unweighted
+/// (`weighted = false`) or with quadratic weights over the categories' order
+/// (`w_ij = (i − j)² / (k − 1)²`; Cohen 1968). Categories are the distinct values of both
+/// sides, ordered. `None` with fewer than two items, different lengths, one category only,
+/// or when chance agreement is total.
+pub fn cohen_kappa(a: &[f64], b: &[f64], weighted: bool) -> Option<f64> {
+    if a.len() != b.len() || a.len() < 2 || a.iter().chain(b).any(|v| !v.is_finite()) {
+        return None;
+    }
+    let mut categories: Vec<f64> = a.iter().chain(b).copied().collect();
+    categories.sort_by(f64::total_cmp);
+    categories.dedup();
+    let k = categories.len();
+    if k < 2 {
+        return None;
+    }
+    let index = |v: f64| categories.partition_point(|&c| c < v);
+    let n = a.len() as f64;
+    let mut observed = vec![vec![0.0; k]; k];
+    let (mut row, mut column) = (vec![0.0; k], vec![0.0; k]);
+    for (&x, &y) in a.iter().zip(b) {
+        let (i, j) = (index(x), index(y));
+        observed[i][j] += 1.0 / n;
+        row[i] += 1.0 / n;
+        column[j] += 1.0 / n;
+    }
+    let disagreement = |i: usize, j: usize| {
+        if weighted {
+            let d = i as f64 - j as f64;
+            d * d / ((k - 1) * (k - 1)) as f64
+        } else {
+            f64::from(u8::from(i != j))
+        }
+    };
+    let (mut seen, mut expected) = (0.0, 0.0);
+    for i in 0..k {
+        for j in 0..k {
+            seen += disagreement(i, j) * observed[i][j];
+            expected += disagreement(i, j) * row[i] * column[j];
+        }
+    }
+    if expected <= 0.0 {
+        return None;
+    }
+    Some(1.0 - seen / expected)
+}
+
+/// Percentile bootstrap interval at `level` of a statistic over `n` items: each of
+/// `resamples` draws picks `n` item indices with replacement (seeded SplitMix64) and asks
+/// `statistic` for its value on them; draws where it is undefined are skipped. `None` when
+/// no draw gave a value.
+pub fn bootstrap_statistic(
+    n: usize,
+    level: f64,
+    resamples: usize,
+    seed: u64,
+    statistic: impl Fn(&[usize]) -> Option<f64>,
+) -> Option<Interval> {
+    if n == 0 {
+        return None;
+    }
+    let mut rng = SplitMix64::new(seed);
+    let mut indices = vec![0usize; n];
+    let mut values = Vec::with_capacity(resamples);
+    for _ in 0..resamples {
+        for slot in &mut indices {
+            *slot = rng.below(n);
+        }
+        if let Some(value) = statistic(&indices).filter(|v| v.is_finite()) {
+            values.push(value);
+        }
+    }
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(f64::total_cmp);
+    let alpha = (1.0 - level) / 2.0;
+    Some(Interval {
+        low: quantile_sorted(&values, alpha),
+        high: quantile_sorted(&values, 1.0 - alpha),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pairwise_ties_count_half() {
+        use PairResult::*;
+        assert_eq!(
+            pairwise_accuracy(&[Agree, Tie, Disagree, Agree]),
+            Some(0.625)
+        );
+        assert_eq!(PairResult::of(0.5, 0.5), Tie);
+        assert_eq!(pairwise_accuracy(&[]), None);
+    }
+
+    #[test]
+    fn auroc_matches_a_hand_count() {
+        // Positives 0.9, 0.5; negatives 0.5, 0.1: pairs (0.9>0.5) 1, (0.9>0.1) 1,
+        // (0.5=0.5) ½, (0.5>0.1) 1 → 3.5 / 4 (sklearn.metrics.roc_auc_score agrees).
+        let labels = [true, true, false, false];
+        let scores = [0.9, 0.5, 0.5, 0.1];
+        assert_eq!(auroc(&labels, &scores), Some(0.875));
+        assert_eq!(auroc(&[true, true], &[0.1, 0.2]), None);
+        let flipped: Vec<bool> = labels.iter().map(|l| !l).collect();
+        assert_eq!(auroc(&flipped, &scores), Some(0.125));
+    }
+
+    #[test]
+    fn balanced_accuracy_ignores_class_sizes() {
+        let labels = [false, false, false, false, true];
+        assert_eq!(balanced_accuracy(&labels, &[false; 5]), Some(0.5));
+        assert_eq!(balanced_accuracy(&[true, true], &[true, true]), None);
+    }
+
+    #[test]
+    fn threshold_separates_and_cross_validation_is_seeded() {
+        let scores: Vec<f64> = (0..20).map(|i| f64::from(i) / 20.0).collect();
+        let labels: Vec<bool> = (0..20).map(|i| i >= 12).collect();
+        let (threshold, accuracy) = best_threshold(&labels, &scores).unwrap();
+        assert_eq!(accuracy, 1.0);
+        assert!((threshold - 0.575).abs() < 1e-12, "{threshold}");
+        let cv = cross_validated_threshold(&labels, &scores, 4, 9).unwrap();
+        assert_eq!(
+            cv,
+            cross_validated_threshold(&labels, &scores, 4, 9).unwrap()
+        );
+        assert!(cv.held_out > 0.8 && cv.held_out <= cv.in_sample, "{cv:?}");
+        assert_eq!(cross_validated_threshold(&labels, &scores, 30, 9), None);
+    }
+
+    #[test]
+    fn kappa_matches_published_examples() {
+        // Unweighted: 2×2 table [[20, 5], [10, 15]] → p_o 0.7, p_e 0.5, κ 0.4
+        // (the Wikipedia "Cohen's kappa" worked example).
+        let mut a = Vec::new();
+        let mut b = Vec::new();
+        for (x, y, count) in [
+            (1.0, 1.0, 20),
+            (1.0, 0.0, 5),
+            (0.0, 1.0, 10),
+            (0.0, 0.0, 15),
+        ] {
+            a.extend(std::iter::repeat_n(x, count));
+            b.extend(std::iter::repeat_n(y, count));
+        }
+        assert!((cohen_kappa(&a, &b, false).unwrap() - 0.4).abs() < 1e-12);
+        // Weighted on two categories equals unweighted; identical raters give 1.
+        assert!((cohen_kappa(&a, &b, true).unwrap() - 0.4).abs() < 1e-12);
+        let grades = [0.0, 1.0, 2.0, 2.0, 1.0];
+        assert_eq!(cohen_kappa(&grades, &grades, true), Some(1.0));
+        // By hand: two off-by-one disagreements of 5 weigh ¼ each → observed 0.1; margins
+        // (.4, .2, .4) on both sides → expected Σ w·r·c = 0.4; κ_w = 1 − 0.1/0.4 = 0.75.
+        let w = cohen_kappa(&[0.0, 1.0, 2.0, 2.0, 0.0], &[0.0, 2.0, 2.0, 1.0, 0.0], true);
+        assert!((w.unwrap() - 0.75).abs() < 1e-12);
+        assert_eq!(cohen_kappa(&[1.0, 1.0], &[1.0, 1.0], false), None);
+    }
+
+    #[test]
+    fn bootstrap_of_a_statistic_is_seeded_and_brackets_it() {
+        let values: Vec<f64> = (0..40).map(|i| f64::from(i % 3)).collect();
+        let mean = |ix: &[usize]| Some(ix.iter().map(|&i| values[i]).sum::<f64>() / 40.0);
+        let a = bootstrap_statistic(40, 0.95, 500, 3, mean).unwrap();
+        assert_eq!(a, bootstrap_statistic(40, 0.95, 500, 3, mean).unwrap());
+        assert!(a.low < 0.975 && 0.975 < a.high, "{a:?}");
+        assert_eq!(bootstrap_statistic(0, 0.95, 10, 1, mean), None);
+    }
+}

@@ -1,0 +1,322 @@
+//! Human labels as `judge-check` reads them: one JSON object per line, in one of three
+//! shapes (docs/judge-fidelity.md):
+//!
+//! - pairwise: `{"id", "a": SAMPLE, "b": SAMPLE, "preferred": "a" | "b"}`;
+//! - binary: SAMPLE's fields with `"label": true | false` (true: good — faithful, relevant);
+//! - graded: SAMPLE's fields with `"grade": NUMBER` (higher is better), and optionally
+//!   `"group"` (items ordered within a group, e.g. a query's documents).
+//!
+//! SAMPLE is `{"question", "contexts": [text…], "answer", "reference"}`, each optional as
+//! the metric allows. Every line of a file has the same shape; errors name file, line and
+//! field.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use anyhow::{Context as _, bail};
+use rageval_core::{Context, Sample};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+/// The three label shapes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    Pairwise,
+    Binary,
+    Graded,
+}
+
+impl Shape {
+    pub fn name(self) -> &'static str {
+        match self {
+            Shape::Pairwise => "pairwise",
+            Shape::Binary => "binary",
+            Shape::Graded => "graded",
+        }
+    }
+}
+
+/// What the person said about an item.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Label {
+    /// Which of the item's two samples is better (0 = `a`, 1 = `b`).
+    Preferred(usize),
+    /// Good (true) or bad.
+    Binary(bool),
+    /// A grade, higher is better, within an optional group.
+    Graded { grade: f64, group: Option<String> },
+}
+
+/// One labelled item: its samples (two for a pair, else one) and the label.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Item {
+    pub id: String,
+    pub samples: Vec<Sample>,
+    pub label: Label,
+}
+
+impl Item {
+    pub fn shape(&self) -> Shape {
+        match self.label {
+            Label::Preferred(_) => Shape::Pairwise,
+            Label::Binary(_) => Shape::Binary,
+            Label::Graded { .. } => Shape::Graded,
+        }
+    }
+
+    /// A pairwise item; sample ids are `ID/a` and `ID/b`.
+    pub fn pair(id: String, a: Sample, b: Sample, preferred: usize) -> Self {
+        let name = |mut s: Sample, side: &str| {
+            s.id = format!("{id}/{side}");
+            s
+        };
+        Item {
+            samples: vec![name(a, "a"), name(b, "b")],
+            id,
+            label: Label::Preferred(preferred),
+        }
+    }
+
+    /// A binary or graded item; the sample's id is the item's.
+    pub fn single(id: String, mut sample: Sample, label: Label) -> Self {
+        sample.id.clone_from(&id);
+        Item {
+            id,
+            samples: vec![sample],
+            label,
+        }
+    }
+
+    /// The label as the samples' metadata (shown in reports next to the verdicts).
+    pub fn label_metadata(&self, index: usize) -> Map<String, Value> {
+        let mut map = Map::new();
+        map.insert("label_item".into(), json!(self.id));
+        match &self.label {
+            Label::Preferred(p) => {
+                map.insert("label_preferred".into(), json!(*p == index));
+            }
+            Label::Binary(b) => {
+                map.insert("label".into(), json!(b));
+            }
+            Label::Graded { grade, group } => {
+                map.insert("grade".into(), json!(grade));
+                if let Some(group) = group {
+                    map.insert("group".into(), json!(group));
+                }
+            }
+        }
+        map
+    }
+}
+
+/// A sample's fields in a labels file.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct SampleFields {
+    question: String,
+    contexts: Vec<String>,
+    answer: Option<String>,
+    reference: Option<String>,
+}
+
+impl SampleFields {
+    fn into_sample(self) -> Sample {
+        Sample {
+            question: self.question,
+            contexts: self.contexts.into_iter().map(Context::text).collect(),
+            answer: self.answer,
+            references: self.reference.into_iter().collect(),
+            ..Sample::default()
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Line {
+    #[serde(default)]
+    id: Option<Value>,
+    #[serde(default)]
+    a: Option<SampleFields>,
+    #[serde(default)]
+    b: Option<SampleFields>,
+    #[serde(default)]
+    preferred: Option<String>,
+    #[serde(default)]
+    label: Option<bool>,
+    #[serde(default)]
+    grade: Option<f64>,
+    #[serde(default)]
+    group: Option<Value>,
+    #[serde(default)]
+    question: String,
+    #[serde(default)]
+    contexts: Vec<String>,
+    #[serde(default)]
+    answer: Option<String>,
+    #[serde(default)]
+    reference: Option<String>,
+}
+
+/// An id given as a string or a number.
+fn id_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_owned()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+fn item_of(line: Line, number: usize) -> Result<Item, String> {
+    let id = match &line.id {
+        None => number.to_string(),
+        Some(value) => id_text(value).ok_or("field `id`: not a non-empty string or number")?,
+    };
+    let single = SampleFields {
+        question: line.question,
+        contexts: line.contexts,
+        answer: line.answer,
+        reference: line.reference,
+    };
+    match (line.a, line.b, line.preferred, line.label, line.grade) {
+        (Some(a), Some(b), Some(preferred), None, None) => {
+            let preferred = match preferred.as_str() {
+                "a" => 0,
+                "b" => 1,
+                other => {
+                    return Err(format!(
+                        "field `preferred`: `{other}` is not \"a\" or \"b\""
+                    ));
+                }
+            };
+            Ok(Item::pair(id, a.into_sample(), b.into_sample(), preferred))
+        }
+        (None, None, None, Some(label), None) => {
+            Ok(Item::single(id, single.into_sample(), Label::Binary(label)))
+        }
+        (None, None, None, None, Some(grade)) => {
+            let group = match &line.group {
+                None => None,
+                Some(value) => Some(id_text(value).ok_or("field `group`: not a string or number")?),
+            };
+            Ok(Item::single(
+                id,
+                single.into_sample(),
+                Label::Graded { grade, group },
+            ))
+        }
+        (Some(_), Some(_), None, None, None) => {
+            Err("field `preferred`: missing (\"a\" or \"b\")".into())
+        }
+        _ => Err(
+            "fields: a line needs exactly one label: `a`, `b` and `preferred` (pairwise), \
+             `label` (binary) or `grade` (graded)"
+                .into(),
+        ),
+    }
+}
+
+/// Reads a labels file; `limit` keeps the first lines only.
+pub fn read_jsonl(path: &Path, limit: Option<usize>) -> anyhow::Result<Vec<Item>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut items: Vec<Item> = Vec::new();
+    for (index, raw) in text.lines().enumerate() {
+        if raw.trim().is_empty() {
+            continue;
+        }
+        if limit.is_some_and(|n| items.len() >= n) {
+            break;
+        }
+        let number = index + 1;
+        let at = || format!("{}:{number}", path.display());
+        let line: Line =
+            serde_json::from_str(raw).with_context(|| format!("{}: not a labels line", at()))?;
+        let item = item_of(line, number).map_err(|why| anyhow::anyhow!("{}: {why}", at()))?;
+        if let Some(first) = items.first() {
+            if first.shape() != item.shape() {
+                bail!(
+                    "{}: a {} label in a file of {} labels (one shape per file)",
+                    at(),
+                    item.shape().name(),
+                    first.shape().name()
+                );
+            }
+        }
+        items.push(item);
+    }
+    check_items(&items, &path.display().to_string())?;
+    Ok(items)
+}
+
+/// Item ids unique and at least one item.
+pub fn check_items(items: &[Item], source: &str) -> anyhow::Result<()> {
+    if items.is_empty() {
+        bail!("{source}: no labelled items");
+    }
+    let mut seen = HashSet::new();
+    for item in items {
+        if !seen.insert(item.id.as_str()) {
+            bail!("{source}: field `id`: `{}` is used twice", item.id);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> anyhow::Result<Vec<Item>> {
+        let dir = tempfile::tempdir()?;
+        let path = dir.path().join("labels.jsonl");
+        std::fs::write(&path, text)?;
+        read_jsonl(&path, None)
+    }
+
+    #[test]
+    fn reads_each_shape() {
+        let items = read(
+            r#"{"id": 7, "a": {"question": "q", "answer": "x", "contexts": ["c"]}, "b": {"question": "q", "answer": "y"}, "preferred": "b"}"#,
+        )
+        .unwrap();
+        assert_eq!(items[0].id, "7");
+        assert_eq!(items[0].samples[1].id, "7/b");
+        assert_eq!(items[0].label, Label::Preferred(1));
+        assert_eq!(items[0].samples[0].contexts[0].text, "c");
+        let items = read("{\"question\": \"q\", \"contexts\": [\"c\"], \"label\": false}\n\n{\"question\": \"r\", \"label\": true}").unwrap();
+        assert_eq!((items[0].id.as_str(), items[1].id.as_str()), ("1", "3"));
+        let items =
+            read(r#"{"question": "q", "contexts": ["c"], "grade": 2, "group": 4}"#).unwrap();
+        assert_eq!(
+            items[0].label,
+            Label::Graded {
+                grade: 2.0,
+                group: Some("4".into())
+            }
+        );
+    }
+
+    #[test]
+    fn errors_name_line_and_field() {
+        let mixed = "{\"question\": \"q\", \"label\": true}\n{\"question\": \"q\", \"grade\": 1}";
+        let error = format!("{:#}", read(mixed).unwrap_err());
+        assert!(
+            error.contains("labels.jsonl:2") && error.contains("one shape"),
+            "{error}"
+        );
+        let bad = r#"{"a": {}, "b": {}, "preferred": "c"}"#;
+        let error = format!("{:#}", read(bad).unwrap_err());
+        assert!(error.contains(":1: field `preferred`"), "{error}");
+        let error = format!("{:#}", read(r#"{"question": "q"}"#).unwrap_err());
+        assert!(error.contains("exactly one label"), "{error}");
+        let error = format!(
+            "{:#}",
+            read(r#"{"question": "q", "label": "yes"}"#).unwrap_err()
+        );
+        assert!(error.contains(":1: not a labels line"), "{error}");
+        let twice = "{\"id\": \"x\", \"label\": true}\n{\"id\": \"x\", \"label\": false}";
+        let error = format!("{:#}", read(twice).unwrap_err());
+        assert!(error.contains("`x` is used twice"), "{error}");
+    }
+}

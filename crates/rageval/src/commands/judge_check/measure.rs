@@ -1,0 +1,465 @@
+//! The agreement figures of one judge-check: per item, the judge's scores against the label;
+//! over the items, the statistics of `rageval_core::agreement` with seeded 95% bootstrap
+//! intervals. Items whose samples got no score (undefined or failed) are left out and
+//! counted.
+
+use std::collections::{BTreeMap, HashMap};
+
+use rageval_core::agreement::{
+    PairResult, auroc, balanced_accuracy, bootstrap_statistic, cohen_kappa,
+    cross_validated_threshold, pairwise_accuracy,
+};
+use rageval_core::rank::{kendall_tau_b, spearman};
+use rageval_core::stats::Interval;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::labels::{Item, Label, Shape};
+
+/// How the statistics are computed.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    /// Binary verdict: score ≥ threshold.
+    pub threshold: f64,
+    /// Folds for the cross-validated threshold.
+    pub folds: usize,
+    pub resamples: usize,
+    pub seed: u64,
+}
+
+/// A figure with its 95% interval.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Figure {
+    pub value: f64,
+    pub ci95: Option<Interval>,
+}
+
+/// One item as judged: scores of its samples and how they compare with the label.
+#[derive(Debug, Clone, Serialize)]
+pub struct ItemVerdict {
+    pub id: String,
+    pub label: Value,
+    pub scores: Vec<Option<f64>>,
+    /// Pairwise: `agree` / `tie` / `disagree`; binary: whether the verdict at the threshold
+    /// matches; graded: absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+}
+
+/// The figures of one run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Agreement {
+    pub shape: &'static str,
+    pub items: usize,
+    /// Items left out because a sample got no score.
+    pub unscored: usize,
+    pub figures: BTreeMap<String, Figure>,
+    /// Counts (pairs agreeing / tied / disagreeing, positives / negatives).
+    pub counts: BTreeMap<String, usize>,
+    /// Notes: a chosen threshold, why a figure is absent.
+    pub notes: BTreeMap<String, Value>,
+    pub verdicts: Vec<ItemVerdict>,
+}
+
+/// The figures for `items` given each sample's score (`None`: undefined or failed).
+pub fn measure(
+    items: &[Item],
+    scores: &HashMap<String, Option<f64>>,
+    settings: &Settings,
+) -> Agreement {
+    let shape = items.first().map_or(Shape::Binary, Item::shape);
+    let mut agreement = Agreement {
+        shape: shape.name(),
+        items: items.len(),
+        unscored: 0,
+        figures: BTreeMap::new(),
+        counts: BTreeMap::new(),
+        notes: BTreeMap::new(),
+        verdicts: Vec::with_capacity(items.len()),
+    };
+    // Items whose every sample has a score, with their scores.
+    let mut scored: Vec<(&Item, Vec<f64>)> = Vec::new();
+    for item in items {
+        let item_scores: Vec<Option<f64>> = item
+            .samples
+            .iter()
+            .map(|s| scores.get(&s.id).copied().flatten())
+            .collect();
+        let complete: Option<Vec<f64>> = item_scores.iter().copied().collect();
+        let result = complete.as_ref().and_then(|values| match &item.label {
+            Label::Preferred(p) => Some(json!(PairResult::of(values[*p], values[1 - p]))),
+            Label::Binary(label) => Some(json!((values[0] >= settings.threshold) == *label)),
+            Label::Graded { .. } => None,
+        });
+        agreement.verdicts.push(ItemVerdict {
+            id: item.id.clone(),
+            label: label_json(&item.label),
+            scores: item_scores,
+            result,
+        });
+        match complete {
+            Some(values) => scored.push((item, values)),
+            None => agreement.unscored += 1,
+        }
+    }
+    match shape {
+        Shape::Pairwise => pairwise(&scored, settings, &mut agreement),
+        Shape::Binary => binary(&scored, settings, &mut agreement),
+        Shape::Graded => graded(&scored, settings, &mut agreement),
+    }
+    let near: Vec<&String> = agreement
+        .figures
+        .iter()
+        .filter(|(name, figure)| {
+            // Plain accuracy has no fixed chance level (it moves with the class balance).
+            let chance = match name.as_str() {
+                "accuracy" => return false,
+                "pairwise_accuracy" | "balanced_accuracy" | "auroc" => 0.5,
+                _ => 0.0,
+            };
+            figure
+                .ci95
+                .is_some_and(|ci| ci.low <= chance && chance <= ci.high)
+        })
+        .map(|(name, _)| name)
+        .collect();
+    if !near.is_empty() {
+        let warning = json!(format!(
+            "the 95% interval of {} includes chance: this judge is not shown to agree with \
+             the labels here",
+            near.iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        agreement.notes.insert("warning".into(), warning);
+    }
+    agreement
+}
+
+fn label_json(label: &Label) -> Value {
+    match label {
+        Label::Preferred(p) => json!({"preferred": if *p == 0 { "a" } else { "b" }}),
+        Label::Binary(b) => json!(b),
+        Label::Graded { grade, group } => json!({"grade": grade, "group": group}),
+    }
+}
+
+/// A figure over all items and its bootstrap interval over resampled items.
+fn figure(
+    n: usize,
+    settings: &Settings,
+    offset: u64,
+    statistic: impl Fn(&[usize]) -> Option<f64>,
+) -> Option<Figure> {
+    let all: Vec<usize> = (0..n).collect();
+    let value = statistic(&all)?;
+    let ci95 = bootstrap_statistic(
+        n,
+        0.95,
+        settings.resamples,
+        settings.seed.wrapping_add(offset),
+        statistic,
+    );
+    Some(Figure { value, ci95 })
+}
+
+fn put(agreement: &mut Agreement, name: &str, figure: Option<Figure>, why_absent: &str) {
+    match figure {
+        Some(figure) => {
+            agreement.figures.insert(name.into(), figure);
+        }
+        None => {
+            agreement.notes.insert(name.into(), json!(why_absent));
+        }
+    }
+}
+
+fn pairwise(scored: &[(&Item, Vec<f64>)], settings: &Settings, agreement: &mut Agreement) {
+    let results: Vec<PairResult> = scored
+        .iter()
+        .filter_map(|(item, values)| match item.label {
+            Label::Preferred(p) => Some(PairResult::of(values[p], values[1 - p])),
+            _ => None,
+        })
+        .collect();
+    for (name, kind) in [
+        ("agree", PairResult::Agree),
+        ("tie", PairResult::Tie),
+        ("disagree", PairResult::Disagree),
+    ] {
+        let count = results.iter().filter(|r| **r == kind).count();
+        agreement.counts.insert(name.into(), count);
+    }
+    let accuracy = figure(results.len(), settings, 0, |ix| {
+        pairwise_accuracy(&ix.iter().map(|&i| results[i]).collect::<Vec<_>>())
+    });
+    put(agreement, "pairwise_accuracy", accuracy, "no scored pairs");
+}
+
+fn binary(scored: &[(&Item, Vec<f64>)], settings: &Settings, agreement: &mut Agreement) {
+    let labels: Vec<bool> = scored
+        .iter()
+        .map(|(item, _)| matches!(item.label, Label::Binary(true)))
+        .collect();
+    let scores: Vec<f64> = scored.iter().map(|(_, v)| v[0]).collect();
+    let positives = labels.iter().filter(|&&l| l).count();
+    agreement.counts.insert("positive".into(), positives);
+    agreement
+        .counts
+        .insert("negative".into(), labels.len() - positives);
+    let pick = |ix: &[usize]| -> (Vec<bool>, Vec<f64>) {
+        (
+            ix.iter().map(|&i| labels[i]).collect(),
+            ix.iter().map(|&i| scores[i]).collect(),
+        )
+    };
+    let one_class = "the scored items hold one class only";
+    let ba = figure(labels.len(), settings, 0, |ix| {
+        let (l, s) = pick(ix);
+        let verdicts: Vec<bool> = s.iter().map(|&v| v >= settings.threshold).collect();
+        balanced_accuracy(&l, &verdicts)
+    });
+    put(agreement, "balanced_accuracy", ba, one_class);
+    let accuracy = figure(labels.len(), settings, 1, |ix| {
+        let (l, s) = pick(ix);
+        let hits = l
+            .iter()
+            .zip(&s)
+            .filter(|(l, s)| (**s >= settings.threshold) == **l)
+            .count();
+        (!l.is_empty()).then(|| hits as f64 / l.len() as f64)
+    });
+    put(agreement, "accuracy", accuracy, "no scored items");
+    let area = figure(labels.len(), settings, 2, |ix| {
+        let (l, s) = pick(ix);
+        auroc(&l, &s)
+    });
+    put(agreement, "auroc", area, one_class);
+    agreement
+        .notes
+        .insert("threshold".into(), json!(settings.threshold));
+    match cross_validated_threshold(&labels, &scores, settings.folds, settings.seed) {
+        Some(cv) => {
+            agreement
+                .notes
+                .insert("cross_validated_threshold".into(), json!(cv));
+            agreement.figures.insert(
+                "balanced_accuracy_cv".into(),
+                Figure {
+                    value: cv.held_out,
+                    ci95: None,
+                },
+            );
+        }
+        None => {
+            agreement.notes.insert(
+                "cross_validated_threshold".into(),
+                json!(format!(
+                    "needs at least {} items of each class",
+                    settings.folds
+                )),
+            );
+        }
+    }
+}
+
+fn graded(scored: &[(&Item, Vec<f64>)], settings: &Settings, agreement: &mut Agreement) {
+    let grades: Vec<f64> = scored
+        .iter()
+        .map(|(item, _)| match item.label {
+            Label::Graded { grade, .. } => grade,
+            _ => f64::NAN,
+        })
+        .collect();
+    let scores: Vec<f64> = scored.iter().map(|(_, v)| v[0]).collect();
+    let pick = |ix: &[usize]| -> (Vec<f64>, Vec<f64>) {
+        (
+            ix.iter().map(|&i| grades[i]).collect(),
+            ix.iter().map(|&i| scores[i]).collect(),
+        )
+    };
+    let constant = "fewer than two items, or the grades or the scores are constant";
+    let rho = figure(grades.len(), settings, 0, |ix| {
+        let (g, s) = pick(ix);
+        spearman(&g, &s)
+    });
+    put(agreement, "spearman", rho, constant);
+    let tau = figure(grades.len(), settings, 1, |ix| {
+        let (g, s) = pick(ix);
+        kendall_tau_b(&g, &s)
+    });
+    put(agreement, "kendall_tau_b", tau, constant);
+    // Ordering within groups (a query's documents): mean τ-b over groups where it is defined.
+    let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, (item, _)) in scored.iter().enumerate() {
+        if let Label::Graded {
+            group: Some(group), ..
+        } = &item.label
+        {
+            groups.entry(group.as_str()).or_default().push(i);
+        }
+    }
+    if !groups.is_empty() {
+        let per_group: Vec<f64> = groups
+            .values()
+            .filter_map(|ix| {
+                let (g, s) = pick(ix.as_slice());
+                kendall_tau_b(&g, &s)
+            })
+            .collect();
+        agreement.counts.insert("groups".into(), groups.len());
+        agreement
+            .counts
+            .insert("groups_with_tau".into(), per_group.len());
+        let mean_tau = figure(per_group.len(), settings, 2, |ix| {
+            rageval_core::stats::mean(&ix.iter().map(|&i| per_group[i]).collect::<Vec<_>>())
+        });
+        put(
+            agreement,
+            "kendall_tau_b_within_groups",
+            mean_tau,
+            "no group has two distinct grades and scores",
+        );
+    }
+    // κ only where the judge's scores are on the labels' own scale: every score is a grade
+    // value, and both span the same lowest and highest value.
+    let span = |values: &[f64]| {
+        let low = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        (low, high)
+    };
+    let on_scale = !scores.is_empty()
+        && scores.iter().all(|s| grades.contains(s))
+        && span(&scores) == span(&grades);
+    if on_scale {
+        let kappa = figure(grades.len(), settings, 3, |ix| {
+            let (g, s) = pick(ix);
+            cohen_kappa(&g, &s, false)
+        });
+        put(agreement, "cohen_kappa", kappa, "fewer than two categories");
+        let weighted = figure(grades.len(), settings, 4, |ix| {
+            let (g, s) = pick(ix);
+            cohen_kappa(&g, &s, true)
+        });
+        put(
+            agreement,
+            "weighted_kappa",
+            weighted,
+            "fewer than two categories",
+        );
+    } else {
+        agreement.notes.insert(
+            "cohen_kappa".into(),
+            json!("not computed: the metric's scores are not on the labels' scale"),
+        );
+    }
+}
+
+/// The figures as text lines for stdout.
+pub fn render(agreement: &Agreement) -> String {
+    let mut out = format!(
+        "{} labels: {} items ({} left out: no score)\n",
+        agreement.shape, agreement.items, agreement.unscored
+    );
+    for (name, figure) in &agreement.figures {
+        let interval = figure.ci95.map_or(String::new(), |ci| {
+            format!("  95% CI [{:.3}, {:.3}]", ci.low, ci.high)
+        });
+        out.push_str(&format!("  {name:<28} {:.3}{interval}\n", figure.value));
+    }
+    if !agreement.counts.is_empty() {
+        let counts: Vec<String> = agreement
+            .counts
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        out.push_str(&format!("  counts: {}\n", counts.join(", ")));
+    }
+    for (name, note) in &agreement.notes {
+        let text = match note {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        out.push_str(&format!("  {name}: {text}\n"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use rageval_core::Sample;
+
+    use super::*;
+
+    fn settings() -> Settings {
+        Settings {
+            threshold: 0.5,
+            folds: 2,
+            resamples: 200,
+            seed: 1,
+        }
+    }
+
+    #[test]
+    fn pairwise_counts_ties_half_and_leaves_out_unscored_items() {
+        let pair = |id: &str, preferred| {
+            Item::pair(id.into(), Sample::default(), Sample::default(), preferred)
+        };
+        let items = [pair("x", 0), pair("y", 1), pair("z", 0), pair("w", 0)];
+        let scores: HashMap<String, Option<f64>> = [
+            ("x/a", Some(0.9)),
+            ("x/b", Some(0.1)),
+            ("y/a", Some(0.4)),
+            ("y/b", Some(0.4)),
+            ("z/a", Some(0.0)),
+            ("z/b", Some(1.0)),
+            ("w/a", None),
+            ("w/b", Some(1.0)),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect();
+        let agreement = measure(&items, &scores, &settings());
+        // (1 + ½ + 0) / 3 pairs; w has no score for a.
+        assert_eq!(agreement.figures["pairwise_accuracy"].value, 0.5);
+        assert_eq!(agreement.unscored, 1);
+        assert_eq!(agreement.counts["tie"], 1);
+        assert!(agreement.notes.contains_key("warning"));
+    }
+
+    #[test]
+    fn graded_kappa_only_on_the_labels_scale() {
+        let item = |id: &str, grade: f64| {
+            Item::single(
+                id.into(),
+                Sample::default(),
+                Label::Graded { grade, group: None },
+            )
+        };
+        let items = [
+            item("a", 0.0),
+            item("b", 1.0),
+            item("c", 1.0),
+            item("d", 0.0),
+        ];
+        let on_scale: HashMap<String, Option<f64>> =
+            [("a", 0.0), ("b", 1.0), ("c", 0.0), ("d", 0.0)]
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), Some(v)))
+                .collect();
+        let agreement = measure(&items, &on_scale, &settings());
+        // Table [[2, 0], [1, 1]]: p_o 0.75, p_e 0.5 → κ 0.5.
+        assert!((agreement.figures["cohen_kappa"].value - 0.5).abs() < 1e-12);
+        let off_scale: HashMap<String, Option<f64>> =
+            on_scale.keys().map(|k| (k.clone(), Some(0.3))).collect();
+        let agreement = measure(&items, &off_scale, &settings());
+        assert!(!agreement.figures.contains_key("cohen_kappa"));
+        assert!(
+            agreement.notes["cohen_kappa"]
+                .as_str()
+                .unwrap()
+                .contains("scale")
+        );
+    }
+}

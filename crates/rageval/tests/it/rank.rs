@@ -1,0 +1,346 @@
+//! `rageval rank`, `reference` and `pipeline`: the offline judge on RGB's Chinese refine set
+//! (read in place from ../shared, never copied), reference answers under a small window with
+//! ten times more context than fits, the pipeline end to end against the testkit mock, and
+//! bad input.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rageval_testkit::{MockConfig, Reply};
+use serde_json::{Value, json};
+
+use crate::judged::endpoint;
+use crate::{rageval, repo_root, stderr, stdout};
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn jsonl(path: &Path) -> Vec<Value> {
+    fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The first `questions` rows of RGB zh_refine as a dataset: positive and negative passages
+/// shuffled (seeded) into one retriever order, the positives' ids as gold context ids.
+fn rgb_dataset(dir: &Path, questions: usize) -> PathBuf {
+    let source = repo_root().join("../shared/validation/rgb/zh_refine.json");
+    let text = fs::read_to_string(&source).unwrap();
+    let mut state: u64 = 20_240_601;
+    let mut next = |bound: usize| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((state >> 33) as usize) % bound
+    };
+    let mut lines = String::new();
+    for line in text.lines().take(questions) {
+        let row: Value = serde_json::from_str(line).unwrap();
+        let mut contexts: Vec<Value> = Vec::new();
+        for (kind, key) in [("p", "positive"), ("n", "negative")] {
+            for (i, passage) in row[key].as_array().unwrap().iter().enumerate() {
+                contexts.push(json!({"id": format!("{kind}{i}"), "text": passage}));
+            }
+        }
+        for i in (1..contexts.len()).rev() {
+            contexts.swap(i, next(i + 1));
+        }
+        let gold: Vec<&str> = contexts
+            .iter()
+            .filter_map(|c| c["id"].as_str().filter(|id| id.starts_with('p')))
+            .collect();
+        let sample = json!({
+            "id": row["id"], "question": row["query"], "contexts": contexts,
+            "reference_context_ids": gold,
+        });
+        lines.push_str(&format!("{sample}\n"));
+    }
+    let path = dir.join("rgb.jsonl");
+    fs::write(&path, lines).unwrap();
+    path
+}
+
+#[test]
+fn rank_orders_rgb_positives_above_negatives_with_the_offline_judge() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = rgb_dataset(dir.path(), 12);
+    let out = dir.path().join("ranked");
+    let output = rageval(
+        dir.path(),
+        &[
+            "rank",
+            data.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains("judge auroc"),
+        "{}",
+        stdout(&output)
+    );
+
+    let rankings = jsonl(&out.join("rankings.jsonl"));
+    assert_eq!(rankings.len(), 12);
+    for line in &rankings {
+        let n = line["ranking"]["grades"].as_array().unwrap().len();
+        let mut indices: Vec<u64> = line["ranking"]["indices"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i.as_u64().unwrap())
+            .collect();
+        indices.sort_unstable();
+        assert_eq!(indices, (0..n as u64).collect::<Vec<_>>());
+        assert!(line["ranking"]["rounds"].as_u64().unwrap() <= 4);
+        assert!(
+            line["agreement"]["spearman"].is_number() || line["agreement"]["spearman"].is_null()
+        );
+    }
+    let summary = read_json(&out.join("summary.json"));
+    let gold = &summary["summary"]["gold"];
+    let judge = gold["judge"]["auroc"]["mean"].as_f64().unwrap();
+    let retriever = gold["retriever"]["auroc"]["mean"].as_f64().unwrap();
+    // Measured: 0.87 for the heuristic judge on the first 20 questions; a shuffled retriever
+    // order is near 0.5.
+    assert!(judge >= 0.75, "judge AUROC {judge}");
+    assert!(
+        judge > retriever + 0.2,
+        "judge {judge} vs retriever {retriever}"
+    );
+    assert_eq!(summary["settings"]["algorithm"], "bradley-terry");
+    assert_eq!(summary["summary"]["calls"]["failed"], 0);
+
+    // The seed's insertion sort on the same judge: many more sequential rounds.
+    let insertion = dir.path().join("insertion");
+    let output = rageval(
+        dir.path(),
+        &[
+            "rank",
+            data.to_str().unwrap(),
+            "--out",
+            insertion.to_str().unwrap(),
+            "--algorithm",
+            "insertion",
+        ],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let slow = read_json(&insertion.join("summary.json"));
+    assert!(slow["summary"]["rounds"]["max"].as_u64().unwrap() > 20);
+    assert_eq!(slow["settings"]["algorithm"], "insertion");
+
+    // An existing run is not overwritten by accident.
+    let output = rageval(
+        dir.path(),
+        &[
+            "rank",
+            data.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("--overwrite"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn bad_data_is_an_input_error_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("bad.jsonl");
+    fs::write(
+        &data,
+        "{\"question\": \"q\", \"contexts\": [\"a\"]}\n{not json\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let output = rageval(
+        dir.path(),
+        &[
+            "rank",
+            data.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("bad.jsonl"), "{}", stderr(&output));
+    assert!(!out.exists() && !dir.path().join("out.partial").exists());
+}
+
+#[test]
+fn reference_needs_a_writing_judge() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("d.jsonl");
+    fs::write(&data, "{\"question\": \"q\", \"contexts\": [\"a\"]}\n").unwrap();
+    let output = rageval(dir.path(), &["reference", data.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("--judge-model"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+/// Prompt tokens of a chat request as `rageval_judge::tokens::prompt_tokens` counts them
+/// (messages with framing, the schema, reply priming), in the o200k encoding.
+fn request_tokens(body: &Value) -> u64 {
+    let count = |text: &str| rageval_judge::tokens::count_tokens("mock-chat", text);
+    let messages: u64 = body["messages"]
+        .as_array()
+        .map(|m| {
+            m.iter()
+                .map(|m| 3 + count(m["content"].as_str().unwrap_or_default()))
+                .sum()
+        })
+        .unwrap_or(0);
+    let schema = body
+        .pointer("/response_format/json_schema/schema")
+        .map_or(0, |s| count(&s.to_string()));
+    messages + schema + 3
+}
+
+#[test]
+fn reference_with_ten_windows_of_context_never_sends_an_over_long_prompt() {
+    let largest = Arc::new(AtomicU64::new(0));
+    let seen = Arc::clone(&largest);
+    let long_answer = "该段落给出的部分答案。".repeat(22);
+    let script = Arc::new(move |body: &Value| {
+        seen.fetch_max(request_tokens(body), Ordering::SeqCst);
+        let schema = body
+            .pointer("/response_format/json_schema/schema")
+            .map(Value::to_string)
+            .unwrap_or_default();
+        let answer = if schema.contains("\"found\"") {
+            json!({"answer": long_answer, "found": true})
+        } else {
+            json!({"answer": long_answer})
+        };
+        Reply::Content(answer.to_string())
+    });
+    let server = endpoint(MockConfig {
+        script: Some(script),
+        ..MockConfig::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    // 2,000-token window, 1,500 for prompts; about 20,000 tokens of context per question,
+    // one context alone three times the window.
+    let paragraph = |i: usize| format!("第{i}段：公司的主营业务是软件开发和技术服务。");
+    let contexts: Vec<String> = (0..40)
+        .map(|i| paragraph(i).repeat(if i == 7 { 300 } else { 30 }))
+        .collect();
+    let rows = [
+        json!({"question": "主营业务是什么？", "contexts": contexts, "answer": "软件"}),
+        json!({"question": "a/b: what?", "contexts": contexts}),
+        json!({"question": "a/b: what?", "contexts": contexts[..5]}),
+    ];
+    let data = dir.path().join("d.jsonl");
+    let text: String = rows.iter().map(|r| format!("{r}\n")).collect();
+    fs::write(&data, text).unwrap();
+    let window_total: u64 = contexts
+        .iter()
+        .map(|c| rageval_judge::tokens::count_tokens("mock-chat", c))
+        .sum();
+    assert!(window_total > 10 * 2_000, "{window_total}");
+
+    for mode in ["slow", "fast"] {
+        let out = dir.path().join(mode);
+        let mut args = vec![
+            "reference",
+            data.to_str().unwrap(),
+            "--mode",
+            mode,
+            "--out",
+            out.to_str().unwrap(),
+            "--context-window",
+            "2000",
+            "--answer-tokens",
+            "500",
+        ];
+        let flags = server.flags();
+        args.extend(flags.iter().map(String::as_str));
+        let output = rageval(dir.path(), &args);
+        assert!(output.status.success(), "{mode}: {}", stderr(&output));
+        let max = largest.swap(0, Ordering::SeqCst);
+        assert!(
+            max > 0 && max <= 1_500,
+            "{mode}: largest prompt {max} tokens"
+        );
+
+        let lines = jsonl(&out.join("references.jsonl"));
+        assert_eq!(lines.len(), 3);
+        let reference = &lines[0]["reference"];
+        assert!(reference["largest_prompt_tokens"].as_u64().unwrap() <= 1_500);
+        assert!(
+            reference["rounds"].as_u64().unwrap() >= 3,
+            "{mode}: {reference}"
+        );
+        // The long context was split into pieces answered separately.
+        let parts = reference["partial_answers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|p| p["pieces"].as_array().unwrap().clone())
+            .filter(|piece| piece["context"] == 7)
+            .count();
+        assert!(parts >= 3, "{mode}: context 7 in {parts} pieces");
+
+        let gt = read_json(&out.join("GT_主营业务是什么？.json"));
+        assert_eq!(gt["question"], "主营业务是什么？");
+        assert_eq!(gt["contexts"].as_array().unwrap().len(), 40);
+        assert!(!gt["ground_truth"].as_str().unwrap().is_empty());
+        let full = read_json(&out.join("FULL_主营业务是什么？.json"));
+        assert_eq!(full["answer"], "软件");
+        // Same question twice: safe, distinct names; no FULL_ without an answer.
+        assert!(out.join("GT_a_b_ what_.json").is_file());
+        assert!(out.join("GT_a_b_ what_~2.json").is_file());
+        assert!(!out.join("FULL_a_b_ what_.json").exists());
+    }
+}
+
+#[test]
+fn pipeline_ranks_writes_references_and_evaluates_the_top_k() {
+    let server = endpoint(MockConfig::default());
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("d.jsonl");
+    let rows = [
+        json!({"id": "q1", "question": "主营业务是什么？", "answer": "软件开发。",
+               "contexts": ["公司主营软件开发。", "天气很好。", "公司还做技术服务。"]}),
+        json!({"id": "q2", "question": "Who founded it?", "answer": "Ada.",
+               "contexts": ["Ada founded the company.", "It rains.", "Founded in 1990."]}),
+    ];
+    let text: String = rows.iter().map(|r| format!("{r}\n")).collect();
+    fs::write(&data, text).unwrap();
+    let out = dir.path().join("p");
+    let mut args = vec![
+        "pipeline",
+        data.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--top-k",
+        "2",
+        "--metrics",
+        "faithfulness,context_recall",
+    ];
+    let flags = server.flags();
+    args.extend(flags.iter().map(String::as_str));
+    let output = rageval(dir.path(), &args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(jsonl(&out.join("rank/rankings.jsonl")).len(), 2);
+    assert!(out.join("reference/GT_主营业务是什么？.json").is_file());
+    assert!(out.join("reference/FULL_Who founded it_.json").is_file());
+    let dataset = jsonl(&out.join("dataset.jsonl"));
+    assert!(dataset.iter().all(|row| row["reference"].is_string()));
+    let summary = read_json(&out.join("eval/summary.json"));
+    assert_eq!(summary["samples"], 2, "{summary}");
+    assert!(out.join("eval/report.html").is_file());
+}

@@ -1,0 +1,139 @@
+//! Seed S4 on one machine with no network: `rageval index` builds the local index from the
+//! kids-coding report text, `rageval collect --generator baseline` answers its 20 questions
+//! from that index with the judge's chat model (the "V1.0" baseline RAG), and `rageval eval`
+//! scores the collected dataset with every judged metric — each cell a number, a reasoned
+//! undefined or a failure with its error.
+//!
+//! [`S4_JUDGE`] says which chat model answers and judges: the testkit's mock endpoint in
+//! CI today; [`S4Judge::DefaultJudge`] runs the same pipeline on whatever the binary's
+//! judge is with no endpoint configured (the embedded model, once it is the default).
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::judged::{Endpoint, JUDGED, checked_cells, endpoint};
+use crate::{rageval, repo_root, stderr, stdout};
+
+/// Who answers the baseline's questions and judges the metrics.
+#[allow(dead_code)]
+enum S4Judge {
+    /// The testkit's OpenAI-compatible mock on 127.0.0.1 (`--judge-base-url`, `--judge-model`).
+    MockEndpoint,
+    /// No judge flags: the binary's default judge.
+    DefaultJudge,
+}
+
+/// The judge of [`s4_index_collect_eval`].
+const S4_JUDGE: S4Judge = S4Judge::MockEndpoint;
+
+/// The judge flags for `collect` and `eval`, and the mock serving them when there is one.
+fn judge_flags(judge: &S4Judge) -> (Option<Endpoint>, Vec<String>) {
+    match judge {
+        S4Judge::MockEndpoint => {
+            let mock = endpoint(rageval_testkit::MockConfig::default());
+            let flags = mock.flags();
+            (Some(mock), flags)
+        }
+        S4Judge::DefaultJudge => (None, Vec::new()),
+    }
+}
+
+fn run(dir: &Path, args: &[&str], flags: &[String]) -> std::process::Output {
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(flags.iter().map(String::as_str));
+    rageval(dir, &all)
+}
+
+/// `rageval collect QUESTIONS` with the baseline RAG over the local index `index`.
+pub fn baseline_collect<'a>(questions: &'a str, index: &'a str) -> Vec<&'a str> {
+    vec![
+        "collect",
+        questions,
+        "--retriever",
+        "local",
+        "--index",
+        index,
+        "--generator",
+        "baseline",
+    ]
+}
+
+fn says(text: String, needle: &str) {
+    assert!(text.contains(needle), "{needle:?} not in: {text}");
+}
+
+#[test]
+fn s4_index_collect_eval() {
+    let kids = repo_root().join("../shared/validation/ai-learn-kids-coding-zh");
+    let dir = tempfile::tempdir().unwrap();
+    let (mock, flags) = judge_flags(&S4_JUDGE);
+
+    let text = kids.join("report_text_reconstructed.txt");
+    let index = run(
+        dir.path(),
+        &["index", text.to_str().unwrap(), "--out", "kids.index"],
+        &[],
+    );
+    assert!(index.status.success(), "{}", stderr(&index));
+
+    let questions = kids.join("qa_test_20.json");
+    let mut collect_args = baseline_collect(questions.to_str().unwrap(), "kids.index");
+    collect_args.extend(["--out", "data.jsonl"]);
+    let collected = run(dir.path(), &collect_args, &flags);
+    assert!(collected.status.success(), "{}", stderr(&collected));
+    says(
+        stdout(&collected),
+        "20 questions, 0 already there, 20 written, 0 failed",
+    );
+    says(
+        stderr(&collected),
+        "answers by baseline rag (answer_from_contexts by ",
+    );
+    if let Some(mock) = &mock {
+        assert_eq!(
+            mock.mock.stats().chat_requests,
+            20,
+            "one answer per question"
+        );
+    }
+    let data = std::fs::read_to_string(dir.path().join("data.jsonl")).unwrap();
+    let records: Vec<Value> = data
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), 20);
+    for record in &records {
+        assert!(!record["answer"].as_str().unwrap().trim().is_empty());
+        assert!(!record["reference"].as_array().unwrap().is_empty());
+        let contexts = record["contexts"].as_array().unwrap();
+        assert_eq!(contexts.len(), 5, "the local retriever's default k");
+        for context in contexts {
+            assert!(context["id"].as_str().unwrap().contains("report_text"));
+            assert!(context["score"].as_f64().unwrap() > 0.0);
+        }
+        assert!(
+            record["collected"]["generation"]["template"]
+                .as_str()
+                .unwrap()
+                .starts_with("answer_from_contexts.zh@"),
+            "{record}"
+        );
+    }
+
+    let metrics = format!("{JUDGED},rouge_l,chrf");
+    let eval = run(
+        dir.path(),
+        &["eval", "data.jsonl", "--metrics", &metrics, "--out", "run"],
+        &flags,
+    );
+    assert!(eval.status.success(), "{}", stderr(&eval));
+    let cells = checked_cells(&dir.path().join("run"), 20, metrics.split(',').count());
+    for metric in ["rouge_l", "chrf", "faithfulness", "context_recall"] {
+        let scored = cells
+            .iter()
+            .filter(|c| c["metric"] == metric && c["status"] == "score")
+            .count();
+        assert_eq!(scored, 20, "{metric}");
+    }
+}

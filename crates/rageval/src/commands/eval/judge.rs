@@ -37,8 +37,6 @@ pub struct JudgeSetup {
     pub concurrency: usize,
     /// The endpoints, as shown in the manifest (no credentials; empty without one).
     pub endpoints: Vec<String>,
-    /// The resolved settings (a dry run builds its planning judges from them).
-    pub settings: JudgeSettings,
     routing: Routing,
     models: Vec<JudgeModel>,
     heuristic: Heuristic,
@@ -241,7 +239,6 @@ fn endpoint(
         description,
         concurrency: settings.limits.max_concurrency,
         endpoints,
-        settings,
         routing,
         models,
         heuristic,
@@ -313,10 +310,23 @@ fn local(
             .map(|name| name.to_string_lossy().into_owned())
     };
     let models = [
-        ("chat", local.models.chat.is_some().then(|| file_name(&local.gguf)).flatten()),
+        (
+            "chat",
+            local
+                .models
+                .chat
+                .is_some()
+                .then(|| file_name(&local.gguf))
+                .flatten(),
+        ),
         (
             "embedding",
-            local.models.embedder.is_some().then(|| file_name(&local.minilm)).flatten(),
+            local
+                .models
+                .embedder
+                .is_some()
+                .then(|| file_name(&local.minilm))
+                .flatten(),
         ),
     ]
     .into_iter()
@@ -340,7 +350,6 @@ fn local(
         description,
         concurrency: settings.limits.max_concurrency,
         endpoints: Vec::new(),
-        settings,
         routing,
         models,
         heuristic,

@@ -53,6 +53,9 @@ pub struct GgufOptions {
 pub const DEFAULT_GGUF_THREADS: usize = 1;
 /// The backend kind of a GGUF chat model (in cache keys and manifests).
 pub const KIND: &str = "gguf";
+/// Answer tokens when the request sets no `max_tokens`: room for every typed task's answer
+/// (a few statements or verdicts with one-sentence reasons).
+pub const DEFAULT_GGUF_MAX_TOKENS: usize = 512;
 /// Context window by default (see [`GgufOptions::context_tokens`]).
 pub const DEFAULT_GGUF_CONTEXT: u32 = 4096;
 
@@ -275,10 +278,14 @@ impl Decoder<'_> {
         };
         let window = context.n_ctx() as usize;
         let room = window - prompt.len();
+        // A small model can loop inside a string the grammar leaves open; without a caller's
+        // bound, answers stop at DEFAULT_GGUF_MAX_TOKENS (a cut answer is re-asked, then
+        // fails with its reason) rather than filling the whole window.
         let limit = request
             .sampling
             .max_tokens
-            .map_or(room, |m| (m as usize).min(room));
+            .map_or(DEFAULT_GGUF_MAX_TOKENS, |m| m as usize)
+            .min(room);
         let mut sampling = match self.samplers(request) {
             Ok(sampling) => sampling,
             Err(reason) => return Some(Err(reason)),

@@ -388,7 +388,7 @@ impl Decoder<'_> {
         let grammar = match &request.response_schema {
             None => None,
             Some(schema) => {
-                let schema_text = schema.schema.to_string();
+                let schema_text = bounded(&schema.schema).to_string();
                 let grammar_text = match self.grammars.get(&schema_text) {
                     Some(grammar) => grammar.clone(),
                     None => {
@@ -479,4 +479,67 @@ fn pick(
     candidates
         .selected_token()
         .ok_or_else(|| "the sampler selected no token".to_owned())
+}
+
+/// Characters a string may hold in a local model's answer when its schema sets no bound.
+const STRING_BOUND: u64 = 400;
+/// Items a list may hold in a local model's answer when its schema sets no bound.
+const LIST_BOUND: u64 = 24;
+
+/// `schema` with every open string and list bounded, for the grammar only (answers are still
+/// validated against the caller's schema): a small model can otherwise stay inside a string
+/// or keep adding items until the token limit cuts the JSON off.
+fn bounded(schema: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match schema {
+        Value::Object(map) => {
+            let mut out: serde_json::Map<String, Value> = map
+                .iter()
+                .map(|(key, value)| (key.clone(), bounded(value)))
+                .collect();
+            let is = |kind: &str| {
+                map.get("type").is_some_and(|t| {
+                    t == kind
+                        || t.as_array()
+                            .is_some_and(|all| all.iter().any(|t| t == kind))
+                })
+            };
+            if is("string") && !map.contains_key("maxLength") && !map.contains_key("enum") {
+                out.insert("maxLength".into(), STRING_BOUND.into());
+            }
+            if is("array") && !map.contains_key("maxItems") {
+                out.insert("maxItems".into(), LIST_BOUND.into());
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(bounded).collect()),
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn open_strings_and_lists_are_bounded_for_the_grammar_only_where_unbounded() {
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {
+                "reason": {"type": "string", "minLength": 1},
+                "label": {"type": "string", "enum": ["a", "b"]},
+                "short": {"type": "string", "maxLength": 5},
+                "items": {"type": "array", "items": {"type": "string"}}
+            }
+        });
+        let out = bounded(&schema);
+        assert_eq!(out["properties"]["reason"]["maxLength"], STRING_BOUND);
+        assert!(out["properties"]["label"].get("maxLength").is_none());
+        assert_eq!(out["properties"]["short"]["maxLength"], 5);
+        assert_eq!(out["properties"]["items"]["maxItems"], LIST_BOUND);
+        assert_eq!(
+            out["properties"]["items"]["items"]["maxLength"],
+            STRING_BOUND
+        );
+    }
 }

@@ -7,6 +7,7 @@
 //! share one position, so pairs among them are ties. Contexts whose grading failed are left
 //! out of the judge's figures. nDCG@k and AP are `rageval_core::rank`'s, with binary gains.
 
+use rageval_core::agreement::auroc;
 use rageval_core::rank::{Gain, average_precision, ndcg_at_k};
 use serde::{Deserialize, Serialize};
 
@@ -40,36 +41,6 @@ pub struct GoldAgreement {
     pub retriever: GoldFigures,
 }
 
-/// AUROC of `scores` (higher = ranked earlier) for the labels `relevant`, ties counting half.
-pub fn auroc(scores: &[f64], relevant: &[bool]) -> Option<f64> {
-    let positives: Vec<f64> = scores
-        .iter()
-        .zip(relevant)
-        .filter_map(|(&s, &r)| r.then_some(s))
-        .collect();
-    let negatives: Vec<f64> = scores
-        .iter()
-        .zip(relevant)
-        .filter_map(|(&s, &r)| (!r).then_some(s))
-        .collect();
-    if positives.is_empty() || negatives.is_empty() {
-        return None;
-    }
-    let mut right = 0.0;
-    for &p in &positives {
-        for &n in &negatives {
-            right += if p > n {
-                1.0
-            } else if p == n {
-                0.5
-            } else {
-                0.0
-            };
-        }
-    }
-    Some(right / (positives.len() * negatives.len()) as f64)
-}
-
 fn figures(scores: &[f64], labels: &[bool], order: &[usize], k: usize) -> GoldFigures {
     let gains: Vec<f64> = order
         .iter()
@@ -77,7 +48,7 @@ fn figures(scores: &[f64], labels: &[bool], order: &[usize], k: usize) -> GoldFi
         .collect();
     let in_order: Vec<bool> = order.iter().map(|&i| labels[i]).collect();
     GoldFigures {
-        auroc: auroc(scores, labels),
+        auroc: auroc(labels, scores),
         ndcg_at_k: ndcg_at_k(&gains, &gains, Some(k), Gain::Linear),
         average_precision: average_precision(&in_order),
     }
@@ -160,15 +131,15 @@ pub fn summarize_gold(agreements: &[GoldAgreement]) -> GoldSummary {
 mod tests {
     use super::*;
 
+    /// The scores are positions (earlier = higher), so rageval-core's AUROC reads them the
+    /// way the rank orders them: a perfect order is 1, a reversed one 0, a tie half.
     #[test]
-    fn auroc_counts_pairs_and_halves_ties() {
-        // Two relevant, two not: pairs (3,1),(3,0),(2,1),(2,0) right; a perfect order.
+    fn auroc_reads_earlier_as_better() {
         assert_eq!(
-            auroc(&[3.0, 2.0, 1.0, 0.0], &[true, true, false, false]),
+            auroc(&[true, true, false, false], &[3.0, 2.0, 1.0, 0.0]),
             Some(1.0)
         );
-        assert_eq!(auroc(&[0.0, 1.0], &[true, false]), Some(0.0));
-        assert_eq!(auroc(&[1.0, 1.0, 0.0], &[true, false, false]), Some(0.75));
-        assert_eq!(auroc(&[1.0, 2.0], &[true, true]), None);
+        assert_eq!(auroc(&[true, false], &[0.0, 1.0]), Some(0.0));
+        assert_eq!(auroc(&[true, false, false], &[1.0, 1.0, 0.0]), Some(0.75));
     }
 }

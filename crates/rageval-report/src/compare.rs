@@ -6,7 +6,9 @@
 //! (each keeps both its scores); its p-value is a two-sided paired permutation test by
 //! random sign flips. Both are seeded: the bootstrap with `seed`, the sign flips with
 //! `seed + 1`, so the same runs give the same numbers everywhere. Runs whose manifests name
-//! different dataset hashes are refused: their samples are not pairs.
+//! different dataset hashes are refused: their samples are not pairs. Two `judge-check` runs
+//! (one dataset hash: the same labelled items) also get their agreement figures side by side
+//! ([`AgreementDelta`]).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -16,7 +18,7 @@ use rageval_core::stats::{
 };
 use serde::Serialize;
 
-use crate::{CallTally, MetricSummary, ReportError, RunData};
+use crate::{AgreementDelta, CallTally, MetricSummary, ReportError, RunData};
 
 /// How the paired statistics are drawn.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -98,6 +100,9 @@ pub struct PairComparison {
     pub baseline: usize,
     pub candidate: usize,
     pub deltas: Vec<MetricDelta>,
+    /// Two `judge-check` runs: the two judges' agreement with the labels side by side.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agreement: Option<AgreementDelta>,
 }
 
 /// Two or more runs over one dataset.
@@ -143,10 +148,16 @@ impl Comparison {
                     .iter()
                     .map(|metric| metric_delta(&runs[i], &runs[j], metric, &settings))
                     .collect();
+                let agreement = runs[i]
+                    .agreement
+                    .as_ref()
+                    .zip(runs[j].agreement.as_ref())
+                    .map(|(a, b)| AgreementDelta::between(a, b, settings.top_flips));
                 pairs.push(PairComparison {
                     baseline: i,
                     candidate: j,
                     deltas,
+                    agreement,
                 });
             }
         }

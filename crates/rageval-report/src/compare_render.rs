@@ -1,10 +1,11 @@
 //! The comparison of runs rendered for people (the version table with each run's judge calls
-//! and cost, then the pairs): an HTML page (or fragment, for
-//! `rageval serve`) and Markdown. The numbers come from [`Comparison`]; nothing is computed
+//! and cost, then the pairs, with two judges' agreement with the same labels side by side):
+//! an HTML page (or fragment, for `rageval serve`) and Markdown. The numbers come from [`Comparison`]; nothing is computed
 //! here but formatting and the one-word reading of each interval.
 
 use std::fmt::Write as _;
 
+use crate::agreement_render::{agreement_delta_html, agreement_delta_markdown};
 use crate::compare::{MetricDelta, RunRow};
 use crate::escape::{escape_html as e, escape_markdown_cell as cell};
 use crate::judge_report::cost;
@@ -178,6 +179,9 @@ pub fn render_compare_body(comparison: &Comparison) -> String {
             html.push_str(&interval_chart(&rows, 640, true));
             html.push('\n');
         }
+        if let Some(agreement) = &pair.agreement {
+            html.push_str(&agreement_delta_html(agreement, a, b));
+        }
         for d in pair.deltas.iter().filter(|d| !d.flips.is_empty()) {
             let _ = writeln!(
                 html,
@@ -253,6 +257,9 @@ pub fn render_compare_markdown(comparison: &Comparison) -> String {
                 delta_cells(d).join(" | "),
                 reading(d)
             );
+        }
+        if let Some(agreement) = &pair.agreement {
+            md.push_str(&agreement_delta_markdown(agreement, &a, &b));
         }
         for d in pair.deltas.iter().filter(|d| !d.flips.is_empty()) {
             let _ = writeln!(

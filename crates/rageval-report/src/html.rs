@@ -1,7 +1,8 @@
 //! `report.html`: one self-contained page per run — no script, no font, no image and no
 //! style sheet from anywhere else, so it opens offline and can be mailed as one file.
 //!
-//! It shows per-metric means with 95% intervals, each metric's distribution as an inline SVG
+//! A `judge-check` run's page opens with its agreement with the human labels
+//! ([`render_agreement`]). It shows per-metric means with 95% intervals, each metric's distribution as an inline SVG
 //! histogram, undefined and failed counts with their reasons, the judge's calls, tokens, cost
 //! and parse-ladder counts, and a per-sample table whose
 //! rows link to the sample's drill-down: question, answer, references, the numbered
@@ -15,6 +16,7 @@ use std::fmt::Write as _;
 
 use rageval_core::{Evidence, Outcome, Sample, Verdict, VerdictTarget};
 
+use crate::agreement_render::render_agreement;
 use crate::escape::escape_html as e;
 use crate::judge_report::judge_html;
 use crate::page::{html_document, number, shorten};
@@ -34,6 +36,8 @@ pub fn render_html(run: &RunData, samples: &[Sample]) -> String {
     let metrics = run.metric_names();
     let title = format!("rageval report: {}", run.name());
     let mut page = format!("<h1>{}</h1>\n", e(&title));
+    // A judge-check run is about its agreement with the labels: that comes first.
+    page.push_str(&render_agreement(run, ""));
     page.push_str(&render_run_summary(run));
     let every_sample: Vec<usize> = (0..run.sample_ids().len()).collect();
     page.push_str("<h2 id=\"per-sample\">Per sample</h2>\n");

@@ -41,10 +41,11 @@ impl JournalWriter {
         })
     }
 
-    /// Writes one record as one line.
-    pub fn append(&mut self, record: &ResultRecord) -> Result<(), ReportError> {
+    /// Writes one record (a [`ResultRecord`], or a line of another journal of the run) as
+    /// one line.
+    pub fn append(&mut self, record: &impl Serialize) -> Result<(), ReportError> {
         let line = serde_json::to_string(record).map_err(|source| ReportError::Encode {
-            what: "a result record",
+            what: "a journal line",
             source,
         })?;
         writeln!(self.out, "{line}").map_err(|source| self.write_error(source))

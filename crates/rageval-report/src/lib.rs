@@ -14,10 +14,13 @@
 //! - [`Aggregator`]: turns outcomes into a [`Summary`].
 //! - [`JudgeAccount`], [`Session`]: what the judge was asked, per `eval` session (in the
 //!   manifest) and summed (in the summary).
+//! - [`Agreement`]: a `judge-check` run's `agreement.json` (figures with intervals, counts,
+//!   one verdict per item, stability); [`AgreementDelta`] two judges on the same labels.
 //! - [`RunData`]: a finished run read back; [`write_reports`] writes its human files.
 //! - [`render_html`], [`render_markdown`], [`write_xlsx`]: each human file alone;
-//!   [`render_run_summary`], [`render_sample_table`] and [`render_compare_body`] are pieces
-//!   of the pages for other HTML (`rageval serve`), and [`html_document`] their shell.
+//!   [`render_run_summary`], [`render_agreement`], [`render_sample_table`] and
+//!   [`render_compare_body`] are pieces of the pages for other HTML (`rageval serve`), and
+//!   [`html_document`] their shell.
 //! - [`Gate`]: `--fail-under` thresholds; [`render_junit`] the CI report of a gate.
 //! - [`Comparison`]: two or more runs over one dataset, with paired statistics per metric.
 //! - [`render_summary_table`]: the summary as a text table for a terminal.
@@ -27,6 +30,8 @@
 //! return. Reading datasets is `rageval-core`'s job: writers take the samples as given.
 
 mod accounting;
+mod agreement;
+mod agreement_render;
 mod compare;
 mod compare_render;
 mod error;
@@ -53,6 +58,12 @@ pub use accounting::{
     CallTally, JudgeAccount, JudgeModel, JudgeUsage, ModelPrice, RungTally, Session, SessionEnd,
     TaskTally,
 };
+pub use agreement::{
+    AGREEMENT_FILE, Agreement, AgreementDelta, AgreementFigure, FigureDelta, ItemLabel, ItemResult,
+    ItemVerdict, LabelShape, NOTE_CROSS_VALIDATED, NOTE_THRESHOLD, NOTE_WARNING, Stability,
+    UnstableItem, VerdictChange, chance_level,
+};
+pub use agreement_render::render_agreement;
 pub use compare::{CompareSettings, Comparison, MetricDelta, PairComparison, SampleFlip};
 pub use compare_render::{
     compare_title, render_compare_body, render_compare_html, render_compare_markdown,
@@ -67,7 +78,7 @@ pub use markdown::render_markdown;
 pub use page::html_document;
 pub use reader::{RunData, read_results};
 pub use reports::{HTML_FILE, MARKDOWN_FILE, XLSX_FILE, write_reports};
-pub use run_dir::{MANIFEST_FILE, RESULTS_FILE, RunDir, SUMMARY_FILE, sha256_file};
+pub use run_dir::{MANIFEST_FILE, RESULTS_FILE, RunDir, SUMMARY_FILE, sha256_bytes, sha256_file};
 pub use summary::{Aggregator, MetricSummary, Summary};
 pub use svg::{IntervalRow, histogram, interval_chart};
 pub use table::render_summary_table;

@@ -1,11 +1,13 @@
-//! `report.md`: the run's summary in Markdown, for pull requests and chat — the summary
-//! table, undefined and failed counts with reasons, the judge's calls, tokens and cost, and
-//! each metric's lowest-scoring samples.
+//! `report.md`: the run's summary in Markdown, for pull requests and chat — a `judge-check`
+//! run's agreement with the labels first, then the summary table, undefined and failed
+//! counts with reasons, the judge's calls, tokens and cost, and each metric's
+//! lowest-scoring samples.
 //! Cells from data are escaped so a table never breaks and no HTML from an answer renders.
 
 use std::fmt::Write as _;
 
 use crate::RunData;
+use crate::agreement_render::agreement_markdown;
 use crate::escape::escape_markdown_cell as cell;
 use crate::judge_report::judge_markdown;
 use crate::page::number;
@@ -27,6 +29,7 @@ pub fn render_markdown(run: &RunData) -> String {
         cell(&m.tool.version),
         cell(m.finished_at.as_deref().unwrap_or("—"))
     );
+    md.push_str(&agreement_markdown(run));
     md.push_str("| metric | mean | 95% CI | scored | undefined | failed |\n");
     md.push_str("|---|---:|---:|---:|---:|---:|\n");
     let metrics = run.metric_names();

@@ -9,8 +9,8 @@ use rageval_core::Outcome;
 use serde::de::DeserializeOwned;
 
 use crate::{
-    MANIFEST_FILE, Manifest, RESULTS_FILE, ReportError, ResultRecord, RunStatus, SUMMARY_FILE,
-    Summary,
+    Agreement, MANIFEST_FILE, Manifest, RESULTS_FILE, ReportError, ResultRecord, RunStatus,
+    SUMMARY_FILE, Summary,
 };
 
 /// A complete run, loaded from its directory.
@@ -22,6 +22,8 @@ pub struct RunData {
     pub summary: Summary,
     /// The journal's lines in file order.
     pub records: Vec<ResultRecord>,
+    /// A `judge-check` run's agreement with the human labels (`agreement.json`).
+    pub agreement: Option<Agreement>,
 }
 
 impl RunData {
@@ -41,11 +43,13 @@ impl RunData {
         }
         let summary: Summary = read_json(&dir.join(SUMMARY_FILE))?;
         let records = read_results(&dir.join(RESULTS_FILE))?;
+        let agreement = Agreement::read(dir)?;
         Ok(Self {
             path: dir.to_path_buf(),
             manifest,
             summary,
             records,
+            agreement,
         })
     }
 
@@ -66,6 +70,15 @@ impl RunData {
             }
         }
         names
+    }
+
+    /// Each sample id's index in [`RunData::sample_ids`] (its drill-down anchor `#s{index}`).
+    pub fn sample_index(&self) -> HashMap<&str, usize> {
+        self.sample_ids()
+            .into_iter()
+            .enumerate()
+            .map(|(index, id)| (id, index))
+            .collect()
     }
 
     /// Sample ids in the order they first appear in the journal.

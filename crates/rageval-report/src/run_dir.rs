@@ -84,6 +84,12 @@ impl RunDir {
         JournalWriter::append_to(&self.path.join(RESULTS_FILE))
     }
 
+    /// Another journal of the run (`file` in its directory), opened for appending: lines
+    /// that belong beside `results.jsonl` but not in it, such as `judge-check`'s repeats.
+    pub fn side_journal(&self, file: &str) -> Result<JournalWriter, ReportError> {
+        JournalWriter::append_to(&self.path.join(file))
+    }
+
     /// Writes the summary, then marks the manifest complete.
     pub fn finish(&self, manifest: &mut Manifest, summary: &Summary) -> Result<(), ReportError> {
         write_json_atomically(&self.path.join(SUMMARY_FILE), "the summary", summary)?;
@@ -160,6 +166,11 @@ pub fn sha256_file(path: &Path) -> Result<String, ReportError> {
     Ok(format!("{:x}", hasher.finalize()))
 }
 
+/// SHA-256 of bytes in memory, as [`sha256_file`] gives it for a file holding them.
+pub fn sha256_bytes(bytes: &[u8]) -> String {
+    format!("{:x}", Sha256::digest(bytes))
+}
+
 fn hash_bytes_of(path: &Path, hasher: &mut Sha256) -> Result<(), ReportError> {
     let read_error = |source| ReportError::Read {
         path: path.to_path_buf(),
@@ -181,6 +192,14 @@ mod tests {
     use super::*;
     use crate::{Aggregator, DatasetInfo, ResultRecord};
     use rageval_core::Outcome;
+
+    #[test]
+    fn bytes_hash_as_the_file_holding_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f.jsonl");
+        fs::write(&file, "{\"id\": 1}\n").unwrap();
+        assert_eq!(sha256_bytes(b"{\"id\": 1}\n"), sha256_file(&file).unwrap());
+    }
 
     fn manifest() -> Manifest {
         Manifest::start(

@@ -1,7 +1,8 @@
 //! The JSON API under `/api/`: the pages' data, for scripts.
 //!
 //! - `GET /api/runs`: every run with its status, dataset, times and summary.
-//! - `GET /api/runs/{name}`: one run's manifest and summary.
+//! - `GET /api/runs/{name}`: one run's manifest and summary (and a `judge-check` run's
+//!   agreement with its labels, `null` for other runs).
 //! - `GET /api/runs/{name}/samples`: per-sample outcomes (as in `results.jsonl`), filtered
 //!   by `metric` with `min`/`max` (inclusive) or `status`, paged by `offset` and `limit`.
 //! - `GET /api/compare?run=A&run=B…`: the comparison as `rageval compare --json` writes it
@@ -83,6 +84,7 @@ pub(crate) async fn run(
         "name": run.name(),
         "manifest": run.manifest,
         "summary": run.summary,
+        "agreement": run.agreement,
     })))
 }
 

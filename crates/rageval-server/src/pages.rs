@@ -3,7 +3,8 @@
 //! `GET` so every view is a link.
 //!
 //! - `/`: the runs, with their means, and a form to compare the ticked ones;
-//! - `/runs/{name}`: a run's summary and its samples, filtered by a metric's range or status;
+//! - `/runs/{name}`: a run's summary (led by a `judge-check` run's agreement with its labels)
+//!   and its samples, filtered by a metric's range or status;
 //! - `/runs/{name}/report`: the run's `report.html` as `rageval eval` wrote it (rendered
 //!   from the run, without texts, when the file is missing);
 //! - `/compare?run=A&run=B…`: the version table and paired differences.
@@ -14,8 +15,8 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::Uri;
 use axum::response::{Html, IntoResponse, Response};
 use rageval_report::{
-    compare_title, escape_html as e, html_document, render_compare_body, render_html,
-    render_run_summary, render_sample_table,
+    compare_title, escape_html as e, html_document, render_agreement, render_compare_body,
+    render_html, render_run_summary, render_sample_table,
 };
 
 use crate::compare::CompareRequest;
@@ -217,6 +218,7 @@ pub(crate) async fn run(
         e(&name),
         e(&api_samples)
     );
+    body.push_str(&render_agreement(&run, &format!("{base}/report")));
     body.push_str(&render_run_summary(&run));
     body.push_str("<h2 id=\"samples\">Samples</h2>\n");
     body.push_str(&filter_form(&base, &run.metric_names(), &filter));

@@ -1,8 +1,8 @@
 //! One function per command: `run(args, …) -> Result<ExitCode>`.
 //!
 //! Exit codes: 0 success; 2 a usage or input error (bad flags, bad data, a run directory in
-//! the way); 1 a quality gate (`--fail-under`) that failed; 130 an `eval` stopped by Ctrl-C
-//! (resumable).
+//! the way); 1 a quality gate (`--fail-under`) that failed; 130 an `eval` or `judge-check`
+//! stopped by Ctrl-C (resumable).
 
 pub mod collect;
 pub mod compare;
@@ -70,7 +70,11 @@ pub fn hint_for(error: &anyhow::Error) -> Option<String> {
         if let Some(rageval_report::ReportError::Incomplete { .. }) =
             cause.downcast_ref::<rageval_report::ReportError>()
         {
-            return Some("run `rageval eval` into it again to finish the run".into());
+            return Some(
+                "run the command that wrote it (`rageval eval`, `rageval judge-check`) into it \
+                 again to finish the run"
+                    .into(),
+            );
         }
     }
     None

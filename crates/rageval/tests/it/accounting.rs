@@ -6,7 +6,6 @@
 
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use rageval_report::{CallTally, JudgeAccount, RunData};
@@ -15,7 +14,7 @@ use serde_json::Value;
 
 use crate::chromium::{render, screenshot_path, table_rows};
 use crate::judged::{Endpoint, checked_cells, endpoint};
-use crate::{command, repo_root, stderr, stdout};
+use crate::{command, interrupt, repo_root, stderr, stdout};
 
 /// Judged metrics that need only the chat model (so every token is a chat token).
 const METRICS: &str = "faithfulness,context_recall";
@@ -148,12 +147,7 @@ fn ctrl_c_records_the_interrupted_session_and_a_rerun_adds_to_it() {
     {
         std::thread::sleep(Duration::from_millis(20));
     }
-    let signal = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(signal.success());
-    let stopped = child.wait_with_output().unwrap();
+    let stopped = interrupt(child);
     assert_eq!(stopped.status.code(), Some(130), "{}", stderr(&stopped));
     assert!(!run.join("summary.json").exists());
     let manifest = read_json(&run.join("manifest.json"));

@@ -198,3 +198,66 @@ fn serve_pages_show_the_runs_numbers() {
     assert_eq!(rows[0][7], "higher");
     assert_eq!(rows[1][7], "no clear difference");
 }
+
+#[test]
+fn a_judge_check_report_and_run_page_lead_with_the_agreement() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::judge_check::write_curie_pairs(dir.path());
+    let output = crate::rageval(
+        dir.path(),
+        &[
+            "judge-check",
+            "labels.jsonl",
+            "--metric",
+            "faithfulness",
+            "--out",
+            "runs/curie",
+        ],
+    );
+    assert!(output.status.success(), "{}", crate::stderr(&output));
+    let run = RunData::load(&dir.path().join("runs/curie")).unwrap();
+    let agreement = run.agreement.clone().unwrap();
+    let page = run.path.join("report.html");
+    let dom = render(
+        &format!("file://{}", page.display()),
+        &screenshot_path("judge-check-report"),
+        1400,
+    );
+    let assert_agreement_shown = |dom: &str| {
+        assert!(dom.find("id=\"agreement\"").unwrap() < dom.find("id=\"summary\"").unwrap());
+        let rows = table_rows(dom, "agreement");
+        let names: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+        assert_eq!(names, agreement.figures.keys().collect::<Vec<_>>());
+        for row in &rows {
+            let figure = agreement.figures[&row[0]];
+            let ci = figure.ci95.unwrap();
+            assert_eq!(row[1], format!("{:.4}", figure.value));
+            assert_eq!(row[2], format!("[{:.4}, {:.4}]", ci.low, ci.high));
+        }
+        // The one pair the judge got wrong, with its two samples and their scores.
+        let wrong = table_rows(dom, "disagreements");
+        assert_eq!(wrong.len(), 2, "{wrong:?}");
+        assert_eq!(wrong[0][..3], ["wrong", "b is better", "disagree"]);
+        let scores = &agreement.verdicts[3].scores;
+        assert_eq!(wrong[0][3..5], ["wrong/a".to_string(), four(scores[0])]);
+        assert_eq!(wrong[1][..2], ["wrong/b".to_string(), four(scores[1])]);
+    };
+    assert_agreement_shown(&dom);
+    // The sample links reach the drill-downs on the same page.
+    let index = run
+        .sample_ids()
+        .iter()
+        .position(|id| *id == "wrong/a")
+        .unwrap();
+    assert!(dom.contains(&format!("<a href=\"#s{index}\"><code>wrong/a</code></a>")));
+    assert!(dom.contains(&format!("<details class=\"sample\" id=\"s{index}\"")));
+
+    let server = Serving::start(&dir.path().join("runs"));
+    let dom = render(
+        &format!("{}runs/curie", server.url),
+        &screenshot_path("serve-judge-check"),
+        1400,
+    );
+    assert_agreement_shown(&dom);
+    assert!(dom.contains(&format!("<a href=\"/runs/curie/report#s{index}\">")));
+}

@@ -64,9 +64,10 @@ fn check_set(dir: &Path, set: (&str, &str, &str, &str), out: &str, extra: &[&str
     check(dir, &args)
 }
 
-#[test]
-fn reported_pairwise_accuracy_equals_a_hand_count_with_ties() {
-    let dir = tempfile::tempdir().unwrap();
+/// Writes `labels.jsonl` into `dir`: four pairs of answers about one context, which the
+/// heuristic faithfulness judge gets two right (`right`, `right-b`), one tied (`tie`) and
+/// one wrong (`wrong`: the person preferred the invented answer).
+pub fn write_curie_pairs(dir: &Path) {
     let context = "Marie Curie won the Nobel Prize in Physics in 1903 and in Chemistry in 1911.";
     let pair = |id: &str, a: &str, b: &str, preferred: &str| {
         serde_json::json!({
@@ -85,7 +86,13 @@ fn reported_pairwise_accuracy_equals_a_hand_count_with_ties() {
         pair("tie", grounded, grounded, "a"),
         pair("wrong", grounded, invented, "b"),
     ];
-    fs::write(dir.path().join("labels.jsonl"), lines.join("\n")).unwrap();
+    fs::write(dir.join("labels.jsonl"), lines.join("\n")).unwrap();
+}
+
+#[test]
+fn reported_pairwise_accuracy_equals_a_hand_count_with_ties() {
+    let dir = tempfile::tempdir().unwrap();
+    write_curie_pairs(dir.path());
     let agreement = check(
         dir.path(),
         &["labels.jsonl", "--metric", "faithfulness", "--out", "run"],
@@ -163,6 +170,29 @@ fn wikieval_pairs_with_the_heuristic_judge_and_report_and_compare_work_on_the_ru
     }
     let report = rageval(dir.path(), &["report", "faith"]);
     assert!(report.status.success(), "{}", stderr(&report));
+    // The reports lead with the agreement, figure by figure as agreement.json holds it.
+    let faith = read_json(&dir.path().join("faith/agreement.json"));
+    let accuracy = &faith["figures"]["pairwise_accuracy"];
+    let (value, interval) = (
+        format!("{:.4}", accuracy["value"].as_f64().unwrap()),
+        format!(
+            "[{:.4}, {:.4}]",
+            accuracy["ci95"]["low"].as_f64().unwrap(),
+            accuracy["ci95"]["high"].as_f64().unwrap()
+        ),
+    );
+    let row = format!("| `pairwise_accuracy` | {value} | {interval} |");
+    let markdown = fs::read_to_string(dir.path().join("faith/report.md")).unwrap();
+    let agreement_at = markdown.find("## Agreement with the human labels").unwrap();
+    assert!(agreement_at < markdown.find("| metric | mean").unwrap());
+    assert!(markdown.contains(&row), "{row} not in\n{markdown}");
+    let counts = &faith["counts"];
+    assert!(markdown.contains(&format!(
+        "Counts: agree {} · disagree {} · tie {} · unscored {}.",
+        counts["agree"], counts["disagree"], counts["tie"], faith["unscored"]
+    )));
+    let html = fs::read_to_string(dir.path().join("faith/report.html")).unwrap();
+    assert!(html.find("id=\"agreement\"").unwrap() < html.find("id=\"summary\"").unwrap());
     let again = check(
         dir.path(),
         &[
@@ -183,6 +213,14 @@ fn wikieval_pairs_with_the_heuristic_judge_and_report_and_compare_work_on_the_ru
     );
     let compare = rageval(dir.path(), &["compare", "faith", "faith2"]);
     assert!(compare.status.success(), "{}", stderr(&compare));
+    let side_by_side =
+        format!("| `pairwise_accuracy` | {value} {interval} | {value} {interval} | +0.0000 |");
+    assert!(stdout(&compare).contains("Agreement with the pairwise labels"));
+    assert!(
+        stdout(&compare).contains(&side_by_side),
+        "{side_by_side} not in\n{}",
+        stdout(&compare)
+    );
 }
 
 #[test]

@@ -8,6 +8,7 @@ mod chromium;
 mod compare;
 mod eval;
 mod judge_check;
+mod judge_check_resume;
 mod judged;
 mod local_models;
 mod metrics;
@@ -72,6 +73,16 @@ pub fn eval_fiqa(dir: &Path, metrics: &str, out: &Path) {
         ],
     );
     assert!(output.status.success(), "{}", stderr(&output));
+}
+
+/// Sends Ctrl-C (SIGINT) to a running `rageval` and waits for it to exit.
+pub fn interrupt(child: std::process::Child) -> Output {
+    let signal = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(signal.success());
+    child.wait_with_output().expect("the binary exits")
 }
 
 pub fn stdout(output: &Output) -> String {

@@ -75,6 +75,9 @@ const CHECKPOINT_EVERY: Duration = Duration::from_secs(5);
 /// `sessions`.
 pub struct SessionOpen<'a> {
     setup: &'a JudgeSetup,
+    /// A second judge of the same models this session also asks (`judge-check --repeat`'s
+    /// uncached one), counted with the first.
+    also: Option<&'a JudgeSetup>,
     started_at: String,
     index: usize,
     last_checkpoint: Option<Instant>,
@@ -85,10 +88,16 @@ impl<'a> SessionOpen<'a> {
     pub fn new(setup: &'a JudgeSetup, started_at: String, manifest: &Manifest) -> Self {
         SessionOpen {
             setup,
+            also: None,
             started_at,
             index: manifest.sessions.len(),
             last_checkpoint: None,
         }
+    }
+
+    /// Counts what `setup` is asked in this session too.
+    pub fn also_counting(&mut self, setup: &'a JudgeSetup) {
+        self.also = Some(setup);
     }
 
     /// After a sample: records this session as `running` with its numbers so far (after the
@@ -126,8 +135,16 @@ impl<'a> SessionOpen<'a> {
             ended,
             reason,
             cells,
-            judge: session_usage(self.setup),
+            judge: self.usage(),
         });
+    }
+
+    fn usage(&self) -> JudgeUsage {
+        let mut usage = session_usage(self.setup);
+        if let Some(also) = self.also {
+            usage.add(&session_usage(also));
+        }
+        usage
     }
 
     /// Appends this session (how it `ended`, why, the `cells` it journaled, what it asked

@@ -16,13 +16,13 @@
 //! does a judge cap (`--max-calls`, `--max-cost`) once reached, after the samples in flight
 //! finish (exit 3). Every session's judge usage is recorded in the manifest either way.
 
-mod accounting;
+pub(crate) mod accounting;
 pub(crate) mod budget;
 mod dry_run;
 pub(crate) mod judge;
 mod planner;
 mod progress;
-mod resume;
+pub(crate) mod resume;
 mod score;
 
 use std::collections::{BTreeSet, HashSet};
@@ -48,7 +48,7 @@ use judge::JudgeSetup;
 use planner::Planner;
 
 /// Exit code of a run stopped by Ctrl-C (128 + SIGINT), resumable.
-const EXIT_INTERRUPTED: u8 = 130;
+pub(crate) const EXIT_INTERRUPTED: u8 = 130;
 /// Exit code of a run stopped by `--max-calls` or `--max-cost`, resumable.
 pub const EXIT_CAP_REACHED: u8 = 3;
 
@@ -156,7 +156,13 @@ pub fn run(args: &EvalArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     announce_judges(&metrics, &setup);
 
     let fresh = Manifest::start("eval", dataset_info, records, settings);
-    let mut prepared = resume::prepare(&run_path, args.overwrite, args.retry_failed, fresh)?;
+    let mut prepared = resume::prepare(
+        &run_path,
+        args.overwrite,
+        args.retry_failed,
+        fresh,
+        &|_, _| Ok(()),
+    )?;
     if prepared.resumed {
         let retried = if prepared.retried > 0 {
             format!(", {} failed cells to score again", prepared.retried)

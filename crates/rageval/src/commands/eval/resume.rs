@@ -10,11 +10,13 @@
 use std::collections::HashSet;
 use std::fmt;
 use std::fs;
+use std::hash::Hash;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use rageval_core::Outcome;
 use rageval_report::{MANIFEST_FILE, Manifest, RESULTS_FILE, ResultRecord, RunDir, RunStatus};
+use serde::de::DeserializeOwned;
 
 /// A run directory that holds another run: other data or other metrics.
 #[derive(Debug)]
@@ -48,13 +50,20 @@ pub struct Prepared {
     pub retried: usize,
 }
 
+/// A command's own test that an earlier run may be resumed by this one: given the earlier
+/// manifest and the fresh one, `Err(why not)`. Runs after the command is found the same and
+/// before the data is compared.
+pub type SameRunCheck<'a> = &'a dyn Fn(&Manifest, &Manifest) -> Result<(), String>;
+
 /// Opens `path` for a run of `metrics` over `dataset`: a new run, or the earlier one
-/// resumed. `fresh` is the manifest a new run starts with.
+/// resumed. `fresh` is the manifest a new run starts with; `also` is the command's own test
+/// that the earlier run is the same one.
 pub fn prepare(
     path: &Path,
     overwrite: bool,
     retry_failed: bool,
     fresh: Manifest,
+    also: SameRunCheck<'_>,
 ) -> anyhow::Result<Prepared> {
     let manifest_path = path.join(MANIFEST_FILE);
     if overwrite || !manifest_path.is_file() {
@@ -71,7 +80,7 @@ pub fn prepare(
         .with_context(|| format!("cannot read {}", manifest_path.display()))?;
     let earlier: Manifest = serde_json::from_slice(&bytes)
         .with_context(|| format!("{} is not a run manifest", manifest_path.display()))?;
-    check_same_run(path, &earlier, &fresh)?;
+    check_same_run(path, &earlier, &fresh, also)?;
     let (done, retried) = compact_journal(&path.join(RESULTS_FILE), retry_failed)?;
     let run = RunDir::reopen(path)?;
     // Earlier sessions keep their own judge accounts; this one is appended when it ends.
@@ -91,7 +100,12 @@ pub fn prepare(
     })
 }
 
-fn check_same_run(path: &Path, earlier: &Manifest, fresh: &Manifest) -> Result<(), ResumeRefused> {
+fn check_same_run(
+    path: &Path,
+    earlier: &Manifest,
+    fresh: &Manifest,
+    also: SameRunCheck<'_>,
+) -> Result<(), ResumeRefused> {
     let refuse = |why: String| ResumeRefused {
         path: path.to_path_buf(),
         why,
@@ -99,6 +113,7 @@ fn check_same_run(path: &Path, earlier: &Manifest, fresh: &Manifest) -> Result<(
     if earlier.command != fresh.command {
         return Err(refuse(format!("it holds a `{}` run", earlier.command)));
     }
+    also(earlier, fresh).map_err(refuse)?;
     if earlier.dataset.sha256 != fresh.dataset.sha256 {
         return Err(refuse(format!(
             "it was run over other data ({} with SHA-256 {}…, now {}…)",
@@ -143,6 +158,23 @@ fn compact_journal(
     path: &Path,
     retry_failed: bool,
 ) -> anyhow::Result<(HashSet<(String, String)>, usize)> {
+    let mut retried = 0;
+    let kept = compact_lines(path, |record: &ResultRecord| {
+        let failed = matches!(record.outcome, Outcome::Failed { .. });
+        retried += usize::from(retry_failed && failed);
+        (!(retry_failed && failed)).then(|| (record.sample_id.clone(), record.metric.clone()))
+    })?;
+    Ok((kept.into_iter().map(|(key, _)| key).collect(), retried))
+}
+
+/// Reads a JSONL journal of `R` and keeps the first line of each key that `key` gives
+/// (`None`: drop the line), dropping a torn last line (no newline) and blank lines. When
+/// anything is dropped the journal is rewritten atomically (temporary file, then rename),
+/// so it then holds exactly the lines returned. A missing journal is an empty one.
+pub fn compact_lines<R: DeserializeOwned, K: Eq + Hash + Clone>(
+    path: &Path,
+    mut key: impl FnMut(&R) -> Option<K>,
+) -> anyhow::Result<Vec<(K, R)>> {
     let text = match fs::read_to_string(path) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
@@ -155,15 +187,15 @@ fn compact_journal(
         None => "",
     };
     let mut dropped = complete.len() != text.len();
-    let mut done = HashSet::new();
+    let mut seen = HashSet::new();
+    let mut records = Vec::new();
     let mut kept = String::with_capacity(complete.len());
-    let mut retried = 0;
     for (index, line) in complete.lines().enumerate() {
         if line.trim().is_empty() {
             dropped = true;
             continue;
         }
-        let record: ResultRecord = serde_json::from_str(line).with_context(|| {
+        let record: R = serde_json::from_str(line).with_context(|| {
             format!(
                 "{}:{}: not a journal line; the run directory is damaged (pass --overwrite \
                  to start over)",
@@ -171,16 +203,14 @@ fn compact_journal(
                 index + 1
             )
         })?;
-        let failed = matches!(record.outcome, Outcome::Failed { .. });
-        if (retry_failed && failed)
-            || !done.insert((record.sample_id.clone(), record.metric.clone()))
-        {
-            retried += usize::from(retry_failed && failed);
-            dropped = true;
-            continue;
+        match key(&record) {
+            Some(k) if seen.insert(k.clone()) => {
+                kept.push_str(line);
+                kept.push('\n');
+                records.push((k, record));
+            }
+            _ => dropped = true,
         }
-        kept.push_str(line);
-        kept.push('\n');
     }
     if dropped {
         let temporary = path.with_extension("jsonl.tmp");
@@ -188,7 +218,7 @@ fn compact_journal(
             .and_then(|()| fs::rename(&temporary, path))
             .with_context(|| format!("cannot rewrite {}", path.display()))?;
     }
-    Ok((done, retried))
+    Ok(records)
 }
 
 #[cfg(test)]

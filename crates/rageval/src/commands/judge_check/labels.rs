@@ -15,26 +15,9 @@ use std::path::Path;
 
 use anyhow::{Context as _, bail};
 use rageval_core::{Context, Sample};
+use rageval_report::LabelShape;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
-
-/// The three label shapes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Shape {
-    Pairwise,
-    Binary,
-    Graded,
-}
-
-impl Shape {
-    pub fn name(self) -> &'static str {
-        match self {
-            Shape::Pairwise => "pairwise",
-            Shape::Binary => "binary",
-            Shape::Graded => "graded",
-        }
-    }
-}
 
 /// What the person said about an item.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,11 +39,11 @@ pub struct Item {
 }
 
 impl Item {
-    pub fn shape(&self) -> Shape {
+    pub fn shape(&self) -> LabelShape {
         match self.label {
-            Label::Preferred(_) => Shape::Pairwise,
-            Label::Binary(_) => Shape::Binary,
-            Label::Graded { .. } => Shape::Graded,
+            Label::Preferred(_) => LabelShape::Pairwise,
+            Label::Binary(_) => LabelShape::Binary,
+            Label::Graded { .. } => LabelShape::Graded,
         }
     }
 

@@ -10,11 +10,13 @@ use rageval_core::agreement::{
     cross_validated_threshold, pairwise_accuracy,
 };
 use rageval_core::rank::{kendall_tau_b, spearman};
-use rageval_core::stats::Interval;
-use serde::Serialize;
+use rageval_report::{
+    Agreement, AgreementFigure as Figure, ItemLabel, ItemResult, ItemVerdict, LabelShape,
+    NOTE_CROSS_VALIDATED, NOTE_THRESHOLD, NOTE_WARNING,
+};
 use serde_json::{Value, json};
 
-use super::labels::{Item, Label, Shape};
+use super::labels::{Item, Label};
 
 /// How the statistics are computed.
 #[derive(Debug, Clone, Copy)]
@@ -27,55 +29,22 @@ pub struct Settings {
     pub seed: u64,
 }
 
-/// A figure with its 95% interval.
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct Figure {
-    pub value: f64,
-    pub ci95: Option<Interval>,
-}
-
-/// One item as judged: scores of its samples and how they compare with the label.
-#[derive(Debug, Clone, Serialize)]
-pub struct ItemVerdict {
-    pub id: String,
-    pub label: Value,
-    pub scores: Vec<Option<f64>>,
-    /// Pairwise: `agree` / `tie` / `disagree`; binary: whether the verdict at the threshold
-    /// matches; graded: absent.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub result: Option<Value>,
-}
-
-/// The figures of one run.
-#[derive(Debug, Clone, Serialize)]
-pub struct Agreement {
-    pub shape: &'static str,
-    pub items: usize,
-    /// Items left out because a sample got no score.
-    pub unscored: usize,
-    pub figures: BTreeMap<String, Figure>,
-    /// Counts (pairs agreeing / tied / disagreeing, positives / negatives).
-    pub counts: BTreeMap<String, usize>,
-    /// Notes: a chosen threshold, why a figure is absent.
-    pub notes: BTreeMap<String, Value>,
-    pub verdicts: Vec<ItemVerdict>,
-}
-
 /// The figures for `items` given each sample's score (`None`: undefined or failed).
 pub fn measure(
     items: &[Item],
     scores: &HashMap<String, Option<f64>>,
     settings: &Settings,
 ) -> Agreement {
-    let shape = items.first().map_or(Shape::Binary, Item::shape);
+    let shape = items.first().map_or(LabelShape::Binary, Item::shape);
     let mut agreement = Agreement {
-        shape: shape.name(),
+        shape,
         items: items.len(),
         unscored: 0,
         figures: BTreeMap::new(),
         counts: BTreeMap::new(),
         notes: BTreeMap::new(),
         verdicts: Vec::with_capacity(items.len()),
+        stability: None,
     };
     // Items whose every sample has a score, with their scores.
     let mut scored: Vec<(&Item, Vec<f64>)> = Vec::new();
@@ -87,13 +56,18 @@ pub fn measure(
             .collect();
         let complete: Option<Vec<f64>> = item_scores.iter().copied().collect();
         let result = complete.as_ref().and_then(|values| match &item.label {
-            Label::Preferred(p) => Some(json!(PairResult::of(values[*p], values[1 - p]))),
-            Label::Binary(label) => Some(json!((values[0] >= settings.threshold) == *label)),
+            Label::Preferred(p) => {
+                Some(ItemResult::Pair(PairResult::of(values[*p], values[1 - p])))
+            }
+            Label::Binary(label) => Some(ItemResult::Matches(
+                (values[0] >= settings.threshold) == *label,
+            )),
             Label::Graded { .. } => None,
         });
         agreement.verdicts.push(ItemVerdict {
             id: item.id.clone(),
-            label: label_json(&item.label),
+            label: item_label(&item.label),
+            samples: item.samples.iter().map(|s| s.id.clone()).collect(),
             scores: item_scores,
             result,
         });
@@ -103,24 +77,14 @@ pub fn measure(
         }
     }
     match shape {
-        Shape::Pairwise => pairwise(&scored, settings, &mut agreement),
-        Shape::Binary => binary(&scored, settings, &mut agreement),
-        Shape::Graded => graded(&scored, settings, &mut agreement),
+        LabelShape::Pairwise => pairwise(&scored, settings, &mut agreement),
+        LabelShape::Binary => binary(&scored, settings, &mut agreement),
+        LabelShape::Graded => graded(&scored, settings, &mut agreement),
     }
     let near: Vec<&String> = agreement
         .figures
         .iter()
-        .filter(|(name, figure)| {
-            // Plain accuracy has no fixed chance level (it moves with the class balance).
-            let chance = match name.as_str() {
-                "accuracy" => return false,
-                "pairwise_accuracy" | "balanced_accuracy" | "auroc" => 0.5,
-                _ => 0.0,
-            };
-            figure
-                .ci95
-                .is_some_and(|ci| ci.low <= chance && chance <= ci.high)
-        })
+        .filter(|(name, figure)| figure.includes_chance(name))
         .map(|(name, _)| name)
         .collect();
     if !near.is_empty() {
@@ -132,16 +96,21 @@ pub fn measure(
                 .collect::<Vec<_>>()
                 .join(", ")
         ));
-        agreement.notes.insert("warning".into(), warning);
+        agreement.notes.insert(NOTE_WARNING.into(), warning);
     }
     agreement
 }
 
-fn label_json(label: &Label) -> Value {
+fn item_label(label: &Label) -> ItemLabel {
     match label {
-        Label::Preferred(p) => json!({"preferred": if *p == 0 { "a" } else { "b" }}),
-        Label::Binary(b) => json!(b),
-        Label::Graded { grade, group } => json!({"grade": grade, "group": group}),
+        Label::Preferred(p) => ItemLabel::Preferred {
+            preferred: if *p == 0 { "a" } else { "b" }.into(),
+        },
+        Label::Binary(b) => ItemLabel::Binary(*b),
+        Label::Graded { grade, group } => ItemLabel::Graded {
+            grade: *grade,
+            group: group.clone(),
+        },
     }
 }
 
@@ -238,12 +207,12 @@ fn binary(scored: &[(&Item, Vec<f64>)], settings: &Settings, agreement: &mut Agr
     put(agreement, "auroc", area, one_class);
     agreement
         .notes
-        .insert("threshold".into(), json!(settings.threshold));
+        .insert(NOTE_THRESHOLD.into(), json!(settings.threshold));
     match cross_validated_threshold(&labels, &scores, settings.folds, settings.seed) {
         Some(cv) => {
             agreement
                 .notes
-                .insert("cross_validated_threshold".into(), json!(cv));
+                .insert(NOTE_CROSS_VALIDATED.into(), json!(cv));
             agreement.figures.insert(
                 "balanced_accuracy_cv".into(),
                 Figure {
@@ -254,7 +223,7 @@ fn binary(scored: &[(&Item, Vec<f64>)], settings: &Settings, agreement: &mut Agr
         }
         None => {
             agreement.notes.insert(
-                "cross_validated_threshold".into(),
+                NOTE_CROSS_VALIDATED.into(),
                 json!(format!(
                     "needs at least {} items of each class",
                     settings.folds
@@ -356,11 +325,13 @@ fn graded(scored: &[(&Item, Vec<f64>)], settings: &Settings, agreement: &mut Agr
     }
 }
 
-/// The figures as text lines for stdout.
+/// The figures (and the stability of repeated verdicts) as text lines for stdout.
 pub fn render(agreement: &Agreement) -> String {
     let mut out = format!(
         "{} labels: {} items ({} left out: no score)\n",
-        agreement.shape, agreement.items, agreement.unscored
+        agreement.shape.name(),
+        agreement.items,
+        agreement.unscored
     );
     for (name, figure) in &agreement.figures {
         let interval = figure.ci95.map_or(String::new(), |ci| {
@@ -382,6 +353,11 @@ pub fn render(agreement: &Agreement) -> String {
             other => other.to_string(),
         };
         out.push_str(&format!("  {name}: {text}\n"));
+    }
+    if let Some(stability) = &agreement.stability {
+        for (name, text) in super::stability::render(stability) {
+            out.push_str(&format!("  {name}: {text}\n"));
+        }
     }
     out
 }

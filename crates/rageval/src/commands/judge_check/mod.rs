@@ -4,41 +4,47 @@
 //!
 //! - [`labels`]: the documented JSONL shapes (pairwise, binary, graded).
 //! - [`convert`]: the shared sets (`--format wikieval|uhgeval|rgb|dureader|cranfield`).
+//! - [`journal`]: the judging, journaled sample by sample so a run resumes.
 //! - [`measure`]: the statistics over items; [`stability`]: `--repeat K`.
 //!
 //! Writes a run directory of the same kind as `eval` (manifest, `samples.jsonl` — the
 //! items' samples with their labels, `results.jsonl` — each sample's outcome with the
-//! judge's reasons, `summary.json`, reports) plus `agreement.json`, so `report`, `compare`
-//! and `serve` work on it. Bad labels stop before any judging (exit 2) and a failure halfway
-//! removes the directory.
+//! judge's reasons, `summary.json`, reports) plus `agreement.json` (the type lives in
+//! `rageval-report`, which shows it), so `report`, `compare` and `serve` work on it. Bad
+//! labels stop before any judging (exit 2); a failure halfway removes a new directory. Like
+//! `eval`, Ctrl-C stops after the journaled samples (exit 130, the run left `running`), and
+//! running the same command into the same directory resumes it; other labels or another
+//! judge there are refused.
 
 mod convert;
+mod journal;
 mod labels;
 mod measure;
 mod stability;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
 use clap::{Args, ValueEnum};
-use futures_util::StreamExt;
 use rageval_core::stats::{DEFAULT_BOOTSTRAP_RESAMPLES, DEFAULT_SEED};
 use rageval_core::{Outcome, Sample};
-use rageval_metrics::{Judges, Metric, ScoringContext};
+use rageval_metrics::Metric;
 use rageval_report::{
-    Aggregator, DatasetInfo, Gate, Manifest, MetricRecord, ResultRecord, RunData, RunDir,
-    sha256_file,
+    AGREEMENT_FILE, Aggregator, Agreement, DatasetInfo, Gate, Manifest, MetricRecord, ResultRecord,
+    RunData, SessionEnd, sha256_bytes, sha256_file, utc_timestamp,
 };
 use serde_json::json;
 
+use super::eval::accounting::SessionOpen;
+use super::eval::judge::JudgeSetup;
+use super::eval::resume::{self, Prepared};
 use crate::cli::{GateArgs, JudgeArgs};
+use journal::{REPEATS_FILE, RepeatRecord, write_atomically};
 use labels::Item;
 
-/// The file of the run directory holding the agreement figures and per-item verdicts.
-pub const AGREEMENT_FILE: &str = "agreement.json";
 /// The file of the run directory holding the items' samples (the run's dataset).
 pub const SAMPLES_FILE: &str = "samples.jsonl";
 
@@ -74,11 +80,14 @@ pub struct JudgeCheckArgs {
     #[arg(long, value_enum, default_value = "jsonl")]
     pub format: LabelFormat,
 
-    /// The run directory to write (default: `runs/judge-check-<labels>-<metric>`).
+    /// The run directory to write (default: `runs/judge-check-<labels>-<metric>`). A run
+    /// there over the same labels with the same metric and judge is resumed; other labels or
+    /// another judge there are refused.
     #[arg(long, short)]
     pub out: Option<PathBuf>,
 
-    /// Replace a run already in the output directory.
+    /// Replace a run already in the output directory (by default a run there over the same
+    /// labels, metric and judge is resumed: only what it lacks is judged).
     #[arg(long)]
     pub overwrite: bool,
 
@@ -113,6 +122,7 @@ pub struct JudgeCheckArgs {
 }
 
 pub fn run(args: &JudgeCheckArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+    let session_started = utc_timestamp();
     if !args.threshold.is_finite() {
         bail!("--threshold must be a number");
     }
@@ -141,13 +151,31 @@ pub fn run(args: &JudgeCheckArgs, out: &mut dyn Write) -> anyhow::Result<ExitCod
         .collect();
 
     let run_path = args.out.clone().unwrap_or_else(|| default_run_path(args));
-    let run = RunDir::create(&run_path, args.overwrite)?;
-    remove_own_files(&run_path)?;
-    let result = judge_and_write(args, &metrics, &items, &samples, &setup, &run);
-    let agreement = match result {
-        Ok(agreement) => agreement,
+    let samples_text = samples_jsonl(&samples)?;
+    let fresh = fresh_manifest(args, &items, metric, &setup, &run_path, &samples_text)?;
+    let mut prepared = resume::prepare(&run_path, args.overwrite, false, fresh, &same_labels)?;
+    let check = Check {
+        args,
+        metrics: &metrics,
+        items: &items,
+        samples: &samples,
+        setup: &setup,
+    };
+    let agreement = match check.judge_and_write(&mut prepared, &samples_text, session_started) {
+        Ok(Ended::Finished(agreement)) => agreement,
+        Ok(Ended::Interrupted) => {
+            note(&format!(
+                "interrupted: finished samples are in {}; run the same command again to resume",
+                run_path.display()
+            ));
+            return Ok(ExitCode::from(super::eval::EXIT_INTERRUPTED));
+        }
         Err(error) => {
-            if let Err(cleanup) = remove_own_files(&run_path).and_then(|()| Ok(run.abandon()?)) {
+            if prepared.resumed {
+                note("the run stays incomplete: its finished samples are kept");
+            } else if let Err(cleanup) =
+                remove_own_files(&run_path).and_then(|()| Ok(prepared.run.abandon()?))
+            {
                 note(&format!("could not remove the partial run: {cleanup}"));
             }
             return Err(error);
@@ -185,24 +213,228 @@ fn read_items(args: &JudgeCheckArgs, metric: &dyn Metric) -> anyhow::Result<Vec<
     Ok(items)
 }
 
-/// Judges every sample (K times with `--repeat`), writes the run directory and returns the
-/// figures.
-fn judge_and_write(
+/// How a judging session ended.
+enum Ended {
+    /// Every cell is journaled; the run is complete with these figures.
+    Finished(Agreement),
+    /// Ctrl-C: the journaled cells are kept, the run stays resumable.
+    Interrupted,
+}
+
+/// One judge-check: what is checked, on which items, by which judge.
+struct Check<'a> {
+    args: &'a JudgeCheckArgs,
+    metrics: &'a [Box<dyn Metric>],
+    items: &'a [Item],
+    samples: &'a [Sample],
+    setup: &'a JudgeSetup,
+}
+
+impl Check<'_> {
+    /// Judges every sample not yet journaled (K times with `--repeat`), journaling each as
+    /// it finishes; then measures from the journals and finishes the run directory.
+    fn judge_and_write(
+        &self,
+        prepared: &mut Prepared,
+        samples_text: &str,
+        session_started: String,
+    ) -> anyhow::Result<Ended> {
+        let (args, setup) = (self.args, self.setup);
+        let metric = self.metrics[0].as_ref();
+        let name = metric.name();
+        let run_path = prepared.run.path().to_path_buf();
+        // Figures from an earlier session are stale until this one finishes; repeats of a
+        // run that is not resumed are not this run's.
+        let stale: &[&str] = if prepared.resumed {
+            &[AGREEMENT_FILE]
+        } else {
+            &[AGREEMENT_FILE, REPEATS_FILE]
+        };
+        remove_files(&run_path, stale)?;
+        write_atomically(&run_path.join(SAMPLES_FILE), samples_text)?;
+        prepared.run.write_manifest(&prepared.manifest)?;
+
+        let first_done: HashSet<&str> = prepared
+            .done
+            .iter()
+            .filter(|(_, m)| *m == name)
+            .map(|(id, _)| id.as_str())
+            .collect();
+        let repeats_done = journal::repeats_done(&run_path, &name)?;
+        if prepared.resumed {
+            note(&format!(
+                "resuming {}: {} of {} samples judged, {} repeat judgements kept",
+                run_path.display(),
+                first_done.len(),
+                self.samples.len(),
+                repeats_done.len()
+            ));
+        }
+        // Repeats must reach the model: a fresh judge that neither reads nor writes the cache.
+        let again = if args.repeat > 1 {
+            let mut uncached = args.judge.clone();
+            uncached.no_cache = true;
+            Some(super::eval::judge::resolve(&uncached)?)
+        } else {
+            None
+        };
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .context("cannot start the async runtime")?;
+        let pass = journal::Pass {
+            metric,
+            window: setup
+                .has_chat_model()
+                .then(|| usize::try_from(args.judge.context_window).unwrap_or(usize::MAX)),
+            in_flight: setup.concurrency.saturating_mul(2),
+        };
+        let mut session = SessionOpen::new(setup, session_started, &prepared.manifest);
+        if let Some(again) = &again {
+            session.also_counting(again);
+        }
+        let mut results = prepared.run.journal()?;
+        let mut repeats = prepared.run.side_journal(REPEATS_FILE)?;
+        let mut cells = 0usize;
+        let (run_dir, manifest) = (&prepared.run, &mut prepared.manifest);
+        let ended = runtime.block_on(async {
+            let judging = async {
+                let todo: Vec<&Sample> = self
+                    .samples
+                    .iter()
+                    .filter(|s| !first_done.contains(s.id.as_str()))
+                    .collect();
+                note(&format!(
+                    "judging {} of {} samples ({} items) with {name}",
+                    todo.len(),
+                    self.samples.len(),
+                    self.items.len()
+                ));
+                let judges = setup.judges.clone().plan_for(self.metrics);
+                pass.judge(&judges, todo, |sample, outcome| {
+                    results.append(&record(sample, &name, outcome))?;
+                    results.flush()?;
+                    cells += 1;
+                    session.checkpoint(run_dir, manifest, cells)
+                })
+                .await?;
+                let Some(again) = &again else {
+                    return anyhow::Ok(());
+                };
+                let judges = again.judges.clone().plan_for(self.metrics);
+                for k in 2..=args.repeat {
+                    let todo: Vec<&Sample> = self
+                        .samples
+                        .iter()
+                        .filter(|s| !repeats_done.contains(&(k, s.id.clone())))
+                        .collect();
+                    note(&format!(
+                        "repeat {k} of {}: {} samples",
+                        args.repeat,
+                        todo.len()
+                    ));
+                    pass.judge(&judges, todo, |sample, outcome| {
+                        repeats.append(&RepeatRecord {
+                            repeat: k,
+                            record: record(sample, &name, outcome),
+                        })?;
+                        repeats.flush()?;
+                        cells += 1;
+                        session.checkpoint(run_dir, manifest, cells)
+                    })
+                    .await?;
+                }
+                Ok(())
+            };
+            tokio::select! {
+                result = judging => Some(result),
+                _ = tokio::signal::ctrl_c() => None,
+            }
+        });
+        results.flush()?;
+        repeats.flush()?;
+        match ended {
+            None => {
+                for judge in [Some(setup), again.as_ref()].into_iter().flatten() {
+                    if let Some(chat) = &judge.chat {
+                        chat.cancel();
+                    }
+                }
+                let reason = "interrupted (Ctrl-C)".to_string();
+                note(&session.stop(prepared, SessionEnd::Interrupted, reason, cells)?);
+                return Ok(Ended::Interrupted);
+            }
+            Some(Err(error)) => {
+                if prepared.resumed {
+                    session.stop(prepared, SessionEnd::Failed, format!("{error:#}"), cells)?;
+                }
+                return Err(error);
+            }
+            Some(Ok(())) => {}
+        }
+        drop((results, repeats));
+
+        let passes = journal::read_passes(&run_path, &name, self.samples, args.repeat)?;
+        let measure_settings = measure::Settings {
+            threshold: args.threshold,
+            folds: args.folds as usize,
+            resamples: args.bootstrap_resamples,
+            seed: args.seed,
+        };
+        let scores = scores_of(self.samples, &passes[0]);
+        let mut agreement = measure::measure(self.items, &scores, &measure_settings);
+        if passes.len() > 1 {
+            let report = stability::stability(self.items, self.samples, &passes, &measure_settings);
+            agreement.stability = Some(report);
+        }
+        write_atomically(
+            &run_path.join(AGREEMENT_FILE),
+            &serde_json::to_string_pretty(&agreement)?,
+        )?;
+
+        let mut aggregator = Aggregator::new(vec![name.clone()]);
+        for outcome in &passes[0] {
+            aggregator.add(&name, outcome);
+        }
+        let mut summary =
+            aggregator.finish(self.samples.len(), args.bootstrap_resamples, args.seed);
+        let manifest = &mut prepared.manifest;
+        manifest.settings["judge"]["stats"] = setup.stats();
+        manifest.settings["agreement"] = json!({
+            "figures": agreement.figures,
+            "unscored": agreement.unscored,
+        });
+        let account = session.close(manifest, SessionEnd::Complete, None, cells);
+        summary.judge = Some(account);
+        prepared.run.finish(manifest, &summary)?;
+        Ok(Ended::Finished(agreement))
+    }
+}
+
+/// A journal line of `sample`'s outcome.
+fn record(sample: &Sample, metric: &str, outcome: Outcome) -> ResultRecord {
+    ResultRecord {
+        sample_id: sample.id.clone(),
+        metric: metric.to_owned(),
+        outcome,
+    }
+}
+
+/// The manifest a new run starts with: the samples (the run's dataset, hashed as they will
+/// be written), the metric, and the labels, judge and statistics settings.
+fn fresh_manifest(
     args: &JudgeCheckArgs,
-    metrics: &[Box<dyn Metric>],
     items: &[Item],
-    samples: &[Sample],
-    setup: &super::eval::judge::JudgeSetup,
-    run: &RunDir,
-) -> anyhow::Result<measure::Agreement> {
-    let metric = metrics[0].as_ref();
-    let samples_path = run.path().join(SAMPLES_FILE);
-    write_samples(&samples_path, samples)?;
+    metric: &dyn Metric,
+    setup: &JudgeSetup,
+    run_path: &Path,
+    samples_text: &str,
+) -> anyhow::Result<Manifest> {
     let dataset = DatasetInfo {
-        path: samples_path.display().to_string(),
-        sha256: sha256_file(&samples_path)?,
+        path: run_path.join(SAMPLES_FILE).display().to_string(),
+        sha256: sha256_bytes(samples_text.as_bytes()),
         format: "jsonl".into(),
-        samples: Some(samples.len()),
+        samples: Some(samples_text.lines().count()),
     };
     let record = MetricRecord {
         name: metric.name(),
@@ -224,100 +456,45 @@ fn judge_and_write(
         "bootstrap_resamples": args.bootstrap_resamples,
         "judge": setup.description,
     });
-    let mut manifest = Manifest::start("judge-check", dataset, vec![record], settings);
-    run.write_manifest(&manifest)?;
-
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    let in_flight = setup.concurrency.saturating_mul(2).max(1);
-    let window = setup
-        .has_chat_model()
-        .then(|| usize::try_from(args.judge.context_window).unwrap_or(usize::MAX));
-    let judges = setup.judges.clone().plan_for(metrics);
-    note(&format!(
-        "judging {} samples of {} items with {}",
-        samples.len(),
-        items.len(),
-        metric.name()
-    ));
-    let first = runtime.block_on(score_pass(metric, &judges, samples, window, in_flight));
-    let mut journal = run.journal()?;
-    for (sample, outcome) in samples.iter().zip(&first) {
-        journal.append(&ResultRecord {
-            sample_id: sample.id.clone(),
-            metric: metric.name(),
-            outcome: outcome.clone(),
-        })?;
-    }
-    journal.flush()?;
-    drop(journal);
-    let mut passes = vec![first];
-    if args.repeat > 1 {
-        // Repeats must reach the model: a fresh judge that neither reads nor writes the cache.
-        let mut uncached = args.judge.clone();
-        uncached.no_cache = true;
-        let again = super::eval::judge::resolve(&uncached)?;
-        let judges = again.judges.clone().plan_for(metrics);
-        for k in 2..=args.repeat {
-            note(&format!("repeat {k} of {}", args.repeat));
-            passes.push(runtime.block_on(score_pass(metric, &judges, samples, window, in_flight)));
-        }
-    }
-
-    let measure_settings = measure::Settings {
-        threshold: args.threshold,
-        folds: args.folds as usize,
-        resamples: args.bootstrap_resamples,
-        seed: args.seed,
-    };
-    let mut agreement = measure::measure(items, &scores_of(samples, &passes[0]), &measure_settings);
-    let mut written = serde_json::to_value(&agreement)?;
-    if passes.len() > 1 {
-        let report = stability::stability(items, samples, &passes, &measure_settings);
-        for line in stability::render(&report) {
-            agreement.notes.insert(line.0, json!(line.1));
-        }
-        written["stability"] = serde_json::to_value(&report)?;
-    }
-    let agreement_path = run.path().join(AGREEMENT_FILE);
-    std::fs::write(&agreement_path, serde_json::to_string_pretty(&written)?)
-        .with_context(|| format!("cannot write {}", agreement_path.display()))?;
-
-    let mut aggregator = Aggregator::new(vec![metric.name()]);
-    for outcome in &passes[0] {
-        aggregator.add(&metric.name(), outcome);
-    }
-    let summary = aggregator.finish(samples.len(), args.bootstrap_resamples, args.seed);
-    manifest.settings["judge"]["stats"] = setup.stats();
-    manifest.settings["agreement"] = json!({
-        "figures": agreement.figures,
-        "unscored": agreement.unscored,
-    });
-    run.finish(&mut manifest, &summary)?;
-    Ok(agreement)
+    Ok(Manifest::start(
+        "judge-check",
+        dataset,
+        vec![record],
+        settings,
+    ))
 }
 
-/// One pass over every sample, a bounded number at once, outcomes in sample order.
-async fn score_pass(
-    metric: &dyn Metric,
-    judges: &Judges,
-    samples: &[Sample],
-    window: Option<usize>,
-    in_flight: usize,
-) -> Vec<Outcome> {
-    futures_util::stream::iter(samples)
-        .map(|sample| async move {
-            let mut sample = sample.clone();
-            let keep = super::eval::budget::contexts_to_score(&sample, None, window);
-            sample.contexts.truncate(keep);
-            let scoring = ScoringContext::new(judges, &sample);
-            metric.score(&sample, &scoring).await
-        })
-        .buffered(in_flight)
-        .collect()
-        .await
+/// Refuses to resume a run that checked other labels (another file, format or `--samples`).
+fn same_labels(earlier: &Manifest, fresh: &Manifest) -> Result<(), String> {
+    let key = |m: &Manifest| {
+        let s = &m.settings;
+        [
+            s["labels_sha256"].clone(),
+            s["labels_format"].clone(),
+            s["samples"].clone(),
+        ]
+    };
+    if key(earlier) == key(fresh) {
+        return Ok(());
+    }
+    let describe = |m: &Manifest| {
+        let s = &m.settings;
+        let sha = s["labels_sha256"].as_str().unwrap_or("?");
+        format!(
+            "{} (format {}, SHA-256 {}…{})",
+            s["labels"].as_str().unwrap_or("?"),
+            s["labels_format"].as_str().unwrap_or("?"),
+            &sha[..sha.len().min(12)],
+            s["samples"]
+                .as_u64()
+                .map_or_else(String::new, |n| format!(", first {n} records"))
+        )
+    };
+    Err(format!(
+        "it checked the labels {}, now the labels are {}",
+        describe(earlier),
+        describe(fresh)
+    ))
 }
 
 /// Each sample's score (`None`: undefined or failed).
@@ -325,19 +502,13 @@ fn scores_of(samples: &[Sample], outcomes: &[Outcome]) -> HashMap<String, Option
     samples
         .iter()
         .zip(outcomes)
-        .map(|(sample, outcome)| {
-            let value = match outcome {
-                Outcome::Score { value, .. } => Some(*value),
-                _ => None,
-            };
-            (sample.id.clone(), value)
-        })
+        .map(|(sample, outcome)| (sample.id.clone(), outcome.value()))
         .collect()
 }
 
 /// The samples as rageval JSONL (`eval`'s reader reads them back for the report), labels
 /// in the extra fields.
-fn write_samples(path: &Path, samples: &[Sample]) -> anyhow::Result<()> {
+fn samples_jsonl(samples: &[Sample]) -> anyhow::Result<String> {
     let mut text = String::new();
     for sample in samples {
         let mut row = json!({
@@ -357,12 +528,17 @@ fn write_samples(path: &Path, samples: &[Sample]) -> anyhow::Result<()> {
         text.push_str(&serde_json::to_string(&row)?);
         text.push('\n');
     }
-    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+    Ok(text)
 }
 
-/// Removes the files only judge-check writes (a replaced run's, or a failed one's).
+/// Removes the files only judge-check writes (a failed new run's).
 fn remove_own_files(run: &Path) -> anyhow::Result<()> {
-    for file in [AGREEMENT_FILE, SAMPLES_FILE] {
+    remove_files(run, &[AGREEMENT_FILE, SAMPLES_FILE, REPEATS_FILE])
+}
+
+/// Removes `files` from the run directory where they exist.
+fn remove_files(run: &Path, files: &[&str]) -> anyhow::Result<()> {
+    for file in files {
         let path = run.join(file);
         match std::fs::remove_file(&path) {
             Ok(()) => {}

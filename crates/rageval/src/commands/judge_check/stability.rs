@@ -8,34 +8,13 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use rageval_core::{Outcome, Sample};
-use serde::Serialize;
+use rageval_report::{Stability, UnstableItem};
 
 use super::labels::Item;
 use super::measure::{Settings, measure};
 
 /// Scores closer than this are the same.
 const SAME: f64 = 1e-9;
-
-/// What the repeats showed.
-#[derive(Debug, Clone, Serialize)]
-pub struct Stability {
-    pub repeats: usize,
-    /// Samples with the same outcome in every repeat ÷ samples.
-    pub stable_sample_share: f64,
-    /// Mean over samples scored in every repeat of (highest − lowest score).
-    pub mean_score_range: f64,
-    /// Each repeat's figures, without intervals (repeat 1 first).
-    pub figures_by_repeat: Vec<BTreeMap<String, f64>>,
-    /// Items with a sample whose outcome changed, and their samples' scores per repeat.
-    pub unstable_items: Vec<UnstableItem>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct UnstableItem {
-    pub id: String,
-    /// Per sample of the item, the score of each repeat (`null`: no score).
-    pub scores: Vec<Vec<Option<f64>>>,
-}
 
 fn score(outcome: &Outcome) -> Option<f64> {
     match outcome {

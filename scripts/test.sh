@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# The whole test suite and every gate CI applies: formatting, lints, docs, tests.
+# The whole test suite and every gate CI applies: system packages and model files first
+# (scripts/setup.sh --deps-only), then formatting, lints, docs, tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 step() { printf '\n== %s\n' "$*" >&2; }
+
+step "system packages and model files (scripts/setup.sh --deps-only)"
+./scripts/setup.sh --deps-only
 
 step "cargo fmt --check"
 cargo fmt --all -- --check

@@ -214,6 +214,12 @@ impl JudgeSettings {
     /// A judge with these settings: the models, the cache (opened, created if missing)
     /// and the configuration.
     pub fn build(&self) -> Result<Judge<Models>, JudgeError> {
+        self.build_with(self.models()?)
+    }
+
+    /// A judge with these settings (cache, limits, caps) over `models` instead of the
+    /// endpoints: the embedded models when no endpoint is configured.
+    pub fn build_with(&self, models: Models) -> Result<Judge<Models>, JudgeError> {
         let cache = match (self.cache_mode, &self.cache_path) {
             (CacheMode::Off, _) => None,
             (_, Some(path)) => Some(Cache::open(path)?),
@@ -224,7 +230,7 @@ impl JudgeSettings {
                 )));
             }
         };
-        Ok(Judge::new(self.models()?, cache, self.judge_config()))
+        Ok(Judge::new(models, cache, self.judge_config()))
     }
 
     fn endpoint_models(

@@ -116,6 +116,24 @@ pub enum JudgeError {
         source: std::io::Error,
     },
 
+    /// No folder holding the embedded model files was found.
+    #[error(
+        "no models folder found; looked in: {looked}; run scripts/fetch-models.sh to provision one"
+    )]
+    ModelsNotFound {
+        /// Each place looked, with why it did not qualify.
+        looked: String,
+    },
+
+    /// An embedded model could not be loaded or failed while running.
+    #[error("local model {path}: {reason}")]
+    LocalModel {
+        /// The model file or folder.
+        path: String,
+        /// What went wrong.
+        reason: String,
+    },
+
     /// A background task died (a panic inside the cache thread or a batch member).
     #[error("judge task failed: {0}")]
     Task(String),

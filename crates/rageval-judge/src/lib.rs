@@ -6,6 +6,14 @@
 //! - [`openai`]: [`OpenAiBackend`], any OpenAI-compatible HTTP server.
 //! - [`models`]: [`Models`], the chat and embedding backends chosen at run time behind one
 //!   type, so `Judge<Models>` serves them all.
+//! - [`gguf`] (feature `gguf`): [`GgufChat`], any GGUF chat model run in-process by
+//!   llama.cpp, its answers constrained by a grammar derived from the JSON schema.
+//! - [`minilm`] (feature `minilm`): [`MiniLmEmbedder`], all-MiniLM-L6-v2 embeddings with
+//!   candle, matching sentence-transformers.
+//! - [`local`]: [`OnFirstUse`], the embedded models loaded by the first call that needs
+//!   them.
+//! - [`model_files`]: [`ModelFiles`], where the embedded model files are found (search
+//!   order, `RAGEVAL_MODELS_DIR`).
 //! - [`settings`]: [`EndpointSettings`] from explicit values or the `RAGEVAL_JUDGE_*`
 //!   environment (every variable declared there once).
 //! - [`secret`]: [`ApiKey`], which prints as `****`.
@@ -27,6 +35,11 @@
 //!   backend with retries → ladder.
 //! - [`error`]: the one error type, [`JudgeError`], and which errors are retryable.
 //!
+//! Both embedded backends sit behind default features. Without `gguf` the build needs no
+//! C++ toolchain, cmake or libclang and is about five minutes shorter on two cores; without
+//! `minilm` it skips candle and tokenizers (about two minutes). Either way the rest of the
+//! pipeline is unchanged.
+//!
 //! Prompt text and typed judge tasks belong to `rageval-tasks`; this crate knows no metric.
 //! It never prints: callers read [`Judge::stats`] and [`Judge::rung_counts`].
 
@@ -37,8 +50,14 @@ pub mod chat;
 pub mod config;
 pub mod error;
 mod flight;
+#[cfg(feature = "gguf")]
+pub mod gguf;
 pub mod judge;
 pub mod limiter;
+pub mod local;
+#[cfg(feature = "minilm")]
+pub mod minilm;
+pub mod model_files;
 pub mod models;
 pub mod openai;
 pub mod pool;
@@ -54,8 +73,14 @@ pub use cancel::CancelToken;
 pub use chat::{ChatModel, ChatRequest, ChatResponse, Embedder, Message, Role, Sampling, Usage};
 pub use config::{JudgeFlags, JudgeSettings};
 pub use error::JudgeError;
+#[cfg(feature = "gguf")]
+pub use gguf::{GgufChat, GgufOptions};
 pub use judge::{Answer, Completion, Embeddings, Judge, JudgeConfig, JudgeStats};
 pub use limiter::{Limiter, LimiterConfig};
+pub use local::OnFirstUse;
+#[cfg(feature = "minilm")]
+pub use minilm::MiniLmEmbedder;
+pub use model_files::{ENV_MODELS_DIR, ModelFiles};
 pub use models::{AnyChatModel, AnyEmbedder, BoxFuture, Models};
 pub use openai::OpenAiBackend;
 pub use pool::{EndpointHealth, EndpointPool, HealthPolicy, PoolEndpoint};

@@ -129,8 +129,10 @@ impl TaskRoute {
             },
         };
         let figures: Vec<String> = self.measured.iter().map(ToString::to_string).collect();
-        if figures.is_empty() {
+        if self.answered_by.is_none() {
             format!("{}: {who}", self.task)
+        } else if figures.is_empty() {
+            format!("{}: {who} — no agreement measured", self.task)
         } else {
             format!("{}: {who} — {}", self.task, figures.join("; "))
         }

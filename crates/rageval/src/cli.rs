@@ -310,11 +310,29 @@ pub struct JudgeArgs {
     pub judge_base_url: Option<String>,
 
     /// The judge model, e.g. gpt-4o-mini (default: $RAGEVAL_JUDGE_MODEL). With a model, every
-    /// judge task goes to the endpoint; without one, the offline judge answers: verdicts by
-    /// the heuristic judge, statements by its sentence splitter, and tasks that need a
-    /// writing model fail with the reason
+    /// judge task goes to the endpoint; without one (and no --judge), the embedded models
+    /// answer: verdicts by the heuristic judge, statements by its sentence splitter, writing
+    /// tasks by the local GGUF chat model, embeddings by all-MiniLM-L6-v2
+    /// (docs/local-models.md)
     #[arg(long, value_name = "NAME")]
     pub judge_model: Option<String>,
+
+    /// A local judge instead of an endpoint: `gguf:PATH` runs that GGUF chat model in-process
+    /// (llama.cpp, each answer constrained to its task's JSON schema) for every judge task;
+    /// `heuristic` loads no model at all (verdicts and statements by the heuristic judge,
+    /// tasks that need a model fail with the reason)
+    #[arg(
+        long = "judge",
+        value_name = "gguf:PATH|heuristic",
+        value_parser = local_judge,
+        conflicts_with_all = ["judge_base_url", "judge_model"]
+    )]
+    pub local_judge: Option<LocalJudge>,
+
+    /// The folder of the embedded models (default: $RAGEVAL_MODELS_DIR, else the search
+    /// order in docs/local-models.md); scripts/fetch-models.sh fills it
+    #[arg(long, value_name = "DIR")]
+    pub models_dir: Option<PathBuf>,
 
     /// An embedding model at the same endpoints, for semantic_similarity,
     /// answer_relevance:embedding and answer_correctness:ragas (default:
@@ -377,6 +395,23 @@ fn at_least_one<T: std::str::FromStr + PartialOrd + From<u8>>(raw: &str) -> Resu
     match raw.parse::<T>() {
         Ok(n) if n >= T::from(1) => Ok(n),
         _ => Err("expected a whole number ≥ 1".into()),
+    }
+}
+
+/// `--judge`: a local judge chosen by name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LocalJudge {
+    /// This GGUF chat model answers every task.
+    Gguf(PathBuf),
+    /// The heuristic judge alone, no model loaded.
+    Heuristic,
+}
+
+fn local_judge(raw: &str) -> Result<LocalJudge, String> {
+    match raw.split_once(':') {
+        Some(("gguf", path)) if !path.is_empty() => Ok(LocalJudge::Gguf(PathBuf::from(path))),
+        None if raw == "heuristic" => Ok(LocalJudge::Heuristic),
+        _ => Err("expected gguf:PATH (a GGUF chat model file) or heuristic".into()),
     }
 }
 

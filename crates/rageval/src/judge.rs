@@ -1,6 +1,9 @@
 //! The judge's command-line flags ([`JudgeArgs`]) turned into the judge crate's settings:
 //! flags over `RAGEVAL_JUDGE_*` over `rageval.toml` over defaults (docs/configuration.md).
 //! Resolving reads the settings file and the environment; it connects to nothing.
+//! [`local`] finds the embedded models used when no endpoint is configured.
+
+pub mod local;
 
 use anyhow::Context as _;
 use rageval_judge::config::{JudgeFlags, JudgeSettings};

@@ -1,10 +1,17 @@
 //! Integration tests of the judge pipeline against the in-process mock server
-//! (`rageval-testkit`), over real HTTP on 127.0.0.1.
+//! (`rageval-testkit`), over real HTTP on 127.0.0.1, and against the embedded local models
+//! from the models folder (`scripts/fetch-models.sh`).
 
 mod cancel;
 mod caps;
 mod dedupe;
 mod faults;
+#[cfg(feature = "gguf")]
+mod gguf;
+#[cfg(all(feature = "gguf", feature = "minilm"))]
+mod local_bench;
+#[cfg(feature = "minilm")]
+mod minilm;
 mod pipeline;
 mod pool;
 mod secrets;

@@ -71,10 +71,13 @@ fn scores_the_fiqa_example_into_a_complete_run() {
 }
 
 #[test]
-fn picks_the_metrics_the_first_sample_and_the_offline_judge_allow() {
+fn picks_the_metrics_the_first_sample_and_the_heuristic_judge_allow() {
     let dir = tempfile::tempdir().unwrap();
     let data = repo_root().join("examples/fiqa-30.jsonl");
-    let output = rageval(dir.path(), &["eval", data.to_str().unwrap()]);
+    let output = rageval(
+        dir.path(),
+        &["eval", data.to_str().unwrap(), "--judge", "heuristic"],
+    );
     assert!(output.status.success(), "{}", stderr(&output));
     let summary = read_json(&dir.path().join("runs/fiqa-30/summary.json"));
     let order: Vec<&str> = summary["metric_order"]
@@ -87,7 +90,7 @@ fn picks_the_metrics_the_first_sample_and_the_offline_judge_allow() {
         order.contains(&"bleu") && order.contains(&"chrf") && order.contains(&"faithfulness"),
         "{order:?}"
     );
-    // No context ids; no writing model or embedder offline.
+    // No context ids; no writing model or embedder with the heuristic judge alone.
     for absent in ["id_mrr", "answer_relevance", "semantic_similarity"] {
         assert!(!order.contains(&absent), "{order:?}");
     }

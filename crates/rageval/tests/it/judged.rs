@@ -1,5 +1,5 @@
-//! `rageval eval` with model-judged metrics: the offline default judge on the FiQA and
-//! kids-coding (Chinese) sets, and an OpenAI-compatible endpoint (the testkit mock) that
+//! `rageval eval` with model-judged metrics: the heuristic judge alone (`--judge heuristic`,
+//! no model) on the FiQA and kids-coding (Chinese) sets, and an OpenAI-compatible endpoint (the testkit mock) that
 //! answers well, with some garbage, or only garbage. Every cell must be a number, an
 //! undefined with its reason, or a failure with its error.
 
@@ -93,7 +93,7 @@ pub const JUDGED: &str = "context_precision,context_precision_strict,useful_cont
                       context_entity_recall,noise_sensitivity";
 
 #[test]
-fn offline_judge_scores_fiqa_and_explains_what_it_cannot_judge() {
+fn heuristic_judge_scores_fiqa_and_explains_what_it_cannot_judge() {
     let dir = tempfile::tempdir().unwrap();
     let data = repo_root().join("examples/fiqa-30.jsonl");
     let output = rageval(
@@ -103,6 +103,8 @@ fn offline_judge_scores_fiqa_and_explains_what_it_cannot_judge() {
             data.to_str().unwrap(),
             "--metrics",
             JUDGED,
+            "--judge",
+            "heuristic",
             "--out",
             "run",
         ],
@@ -135,7 +137,7 @@ fn offline_judge_scores_fiqa_and_explains_what_it_cannot_judge() {
         "{failure}"
     );
     let manifest = read_json(&dir.path().join("run/manifest.json"));
-    assert_eq!(manifest["settings"]["judge"]["kind"], "offline");
+    assert_eq!(manifest["settings"]["judge"]["kind"], "heuristic");
 }
 
 /// The S4 article's Chinese test set (shared/validation/ai-learn-kids-coding-zh) with its
@@ -163,7 +165,7 @@ fn kids_coding_dataset(dir: &Path) -> std::path::PathBuf {
 }
 
 #[test]
-fn kids_coding_chinese_set_runs_on_the_offline_judge() {
+fn kids_coding_chinese_set_runs_on_the_heuristic_judge() {
     let dir = tempfile::tempdir().unwrap();
     let data = kids_coding_dataset(dir.path());
     let output = rageval(
@@ -173,6 +175,8 @@ fn kids_coding_chinese_set_runs_on_the_offline_judge() {
             data.to_str().unwrap(),
             "--metrics",
             JUDGED,
+            "--judge",
+            "heuristic",
             "--out",
             "run",
         ],
@@ -203,6 +207,8 @@ fn kids_coding_chinese_set_runs_on_the_offline_judge() {
             example.to_str().unwrap(),
             "--metrics",
             JUDGED,
+            "--judge",
+            "heuristic",
             "--out",
             "example",
         ],

@@ -10,6 +10,7 @@ mod eval;
 mod judge_check;
 mod judge_check_resume;
 mod judged;
+mod local_models;
 mod metrics;
 mod rank;
 mod report;

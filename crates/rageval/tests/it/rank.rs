@@ -182,7 +182,11 @@ fn reference_needs_a_writing_judge() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("d.jsonl");
     fs::write(&data, "{\"question\": \"q\", \"contexts\": [\"a\"]}\n").unwrap();
-    let output = rageval(dir.path(), &["reference", data.to_str().unwrap()]);
+    // The heuristic judge alone: no embedded model either.
+    let output = rageval(
+        dir.path(),
+        &["reference", data.to_str().unwrap(), "--judge", "heuristic"],
+    );
     assert_eq!(output.status.code(), Some(2));
     assert!(
         stderr(&output).contains("--judge-model"),

@@ -2,41 +2,71 @@
 //! stderr and in the manifest who answers each task.
 //!
 //! An endpoint or a pool of them (a model from `--judge-model`, `$RAGEVAL_JUDGE_MODEL` or
-//! `rageval.toml`) answers every task. Without one, the offline defaults:
-//! verdict tasks to the heuristic judge, statement splitting to its sentence splitter, and
-//! tasks that need a writing model fail with the reason (no fake answers).
+//! `rageval.toml`) answers every task; so does a GGUF file named by `--judge gguf:PATH`.
+//! `--judge heuristic` loads no model: what the heuristic judge cannot answer fails.
+//! Without either, the offline defaults: verdict tasks to the heuristic judge, statement
+//! splitting to its sentence splitter, writing tasks to the embedded GGUF chat model and
+//! embeddings to the embedded all-MiniLM-L6-v2 (`crate::judge::local`). When the embedded
+//! models are not provisioned, tasks that need them fail with the reason, which names
+//! `scripts/fetch-models.sh` (no fake answers).
 
 use anyhow::Context as _;
 use rageval_judge::{Cap, Judge, JudgeSettings, Models};
 use rageval_metrics::{Judges, Requirements};
 use rageval_report::{JudgeModel, ModelPrice};
-use rageval_tasks::{Heuristic, Lang, LangChoice, Policy, TaskJudge, TaskKind};
+use rageval_tasks::{Heuristic, Lang, LangChoice, Policy, Route, TaskJudge, TaskKind};
 use serde_json::{Value, json};
 
-use crate::cli::{JudgeArgs, LangArg};
+use crate::cli::{JudgeArgs, LangArg, LocalJudge};
+use crate::judge::local::{GGUF_PROMPT_WINDOW, LocalModels};
 
 /// The judges of a run and what to say about them.
 pub struct JudgeSetup {
     pub judges: Judges,
-    /// The chat judge, when an endpoint is configured (its counters go to the manifest).
+    /// The chat judge, when an endpoint or a local model is configured (its counters go to
+    /// the manifest).
     pub chat: Option<Judge<Models>>,
+    /// How a sample's contexts are bounded for the chat model's prompts.
+    pub window: Window,
+    /// Why tasks that need the embedded models cannot run, when they are not provisioned.
+    pub missing_models: Option<String>,
     /// For the manifest: endpoint, models, cache, language, routes.
     pub description: Value,
     /// Most judge calls in flight (the limiter's ceiling); twice as many samples are scored
     /// at once.
     pub concurrency: usize,
-    /// The endpoints, as shown in the manifest (no credentials; empty when offline).
+    /// The endpoints, as shown in the manifest (no credentials; empty without one).
     pub endpoints: Vec<String>,
-    /// The resolved settings (a dry run builds its planning judges from them).
-    pub settings: JudgeSettings,
+    routing: Routing,
+    models: Vec<JudgeModel>,
     heuristic: Heuristic,
     lang: LangChoice,
+}
+
+/// Which tasks the chat judge answers, and whether it embeds.
+#[derive(Debug, Clone)]
+struct Routing {
+    kind: &'static str,
+    policy: Policy,
+    embeds: bool,
 }
 
 impl JudgeSetup {
     /// Whether a chat model answers (its context window then bounds prompts).
     pub fn has_chat_model(&self) -> bool {
         self.chat.is_some()
+    }
+
+    /// The prompt window in tokens that a sample's contexts are cut to fit, given
+    /// `--context-window` (`requested`); `None` when no cut applies.
+    pub fn window(&self, requested: u64) -> Option<usize> {
+        let window = match self.window {
+            _ if !self.has_chat_model() => return None,
+            Window::Requested => requested,
+            Window::AtMost(cap) => cap.min(requested),
+            Window::Uncut => return None,
+        };
+        Some(usize::try_from(window).unwrap_or(usize::MAX))
     }
 
     /// One line per task the metrics need: who answers it and how well it measured.
@@ -52,15 +82,20 @@ impl JudgeSetup {
             .collect()
     }
 
-    /// Why these judges cannot give what `requirements` asks, if they cannot.
+    /// Why these judges cannot give what `requirements` asks, if they cannot (naming
+    /// `scripts/fetch-models.sh` when the embedded models are missing).
     pub fn unmet(&self, requirements: &Requirements) -> Option<String> {
-        self.judges.unmet(requirements)
+        let why = self.judges.unmet(requirements)?;
+        Some(match &self.missing_models {
+            Some(missing) => format!("{why}: {missing}"),
+            None => why,
+        })
     }
 
     /// The same routing as [`JudgeSetup::judges`] over another chat judge (`None`: the
-    /// offline defaults), e.g. a dry run's planning judge.
+    /// heuristic judge alone), e.g. a dry run's planning judge.
     pub fn judges_over(&self, judge: Option<Judge<Models>>) -> Judges {
-        judges_over(judge, self.heuristic.clone(), self.lang, &self.settings)
+        judges_over(judge, &self.routing, self.heuristic.clone(), self.lang)
     }
 
     /// The judge cap (`--max-calls`, `--max-cost`) that has refused a call, if one has.
@@ -68,38 +103,15 @@ impl JudgeSetup {
         self.chat.as_ref().and_then(Judge::budget_refusal)
     }
 
-    /// `endpoint` or `offline`, as the manifest's `settings.judge.kind` says.
+    /// `endpoint`, `local`, `offline` or `heuristic`, as the manifest's
+    /// `settings.judge.kind` says.
     pub fn kind(&self) -> &'static str {
-        if self.chat.is_some() {
-            "endpoint"
-        } else {
-            "offline"
-        }
+        self.routing.kind
     }
 
     /// The models that answer, with their prices (`None` where the table has none).
     pub fn models(&self) -> Vec<JudgeModel> {
-        let settings = &self.settings;
-        if self.chat.is_none() {
-            return Vec::new();
-        }
-        [
-            ("chat", &settings.model),
-            ("embedding", &settings.embedding_model),
-        ]
-        .into_iter()
-        .filter_map(|(role, model)| {
-            let model = model.as_ref()?;
-            Some(JudgeModel {
-                role: role.into(),
-                model: model.clone(),
-                price: settings.prices.get(model).map(|p| ModelPrice {
-                    prompt_per_million: p.prompt_per_million,
-                    completion_per_million: p.completion_per_million,
-                }),
-            })
-        })
-        .collect()
+        self.models.clone()
     }
 
     /// Counters of the chat judge so far, for the manifest.
@@ -122,19 +134,36 @@ impl JudgeSetup {
     }
 }
 
+/// How a sample's contexts are bounded for the chat model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Window {
+    /// To `--context-window` (an endpoint's model).
+    Requested,
+    /// To `--context-window`, at most this many tokens (a local model's own bound).
+    AtMost(u64),
+    /// Not cut: the chat model reads only prompts without contexts' bulk, or fails a prompt
+    /// too long for it with the reason, while the heuristic judge reads every context.
+    Uncut,
+}
+
 /// Resolves the judges from the flags, the environment and `rageval.toml`
 /// (`crate::judge::settings`: flags over env over file over defaults).
 pub fn resolve(args: &JudgeArgs) -> anyhow::Result<JudgeSetup> {
-    resolve_with(args, |settings| {
-        settings.build().context("cannot build the judge")
+    resolve_with(args, |settings, local| {
+        match local {
+            Some(models) => settings.build_with(models.clone()),
+            None => settings.build(),
+        }
+        .context("cannot build the judge")
     })
 }
 
-/// [`resolve`] with the chat judge made by `build` from the settings, when an endpoint is
-/// configured (a dry run makes one that answers locally and opens no cache).
+/// [`resolve`] with the chat judge made by `build` from the settings and, without an
+/// endpoint, the embedded models found (a dry run makes one that answers locally, loads no
+/// model and opens no cache).
 pub fn resolve_with(
     args: &JudgeArgs,
-    build: impl FnOnce(&JudgeSettings) -> anyhow::Result<Judge<Models>>,
+    build: impl FnOnce(&JudgeSettings, Option<&Models>) -> anyhow::Result<Judge<Models>>,
 ) -> anyhow::Result<JudgeSetup> {
     let lang = match args.lang {
         LangArg::Auto => LangChoice::Auto,
@@ -142,28 +171,28 @@ pub fn resolve_with(
         LangArg::Zh => LangChoice::Force(Lang::Zh),
     };
     let settings = crate::judge::settings(args)?;
+    match settings.model.clone().filter(|_| settings.has_endpoint()) {
+        Some(model) if args.local_judge.is_none() => endpoint(args, settings, model, lang, build),
+        _ => local(args, settings, lang, build),
+    }
+}
+
+/// Every task to the configured endpoints.
+fn endpoint(
+    args: &JudgeArgs,
+    settings: JudgeSettings,
+    model: String,
+    lang: LangChoice,
+    build: impl FnOnce(&JudgeSettings, Option<&Models>) -> anyhow::Result<Judge<Models>>,
+) -> anyhow::Result<JudgeSetup> {
+    let judge = build(&settings, None)?;
     let heuristic = Heuristic::lexical();
-    let Some(model) = settings.model.clone().filter(|_| settings.has_endpoint()) else {
-        let judges = judges_over(None, heuristic.clone(), lang, &settings);
-        return Ok(JudgeSetup {
-            description: json!({
-                "kind": "offline",
-                "lang": lang_name(args.lang),
-                "routes": routes_json(&judges),
-                "note": "no judge endpoint: verdicts by the heuristic judge, statements by \
-                         its sentence splitter; tasks that need a writing model fail",
-            }),
-            judges,
-            chat: None,
-            concurrency: settings.limits.max_concurrency,
-            endpoints: Vec::new(),
-            settings,
-            heuristic,
-            lang,
-        });
+    let routing = Routing {
+        kind: "endpoint",
+        policy: Policy::llm(),
+        embeds: settings.embedding_model.is_some(),
     };
-    let judge = build(&settings)?;
-    let judges = judges_over(Some(judge.clone()), heuristic.clone(), lang, &settings);
+    let judges = judges_over(Some(judge.clone()), &routing, heuristic.clone(), lang);
     let endpoints: Vec<String> = settings
         .endpoints
         .iter()
@@ -185,35 +214,176 @@ pub fn resolve_with(
         "lang": lang_name(args.lang),
         "routes": routes_json(&judges),
     });
+    let models = [
+        ("chat", settings.model.as_ref()),
+        ("embedding", settings.embedding_model.as_ref()),
+    ]
+    .into_iter()
+    .filter_map(|(role, model)| {
+        let model = model?;
+        Some(JudgeModel {
+            role: role.into(),
+            model: model.clone(),
+            price: settings.prices.get(model).map(|p| ModelPrice {
+                prompt_per_million: p.prompt_per_million,
+                completion_per_million: p.completion_per_million,
+            }),
+        })
+    })
+    .collect();
     Ok(JudgeSetup {
         judges,
         chat: Some(judge),
+        window: Window::Requested,
+        missing_models: None,
         description,
         concurrency: settings.limits.max_concurrency,
         endpoints,
-        settings,
+        routing,
+        models,
         heuristic,
         lang,
     })
 }
 
-/// Who answers what: with a chat judge, every task goes to it (verdicts the heuristic
-/// judge could answer too); without one, the offline defaults.
+/// The embedded models: with `--judge gguf:PATH` that model answers every task; without it,
+/// the offline policy.
+fn local(
+    args: &JudgeArgs,
+    settings: JudgeSettings,
+    lang: LangChoice,
+    build: impl FnOnce(&JudgeSettings, Option<&Models>) -> anyhow::Result<Judge<Models>>,
+) -> anyhow::Result<JudgeSetup> {
+    let local = LocalModels::find(args)?;
+    let judge = match local.any() {
+        true => Some(build(&settings, Some(&local.models))?),
+        false => None,
+    };
+    let chosen = matches!(args.local_judge, Some(LocalJudge::Gguf(_)));
+    let heuristic_only = args.local_judge == Some(LocalJudge::Heuristic);
+    let routing = Routing {
+        kind: match (chosen, heuristic_only) {
+            (true, _) => "local",
+            (false, true) => "heuristic",
+            (false, false) => "offline",
+        },
+        policy: if chosen {
+            Policy::llm()
+        } else {
+            offline_policy()
+        },
+        embeds: local.models.embedder.is_some(),
+    };
+    let heuristic = Heuristic::lexical();
+    let judges = judges_over(judge.clone(), &routing, heuristic.clone(), lang);
+    let note = match (chosen, &local.missing) {
+        (true, _) => "a local GGUF chat model answers every task",
+        (false, _) if heuristic_only => {
+            "--judge heuristic: verdicts by the heuristic judge, statements by its sentence \
+             splitter; tasks that need a writing model or embeddings fail"
+        }
+        (false, None) => {
+            "no judge endpoint: verdicts by the heuristic judge, statements by its sentence \
+             splitter, writing tasks by the embedded GGUF chat model, embeddings by the \
+             embedded all-MiniLM-L6-v2"
+        }
+        (false, Some(_)) => {
+            "no judge endpoint and no embedded models: verdicts by the heuristic judge, \
+             statements by its sentence splitter; tasks that need a writing model or \
+             embeddings fail"
+        }
+    };
+    let description = json!({
+        "kind": routing.kind,
+        "models": local.describe(),
+        "cache": settings.cache_path.as_ref().map(|p| p.display().to_string()),
+        "cache_mode": format!("{:?}", settings.cache_mode).to_lowercase(),
+        "context_window": chosen.then(|| args.context_window.min(GGUF_PROMPT_WINDOW)),
+        "lang": lang_name(args.lang),
+        "routes": routes_json(&judges),
+        "note": note,
+    });
+    // Embedded models cost nothing per call: no price, so no cost is claimed.
+    let file_name = |path: &Option<std::path::PathBuf>| {
+        path.as_ref()
+            .and_then(|p| p.file_name())
+            .map(|name| name.to_string_lossy().into_owned())
+    };
+    let models = [
+        (
+            "chat",
+            local
+                .models
+                .chat
+                .is_some()
+                .then(|| file_name(&local.gguf))
+                .flatten(),
+        ),
+        (
+            "embedding",
+            local
+                .models
+                .embedder
+                .is_some()
+                .then(|| file_name(&local.minilm))
+                .flatten(),
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(role, model)| {
+        Some(JudgeModel {
+            role: role.into(),
+            model: model?,
+            price: None,
+        })
+    })
+    .collect();
+    Ok(JudgeSetup {
+        window: if chosen {
+            Window::AtMost(GGUF_PROMPT_WINDOW)
+        } else {
+            Window::Uncut
+        },
+        chat: judge.filter(|_| local.models.chat.is_some()),
+        missing_models: local.missing,
+        judges,
+        description,
+        concurrency: settings.limits.max_concurrency,
+        endpoints: Vec::new(),
+        routing,
+        models,
+        heuristic,
+        lang,
+    })
+}
+
+/// [`Policy::offline`], except that statements are split into sentences by the heuristic
+/// judge: its measured figures (`rageval_tasks::measured`) were taken on sentence
+/// statements, and a sub-billion-parameter GGUF model splits text less reliably than it.
+fn offline_policy() -> Policy {
+    let mut policy = Policy::offline();
+    policy
+        .overrides
+        .insert(TaskKind::SplitStatements, Route::Heuristic);
+    policy
+}
+
+/// Who answers what, by `routing`, over `judge` (`None`: the heuristic judge alone).
 fn judges_over(
     judge: Option<Judge<Models>>,
+    routing: &Routing,
     heuristic: Heuristic,
     lang: LangChoice,
-    settings: &JudgeSettings,
 ) -> Judges {
     let Some(judge) = judge else {
-        let tasks = TaskJudge::new(Policy::offline()).with_heuristic(heuristic);
+        let tasks = TaskJudge::new(routing.policy.clone()).with_heuristic(heuristic);
         return Judges::new(tasks).with_lang(lang);
     };
-    let tasks = TaskJudge::new(Policy::llm())
+    let tasks = TaskJudge::new(routing.policy.clone())
         .with_llm(judge.clone())
         .with_heuristic(heuristic);
     let judges = Judges::new(tasks).with_lang(lang);
-    if settings.embedding_model.is_some() {
+    if routing.embeds {
         judges.with_embedder(judge)
     } else {
         judges

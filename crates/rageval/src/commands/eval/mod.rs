@@ -64,8 +64,12 @@ pub fn run(args: &EvalArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let mut planner = None;
     let setup = if args.dry_run {
         // The configured models are replaced by local stand-ins: no request, no cache file.
-        judge::resolve_with(&args.judge, |settings| {
-            let made = Planner::new(settings, rageval_tasks::Heuristic::lexical())?;
+        judge::resolve_with(&args.judge, |settings, local| {
+            let heuristic = rageval_tasks::Heuristic::lexical();
+            let made = match local {
+                Some(models) => Planner::over(models, settings, heuristic),
+                None => Planner::new(settings, heuristic)?,
+            };
             let judge = made.judge();
             planner = Some(made);
             Ok(judge)
@@ -81,7 +85,9 @@ pub fn run(args: &EvalArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         };
         default_metrics(first, &setup, &args.data)?
     } else {
-        build_metrics(args.metrics.iter().map(String::as_str))?
+        let metrics = build_metrics(args.metrics.iter().map(String::as_str))?;
+        require_models(&metrics, &setup)?;
+        metrics
     };
     let names: Vec<String> = metrics.iter().map(|m| m.name()).collect();
 
@@ -96,9 +102,7 @@ pub fn run(args: &EvalArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     }
 
     let top_k = args.top_k.map(|k| usize::try_from(k).unwrap_or(usize::MAX));
-    let window = setup
-        .has_chat_model()
-        .then(|| usize::try_from(args.judge.context_window).unwrap_or(usize::MAX));
+    let window = setup.window(args.judge.context_window);
     let limit = args.samples.unwrap_or(usize::MAX);
     if args.dry_run {
         announce_judges(&metrics, &setup);
@@ -335,11 +339,26 @@ fn default_metrics(
     if !skipped.is_empty() {
         note(&format!(
             "not run, the judge cannot answer them: {} (configure --judge-model or \
-             --judge-embedding-model)",
+             --judge-embedding-model, or provision the embedded models with \
+             ./scripts/fetch-models.sh)",
             skipped.join(", ")
         ));
     }
     Ok(metrics)
+}
+
+/// Refuses metrics asked for by name that need the embedded models when those are not
+/// provisioned: the run would fail on every sample, and the fix is one script.
+fn require_models(metrics: &[Box<dyn Metric>], setup: &JudgeSetup) -> anyhow::Result<()> {
+    if setup.missing_models.is_none() {
+        return Ok(());
+    }
+    for metric in metrics {
+        if let Some(why) = setup.unmet(&metric.requirements()) {
+            bail!("{} cannot run: {why}", metric.name());
+        }
+    }
+    Ok(())
 }
 
 /// Says on stderr who answers each task the metrics need, and which metrics will fail.

@@ -49,7 +49,11 @@ pub struct Planner {
 impl Planner {
     /// Planning models named and kinded as the configured ones (no client connects).
     pub fn new(settings: &JudgeSettings, heuristic: Heuristic) -> anyhow::Result<Self> {
-        let real = settings.models()?;
+        Ok(Self::over(&settings.models()?, settings, heuristic))
+    }
+
+    /// Planning models named and kinded as `real` (e.g. the embedded ones; none is loaded).
+    pub fn over(real: &Models, settings: &JudgeSettings, heuristic: Heuristic) -> Self {
         let material = Arc::new(Mutex::new(Material::default()));
         let chat = real.chat.as_ref().map(|model| PlannedChat {
             kind: model.kind().to_owned(),
@@ -67,12 +71,12 @@ impl Planner {
         if let Some(embedder) = embedder {
             models = models.with_embedder(embedder);
         }
-        Ok(Planner {
+        Planner {
             models,
             material,
             heuristic,
             prices: settings.prices.clone(),
-        })
+        }
     }
 
     /// A fresh judge over the planning models, with its own books: no cache, no caps, no

@@ -25,7 +25,7 @@ enum S4Judge {
 }
 
 /// The judge of [`s4_index_collect_eval`].
-const S4_JUDGE: S4Judge = S4Judge::MockEndpoint;
+const S4_JUDGE: S4Judge = S4Judge::DefaultJudge;
 
 /// The judge flags for `collect` and `eval`, and the mock serving them when there is one.
 fn judge_flags(judge: &S4Judge) -> (Option<Endpoint>, Vec<String>) {
@@ -106,8 +106,14 @@ fn s4_index_collect_eval() {
     for record in &records {
         assert!(!record["answer"].as_str().unwrap().trim().is_empty());
         assert!(!record["reference"].as_array().unwrap().is_empty());
+        // The local retriever's default k is 5; a chat model whose window cannot hold them
+        // all answers from the best ones, and the record says how many it left out.
         let contexts = record["contexts"].as_array().unwrap();
-        assert_eq!(contexts.len(), 5, "the local retriever's default k");
+        let left_out = record["collected"]["generation"]["contexts_left_out"]["count"]
+            .as_u64()
+            .unwrap_or(0) as usize;
+        assert!(!contexts.is_empty(), "{record}");
+        assert_eq!(contexts.len() + left_out, 5, "{record}");
         for context in contexts {
             assert!(context["id"].as_str().unwrap().contains("report_text"));
             assert!(context["score"].as_f64().unwrap() > 0.0);

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# `rageval rank` on one question with 200 contexts: the default (Bradley–Terry) against
-# `--algorithm insertion`, each against a judge mock at LATENCY_MS (200) with
-# --concurrency CONCURRENCY (32). Prints wall time, calls, rounds and accuracy against the
-# true order for each, as markdown rows.
+# `rageval rank` on one question with 200 contexts: the default (batched grading, listwise
+# ordering) against `--algorithm bradley-terry` and `--algorithm insertion`, each also with
+# `--grade-batch 1` (one context per grading call, as before batching) to separate what
+# batched grading and what listwise ordering gain; each against a judge mock at LATENCY_MS
+# (200) with --concurrency CONCURRENCY (32). Prints wall time, calls, rounds and accuracy
+# against the true order for each, as markdown rows.
 #
 # Two judges:
-# - `ranking_judge` (crates/rageval-testkit/examples): grades and compares by a hidden
-#   quality with noise and a position bias, so about 60 of the 200 contexts are useful;
+# - `ranking_judge` (crates/rageval-testkit/examples): grades (alone or in batches), compares
+#   and orders windows by a hidden quality with noise and a position bias, so about 60 of the
+#   200 contexts are useful;
 # - ../shared/bench/mock_llm.py, the neutral referee: it answers every grade with 0 (integer
 #   fields whose name is not verdict-like get their minimum), so only round 0 runs there.
 #
@@ -43,24 +46,33 @@ start_server() {
     exit 1
 }
 
-run_rank() {  # judge-name url algorithm
-    local out="$WORK/$1-$3"
+RUNS=0
+run_rank() {  # judge-name url algorithm [flags...]
+    local judge=$1 url=$2 algorithm=$3
+    shift 3
+    local label="$algorithm${*:+ $*}"
+    RUNS=$((RUNS + 1))
+    local out="$WORK/run-$RUNS"
     local start end
     start=$(date +%s.%N)
-    (cd "$WORK" && "$BIN" rank "$WORK/data.jsonl" --out "$out" --algorithm "$3" \
-        --judge-base-url "$2/v1" --judge-model mock-chat --concurrency "$CONCURRENCY" \
+    (cd "$WORK" && "$BIN" rank "$WORK/data.jsonl" --out "$out" --algorithm "$algorithm" "$@" \
+        --judge-base-url "$url/v1" --judge-model mock-chat --concurrency "$CONCURRENCY" \
         --no-cache >/dev/null 2>"$WORK/stderr")
     end=$(date +%s.%N)
     python3 "$ROOT/benches/rank/score.py" "$out/rankings.jsonl" "$WORK/truth.json" \
-        "$1" "$3" "$(echo "$end - $start" | bc)"
+        "$judge" "$label" "$(echo "$end - $start" | bc)"
 }
 
-echo "| judge | algorithm | wall s | calls | rounds | useful | τ-b vs truth | nDCG@10 vs truth |"
+echo "| judge | algorithm | wall s | calls (grade + compare + order) | rounds | useful | τ-b vs truth | nDCG@10 vs truth |"
 echo "|---|---|---|---|---|---|---|---|"
 URL=$(start_server "$WORK/judge.log" "$ROOT/target/release/examples/ranking_judge" "$LATENCY_MS")
 URL=${URL%/v1}
-for algorithm in fast insertion; do run_rank ranking_judge "$URL" "$algorithm"; done
+for algorithm in listwise bradley-terry insertion; do
+    run_rank ranking_judge "$URL" "$algorithm"
+    run_rank ranking_judge "$URL" "$algorithm" --grade-batch 1
+done
 
 URL=$(start_server "$WORK/mock.log" python3 "$ROOT/../shared/bench/mock_llm.py" --port 0 \
     --latency-ms "$LATENCY_MS")
-for algorithm in fast insertion; do run_rank mock_llm.py "$URL" "$algorithm"; done
+for algorithm in listwise insertion; do run_rank mock_llm.py "$URL" "$algorithm"; done
+run_rank mock_llm.py "$URL" listwise --grade-batch 1

@@ -47,6 +47,9 @@ def dcg(gains):
 gains = [grade(truth[i]) for i in ranking["indices"]]
 ndcg = dcg(gains) / dcg(sorted((grade(q) for q in truth), reverse=True))
 calls = ranking["calls"]
+total = calls["grade"] + calls["compare"] + calls["order"]
+tau = tau_b(x, y)
 print(f"| {sys.argv[3]} | {sys.argv[4]} | {float(sys.argv[5]):.1f} | "
-      f"{calls['grade'] + calls['compare']} ({calls['failed']} failed) | {ranking['rounds']} | "
-      f"{len(ranking['good'])} | {tau_b(x, y):.3f} | {ndcg:.3f} |")
+      f"{total} ({calls['grade']} + {calls['compare']} + {calls['order']}; "
+      f"{calls['failed']} failed) | {ranking['rounds']} | "
+      f"{len(ranking['good'])} | {'—' if math.isnan(tau) else f'{tau:.3f}'} | {ndcg:.3f} |")

@@ -1,5 +1,6 @@
-//! The judge calls this crate makes, as small traits: a graded relevance judgement, a
-//! pairwise preference, and the answer / merge calls of reference generation.
+//! The judge calls this crate makes, as small traits: a graded relevance judgement (of one
+//! context, or of a batch in one call), a pairwise preference, an ordering of a window of
+//! contexts, and the answer / merge calls of reference generation.
 //!
 //! The typed judge tasks (prompts, schemas, the `rageval-judge` pipeline with its cache,
 //! limiter and retries) implement these; this crate only decides *which* calls to make and
@@ -29,8 +30,15 @@ pub enum CallRecord<T> {
 impl<T: Copy> CallRecord<T> {
     /// The answer, if the call succeeded.
     pub fn answer(&self) -> Option<T> {
+        self.answer_ref().copied()
+    }
+}
+
+impl<T> CallRecord<T> {
+    /// The answer, by reference, if the call succeeded.
+    pub fn answer_ref(&self) -> Option<&T> {
         match self {
-            CallRecord::Answer(value) => Some(*value),
+            CallRecord::Answer(value) => Some(value),
             CallRecord::Failed(_) => None,
         }
     }
@@ -126,6 +134,57 @@ pub trait Comparator: Sync {
         second: &str,
     ) -> impl Future<Output = Result<Preference, CallError>> + Send;
 }
+
+/// Round 0 in fewer calls: grade several contexts in one call.
+pub trait BatchGrader: Sync {
+    /// The judge's grade of each of `contexts` for `question`, in order: exactly one per
+    /// context (the ranker refuses any other count as a failed call).
+    fn grade_batch(
+        &self,
+        question: &str,
+        contexts: &[&str],
+    ) -> impl Future<Output = Result<Vec<Grade>, CallError>> + Send;
+}
+
+/// Listwise ordering: put a window of contexts in order of usefulness.
+pub trait ListOrderer: Sync {
+    /// The judge's order of `contexts` (shown in that order), most useful first, as indices
+    /// into `contexts`: a permutation of `0..contexts.len()` (the ranker refuses anything
+    /// else as a failed call).
+    fn order(
+        &self,
+        question: &str,
+        contexts: &[&str],
+    ) -> impl Future<Output = Result<Vec<usize>, CallError>> + Send;
+}
+
+/// A call that shows several contexts at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ListCall {
+    /// [`BatchGrader::grade_batch`].
+    GradeBatch,
+    /// [`ListOrderer::order`].
+    Order,
+}
+
+/// Prompt sizes of the calls that show several contexts, so that batches and windows can be
+/// kept within the judge's window. The size of a call is at most its fixed part plus the
+/// sum of what each context shown adds.
+pub trait PromptSize: Sync {
+    /// Tokens of the fixed part of a `call` for `question`: templates, output schema,
+    /// framing and the question.
+    fn fixed_prompt_tokens(&self, call: ListCall, question: &str) -> usize;
+
+    /// Tokens one context adds to either call: its text, its fence and its key in the
+    /// output schema.
+    fn context_prompt_tokens(&self, context: &str) -> usize;
+}
+
+/// Everything a ranking may ask of a judge, whichever [`Algorithm`](crate::Algorithm) runs.
+pub trait RankJudge: Grader + BatchGrader + Comparator + ListOrderer + PromptSize {}
+
+impl<J: Grader + BatchGrader + Comparator + ListOrderer + PromptSize> RankJudge for J {}
 
 /// What a judge answers from some contexts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

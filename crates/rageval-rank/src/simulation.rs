@@ -14,7 +14,16 @@
 //! - asked to compare `x` shown first with `y`, the judge answers "first" with probability
 //!   `σ((u_x − u_y)/τ + β)`: `τ` scales the noise, `β > 0` favours the first position.
 //!   [`NoiseModel::MODERATE`] (τ = 0.35, β = 0.6: an equal pair is called "first" 65% of the
-//!   time) and [`NoiseModel::HEAVY`] (τ = 0.7, β = 1.0) are ranking.md's two settings.
+//!   time) and [`NoiseModel::HEAVY`] (τ = 0.7, β = 1.0) are ranking.md's two settings;
+//! - asked to order a window of `k` contexts, the judge sorts them by the perceived
+//!   `u/τ_list + G + β·(k−1−p)/(k−1)`, with `G` a standard Gumbel draw per context and `p`
+//!   its position (0 first): the same model, since the difference of two Gumbel draws is
+//!   logistic. A window of two answers exactly like a comparison (with `τ_list = τ`), and a
+//!   longer one is a Plackett–Luce draw whose first position is favoured by `β`, fading
+//!   linearly to nothing at the last;
+//! - grading a batch of `k`, each context's grade is read from
+//!   `u + N(0, σ_g) + τ·β·(k−1−p)/(k−1)`: the grading noise plus the same position bias in
+//!   utility units.
 //!
 //! Every answer is a pure function of the seed and what was asked, like a cached judge: the
 //! same question gets the same answer, whatever the order or concurrency of the calls.
@@ -23,7 +32,10 @@ use rageval_core::rank::{Gain, kendall_tau_b, ndcg_at_k};
 use rageval_core::stats::SplitMix64;
 use serde::{Deserialize, Serialize};
 
-use crate::judges::{CallError, Comparator, Grade, Grader, Preference};
+use crate::judges::{
+    BatchGrader, CallError, Comparator, Grade, Grader, ListCall, ListOrderer, Preference,
+    PromptSize,
+};
 use crate::ranking::{RankSettings, Ranking, rank};
 
 /// How noisy and position-biased the simulated judge is.
@@ -35,6 +47,9 @@ pub struct NoiseModel {
     pub position_bias: f64,
     /// σ_g: standard deviation of the noise on the utility before grading.
     pub grade_noise: f64,
+    /// τ_list: the noise scale of an ordered window, as `τ` for a comparison (equal to it
+    /// in both named settings; larger values model a judge worse at long lists).
+    pub list_scale: f64,
 }
 
 impl NoiseModel {
@@ -43,12 +58,14 @@ impl NoiseModel {
         pairwise_scale: 0.35,
         position_bias: 0.6,
         grade_noise: 0.2,
+        list_scale: 0.35,
     };
     /// ranking.md's heavy setting, with σ_g = 0.4.
     pub const HEAVY: NoiseModel = NoiseModel {
         pairwise_scale: 0.7,
         position_bias: 1.0,
         grade_noise: 0.4,
+        list_scale: 0.7,
     };
 }
 
@@ -133,6 +150,27 @@ impl SimulatedQuestion {
         (0..self.utilities.len()).map(context_text).collect()
     }
 
+    /// The log-odds favouring position `p` of `k` shown: β first, fading linearly to 0.
+    fn position_lift(&self, p: usize, k: usize) -> f64 {
+        if k < 2 {
+            return 0.0;
+        }
+        self.noise.position_bias * (k - 1 - p) as f64 / (k - 1) as f64
+    }
+
+    /// The indices and utilities of `texts`, and a draw source fixed by the call's identity
+    /// (its kind and the contexts in the order shown).
+    fn shown(&self, tag: u64, texts: &[&str]) -> Result<(Vec<f64>, SplitMix64), CallError> {
+        let mut key = mix(self.seed ^ tag);
+        let mut utilities = Vec::with_capacity(texts.len());
+        for text in texts {
+            let (index, utility) = self.utility(text)?;
+            key = mix(key ^ index as u64);
+            utilities.push(utility);
+        }
+        Ok((utilities, SplitMix64::new(key)))
+    }
+
     fn utility(&self, text: &str) -> Result<(usize, f64), CallError> {
         let index = context_index(text)
             .ok_or_else(|| format!("simulated judge cannot read context {text:?}"))?;
@@ -147,14 +185,74 @@ impl SimulatedQuestion {
 
 const GRADE_TAG: u64 = 1;
 const COMPARE_TAG: u64 = 2;
+const BATCH_TAG: u64 = 3;
+const ORDER_TAG: u64 = 4;
+
+/// A standard Gumbel draw.
+fn gumbel(rng: &mut SplitMix64) -> f64 {
+    let u = rng.unit().clamp(1e-12, 1.0 - 1e-12);
+    -(-u.ln()).ln()
+}
 
 impl Grader for SimulatedQuestion {
     async fn grade(&self, _question: &str, context: &str) -> Result<Grade, CallError> {
         let (index, utility) = self.utility(context)?;
         let mut rng = SplitMix64::new(mix(uniform(self.seed, GRADE_TAG, index, 0).to_bits()));
         let seen = utility + self.noise.grade_noise * normal(&mut rng);
+        Ok(self.grade_of(seen))
+    }
+}
+
+impl SimulatedQuestion {
+    /// The grade of a perceived utility.
+    fn grade_of(&self, seen: f64) -> Grade {
         let value = self.boundaries.iter().filter(|&&b| seen > b).count() as u8;
-        Ok(Grade::new(value).unwrap_or(Grade::ANSWERS))
+        Grade::new(value).unwrap_or(Grade::ANSWERS)
+    }
+}
+
+impl BatchGrader for SimulatedQuestion {
+    async fn grade_batch(
+        &self,
+        _question: &str,
+        contexts: &[&str],
+    ) -> Result<Vec<Grade>, CallError> {
+        let (utilities, mut rng) = self.shown(BATCH_TAG, contexts)?;
+        let k = utilities.len();
+        Ok(utilities
+            .iter()
+            .enumerate()
+            .map(|(p, &u)| {
+                let bias = self.noise.pairwise_scale * self.position_lift(p, k);
+                self.grade_of(u + self.noise.grade_noise * normal(&mut rng) + bias)
+            })
+            .collect())
+    }
+}
+
+impl ListOrderer for SimulatedQuestion {
+    async fn order(&self, _question: &str, contexts: &[&str]) -> Result<Vec<usize>, CallError> {
+        let (utilities, mut rng) = self.shown(ORDER_TAG, contexts)?;
+        let k = utilities.len();
+        let perceived: Vec<f64> = utilities
+            .iter()
+            .enumerate()
+            .map(|(p, &u)| u / self.noise.list_scale + gumbel(&mut rng) + self.position_lift(p, k))
+            .collect();
+        let mut order: Vec<usize> = (0..k).collect();
+        order.sort_by(|&a, &b| perceived[b].total_cmp(&perceived[a]));
+        Ok(order)
+    }
+}
+
+/// The simulated judge has no prompt: every batch and window fits.
+impl PromptSize for SimulatedQuestion {
+    fn fixed_prompt_tokens(&self, _call: ListCall, _question: &str) -> usize {
+        0
+    }
+
+    fn context_prompt_tokens(&self, _context: &str) -> usize {
+        0
     }
 }
 
@@ -258,10 +356,23 @@ pub struct SimulationFigures {
     pub calls: usize,
     /// Sequential rounds.
     pub rounds: u32,
+    /// Calls in each round (0 is the grading round).
+    pub calls_by_round: Vec<usize>,
     /// Position-inconsistency rate of the comparisons.
     pub position_inconsistency: Option<f64>,
     /// Agreement with the truth.
     pub truth: TruthAgreement,
+}
+
+impl SimulationFigures {
+    /// Waves of calls at `concurrency` calls in flight: `Σ ⌈calls/concurrency⌉` over rounds.
+    /// Times a call's latency, this is the wall time when the judge is the bottleneck.
+    pub fn waves(&self, concurrency: usize) -> usize {
+        self.calls_by_round
+            .iter()
+            .map(|&calls| calls.div_ceil(concurrency.max(1)))
+            .sum()
+    }
 }
 
 /// Ranks one simulated question with `settings` and scores the result against the truth.
@@ -275,6 +386,7 @@ pub async fn simulate(
     Ok(SimulationFigures {
         calls: ranking.calls.total(),
         rounds: ranking.rounds,
+        calls_by_round: ranking.calls_by_round(),
         position_inconsistency: ranking.position_inconsistency,
         truth: against_truth(&ranking, question),
     })

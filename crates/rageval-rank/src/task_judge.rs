@@ -1,26 +1,29 @@
 //! The typed judge tasks of `rageval-tasks` behind this crate's traits: [`TaskJudge`] grades
-//! ([`GradeRelevance`]), compares ([`PairwisePreference`]), answers from contexts
+//! ([`GradeRelevance`], several at once with [`GradeRelevanceBatch`]), compares
+//! ([`PairwisePreference`]), orders windows ([`OrderContexts`]), answers from contexts
 //! ([`AnswerFromContexts`]) and merges ([`MergeAnswers`]), so every call of a ranking or a
 //! reference goes through the router and, for a chat model, the judge pipeline (cache,
 //! limiter, retries, structured output).
 //!
 //! Prompt sizes for the window are counted in the judge model's tokenizer
 //! (`rageval_judge::tokens`): the task's templates in the larger of its two packs, its output
-//! schema, the fences around every input and the data rule, plus the inputs themselves. The
-//! templates are counted with their `{{slot}}` markers, so the count is a little above what is
-//! sent, never below it by design.
+//! schema, the fences around every input and the data rule, plus the inputs themselves (and,
+//! for the list tasks, each passage's key in the schema and the key lists of the
+//! instructions). The templates are counted with their `{{slot}}` markers, so the count is a
+//! little above what is sent, never below it by design.
 
 use rageval_judge::ChatModel;
 use rageval_judge::tokens::count_tokens;
 use rageval_tasks::prompt::pack;
 use rageval_tasks::schema::{Shape, output_schema};
 use rageval_tasks::{
-    AnswerFromContexts, GradeRelevance, Lang, MergeAnswers, PairwisePreference, Preferred,
-    TaskJudge, TaskKind,
+    AnswerFromContexts, GradeRelevance, GradeRelevanceBatch, Lang, MergeAnswers, OrderContexts,
+    PairwisePreference, Preferred, TaskJudge, TaskKind,
 };
 
 use crate::judges::{
-    Answerer, CallError, Comparator, ContextAnswer, Grade, GradeOutOfRange, Grader, Preference,
+    Answerer, BatchGrader, CallError, Comparator, ContextAnswer, Grade, GradeOutOfRange, Grader,
+    ListCall, ListOrderer, Preference, PromptSize,
 };
 
 /// Tokens of the data rule (the system paragraph about fenced material) and the chat framing
@@ -28,6 +31,15 @@ use crate::judges::{
 pub const RULE_AND_FRAMING_TOKENS: usize = 320;
 /// Tokens of one input's fence (opening tag with its label, closing tag, blank line).
 pub const FENCE_TOKENS_PER_INPUT: usize = 32;
+/// Tokens one passage of a list task adds besides its fenced text: its key in the output
+/// schema (a `$ref` for a batch, an enum entry for an order) and in the instructions' key
+/// list.
+pub const LIST_KEY_TOKENS: usize = 16;
+
+fn grade_of(value: u8) -> Result<Grade, CallError> {
+    Ok(Grade::try_from(value)
+        .map_err(|GradeOutOfRange(v)| format!("the judge gave grade {v}, not 0-3"))?)
+}
 
 impl Grader for TaskJudge {
     async fn grade(&self, question: &str, context: &str) -> Result<Grade, CallError> {
@@ -35,11 +47,66 @@ impl Grader for TaskJudge {
             question: question.to_owned(),
             context: context.to_owned(),
         };
-        let judged = self.grade_relevance(&task).await?;
-        let value = judged.value.grade;
-        Ok(Grade::try_from(value)
-            .map_err(|GradeOutOfRange(v)| format!("the judge gave grade {v}, not 0-3"))?)
+        grade_of(self.grade_relevance(&task).await?.value.grade)
     }
+}
+
+impl BatchGrader for TaskJudge {
+    async fn grade_batch(
+        &self,
+        question: &str,
+        contexts: &[&str],
+    ) -> Result<Vec<Grade>, CallError> {
+        let task = GradeRelevanceBatch {
+            question: question.to_owned(),
+            contexts: contexts.iter().map(|c| (*c).to_owned()).collect(),
+        };
+        let judged = self.grade_relevance_batch(&task).await?;
+        judged.value.iter().map(|g| grade_of(g.grade)).collect()
+    }
+}
+
+impl ListOrderer for TaskJudge {
+    async fn order(&self, question: &str, contexts: &[&str]) -> Result<Vec<usize>, CallError> {
+        let task = OrderContexts {
+            question: question.to_owned(),
+            contexts: contexts.iter().map(|c| (*c).to_owned()).collect(),
+        };
+        Ok(self.order_contexts(&task).await?.value.order)
+    }
+}
+
+impl PromptSize for TaskJudge {
+    fn fixed_prompt_tokens(&self, call: ListCall, question: &str) -> usize {
+        let task = match call {
+            ListCall::GradeBatch => TaskKind::GradeRelevanceBatch,
+            ListCall::Order => TaskKind::OrderContexts,
+        };
+        let model = model_of(self);
+        overhead(&model, task)
+            .saturating_add(tokens(&model, question))
+            .saturating_add(FENCE_TOKENS_PER_INPUT)
+    }
+
+    fn context_prompt_tokens(&self, context: &str) -> usize {
+        tokens(&model_of(self), context)
+            .saturating_add(FENCE_TOKENS_PER_INPUT)
+            .saturating_add(LIST_KEY_TOKENS)
+    }
+}
+
+/// The chat model's name, empty when there is none (its prompts are then counted in
+/// `o200k_base`).
+fn model_of(judge: &TaskJudge) -> String {
+    judge
+        .llm()
+        .map(|llm| llm.model().model().to_owned())
+        .unwrap_or_default()
+}
+
+/// Tokens of `text` in `model`'s tokenizer.
+fn tokens(model: &str, text: &str) -> usize {
+    usize::try_from(count_tokens(model, text)).unwrap_or(usize::MAX)
 }
 
 impl Comparator for TaskJudge {
@@ -77,10 +144,7 @@ impl TaskAnswerer {
     /// Wraps `judge`; prompt sizes are counted in its chat model's tokenizer (tiktoken's
     /// `o200k_base` when it has none or the model is not an OpenAI one).
     pub fn new(judge: TaskJudge) -> Self {
-        let model = judge
-            .llm()
-            .map(|llm| llm.model().model().to_owned())
-            .unwrap_or_default();
+        let model = model_of(&judge);
         let answer_overhead = overhead(&model, TaskKind::AnswerFromContexts);
         let merge_overhead = overhead(&model, TaskKind::MergeAnswers);
         TaskAnswerer {
@@ -97,14 +161,12 @@ impl TaskAnswerer {
     }
 
     fn inputs_tokens(&self, question: &str, inputs: &[&str]) -> usize {
-        let tokens =
-            |text: &str| usize::try_from(count_tokens(&self.model, text)).unwrap_or(usize::MAX);
         let material: usize = inputs
             .iter()
-            .map(|text| tokens(text).saturating_add(FENCE_TOKENS_PER_INPUT))
+            .map(|text| tokens(&self.model, text).saturating_add(FENCE_TOKENS_PER_INPUT))
             .fold(0, usize::saturating_add);
         material
-            .saturating_add(tokens(question))
+            .saturating_add(tokens(&self.model, question))
             .saturating_add(FENCE_TOKENS_PER_INPUT)
     }
 }
@@ -181,6 +243,32 @@ mod tests {
         assert_eq!(
             judge.compare(question, off, good).await.unwrap(),
             Preference::Second
+        );
+    }
+
+    #[tokio::test]
+    async fn the_offline_judge_grades_batches_and_orders_windows() {
+        let judge = offline();
+        let question = "What is the capital city of France?";
+        let good = "Paris is the capital city of France.";
+        let off = "Bananas are a yellow fruit grown in the tropics.";
+        let grades = judge.grade_batch(question, &[good, off]).await.unwrap();
+        assert_eq!(grades.len(), 2);
+        assert!(grades[0] > grades[1], "{grades:?}");
+        assert_eq!(judge.order(question, &[off, good]).await.unwrap(), [1, 0]);
+        assert_eq!(judge.order(question, &[good, off]).await.unwrap(), [0, 1]);
+    }
+
+    #[test]
+    fn list_prompt_sizes_hold_the_templates_and_grow_with_every_context() {
+        let judge = offline();
+        for call in [ListCall::GradeBatch, ListCall::Order] {
+            let fixed = judge.fixed_prompt_tokens(call, "q");
+            assert!(fixed > RULE_AND_FRAMING_TOKENS + 50, "{call:?}: {fixed}");
+        }
+        let context = "a long context ".repeat(50);
+        assert!(
+            judge.context_prompt_tokens(&context) >= 50 + FENCE_TOKENS_PER_INPUT + LIST_KEY_TOKENS
         );
     }
 

@@ -4,7 +4,7 @@
 //! Callers ask a [`TaskJudge`] for a typed task — [`SplitStatements`], [`SupportVerdicts`],
 //! [`ContextRelevance`], [`ContextUsefulness`], [`AnswerRubric`], [`GenerateQuestions`],
 //! [`QuestionSimilarity`], [`ExtractEntities`], [`GradeRelevance`], [`PairwisePreference`],
-//! [`AnswerFromContexts`], [`MergeAnswers`], and [`ContextsCheck`] (several of these against
+//! [`GradeRelevanceBatch`], [`OrderContexts`], [`AnswerFromContexts`], [`MergeAnswers`], and [`ContextsCheck`] (several of these against
 //! one sample's contexts in one call) — and get a [`Judged`] value that says who
 //! answered (model and template `id@version`, or heuristic and thresholds), the ladder rung,
 //! token usage and whether it came from the cache.
@@ -43,9 +43,10 @@ pub use measured::{Measurement, measurements};
 pub use prompt::{Lang, LangChoice};
 pub use router::{Answerer, Policy, Route, TaskCalls, TaskJudge, TaskRoute};
 pub use task::{
-    AnswerFromContexts, AnswerRubric, ContextAnswer, ContextRelevance, ContextUsefulness,
-    ContextsCheck, ContextsChecked, ExtractEntities, GenerateQuestions, GeneratedQuestions,
-    GradeRelevance, MergeAnswers, PairwisePreference, Preference, Preferred, QuestionSimilarity,
-    RelevanceGrade, RelevanceVerdict, RubricScore, SimilarityVerdict, SplitStatements, Support,
-    SupportVerdict, SupportVerdicts, TaskFamily, TaskKind, UsefulnessVerdict,
+    AnswerFromContexts, AnswerRubric, ContextAnswer, ContextOrder, ContextRelevance,
+    ContextUsefulness, ContextsCheck, ContextsChecked, ExtractEntities, GenerateQuestions,
+    GeneratedQuestions, GradeRelevance, GradeRelevanceBatch, MergeAnswers, OrderContexts,
+    PairwisePreference, Preference, Preferred, QuestionSimilarity, RelevanceGrade,
+    RelevanceVerdict, RubricScore, SimilarityVerdict, SplitStatements, Support, SupportVerdict,
+    SupportVerdicts, TaskFamily, TaskKind, UsefulnessVerdict,
 };

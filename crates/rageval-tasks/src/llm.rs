@@ -6,6 +6,8 @@
 //! schema, and how a raw answer becomes its value. Cache, limits, retries and the parse
 //! ladder are the judge's.
 
+mod ranking;
+
 use std::collections::BTreeMap;
 
 use rageval_judge::{ChatModel, Judge, Models, Sampling, StructuredRequest};
@@ -20,9 +22,8 @@ use crate::schema::{Shape, item_key, output_schema};
 use crate::task::{
     AnswerFromContexts, AnswerRubric, ContextAnswer, ContextRelevance, ContextUsefulness,
     ContextsCheck, ContextsChecked, ExtractEntities, GenerateQuestions, GeneratedQuestions,
-    GradeRelevance, MergeAnswers, PairwisePreference, Preference, Preferred, QuestionSimilarity,
-    RelevanceGrade, RelevanceVerdict, RubricScore, SimilarityVerdict, SplitStatements, Support,
-    SupportVerdict, SupportVerdicts, TaskKind, UsefulnessVerdict,
+    MergeAnswers, QuestionSimilarity, RelevanceVerdict, RubricScore, SimilarityVerdict,
+    SplitStatements, Support, SupportVerdict, SupportVerdicts, TaskKind, UsefulnessVerdict,
 };
 
 /// What the LLM path needs to know about a task.
@@ -612,75 +613,6 @@ impl LlmTask for ExtractEntities {
     }
     fn convert(&self, raw: EntitiesRaw) -> Result<Vec<String>, String> {
         Ok(clean_list(raw.entities))
-    }
-}
-
-#[derive(Deserialize)]
-pub(crate) struct GradeRaw {
-    reason: String,
-    relevance: u8,
-}
-
-impl LlmTask for GradeRelevance {
-    const KIND: TaskKind = TaskKind::GradeRelevance;
-    type Raw = GradeRaw;
-    type Output = RelevanceGrade;
-    fn deciding_text(&self) -> &str {
-        &self.question
-    }
-    fn parts(&self) -> Vec<Part<'_>> {
-        vec![
-            text("question", &self.question),
-            text("context", &self.context),
-        ]
-    }
-    fn convert(&self, raw: GradeRaw) -> Result<RelevanceGrade, String> {
-        Ok(RelevanceGrade {
-            grade: raw.relevance,
-            reason: raw.reason,
-        })
-    }
-}
-
-#[derive(Deserialize)]
-pub(crate) struct PreferenceRaw {
-    reason: String,
-    winner: String,
-}
-
-impl LlmTask for PairwisePreference {
-    const KIND: TaskKind = TaskKind::PairwisePreference;
-    type Raw = PreferenceRaw;
-    type Output = Preference;
-    fn deciding_text(&self) -> &str {
-        &self.question
-    }
-    fn parts(&self) -> Vec<Part<'_>> {
-        vec![
-            text("question", &self.question),
-            Part::Text {
-                slot: "first",
-                label: "passage A",
-                text: &self.first,
-            },
-            Part::Text {
-                slot: "second",
-                label: "passage B",
-                text: &self.second,
-            },
-        ]
-    }
-    fn convert(&self, raw: PreferenceRaw) -> Result<Preference, String> {
-        let preferred = match raw.winner.as_str() {
-            "A" => Preferred::First,
-            "B" => Preferred::Second,
-            "tie" => Preferred::Tie,
-            other => return Err(format!("winner `{other}` is not A, B or tie")),
-        };
-        Ok(Preference {
-            preferred,
-            reason: raw.reason,
-        })
     }
 }
 

@@ -22,11 +22,12 @@ use crate::llm::{self, LlmTask};
 use crate::measured::{Measurement, measurements_for};
 use crate::prompt::{Lang, LangChoice, pack};
 use crate::task::{
-    AnswerFromContexts, AnswerRubric, ContextAnswer, ContextRelevance, ContextUsefulness,
-    ContextsCheck, ContextsChecked, ExtractEntities, GenerateQuestions, GeneratedQuestions,
-    GradeRelevance, MergeAnswers, PairwisePreference, Preference, QuestionSimilarity,
-    RelevanceGrade, RelevanceVerdict, RubricScore, SimilarityVerdict, SplitStatements, Support,
-    SupportVerdict, SupportVerdicts, TaskFamily, TaskKind, UsefulnessVerdict,
+    AnswerFromContexts, AnswerRubric, ContextAnswer, ContextOrder, ContextRelevance,
+    ContextUsefulness, ContextsCheck, ContextsChecked, ExtractEntities, GenerateQuestions,
+    GeneratedQuestions, GradeRelevance, GradeRelevanceBatch, MergeAnswers, OrderContexts,
+    PairwisePreference, Preference, QuestionSimilarity, RelevanceGrade, RelevanceVerdict,
+    RubricScore, SimilarityVerdict, SplitStatements, Support, SupportVerdict, SupportVerdicts,
+    TaskFamily, TaskKind, UsefulnessVerdict,
 };
 
 /// Which implementation a task should use.
@@ -512,6 +513,32 @@ impl TaskJudge {
         task: &PairwisePreference,
     ) -> Result<Judged<Preference>, TaskError> {
         self.either(task, |h| h.pairwise_preference(task)).await
+    }
+
+    /// [`GradeRelevanceBatch`]: no contexts → no grades (no call).
+    pub async fn grade_relevance_batch(
+        &self,
+        task: &GradeRelevanceBatch,
+    ) -> Result<Judged<Vec<RelevanceGrade>>, TaskError> {
+        if task.contexts.is_empty() {
+            return Ok(Judged::by_rule(Vec::new(), "no contexts to grade"));
+        }
+        self.either(task, |h| h.grade_relevance_batch(task)).await
+    }
+
+    /// [`OrderContexts`]: fewer than two contexts are their own order (no call).
+    pub async fn order_contexts(
+        &self,
+        task: &OrderContexts,
+    ) -> Result<Judged<ContextOrder>, TaskError> {
+        if task.contexts.len() < 2 {
+            let order = ContextOrder {
+                order: (0..task.contexts.len()).collect(),
+                reason: "fewer than two contexts have one order".into(),
+            };
+            return Ok(Judged::by_rule(order, "fewer than two contexts"));
+        }
+        self.either(task, |h| h.order_contexts(task)).await
     }
 
     /// [`AnswerFromContexts`]: no contexts → unknown (no call).

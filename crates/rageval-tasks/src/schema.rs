@@ -36,6 +36,7 @@ pub fn item_prefix(task: TaskKind) -> Option<char> {
     match task {
         TaskKind::SupportVerdicts | TaskKind::ContextsCheck => Some('s'),
         TaskKind::QuestionSimilarity => Some('q'),
+        TaskKind::GradeRelevanceBatch | TaskKind::OrderContexts => Some('p'),
         _ => None,
     }
 }
@@ -70,12 +71,31 @@ pub fn output_schema(task: TaskKind, shape: Shape) -> Value {
             [("similar", verdict("similar"))],
         ),
         TaskKind::ExtractEntities => object([("entities", text_list(None))]),
-        TaskKind::GradeRelevance => object([("reason", reason()), ("relevance", integer(0, 3))]),
+        TaskKind::GradeRelevance => grade(),
         TaskKind::PairwisePreference => object([
             ("reason", reason()),
             (
                 "winner",
                 json!({"type": "string", "enum": ["A", "B", "tie"]}),
+            ),
+        ]),
+        TaskKind::GradeRelevanceBatch => with_defs(
+            object([("grades", keyed(&keys('p', shape.items), "grade"))]),
+            [("grade", grade())],
+        ),
+        // The permutation as a list of the shown keys, exactly as many as shown. Whether each
+        // key appears once is checked on conversion: `uniqueItems` is not in every provider's
+        // structured-output subset.
+        TaskKind::OrderContexts => object([
+            ("reason", reason()),
+            (
+                "order",
+                json!({
+                    "type": "array",
+                    "items": {"type": "string", "enum": keys('p', shape.items)},
+                    "minItems": shape.items,
+                    "maxItems": shape.items,
+                }),
             ),
         ]),
         TaskKind::AnswerFromContexts => object([
@@ -171,6 +191,11 @@ fn keyed(keys: &[String], def: &str) -> Value {
     })
 }
 
+/// A 0–3 relevance grade with its reason.
+fn grade() -> Value {
+    object([("reason", reason()), ("relevance", integer(0, 3))])
+}
+
 fn reason() -> Value {
     json!({"type": "string", "minLength": 1})
 }
@@ -245,6 +270,35 @@ mod tests {
         assert!(validate(&three, &questions).is_ok());
         let flag = json!({"noncommittal": 2, "questions": ["a?", "b?", "c?"]});
         assert!(validate(&flag, &questions).is_err());
+    }
+
+    #[test]
+    fn batch_grades_need_every_key_and_an_order_only_the_shown_keys() {
+        let shape = Shape {
+            items: 2,
+            ..Shape::default()
+        };
+        let grades = output_schema(TaskKind::GradeRelevanceBatch, shape);
+        let grade = |g: i64| json!({"reason": "r", "relevance": g});
+        let both = json!({"grades": {"p1": grade(3), "p2": grade(0)}});
+        assert_eq!(validate(&both, &grades), Ok(()));
+        assert!(validate(&json!({"grades": {"p1": grade(3)}}), &grades).is_err());
+        let invented = json!({"grades": {"p1": grade(3), "p2": grade(0), "p3": grade(1)}});
+        assert!(validate(&invented, &grades).is_err());
+        assert!(
+            validate(
+                &json!({"grades": {"p1": grade(4), "p2": grade(0)}}),
+                &grades
+            )
+            .is_err()
+        );
+        let order = output_schema(TaskKind::OrderContexts, shape);
+        assert_eq!(
+            validate(&json!({"reason": "r", "order": ["p2", "p1"]}), &order),
+            Ok(())
+        );
+        assert!(validate(&json!({"reason": "r", "order": ["p2"]}), &order).is_err());
+        assert!(validate(&json!({"reason": "r", "order": ["p2", "p3"]}), &order).is_err());
     }
 
     #[test]

@@ -33,6 +33,10 @@ pub enum TaskKind {
     GradeRelevance,
     /// [`PairwisePreference`].
     PairwisePreference,
+    /// [`GradeRelevanceBatch`].
+    GradeRelevanceBatch,
+    /// [`OrderContexts`].
+    OrderContexts,
     /// [`AnswerFromContexts`].
     AnswerFromContexts,
     /// [`MergeAnswers`].
@@ -54,7 +58,7 @@ pub enum TaskFamily {
 
 impl TaskKind {
     /// Every task, in a stable order.
-    pub const ALL: [TaskKind; 13] = [
+    pub const ALL: [TaskKind; 15] = [
         TaskKind::SplitStatements,
         TaskKind::SupportVerdicts,
         TaskKind::ContextRelevance,
@@ -65,6 +69,8 @@ impl TaskKind {
         TaskKind::ExtractEntities,
         TaskKind::GradeRelevance,
         TaskKind::PairwisePreference,
+        TaskKind::GradeRelevanceBatch,
+        TaskKind::OrderContexts,
         TaskKind::AnswerFromContexts,
         TaskKind::MergeAnswers,
         TaskKind::ContextsCheck,
@@ -83,6 +89,8 @@ impl TaskKind {
             TaskKind::ExtractEntities => "extract_entities",
             TaskKind::GradeRelevance => "grade_relevance",
             TaskKind::PairwisePreference => "pairwise_preference",
+            TaskKind::GradeRelevanceBatch => "grade_relevance_batch",
+            TaskKind::OrderContexts => "order_contexts",
             TaskKind::AnswerFromContexts => "answer_from_contexts",
             TaskKind::MergeAnswers => "merge_answers",
             TaskKind::ContextsCheck => "contexts_check",
@@ -330,6 +338,40 @@ pub enum Preferred {
 pub struct Preference {
     /// The winner.
     pub preferred: Preferred,
+    /// Why.
+    pub reason: String,
+}
+
+/// Grade each of several contexts for `question` from 0 to 3 in one call (ranking round 0
+/// with fewer calls, issue 4). The contexts are shown as passages `p1`, `p2`, …; the judge
+/// must grade every one of them once and nothing else. Answered with one [`RelevanceGrade`]
+/// per context, in order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GradeRelevanceBatch {
+    /// The user's question.
+    pub question: String,
+    /// The retrieved contexts, in the order shown.
+    pub contexts: Vec<String>,
+}
+
+/// Order several contexts by how useful they are for `question`, most useful first (listwise
+/// ranking, issue 4). The contexts are shown as passages `p1`, `p2`, …; the answer must be a
+/// permutation of exactly those. Answered with the 0-based indices into
+/// [`OrderContexts::contexts`], best first. Ask each list in two orders to expose position
+/// bias.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OrderContexts {
+    /// The user's question.
+    pub question: String,
+    /// The contexts, in the order shown.
+    pub contexts: Vec<String>,
+}
+
+/// The answer to [`OrderContexts`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContextOrder {
+    /// 0-based indices into [`OrderContexts::contexts`], each once, most useful first.
+    pub order: Vec<usize>,
     /// Why.
     pub reason: String,
 }

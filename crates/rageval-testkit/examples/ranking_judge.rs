@@ -1,11 +1,14 @@
 //! A ranking judge to benchmark `rageval rank` against (benches/rank/run.sh): the testkit
-//! mock with a fixed latency, answering the grading and pairwise tasks like a noisy,
-//! position-biased judge that knows each passage's true quality.
+//! mock with a fixed latency, answering the grading, batch-grading, pairwise and ordering
+//! tasks like a noisy, position-biased judge that knows each passage's true quality.
 //!
 //! Each passage carries its quality as `quality=0.1234`; a grade is the quality plus noise
-//! cut at 0.7 / 0.8 / 0.9 (so about 30% of uniform qualities are useful), a comparison
-//! prefers the higher quality plus noise and a small bias towards the first passage. The
-//! noise is a hash of the request, so the same request gets the same answer.
+//! cut at 0.7 / 0.8 / 0.9 (so about 30% of uniform qualities are useful), in a batch each
+//! passage with its own noise; a comparison prefers the higher quality plus noise and a small
+//! bias towards the first passage; an ordered window sorts the passages by quality plus
+//! noise plus the same bias, largest for the first passage shown and fading linearly to none
+//! for the last (a window of two answers like a comparison). The noise is a hash of the
+//! request and the passage's position, so the same request gets the same answer.
 //!
 //! `cargo run --release -p rageval-testkit --example ranking_judge -- LATENCY_MS`; the first
 //! line on stdout is `listening on http://127.0.0.1:PORT/v1`. Stop it with Ctrl-C.
@@ -66,6 +69,16 @@ fn qualities(body: &Value) -> Vec<f64> {
         .collect()
 }
 
+/// The keys `p1..pn` of a list task.
+fn keys(n: usize) -> impl Iterator<Item = String> {
+    (1..=n).map(|i| format!("p{i}"))
+}
+
+fn grade(quality: f64, key: &str, salt: u8) -> usize {
+    let seen = quality + GRADE_NOISE * noise(key, salt);
+    GRADE_CUTS.iter().filter(|&&cut| seen >= cut).count()
+}
+
 fn answer(body: &Value) -> Reply {
     let key = body.to_string();
     let schema = body
@@ -73,24 +86,50 @@ fn answer(body: &Value) -> Reply {
         .cloned()
         .unwrap_or(Value::Null);
     let found = qualities(body);
-    let reply = match (found.as_slice(), schema.get("winner").is_some()) {
-        ([first, second, ..], true) => {
-            let margin = first - second + POSITION_BIAS + COMPARE_NOISE * noise(&key, 1);
-            let winner = if margin > 0.005 {
-                "A"
-            } else if margin < -0.005 {
-                "B"
-            } else {
-                "tie"
-            };
-            json!({"reason": "by quality", "winner": winner})
+    let reply = if schema.get("grades").is_some() {
+        let grades: serde_json::Map<String, Value> = keys(found.len())
+            .zip(&found)
+            .enumerate()
+            .map(|(i, (name, &quality))| {
+                let salt = 3u8.wrapping_add(i as u8);
+                let value =
+                    json!({"reason": "by quality", "relevance": grade(quality, &key, salt)});
+                (name, value)
+            })
+            .collect();
+        json!({ "grades": grades })
+    } else if schema.get("order").is_some() {
+        let last = found.len().saturating_sub(1).max(1) as f64;
+        let seen: Vec<f64> = found
+            .iter()
+            .enumerate()
+            .map(|(i, quality)| {
+                let bias = POSITION_BIAS * (last - i as f64).max(0.0) / last;
+                quality + bias + COMPARE_NOISE * noise(&key, 3u8.wrapping_add(i as u8))
+            })
+            .collect();
+        let mut order: Vec<usize> = (0..found.len()).collect();
+        order.sort_by(|&a, &b| seen[b].total_cmp(&seen[a]));
+        let names: Vec<String> = order.iter().map(|i| format!("p{}", i + 1)).collect();
+        json!({"reason": "by quality", "order": names})
+    } else {
+        match (found.as_slice(), schema.get("winner").is_some()) {
+            ([first, second, ..], true) => {
+                let margin = first - second + POSITION_BIAS + COMPARE_NOISE * noise(&key, 1);
+                let winner = if margin > 0.005 {
+                    "A"
+                } else if margin < -0.005 {
+                    "B"
+                } else {
+                    "tie"
+                };
+                json!({"reason": "by quality", "winner": winner})
+            }
+            ([quality, ..], false) => {
+                json!({"reason": "by quality", "relevance": grade(*quality, &key, 2)})
+            }
+            _ => return Reply::Status(400, "no passage with quality=".into()),
         }
-        ([quality, ..], false) => {
-            let seen = quality + GRADE_NOISE * noise(&key, 2);
-            let grade = GRADE_CUTS.iter().filter(|&&cut| seen >= cut).count();
-            json!({"reason": "by quality", "relevance": grade})
-        }
-        _ => return Reply::Status(400, "no passage with quality=".into()),
     };
     Reply::Content(reply.to_string())
 }

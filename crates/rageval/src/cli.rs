@@ -48,11 +48,13 @@ pub enum Command {
     JudgeCheck(Box<crate::commands::judge_check::JudgeCheckArgs>),
     /// Order each question's contexts with the judge and compare with the retriever (seed S3).
     ///
-    /// Every context is graded 0–3 concurrently; the useful ones are ordered by both-order
-    /// pairwise comparisons aggregated by Bradley–Terry (or, with `--algorithm insertion`, by
+    /// Every context is graded 0–3, --grade-batch contexts per call, concurrently; the useful
+    /// ones are ordered by windows of --window contexts, each ordered by the judge in two
+    /// presentation orders and aggregated by Bradley–Terry (or, with `--algorithm
+    /// bradley-terry`, by both-order pairwise comparisons; with `--algorithm insertion`, by
     /// the seed's binary insertion sort). Writes rankings.jsonl (per question: judge order,
-    /// good/bad, grades, every comparison, calls, rounds, agreement with the retriever) and
-    /// summary.json (averages) into the run directory.
+    /// good/bad, grades, every window and comparison, calls, rounds, agreement with the
+    /// retriever) and summary.json (averages) into the run directory.
     Rank(Box<RankArgs>),
     /// Write a reference answer per question from all its contexts: GT_{question}.json, and
     /// FULL_{question}.json when the data has the system's answer (seed S3).
@@ -415,6 +417,13 @@ fn local_judge(raw: &str) -> Result<LocalJudge, String> {
     }
 }
 
+fn at_least_two(raw: &str) -> Result<usize, String> {
+    match raw.parse::<usize>() {
+        Ok(n) if n >= 2 => Ok(n),
+        _ => Err("expected a whole number ≥ 2".into()),
+    }
+}
+
 fn positive_seconds(raw: &str) -> Result<std::time::Duration, String> {
     raw.parse::<f64>()
         .ok()
@@ -611,8 +620,13 @@ pub struct RankDataArgs {
 /// How `rank` orders the useful contexts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum AlgorithmArg {
-    /// Both-order comparisons in ≤ 2 concurrent rounds, aggregated by Bradley–Terry
-    Fast,
+    /// Windows ordered by the judge in two presentation orders, ≤ 2 concurrent rounds,
+    /// aggregated by Bradley–Terry (about a hundred calls for 60 useful contexts)
+    Listwise,
+    /// Both-order pairwise comparisons in ≤ 2 concurrent rounds, aggregated by Bradley–Terry
+    /// (about 1,300 calls for 60 useful contexts)
+    #[value(name = "bradley-terry", alias = "pairwise")]
+    BradleyTerry,
     /// The seed's binary insertion sort: one comparison at a time
     Insertion,
 }
@@ -621,8 +635,20 @@ pub enum AlgorithmArg {
 #[derive(Debug, Clone, Args)]
 pub struct RankingArgs {
     /// The ordering algorithm
-    #[arg(long, value_enum, default_value_t = AlgorithmArg::Fast)]
+    #[arg(long, value_enum, default_value_t = AlgorithmArg::Listwise)]
     pub algorithm: AlgorithmArg,
+
+    /// Contexts graded in one judge call, at most (1: one call per context); batches shrink
+    /// to fit --context-window
+    #[arg(long, value_name = "N", default_value_t = rageval_rank::ranking::DEFAULT_GRADE_BATCH,
+          value_parser = at_least_one::<usize>)]
+    pub grade_batch: usize,
+
+    /// Listwise only: contexts ordered in one judge call, at most (2 or more); windows shrink
+    /// to fit --context-window
+    #[arg(long, value_name = "N", default_value_t = rageval_rank::ranking::listwise::DEFAULT_WINDOW,
+          value_parser = at_least_two)]
+    pub window: usize,
 
     /// Insertion only: ask each comparison in both orders (the seed asks one)
     #[arg(long)]

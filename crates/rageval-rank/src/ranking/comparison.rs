@@ -8,6 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::ContextGame;
 use crate::concurrency::run_round;
 use crate::judges::{CallRecord, Comparator, Preference};
 
@@ -56,6 +57,21 @@ impl Comparison {
         }
     }
 
+    /// The game this comparison adds to the Bradley–Terry fit; `None` when a call failed.
+    pub fn game(&self) -> Option<ContextGame> {
+        let score_a = match self.outcome {
+            PairOutcome::AWins => 1.0,
+            PairOutcome::BWins => 0.0,
+            PairOutcome::Tie => 0.5,
+            PairOutcome::Failed => return None,
+        };
+        Some(ContextGame {
+            a: self.a,
+            b: self.b,
+            score_a,
+        })
+    }
+
     /// Whether both orders were asked and answered.
     pub fn has_both_answers(&self) -> bool {
         self.a_first.answer().is_some()
@@ -99,12 +115,42 @@ fn outcome_of(
 /// Share of comparisons answered in both orders whose answers disagree; `None` when no
 /// comparison was answered in both orders.
 pub fn position_inconsistency(comparisons: &[Comparison]) -> Option<f64> {
-    let answered = comparisons.iter().filter(|c| c.has_both_answers()).count();
-    let inconsistent = comparisons
-        .iter()
-        .filter(|c| c.is_position_inconsistent())
-        .count();
-    (answered > 0).then(|| inconsistent as f64 / answered as f64)
+    inconsistency_counts(comparisons).rate()
+}
+
+/// Comparisons answered in both orders, and how many of them disagree.
+pub fn inconsistency_counts(comparisons: &[Comparison]) -> Disagreement {
+    Disagreement {
+        answered: comparisons.iter().filter(|c| c.has_both_answers()).count(),
+        inconsistent: comparisons
+            .iter()
+            .filter(|c| c.is_position_inconsistent())
+            .count(),
+    }
+}
+
+/// Pairs judged in both orders, and how many of them the two orders put differently.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Disagreement {
+    /// Pairs with both answers.
+    pub answered: usize,
+    /// Of those, the pairs the two answers disagree on.
+    pub inconsistent: usize,
+}
+
+impl Disagreement {
+    /// The share of answered pairs that disagree; `None` when none was answered.
+    pub fn rate(self) -> Option<f64> {
+        (self.answered > 0).then(|| self.inconsistent as f64 / self.answered as f64)
+    }
+
+    /// Both counts added.
+    pub fn plus(self, other: Disagreement) -> Disagreement {
+        Disagreement {
+            answered: self.answered + other.answered,
+            inconsistent: self.inconsistent + other.inconsistent,
+        }
+    }
 }
 
 /// Asks pairs of one question's contexts, each call concurrently within the round.

@@ -44,6 +44,7 @@ pub(crate) async fn order<C: Comparator>(
         good: sorted,
         scores: Vec::new(),
         comparisons,
+        windows: Vec::new(),
         rounds,
     }
 }

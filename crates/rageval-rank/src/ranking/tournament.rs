@@ -23,8 +23,8 @@ use std::collections::{HashMap, HashSet};
 use rageval_core::stats::SplitMix64;
 
 use super::bradley_terry::{Game, fit};
-use super::comparison::{Comparison, PairAsker, PairOutcome};
-use super::{Ordered, RankSettings};
+use super::comparison::{Comparison, PairAsker};
+use super::{ContextGame, Ordered, RankSettings};
 use crate::judges::Comparator;
 use crate::seeded::shuffle;
 
@@ -45,12 +45,7 @@ pub(crate) async fn order<C: Comparator>(
 ) -> Ordered {
     let m = useful.len();
     if m < 2 {
-        return Ordered {
-            good: useful.to_vec(),
-            scores: Vec::new(),
-            comparisons: Vec::new(),
-            rounds: 0,
-        };
+        return Ordered::unordered(useful);
     }
     let mut comparisons;
     let mut rounds = 1;
@@ -61,7 +56,7 @@ pub(crate) async fn order<C: Comparator>(
             .compare(1, &random_pairs(useful, settings.opponents, rng), true)
             .await;
         if settings.head >= 2 {
-            let (provisional, _) = by_strength(useful, &comparisons, &grade_of);
+            let (provisional, _) = by_strength(useful, &games(&comparisons), &grade_of);
             let head = &provisional[..settings.head.min(m)];
             let asked: HashSet<(usize, usize)> =
                 comparisons.iter().map(|c| unordered(c.a, c.b)).collect();
@@ -75,11 +70,12 @@ pub(crate) async fn order<C: Comparator>(
             }
         }
     }
-    let (good, scores) = by_strength(useful, &comparisons, &grade_of);
+    let (good, scores) = by_strength(useful, &games(&comparisons), &grade_of);
     Ordered {
         good,
         scores,
         comparisons,
+        windows: Vec::new(),
         rounds,
     }
 }
@@ -128,11 +124,17 @@ pub fn random_pairs(
     pairs
 }
 
-/// `items` sorted by Bradley–Terry strength over `comparisons` (failed ones left out), best
-/// first, ties broken by higher grade then retriever order; with each item's log-strength.
-fn by_strength(
+/// The games of the comparisons that were answered.
+fn games(comparisons: &[Comparison]) -> Vec<ContextGame> {
+    comparisons.iter().filter_map(Comparison::game).collect()
+}
+
+/// `items` sorted by Bradley–Terry strength over `games` (those naming other contexts are
+/// ignored), best first, ties broken by higher grade then retriever order; with each item's
+/// log-strength.
+pub(crate) fn by_strength(
     items: &[usize],
-    comparisons: &[Comparison],
+    games: &[ContextGame],
     grade_of: &impl Fn(usize) -> u8,
 ) -> (Vec<usize>, Vec<(usize, f64)>) {
     let player: HashMap<usize, usize> = items
@@ -140,19 +142,13 @@ fn by_strength(
         .enumerate()
         .map(|(p, &item)| (item, p))
         .collect();
-    let games: Vec<Game> = comparisons
+    let games: Vec<Game> = games
         .iter()
-        .filter_map(|c| {
-            let score_a = match c.outcome {
-                PairOutcome::AWins => 1.0,
-                PairOutcome::BWins => 0.0,
-                PairOutcome::Tie => 0.5,
-                PairOutcome::Failed => return None,
-            };
+        .filter_map(|game| {
             Some(Game {
-                a: *player.get(&c.a)?,
-                b: *player.get(&c.b)?,
-                score_a,
+                a: *player.get(&game.a)?,
+                b: *player.get(&game.b)?,
+                score_a: game.score_a,
             })
         })
         .collect();

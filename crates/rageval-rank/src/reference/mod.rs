@@ -14,7 +14,6 @@
 //! files; writing them is the caller's job.
 
 pub mod files;
-pub mod packing;
 
 use rageval_core::stats::SplitMix64;
 use serde::{Deserialize, Serialize};
@@ -22,9 +21,9 @@ use serde::{Deserialize, Serialize};
 use crate::concurrency::{DEFAULT_MAX_IN_FLIGHT, run_round};
 use crate::error::{RankError, require_positive};
 use crate::judges::{Answerer, CallRecord, ContextAnswer};
+use crate::packing::{pack, split_to_fit};
 use crate::ranking::DEFAULT_SEED;
 use crate::seeded::shuffle;
-use packing::{pack, split_to_fit};
 
 /// Contexts per answer call in fast mode (seed S3).
 pub const DEFAULT_GROUP_SIZE: usize = 20;

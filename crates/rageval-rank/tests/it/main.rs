@@ -2,6 +2,7 @@
 //! retriever-versus-judge measures, and reference planning under a small window.
 
 mod agreement;
+mod listwise;
 mod ranking;
 mod reference;
 mod scripted;

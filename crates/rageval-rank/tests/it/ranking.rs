@@ -1,5 +1,6 @@
-//! Rankings with scripted judges: the shape of the result, rounds and calls of each design,
-//! failures, position bias, reproducibility and concurrency.
+//! Rankings with scripted judges, pairwise designs graded one context per call: the shape of
+//! the result, rounds and calls of each design, failures, position bias, reproducibility and
+//! concurrency. The listwise design and batched grading are in `listwise.rs`.
 
 use std::collections::HashSet;
 use std::sync::atomic::Ordering;
@@ -11,11 +12,20 @@ use rageval_rank::{Algorithm, CallRecord, Grade, RankError, RankSettings, Rankin
 use crate::scripted::{ScriptedJudge, texts};
 
 /// Utilities that are a permutation of 0..n, far from the retriever's order.
-fn shuffled_utilities(n: usize, step: usize) -> Vec<f64> {
+pub fn shuffled_utilities(n: usize, step: usize) -> Vec<f64> {
     (0..n).map(|i| ((i * step) % n) as f64).collect()
 }
 
-async fn run(judge: &ScriptedJudge, settings: &RankSettings) -> Ranking {
+/// The Bradley–Terry design, one context per grading call.
+pub fn pairwise() -> RankSettings {
+    RankSettings {
+        algorithm: Algorithm::BradleyTerry,
+        grade_batch: 1,
+        ..RankSettings::default()
+    }
+}
+
+pub async fn run(judge: &ScriptedJudge, settings: &RankSettings) -> Ranking {
     let texts = texts(judge.utilities.len());
     let contexts: Vec<&str> = texts.iter().map(String::as_str).collect();
     match rank(judge, "which?", &contexts, settings).await {
@@ -24,13 +34,13 @@ async fn run(judge: &ScriptedJudge, settings: &RankSettings) -> Ranking {
     }
 }
 
-fn by_utility(judge: &ScriptedJudge, items: impl Iterator<Item = usize>) -> Vec<usize> {
+pub fn by_utility(judge: &ScriptedJudge, items: impl Iterator<Item = usize>) -> Vec<usize> {
     let mut items: Vec<usize> = items.collect();
     items.sort_by(|&a, &b| judge.utilities[b].total_cmp(&judge.utilities[a]));
     items
 }
 
-fn assert_permutation(ranking: &Ranking, n: usize) {
+pub fn assert_permutation(ranking: &Ranking, n: usize) {
     let mut sorted = ranking.indices.clone();
     sorted.sort_unstable();
     assert_eq!(sorted, (0..n).collect::<Vec<_>>());
@@ -47,7 +57,7 @@ fn assert_permutation(ranking: &Ranking, n: usize) {
 #[tokio::test]
 async fn few_useful_contexts_are_compared_all_pairs_in_one_round() {
     let judge = ScriptedJudge::new(shuffled_utilities(20, 7), 9.5);
-    let ranking = run(&judge, &RankSettings::default()).await;
+    let ranking = run(&judge, &pairwise()).await;
     assert_permutation(&ranking, 20);
     assert_eq!(
         ranking.good,
@@ -77,7 +87,7 @@ async fn few_useful_contexts_are_compared_all_pairs_in_one_round() {
 #[tokio::test]
 async fn many_useful_contexts_take_a_sparse_round_then_a_head_round() {
     let judge = ScriptedJudge::new(shuffled_utilities(150, 43), 49.5);
-    let ranking = run(&judge, &RankSettings::default()).await;
+    let ranking = run(&judge, &pairwise()).await;
     assert_permutation(&ranking, 150);
     assert_eq!(ranking.good.len(), 100);
     assert_eq!(ranking.rounds, 3);
@@ -109,7 +119,7 @@ async fn a_judge_that_always_prefers_the_first_position_decides_nothing() {
     let mut judge = ScriptedJudge::new(shuffled_utilities(12, 5), 3.5);
     judge.prefers_first = true;
     judge.grades = vec![1, 0, 3, 2, 1, 0, 3, 1, 2, 0, 1, 2];
-    let ranking = run(&judge, &RankSettings::default()).await;
+    let ranking = run(&judge, &pairwise()).await;
     assert_eq!(ranking.position_inconsistency, Some(1.0));
     assert!(
         ranking
@@ -127,7 +137,7 @@ async fn the_seeds_insertion_sort_is_led_by_position_bias() {
     judge.prefers_first = true;
     let settings = RankSettings {
         algorithm: Algorithm::Insertion,
-        ..RankSettings::default()
+        ..pairwise()
     };
     let ranking = run(&judge, &settings).await;
     // Each new context is shown first, always wins, and lands on top: retriever order reversed.
@@ -142,7 +152,7 @@ async fn insertion_is_exact_with_an_exact_judge_and_takes_a_round_per_comparison
         let settings = RankSettings {
             algorithm: Algorithm::Insertion,
             insertion_both_orders: both_orders,
-            ..RankSettings::default()
+            ..pairwise()
         };
         let ranking = run(&judge, &settings).await;
         assert_eq!(
@@ -171,7 +181,7 @@ async fn failed_calls_are_recorded_counted_and_left_out() {
     judge.failing_grades = [3, 7].into();
     let useful_failing = (0..30).find(|&i| judge.utilities[i] > 9.5 && ![3, 7].contains(&i));
     judge.failing_context = useful_failing;
-    let ranking = run(&judge, &RankSettings::default()).await;
+    let ranking = run(&judge, &pairwise()).await;
     assert_permutation(&ranking, 30);
     assert_eq!(ranking.ungraded, vec![3, 7]);
     assert_eq!(ranking.indices[28..], [3, 7]);
@@ -203,7 +213,7 @@ async fn the_same_seed_gives_the_same_ranking_and_another_seed_other_pairs() {
     let judge = ScriptedJudge::new(shuffled_utilities(120, 7), 39.5);
     let settings = RankSettings {
         seed: 11,
-        ..RankSettings::default()
+        ..pairwise()
     };
     let first = run(&judge, &settings).await;
     let again = run(&judge, &settings).await;
@@ -222,15 +232,15 @@ async fn the_same_seed_gives_the_same_ranking_and_another_seed_other_pairs() {
 #[tokio::test]
 async fn nothing_to_rank_takes_no_comparison() {
     let judge = ScriptedJudge::new(Vec::new(), 0.0);
-    let empty = run(&judge, &RankSettings::default()).await;
+    let empty = run(&judge, &pairwise()).await;
     assert_eq!((empty.rounds, empty.calls.total()), (0, 0));
     assert!(empty.indices.is_empty() && empty.position_inconsistency.is_none());
     let judge = ScriptedJudge::new(vec![1.0, 2.0, 3.0], 10.0);
-    let all_bad = run(&judge, &RankSettings::default()).await;
+    let all_bad = run(&judge, &pairwise()).await;
     assert_eq!((all_bad.rounds, all_bad.calls.total()), (1, 3));
     assert_eq!(all_bad.bad, vec![0, 1, 2]);
     let judge = ScriptedJudge::new(vec![1.0, 20.0, 3.0], 10.0);
-    let one = run(&judge, &RankSettings::default()).await;
+    let one = run(&judge, &pairwise()).await;
     assert_eq!((one.rounds, one.indices.clone()), (1, vec![1, 0, 2]));
 }
 
@@ -240,15 +250,15 @@ async fn invalid_settings_are_refused() {
     for settings in [
         RankSettings {
             max_in_flight: 0,
-            ..RankSettings::default()
+            ..pairwise()
         },
         RankSettings {
             opponents: 0,
-            ..RankSettings::default()
+            ..pairwise()
         },
         RankSettings {
             head: 1,
-            ..RankSettings::default()
+            ..pairwise()
         },
     ] {
         let result = rank(&judge, "q", &["context 0"], &settings).await;
@@ -262,7 +272,7 @@ async fn invalid_settings_are_refused() {
 #[tokio::test]
 async fn the_output_has_the_seeds_fields_and_the_comparison_graph() {
     let judge = ScriptedJudge::new(shuffled_utilities(6, 5), 1.5);
-    let ranking = run(&judge, &RankSettings::default()).await;
+    let ranking = run(&judge, &pairwise()).await;
     let json = serde_json::to_value(&ranking).unwrap_or_default();
     for key in [
         "indices",
@@ -299,7 +309,7 @@ async fn calls_of_a_round_run_concurrently_within_the_bound() {
     judge.latency = Some(latency);
     let unbounded = RankSettings {
         max_in_flight: 10_000,
-        ..RankSettings::default()
+        ..pairwise()
     };
     let start = tokio::time::Instant::now();
     let ranking = run(&judge, &unbounded).await;
@@ -312,7 +322,7 @@ async fn calls_of_a_round_run_concurrently_within_the_bound() {
     };
     let bounded = RankSettings {
         max_in_flight: 8,
-        ..RankSettings::default()
+        ..pairwise()
     };
     let start = tokio::time::Instant::now();
     let ranking = run(&judge, &bounded).await;

@@ -1,5 +1,6 @@
 //! A scripted judge for the ranking tests: a fixed utility and grade per context, optional
-//! failures, position bias and latency, and counters of what it was asked.
+//! failures, position bias, garbage and latency, prompt sizes, and counters of what it was
+//! asked.
 
 use std::collections::HashSet;
 use std::sync::Mutex;
@@ -7,15 +8,26 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use rageval_rank::simulation::{context_index, context_text};
-use rageval_rank::{CallError, Comparator, Grade, Grader, Preference};
+use rageval_rank::{
+    BatchGrader, CallError, Comparator, Grade, Grader, ListCall, ListOrderer, Preference,
+    PromptSize,
+};
+
+/// Prompt tokens of the fixed part of every list call, and of each context in it.
+pub const FIXED_TOKENS: usize = 20;
+pub const CONTEXT_TOKENS: usize = 10;
 
 #[derive(Default)]
 pub struct ScriptedJudge {
     /// Higher is better; compared exactly (no noise).
     pub utilities: Vec<f64>,
     pub grades: Vec<u8>,
-    /// Always answer "first", whatever the contexts.
+    /// Always answer "first" (or, ordering, the order shown), whatever the contexts.
     pub prefers_first: bool,
+    /// Answer every window with something that is not a permutation.
+    pub garbage_orders: bool,
+    /// This context's prompt share is 1,000 tokens, not [`CONTEXT_TOKENS`].
+    pub long_context: Option<usize>,
     pub failing_grades: HashSet<usize>,
     /// Comparison calls involving this context fail.
     pub failing_context: Option<usize>,
@@ -23,6 +35,8 @@ pub struct ScriptedJudge {
     pub in_flight: AtomicUsize,
     pub peak_in_flight: AtomicUsize,
     pub asked: Mutex<Vec<(usize, usize)>>,
+    /// Every batch graded and window ordered, as shown.
+    pub shown: Mutex<Vec<Vec<usize>>>,
 }
 
 pub fn texts(n: usize) -> Vec<String> {
@@ -96,5 +110,68 @@ impl Comparator for ScriptedJudge {
             std::cmp::Ordering::Less => Preference::Second,
             std::cmp::Ordering::Equal => Preference::Tie,
         })
+    }
+}
+
+impl ScriptedJudge {
+    fn record(&self, contexts: &[&str]) -> Result<Vec<usize>, CallError> {
+        let indices: Vec<usize> = contexts.iter().map(|c| index(c)).collect();
+        self.shown
+            .lock()
+            .map_err(|_| "poisoned")?
+            .push(indices.clone());
+        Ok(indices)
+    }
+}
+
+impl BatchGrader for ScriptedJudge {
+    async fn grade_batch(
+        &self,
+        _question: &str,
+        contexts: &[&str],
+    ) -> Result<Vec<Grade>, CallError> {
+        self.call().await;
+        let indices = self.record(contexts)?;
+        if indices.iter().any(|i| self.failing_grades.contains(i)) {
+            return Err("grading timed out".into());
+        }
+        indices
+            .iter()
+            .map(|&i| Grade::new(self.grades[i]).ok_or_else(|| "bad grade".into()))
+            .collect()
+    }
+}
+
+impl ListOrderer for ScriptedJudge {
+    async fn order(&self, _question: &str, contexts: &[&str]) -> Result<Vec<usize>, CallError> {
+        self.call().await;
+        let indices = self.record(contexts)?;
+        if self.failing_context.is_some_and(|f| indices.contains(&f)) {
+            return Err("ordering timed out".into());
+        }
+        if self.garbage_orders {
+            return Ok(vec![0; indices.len()]);
+        }
+        let mut order: Vec<usize> = (0..indices.len()).collect();
+        if !self.prefers_first {
+            order.sort_by(|&a, &b| {
+                self.utilities[indices[b]].total_cmp(&self.utilities[indices[a]])
+            });
+        }
+        Ok(order)
+    }
+}
+
+impl PromptSize for ScriptedJudge {
+    fn fixed_prompt_tokens(&self, _call: ListCall, _question: &str) -> usize {
+        FIXED_TOKENS
+    }
+
+    fn context_prompt_tokens(&self, context: &str) -> usize {
+        if self.long_context == Some(index(context)) {
+            1_000
+        } else {
+            CONTEXT_TOKENS
+        }
     }
 }

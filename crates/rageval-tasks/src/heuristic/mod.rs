@@ -25,10 +25,10 @@ use rageval_judge::{Judge, Models, Usage};
 use crate::error::TaskError;
 use crate::judged::{HeuristicInfo, Implementation, Judged, Threshold};
 use crate::task::{
-    AnswerRubric, ContextRelevance, ContextUsefulness, GradeRelevance, PairwisePreference,
-    Preference, QuestionSimilarity, RelevanceGrade, RelevanceVerdict, RubricScore,
-    SimilarityVerdict, SplitStatements, SupportVerdict, SupportVerdicts, TaskKind,
-    UsefulnessVerdict,
+    AnswerRubric, ContextOrder, ContextRelevance, ContextUsefulness, GradeRelevance,
+    GradeRelevanceBatch, OrderContexts, PairwisePreference, Preference, QuestionSimilarity,
+    RelevanceGrade, RelevanceVerdict, RubricScore, SimilarityVerdict, SplitStatements,
+    SupportVerdict, SupportVerdicts, TaskKind, UsefulnessVerdict,
 };
 
 /// Version of the heuristic rules and thresholds, reported with every verdict.
@@ -162,7 +162,7 @@ impl Heuristic {
                 None,
             ),
             TaskKind::AnswerRubric => ("content_word_overlap", vec![], None),
-            TaskKind::GradeRelevance => (
+            TaskKind::GradeRelevance | TaskKind::GradeRelevanceBatch => (
                 "content_word_overlap",
                 GRADE_BANDS
                     .iter()
@@ -176,6 +176,7 @@ impl Heuristic {
                 vec![threshold("pairwise_margin", PAIRWISE_MARGIN)],
                 None,
             ),
+            TaskKind::OrderContexts => ("content_word_overlap", vec![], None),
             TaskKind::QuestionSimilarity => match self.embedder_name() {
                 Some(model) => (
                     "embedding_cosine",
@@ -270,6 +271,28 @@ impl Heuristic {
     pub fn grade_relevance(&self, task: &GradeRelevance) -> Judged<RelevanceGrade> {
         let grade = verdicts::grade(&task.question, &task.context);
         self.judged(TaskKind::GradeRelevance, grade, Usage::default(), false)
+    }
+
+    /// Each context as [`Heuristic::grade_relevance`] grades it alone.
+    pub fn grade_relevance_batch(&self, task: &GradeRelevanceBatch) -> Judged<Vec<RelevanceGrade>> {
+        let grades = task
+            .contexts
+            .iter()
+            .map(|context| verdicts::grade(&task.question, context))
+            .collect();
+        self.judged(
+            TaskKind::GradeRelevanceBatch,
+            grades,
+            Usage::default(),
+            false,
+        )
+    }
+
+    /// The contexts by the question's content words they hold, then by focus (the measure
+    /// [`Heuristic::pairwise_preference`] compares, without its margin).
+    pub fn order_contexts(&self, task: &OrderContexts) -> Judged<ContextOrder> {
+        let order = verdicts::order(&task.question, &task.contexts);
+        self.judged(TaskKind::OrderContexts, order, Usage::default(), false)
     }
 
     /// See [`PAIRWISE_MARGIN`].

@@ -8,8 +8,8 @@ use super::{
     SUPPORT_PARTIAL, USEFUL_MIN,
 };
 use crate::task::{
-    Preference, Preferred, RelevanceGrade, RelevanceVerdict, RubricScore, SimilarityVerdict,
-    Support, SupportVerdict, UsefulnessVerdict,
+    ContextOrder, Preference, Preferred, RelevanceGrade, RelevanceVerdict, RubricScore,
+    SimilarityVerdict, Support, SupportVerdict, UsefulnessVerdict,
 };
 
 /// Support of one statement by the contexts: full when one context holds at least
@@ -260,6 +260,37 @@ pub(crate) fn pairwise(question: &str, first: &str, second: &str) -> Preference 
         reason: format!(
             "the question's content words: {a:.2} appear in A, {b:.2} in B (within {PAIRWISE_MARGIN:.2}); \
              sentences mentioning them: {fa:.2} of A, {fb:.2} of B"
+        ),
+    }
+}
+
+/// The contexts sorted by the share of the question's content words each holds, then by
+/// focus (the share of its sentences mentioning them), most first; equal keys keep the shown
+/// order. The listwise counterpart of [`pairwise`], without its margin (a margin does not
+/// sort: it is not transitive).
+pub(crate) fn order(question: &str, contexts: &[String]) -> ContextOrder {
+    let words = content_words(question);
+    let keys: Vec<(f64, f64)> = contexts
+        .iter()
+        .map(|c| (Material::new(c).coverage(&words), focus(&words, c)))
+        .collect();
+    let mut order: Vec<usize> = (0..contexts.len()).collect();
+    order.sort_by(|&x, &y| {
+        keys[y]
+            .0
+            .total_cmp(&keys[x].0)
+            .then(keys[y].1.total_cmp(&keys[x].1))
+    });
+    let shares: Vec<String> = order
+        .iter()
+        .map(|&i| format!("p{} {:.2}", i + 1, keys[i].0))
+        .collect();
+    ContextOrder {
+        order,
+        reason: format!(
+            "sorted by the share of the question's content words each passage holds ({}), \
+             then by the share of its sentences that mention them",
+            shares.join(", ")
         ),
     }
 }

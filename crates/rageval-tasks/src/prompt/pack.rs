@@ -46,6 +46,8 @@ const FILES: &[(Lang, &str, &str)] = pack!(
     "extract_entities",
     "grade_relevance",
     "pairwise_preference",
+    "grade_relevance_batch",
+    "order_contexts",
     "answer_from_contexts",
     "merge_answers",
     "contexts_check",

@@ -4,8 +4,9 @@
 
 use rageval_tasks::heuristic::{SIMILAR_COSINE, SUPPORT_FULL};
 use rageval_tasks::{
-    AnswerRubric, ContextRelevance, ContextUsefulness, GradeRelevance, Heuristic, Implementation,
-    PairwisePreference, Policy, Preferred, QuestionSimilarity, Support, SupportVerdicts, TaskJudge,
+    AnswerRubric, ContextRelevance, ContextUsefulness, GradeRelevance, GradeRelevanceBatch,
+    Heuristic, Implementation, OrderContexts, PairwisePreference, Policy, Preferred,
+    QuestionSimilarity, Support, SupportVerdicts, TaskJudge,
 };
 use rageval_testkit::{MockConfig, MockServer};
 
@@ -255,4 +256,53 @@ async fn question_similarity_uses_cosine_when_an_embedder_is_configured() {
             .reason
             .starts_with("content-word overlap (Dice) 1.00")
     );
+}
+
+#[tokio::test]
+async fn batch_grades_match_single_grades_and_an_order_sorts_by_coverage() {
+    let judge = lexical();
+    let question = "Who directed the film Oppenheimer?";
+    let contexts = [
+        "The Eiffel Tower is in Paris.",
+        "Oppenheimer is a 2023 film directed by Christopher Nolan.",
+        "Oppenheimer was a physicist.",
+    ];
+    let batch = judge
+        .grade_relevance_batch(&GradeRelevanceBatch {
+            question: question.into(),
+            contexts: contexts.iter().map(|c| (*c).to_owned()).collect(),
+        })
+        .await
+        .expect("grades");
+    for (context, batched) in contexts.iter().zip(&batch.value) {
+        let single = judge
+            .grade_relevance(&GradeRelevance {
+                question: question.into(),
+                context: (*context).into(),
+            })
+            .await
+            .expect("grade");
+        assert_eq!(&single.value, batched);
+    }
+    let order = |shown: &[&str]| OrderContexts {
+        question: question.into(),
+        contexts: shown.iter().map(|c| (*c).to_owned()).collect(),
+    };
+    let forward = judge
+        .order_contexts(&order(&contexts))
+        .await
+        .expect("order");
+    assert_eq!(forward.value.order, [1, 2, 0], "{}", forward.value.reason);
+    let reversed = [contexts[2], contexts[1], contexts[0]];
+    let backward = judge
+        .order_contexts(&order(&reversed))
+        .await
+        .expect("order");
+    assert_eq!(backward.value.order, [1, 0, 2]);
+    let one = judge
+        .order_contexts(&order(&contexts[..1]))
+        .await
+        .expect("order");
+    assert_eq!(one.value.order, [0]);
+    assert!(matches!(one.by, Implementation::Rule { .. }));
 }

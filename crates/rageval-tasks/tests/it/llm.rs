@@ -5,9 +5,9 @@
 use rageval_judge::{Rung, TemplateId};
 use rageval_tasks::{
     AnswerFromContexts, AnswerRubric, ContextAnswer, ContextRelevance, ContextUsefulness,
-    ContextsCheck, ExtractEntities, GenerateQuestions, GradeRelevance, Implementation, Lang,
-    LangChoice, MergeAnswers, PairwisePreference, Preferred, QuestionSimilarity, SplitStatements,
-    Support, SupportVerdicts,
+    ContextsCheck, ExtractEntities, GenerateQuestions, GradeRelevance, GradeRelevanceBatch,
+    Implementation, Lang, LangChoice, MergeAnswers, OrderContexts, PairwisePreference, Preferred,
+    QuestionSimilarity, SplitStatements, Support, SupportVerdicts,
 };
 
 use crate::support::{llm_router, scripted};
@@ -430,4 +430,54 @@ async fn one_contexts_check_splits_the_reference_and_judges_usefulness_and_state
     })
     .await;
     assert!(llm_router(&mock).contexts_check(&task).await.is_err());
+}
+
+#[tokio::test]
+async fn batch_grades_and_orders_parse_and_a_wrong_permutation_fails() {
+    let (mock, sent) = scripted(|system, user| {
+        if system.contains("\"grades\"") {
+            r#"{"grades": {"p2": {"reason": "off topic", "relevance": 0}, "p1": {"reason": "answers", "relevance": 3}}}"#.into()
+        } else if user.contains("Macbeth") {
+            r#"{"reason": "p1 twice", "order": ["p1", "p1"]}"#.into()
+        } else {
+            r#"{"reason": "p2 answers", "order": ["p2", "p1"]}"#.into()
+        }
+    })
+    .await;
+    let judge = llm_router(&mock);
+    let question = "Who wrote Hamlet?";
+    let contexts = strings(&["Shakespeare wrote Hamlet.", "Hamlet is a play."]);
+    let grades = judge
+        .grade_relevance_batch(&GradeRelevanceBatch {
+            question: question.into(),
+            contexts: contexts.clone(),
+        })
+        .await
+        .expect("grades");
+    let values: Vec<u8> = grades.value.iter().map(|g| g.grade).collect();
+    assert_eq!(values, [3, 0]);
+    assert_eq!(
+        template_of(&grades).to_string(),
+        "grade_relevance_batch.en@1"
+    );
+    let (system, user) = sent.messages(0);
+    assert!(system.contains("(p1, p2)"), "{system}");
+    assert!(user.contains("passage p2"), "{user}");
+    let order = judge
+        .order_contexts(&OrderContexts {
+            question: question.into(),
+            contexts: contexts.clone(),
+        })
+        .await
+        .expect("order");
+    assert_eq!(order.value.order, [1, 0]);
+    let error = judge
+        .order_contexts(&OrderContexts {
+            question: question.into(),
+            contexts: strings(&["Macbeth is a play.", "Hamlet is a play."]),
+        })
+        .await
+        .expect_err("a repeated key is not a permutation");
+    assert!(error.to_string().contains("`p1` twice"), "{error}");
+    assert!(error.raw_answer().is_some_and(|raw| raw.contains("p1")));
 }

@@ -114,7 +114,8 @@ fn rank_orders_rgb_positives_above_negatives_with_the_offline_judge() {
         judge > retriever + 0.2,
         "judge {judge} vs retriever {retriever}"
     );
-    assert_eq!(summary["settings"]["algorithm"], "bradley-terry");
+    assert_eq!(summary["settings"]["algorithm"], "listwise");
+    assert_eq!(summary["settings"]["grade_batch"], 10);
     assert_eq!(summary["summary"]["calls"]["failed"], 0);
 
     // The seed's insertion sort on the same judge: many more sequential rounds.
@@ -309,6 +310,134 @@ fn reference_with_ten_windows_of_context_never_sends_an_over_long_prompt() {
         assert!(out.join("GT_a_b_ what_~2.json").is_file());
         assert!(!out.join("FULL_a_b_ what_.json").exists());
     }
+}
+
+/// The `quality=X` numbers of a request's user message, in the order shown.
+fn qualities(body: &Value) -> Vec<f64> {
+    let user = body["messages"][1]["content"].as_str().unwrap_or_default();
+    user.split("quality=")
+        .skip(1)
+        .filter_map(|rest| rest.split(' ').next()?.trim_end_matches('.').parse().ok())
+        .collect()
+}
+
+#[test]
+fn rank_batches_and_windows_fit_a_small_window_and_garbage_orders_fail() {
+    let largest = Arc::new(AtomicU64::new(0));
+    let seen = Arc::clone(&largest);
+    let script = Arc::new(move |body: &Value| {
+        seen.fetch_max(request_tokens(body), Ordering::SeqCst);
+        let properties = body
+            .pointer("/response_format/json_schema/schema/properties")
+            .cloned()
+            .unwrap_or_default();
+        let found = qualities(body);
+        let keys = |n: usize| (1..=n).map(|i| format!("p{i}"));
+        let reply = if properties.get("grades").is_some() {
+            let grades: serde_json::Map<String, Value> = keys(found.len())
+                .zip(&found)
+                .map(|(key, q)| {
+                    let grade = ((q * 4.0).floor() as u64).min(3);
+                    (key, json!({"reason": "by quality", "relevance": grade}))
+                })
+                .collect();
+            json!({ "grades": grades })
+        } else if found.first().is_some_and(|&q| q > 0.95) {
+            // Garbage: a window led by the best passage gets a repeated key.
+            json!({"reason": "twice", "order": vec!["p1"; found.len()]})
+        } else {
+            let mut order: Vec<usize> = (0..found.len()).collect();
+            order.sort_by(|&a, &b| found[b].total_cmp(&found[a]));
+            let order: Vec<String> = order.iter().map(|i| format!("p{}", i + 1)).collect();
+            json!({"reason": "by quality", "order": order})
+        };
+        Reply::Content(reply.to_string())
+    });
+    let server = endpoint(MockConfig {
+        script: Some(script),
+        ..MockConfig::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let filler = "The report covers revenue, customers and products for the year. ".repeat(4);
+    let contexts: Vec<String> = (0..40)
+        .map(|i| {
+            let quality = ((i * 17) % 40) as f64 / 40.0 + 0.01;
+            format!("passage {i}: quality={quality:.3} {filler}")
+        })
+        .collect();
+    let data = dir.path().join("d.jsonl");
+    let row = json!({"id": "q1", "question": "What was the revenue?", "contexts": contexts});
+    fs::write(&data, format!("{row}\n")).unwrap();
+    let out = dir.path().join("ranked");
+    // 2,500-token window: 1,476 for a prompt after the 1,024 kept for the answer.
+    let mut args = vec![
+        "rank",
+        data.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--context-window",
+        "2500",
+        "--no-cache",
+    ];
+    let flags = server.flags();
+    args.extend(flags.iter().map(String::as_str));
+    let output = rageval(dir.path(), &args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let max = largest.load(Ordering::SeqCst);
+    assert!(max > 0 && max <= 1_476, "largest prompt {max} tokens");
+
+    let ranking = &jsonl(&out.join("rankings.jsonl"))[0]["ranking"];
+    let batches = ranking["grade_batches"].as_array().unwrap();
+    let largest_batch = batches.iter().map(|b| b.as_array().unwrap().len()).max();
+    assert!(
+        batches.len() > 4 && largest_batch.is_some_and(|n| (2..10).contains(&n)),
+        "{} batches, the largest of {largest_batch:?}",
+        batches.len()
+    );
+    let windows = ranking["windows"].as_array().unwrap();
+    assert!(
+        windows
+            .iter()
+            .all(|w| w["shown"].as_array().unwrap().len() < 10)
+    );
+    // Graded by quality: 30 of the 40 are useful; windows led by the best passage failed
+    // and were recorded, the rest ordered.
+    assert_eq!(ranking["good"].as_array().unwrap().len(), 30);
+    let failed = windows
+        .iter()
+        .filter(|w| w["forward"]["failed"].is_string() || w["reversed"]["failed"].is_string())
+        .count();
+    assert!(
+        failed > 0 && failed < windows.len(),
+        "{failed} of {}",
+        windows.len()
+    );
+    assert!(
+        windows
+            .iter()
+            .filter_map(|w| w["forward"]["failed"].as_str())
+            .all(|e| e.contains("`p1` twice")),
+        "{windows:?}"
+    );
+    assert_eq!(
+        ranking["calls"]["failed"].as_u64().unwrap(),
+        windows
+            .iter()
+            .map(|w| ["forward", "reversed"]
+                .iter()
+                .filter(|k| w[**k]["failed"].is_string())
+                .count() as u64)
+            .sum::<u64>()
+    );
+    // The top of the judged order is the best passages (quality > 0.75 graded 3).
+    let top: Vec<u64> = ranking["good"].as_array().unwrap()[..3]
+        .iter()
+        .map(|i| i.as_u64().unwrap())
+        .collect();
+    assert!(
+        top.iter().all(|&i| ((i * 17) % 40) as f64 / 40.0 >= 0.75),
+        "{top:?}"
+    );
 }
 
 #[test]

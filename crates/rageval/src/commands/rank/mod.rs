@@ -21,6 +21,7 @@ use futures_util::stream::{self, StreamExt};
 use rageval_core::Sample;
 use rageval_core::dataset::{self, FieldMap, ReadOptions};
 use rageval_rank::agreement::{DEFAULT_RBO_PERSISTENCE, MeanOver};
+use rageval_rank::ranking::LIST_ANSWER_TOKENS;
 use rageval_rank::{
     AgreementSummary, Algorithm, GoldAgreement, GoldSummary, RankSettings, Ranking,
     RetrieverAgreement, gold_agreement, retriever_agreement, summarize, summarize_gold,
@@ -114,18 +115,33 @@ pub fn default_out(data: &Path, suffix: &str) -> PathBuf {
     PathBuf::from("runs").join(format!("{stem}-{suffix}"))
 }
 
-/// The ranking settings of these flags.
-pub fn rank_settings(args: &RankingArgs, seed: u64, concurrency: usize) -> RankSettings {
-    RankSettings {
+/// The ranking settings of these flags. Calls that show several contexts get the judge's
+/// `context_window` less [`LIST_ANSWER_TOKENS`] for their prompt.
+pub fn rank_settings(
+    args: &RankingArgs,
+    seed: u64,
+    concurrency: usize,
+    context_window: u64,
+) -> RankSettings {
+    let mut settings = RankSettings {
         algorithm: match args.algorithm {
-            AlgorithmArg::Fast => Algorithm::BradleyTerry,
+            AlgorithmArg::Listwise => Algorithm::Listwise,
+            AlgorithmArg::BradleyTerry => Algorithm::BradleyTerry,
             AlgorithmArg::Insertion => Algorithm::Insertion,
         },
         seed,
         max_in_flight: concurrency.max(rageval_rank::DEFAULT_MAX_IN_FLIGHT),
+        grade_batch: args.grade_batch,
+        max_prompt_tokens: Some(
+            usize::try_from(context_window)
+                .unwrap_or(usize::MAX)
+                .saturating_sub(LIST_ANSWER_TOKENS),
+        ),
         insertion_both_orders: args.both_orders,
         ..RankSettings::default()
-    }
+    };
+    settings.listwise.window = args.window;
+    settings
 }
 
 /// Gold labels of `sample`'s contexts: by id when it lists reference context ids, else by
@@ -215,6 +231,7 @@ pub fn summarize_rankings(rankings: &[QuestionRanking]) -> RankSummary {
         calls: json!({
             "grade": sum(|r| r.calls.grade),
             "compare": sum(|r| r.calls.compare),
+            "order": sum(|r| r.calls.order),
             "failed": sum(|r| r.calls.failed),
             "total": sum(|r| r.calls.total()),
         }),
@@ -303,7 +320,12 @@ pub fn run(args: &RankArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         data.samples,
     )?;
     let setup = task_judge(&args.judge)?;
-    let settings = rank_settings(&args.ranking, data.seed, setup.concurrency);
+    let settings = rank_settings(
+        &args.ranking,
+        data.seed,
+        setup.concurrency,
+        args.judge.context_window,
+    );
     let path = data
         .out
         .clone()

@@ -37,7 +37,12 @@ pub fn run(mut args: Box<PipelineArgs>, out: &mut dyn Write) -> anyhow::Result<E
     )?;
     let setup = task_judge(&eval.judge)?;
     require_writer(&setup)?;
-    let ranking = rank_settings(&args.ranking, eval.seed, setup.concurrency);
+    let ranking = rank_settings(
+        &args.ranking,
+        eval.seed,
+        setup.concurrency,
+        eval.judge.context_window,
+    );
     let reference = reference_settings(&args.reference, &eval.judge, eval.seed, setup.concurrency)?;
     let root = eval
         .out

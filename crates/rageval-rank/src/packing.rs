@@ -1,5 +1,6 @@
 //! Fitting text into a prompt window: splitting a text that is too long alone, and packing
-//! consecutive items into groups that fit. Both take a `fits` test that counts the tokens of
+//! consecutive items (texts, or context indices for the ranking's batches and windows) into
+//! groups that fit. Both take a `fits` test that counts the tokens of
 //! exactly the prompt that would be sent, so a group is only ever formed after its own count
 //! was checked.
 
@@ -62,7 +63,7 @@ pub fn split_to_fit(text: &str, fits: impl Fn(&str) -> bool) -> Option<Vec<&str>
 /// Packs `items` in order into groups of at most `max_items` (0 counts as 1) that pass
 /// `fits`, greedily: an item joins the current group when the group with it still fits.
 /// An item that does not fit even alone gets a group of its own; callers check.
-pub fn pack(items: &[&str], max_items: usize, fits: impl Fn(&[&str]) -> bool) -> Vec<Range<usize>> {
+pub fn pack<T>(items: &[T], max_items: usize, fits: impl Fn(&[T]) -> bool) -> Vec<Range<usize>> {
     let max_items = max_items.max(1);
     let mut groups = Vec::new();
     let mut start = 0;
@@ -78,6 +79,17 @@ pub fn pack(items: &[&str], max_items: usize, fits: impl Fn(&[&str]) -> bool) ->
         groups.push(start..items.len());
     }
     groups
+}
+
+/// The size of each of the fewest groups of at most `max_items` (0 counts as 1) that hold
+/// `count` items, made as equal as possible: 61 items at most 10 a group give groups of 9
+/// (and one of 7) rather than six of 10 and a lone one.
+pub fn balanced_size(count: usize, max_items: usize) -> usize {
+    let max_items = max_items.max(1);
+    match count.div_ceil(max_items) {
+        0 => max_items,
+        groups => count.div_ceil(groups),
+    }
 }
 
 #[cfg(test)]
@@ -125,6 +137,15 @@ mod tests {
         assert_eq!(pack(&items, 2, fits), vec![0..2, 2..3, 3..4, 4..6, 6..7]);
         let too_long = ["xxxxxxxxx", "y"];
         assert_eq!(pack(&too_long, 5, fits), vec![0..1, 1..2]);
-        assert!(pack(&[], 5, fits).is_empty());
+        assert!(pack::<&str>(&[], 5, fits).is_empty());
+    }
+
+    #[test]
+    fn balanced_sizes_leave_no_lone_remainder() {
+        assert_eq!(balanced_size(61, 10), 9);
+        assert_eq!(balanced_size(60, 10), 10);
+        assert_eq!(balanced_size(7, 10), 7);
+        assert_eq!(balanced_size(0, 10), 10);
+        assert_eq!(balanced_size(5, 0), 1);
     }
 }

@@ -57,7 +57,7 @@ pub const KIND: &str = "gguf";
 /// (a few statements or verdicts with one-sentence reasons).
 pub const DEFAULT_GGUF_MAX_TOKENS: usize = 512;
 /// Context window by default (see [`GgufOptions::context_tokens`]).
-pub const DEFAULT_GGUF_CONTEXT: u32 = 4096;
+pub const DEFAULT_GGUF_CONTEXT: u32 = 8192;
 
 impl Default for GgufOptions {
     fn default() -> Self {

@@ -134,6 +134,23 @@ pub enum JudgeError {
         reason: String,
     },
 
+    /// The prompt does not fit the model's context window with room for the answer. Not
+    /// retryable as is: the caller may ask again with less material (fewer contexts).
+    #[error(
+        "{model}: the prompt has {prompt_tokens} tokens and the answer needs up to \
+         {answer_tokens}; the context window holds {window}"
+    )]
+    PromptTooLong {
+        /// The model (a GGUF file's path).
+        model: String,
+        /// Tokens of the prompt in the model's own tokenizer.
+        prompt_tokens: u64,
+        /// Tokens kept free for the answer.
+        answer_tokens: u64,
+        /// The context window in tokens.
+        window: u64,
+    },
+
     /// A background task died (a panic inside the cache thread or a batch member).
     #[error("judge task failed: {0}")]
     Task(String),

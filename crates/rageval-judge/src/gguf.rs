@@ -57,7 +57,7 @@ pub const KIND: &str = "gguf";
 /// (a few statements or verdicts with one-sentence reasons).
 pub const DEFAULT_GGUF_MAX_TOKENS: usize = 512;
 /// Context window by default (see [`GgufOptions::context_tokens`]).
-pub const DEFAULT_GGUF_CONTEXT: u32 = 4096;
+pub const DEFAULT_GGUF_CONTEXT: u32 = 8192;
 
 impl Default for GgufOptions {
     fn default() -> Self {
@@ -134,6 +134,43 @@ impl ChatModel for GgufChat {
             })
             .map_err(|_| stopped())?;
         answer.await.map_err(|_| stopped())?
+    }
+}
+
+/// Why the decoding thread gave no answer to one request.
+enum Failure {
+    /// The prompt leaves too little room for the answer in the window.
+    PromptTooLong {
+        prompt: usize,
+        answer: usize,
+        window: usize,
+    },
+    /// Anything else llama.cpp or the grammar reported.
+    Reason(String),
+}
+
+impl From<String> for Failure {
+    fn from(reason: String) -> Self {
+        Failure::Reason(reason)
+    }
+}
+
+impl Failure {
+    fn into_error(self, path: &Path) -> JudgeError {
+        let tokens = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
+        match self {
+            Failure::PromptTooLong {
+                prompt,
+                answer,
+                window,
+            } => JudgeError::PromptTooLong {
+                model: path.display().to_string(),
+                prompt_tokens: tokens(prompt),
+                answer_tokens: tokens(answer),
+                window: tokens(window),
+            },
+            Failure::Reason(reason) => local_error(path, reason),
+        }
     }
 }
 
@@ -242,7 +279,7 @@ fn serve(
             decoder.answer(&mut context, &job.request, &job.reply)
         }));
         let answer = match answer {
-            Ok(Some(answer)) => answer.map_err(|reason| local_error(path, reason)),
+            Ok(Some(answer)) => answer.map_err(|failure| failure.into_error(path)),
             Ok(None) => continue,
             Err(_) => Err(local_error(
                 path,
@@ -252,6 +289,11 @@ fn serve(
         let _ = job.reply.send(answer);
     }
 }
+
+/// Tokens looked back on by the repetition penalty.
+const REPEAT_PENALTY_LAST_N: i32 = 64;
+/// Divisor of a recently seen token's logit (llama.cpp's long-standing default).
+const REPEAT_PENALTY: f32 = 1.1;
 
 /// How many tokens pass between checks that the caller still waits for the answer.
 const CANCEL_CHECK_EVERY: usize = 16;
@@ -271,29 +313,38 @@ impl Decoder<'_> {
         context: &mut LlamaContext<'_>,
         request: &ChatRequest,
         reply: &oneshot::Sender<Result<ChatResponse, JudgeError>>,
-    ) -> Option<Result<ChatResponse, String>> {
-        let prompt = match self.prompt_tokens(request, context.n_ctx() as usize) {
+    ) -> Option<Result<ChatResponse, Failure>> {
+        let prompt = match self.prompt_tokens(request) {
             Ok(prompt) => prompt,
-            Err(reason) => return Some(Err(reason)),
+            Err(reason) => return Some(Err(reason.into())),
         };
         let window = context.n_ctx() as usize;
-        let room = window - prompt.len();
         // A small model can loop inside a string the grammar leaves open; without a caller's
         // bound, answers stop at DEFAULT_GGUF_MAX_TOKENS (a cut answer is re-asked, then
         // fails with its reason) rather than filling the whole window.
         let limit = request
             .sampling
             .max_tokens
-            .map_or(DEFAULT_GGUF_MAX_TOKENS, |m| m as usize)
-            .min(room);
+            .map_or(DEFAULT_GGUF_MAX_TOKENS, |m| m as usize);
+        // A prompt that leaves less than this for the answer is refused before decoding: the
+        // answer would be cut off, and the caller can ask again with less material.
+        let answer_room = limit.min(window / 2).max(1);
+        if prompt.len() + answer_room > window {
+            return Some(Err(Failure::PromptTooLong {
+                prompt: prompt.len(),
+                answer: answer_room,
+                window,
+            }));
+        }
+        let limit = limit.min(window - prompt.len());
         let mut sampling = match self.samplers(request) {
             Ok(sampling) => sampling,
-            Err(reason) => return Some(Err(reason)),
+            Err(reason) => return Some(Err(reason.into())),
         };
         context.clear_kv_cache();
         let mut batch = LlamaBatch::new(context.n_batch() as usize, 1);
         if let Err(reason) = feed(context, &mut batch, &prompt, 0) {
-            return Some(Err(reason));
+            return Some(Err(reason.into()));
         }
         let vocab = self.model.vocab();
         let mut generated: Vec<LlamaToken> = Vec::new();
@@ -304,7 +355,7 @@ impl Decoder<'_> {
             }
             let token = match sampling.next(context, batch.n_tokens() - 1) {
                 Ok(token) => token,
-                Err(reason) => return Some(Err(reason)),
+                Err(reason) => return Some(Err(reason.into())),
             };
             if vocab.is_eog(token) {
                 finish = "stop";
@@ -316,7 +367,7 @@ impl Decoder<'_> {
             }
             let position = prompt.len() + generated.len() - 1;
             if let Err(reason) = feed(context, &mut batch, &[token], position) {
-                return Some(Err(reason));
+                return Some(Err(reason.into()));
             }
         }
         let bytes = vocab.detokenize(&generated, false, false);
@@ -330,13 +381,8 @@ impl Decoder<'_> {
         }))
     }
 
-    /// The conversation through the chat template, tokenized; fails when it leaves no room
-    /// to answer in the context window.
-    fn prompt_tokens(
-        &self,
-        request: &ChatRequest,
-        window: usize,
-    ) -> Result<Vec<LlamaToken>, String> {
+    /// The conversation through the chat template, tokenized.
+    fn prompt_tokens(&self, request: &ChatRequest) -> Result<Vec<LlamaToken>, String> {
         let messages = request
             .messages
             .iter()
@@ -361,22 +407,25 @@ impl Decoder<'_> {
         if tokens.len() > 1 && tokens[0] == bos && tokens[1] == bos {
             tokens.remove(0);
         }
-        if tokens.len() >= window {
-            return Err(format!(
-                "the prompt has {} tokens; the context window holds {window} with room to \
-                 answer (GgufOptions::context_tokens)",
-                tokens.len()
-            ));
-        }
         Ok(tokens)
     }
 
     fn samplers(&mut self, request: &ChatRequest) -> Result<Sampling, String> {
         let sampling = &request.sampling;
+        // Greedy decoding of a small model falls into loops ("2022 年，2022 年，…") that fill
+        // the answer budget; a mild penalty on the last tokens breaks them. The grammar still
+        // decides what may follow, so JSON punctuation is never penalised out.
+        let penalties = LlamaSampler::penalties(
+            self.model.n_vocab(),
+            REPEAT_PENALTY_LAST_N,
+            REPEAT_PENALTY,
+            0.0,
+            0.0,
+        );
         let picker = if sampling.temperature <= 0.0 {
-            LlamaSampler::greedy()
+            LlamaSampler::chain_simple([penalties, LlamaSampler::greedy()])
         } else {
-            let mut chain = Vec::new();
+            let mut chain = vec![penalties];
             if let Some(p) = sampling.top_p {
                 chain.push(LlamaSampler::top_p(p, 1));
             }
@@ -449,6 +498,7 @@ impl Sampling {
     fn next(&mut self, context: &LlamaContext<'_>, index: i32) -> Result<LlamaToken, String> {
         let choice = pick(&mut self.picker, context.token_data_array_ith(index))?;
         let Some(grammar) = self.grammar.as_mut() else {
+            self.picker.accept(choice);
             return Ok(choice);
         };
         let mut single =
@@ -467,6 +517,7 @@ impl Sampling {
         grammar
             .try_accept(token)
             .map_err(|e| format!("the grammar rejected a token it allowed: {e}"))?;
+        self.picker.accept(token);
         Ok(token)
     }
 }

@@ -7,6 +7,11 @@
 //! task's answer into a [`Generated`]. When the model says the contexts do not contain the
 //! answer, the baseline answers so in the question's language, as a RAG system told to
 //! answer only from its contexts does, and marks the record (`found: false`).
+//!
+//! A prompt too long for the chat model's context window (a small local model reading five
+//! Chinese passages) is asked again without the lowest-ranked context, until it fits; the
+//! record then holds only the contexts the answer was written from, so that faithfulness
+//! is judged against what the model read, and says how many were left out.
 
 use rageval_core::Sample;
 use rageval_judge::{BoxFuture, ChatModel as _};
@@ -69,15 +74,17 @@ impl Generator for BaselineGenerator {
         contexts: &'a [Retrieved],
     ) -> BoxFuture<'a, Result<Generated, SourceError>> {
         Box::pin(async move {
-            let task = AnswerFromContexts {
-                question: sample.question.clone(),
-                contexts: contexts.iter().map(|c| c.text.clone()).collect(),
+            let mut kept = contexts.len();
+            let judged = loop {
+                let task = AnswerFromContexts {
+                    question: sample.question.clone(),
+                    contexts: contexts[..kept].iter().map(|c| c.text.clone()).collect(),
+                };
+                match self.tasks.answer_from_contexts(&task).await {
+                    Err(error) if error.is_prompt_too_long() && kept > 1 => kept -= 1,
+                    other => break other.map_err(SourceError::Answer)?,
+                }
             };
-            let judged = self
-                .tasks
-                .answer_from_contexts(&task)
-                .await
-                .map_err(SourceError::Answer)?;
             let found = judged.value.answer.is_some();
             let answer = judged.value.answer.clone().unwrap_or_else(|| {
                 match self.lang.pick(&sample.question) {
@@ -115,9 +122,19 @@ impl Generator for BaselineGenerator {
                 }),
             );
             details.insert("cached".into(), Value::Bool(judged.cached));
+            let cut = kept < contexts.len();
+            if cut {
+                details.insert(
+                    "contexts_left_out".into(),
+                    json!({
+                        "count": contexts.len() - kept,
+                        "why": "the prompt did not fit the chat model's context window",
+                    }),
+                );
+            }
             Ok(Generated {
                 answer,
-                contexts: None,
+                contexts: cut.then(|| contexts[..kept].to_vec()),
                 attempts: 1,
                 details,
             })

@@ -174,8 +174,11 @@ async fn ask(
     let started = Instant::now();
     let (contexts, generated) = match source {
         ContextSource::Retriever(retriever) => {
-            let contexts = retriever.retrieve(sample).await?;
-            let generated = generator.generate(sample, &contexts).await?;
+            let retrieved = retriever.retrieve(sample).await?;
+            let generated = generator.generate(sample, &retrieved).await?;
+            // A generator that says which contexts it answered from (e.g. the baseline after
+            // leaving some out to fit its window) is judged against those.
+            let contexts = generated.contexts.clone().unwrap_or(retrieved);
             (contexts, generated)
         }
         ContextSource::Generator => {

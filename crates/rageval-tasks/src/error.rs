@@ -73,6 +73,18 @@ impl TaskError {
         }
     }
 
+    /// Whether the prompt did not fit the chat model's context window: asking again with
+    /// less material (fewer contexts) may succeed.
+    pub fn is_prompt_too_long(&self) -> bool {
+        matches!(
+            self,
+            TaskError::Judge {
+                source: JudgeError::PromptTooLong { .. },
+                ..
+            }
+        )
+    }
+
     /// The task that failed, when the error concerns one.
     pub fn task(&self) -> Option<TaskKind> {
         match self {

@@ -463,8 +463,10 @@ pub struct IndexArgs {
     #[arg(long)]
     pub overwrite: bool,
 
-    /// Also embed every chunk with this model, for vector and hybrid search, on the
-    /// OpenAI-compatible endpoint of RAGEVAL_JUDGE_BASE_URL (key: RAGEVAL_JUDGE_API_KEY)
+    /// Also embed every chunk, for vector and hybrid search: `minilm` for the embedded
+    /// all-MiniLM-L6-v2 (no endpoint; scripts/fetch-models.sh provides it), any other name
+    /// for that model on the OpenAI-compatible endpoint of RAGEVAL_JUDGE_BASE_URL (key:
+    /// RAGEVAL_JUDGE_API_KEY)
     #[arg(long, value_name = "MODEL")]
     pub embed_model: Option<String>,
 }

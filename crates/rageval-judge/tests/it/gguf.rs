@@ -208,7 +208,7 @@ async fn temperature_zero_repeats_itself_and_max_tokens_is_a_hard_cap() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_prompt_longer_than_the_context_fails_clearly() {
-    let request = plain(&"word ".repeat(5000), 10);
+    let request = plain(&"word ".repeat(9000), 10);
     let error = model().chat(&request).await.expect_err("too long");
     let message = error.to_string();
     assert!(
@@ -216,6 +216,36 @@ async fn a_prompt_longer_than_the_context_fails_clearly() {
         "{message}"
     );
     assert!(message.contains("context window"), "{message}");
+    assert!(
+        matches!(error, rageval_judge::JudgeError::PromptTooLong { prompt_tokens, window, .. }
+            if prompt_tokens > window),
+        "{error:?}"
+    );
+}
+
+/// A prompt that fits the window but leaves less than the answer's room is refused before
+/// decoding (the answer would be cut off), as the same typed error.
+#[tokio::test]
+async fn a_prompt_without_room_for_the_answer_is_too_long() {
+    // About 7,900 tokens: under the 8,192 window, over it with 512 kept for the answer.
+    let request = plain(&"word ".repeat(7900), 10);
+    let unbounded = ChatRequest {
+        sampling: Sampling::default(),
+        ..request
+    };
+    let error = model().chat(&unbounded).await.expect_err("no room");
+    match error {
+        rageval_judge::JudgeError::PromptTooLong {
+            prompt_tokens,
+            answer_tokens,
+            window,
+            ..
+        } => {
+            assert!(prompt_tokens < window, "{prompt_tokens} {window}");
+            assert!(prompt_tokens + answer_tokens > window);
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 /// Opening `contents` (or nothing, when `None`) as `name` fails with a message holding the

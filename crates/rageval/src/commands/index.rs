@@ -9,7 +9,7 @@ use anyhow::{Context as _, bail};
 use rageval_sources::local::{expand_inputs, load};
 use rageval_sources::{IndexBuilder, Splitter};
 
-use super::sources::{ENDPOINT_EMBEDDER, embedder, runtime};
+use super::sources::{embedder_for_flag, runtime};
 use crate::cli::IndexArgs;
 
 pub fn run(args: &IndexArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
@@ -41,7 +41,7 @@ pub fn run(args: &IndexArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let embedder = args
         .embed_model
         .as_deref()
-        .map(|model| embedder(ENDPOINT_EMBEDDER, model))
+        .map(embedder_for_flag)
         .transpose()?;
     let manifest =
         runtime()?.block_on(builder.write(&args.out, args.overwrite, embedder.as_ref()))?;

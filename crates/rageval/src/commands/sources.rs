@@ -4,8 +4,9 @@
 use std::io::Write;
 
 use anyhow::{Context as _, bail};
+use rageval_judge::minilm::KIND as MINILM_KIND;
 use rageval_judge::settings::ENV_JUDGE_MODEL;
-use rageval_judge::{AnyEmbedder, EndpointSettings, OpenAiBackend};
+use rageval_judge::{AnyEmbedder, EndpointSettings, ModelFiles, OnFirstUse, OpenAiBackend};
 use rageval_sources::{LocalIndex, Ranking};
 
 use crate::cli::RankingArg;
@@ -43,12 +44,32 @@ fn openai_embedder(model: &str) -> anyhow::Result<AnyEmbedder> {
 /// The backend kind of an OpenAI-compatible embedding endpoint, as index manifests record it.
 pub const ENDPOINT_EMBEDDER: &str = "openai";
 
+/// `--embed-model` value that picks the embedded all-MiniLM-L6-v2 instead of an endpoint.
+pub const EMBEDDED_MODEL_FLAG: &str = "minilm";
+
+/// The embedder `--embed-model MODEL` names: the embedded MiniLM for
+/// [`EMBEDDED_MODEL_FLAG`], otherwise `MODEL` at the judge's endpoint.
+pub fn embedder_for_flag(model: &str) -> anyhow::Result<AnyEmbedder> {
+    if model == EMBEDDED_MODEL_FLAG {
+        embedder(MINILM_KIND, model)
+    } else {
+        embedder(ENDPOINT_EMBEDDER, model)
+    }
+}
+
 /// The embedder of backend `kind` with `model`: the one place where `index`, `search` and
 /// `collect` turn a backend kind (a flag, or an index manifest's `embedding.kind`) into an
-/// embedder. An embedded model plugs in here as another arm.
+/// embedder.
 pub fn embedder(kind: &str, model: &str) -> anyhow::Result<AnyEmbedder> {
     match kind {
         ENDPOINT_EMBEDDER => openai_embedder(model),
+        // The embedded model is one file set: whatever name the manifest kept, it is found
+        // by the models folder's search order (`docs/local-models.md`).
+        MINILM_KIND => {
+            let files =
+                ModelFiles::locate(None).context("cannot use the embedded all-MiniLM-L6-v2")?;
+            Ok(AnyEmbedder::new(OnFirstUse::minilm(files.minilm)))
+        }
         other => bail!(
             "the index was embedded by a `{other}` backend, which this build cannot load; use --ranking bm25"
         ),

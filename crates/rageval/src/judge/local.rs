@@ -27,10 +27,11 @@ pub struct LocalModels {
     pub missing: Option<String>,
 }
 
-/// Prompt tokens a sample may fill when the GGUF model judges: half its context window,
-/// leaving the rest for the answer and for the gap between the binary's estimate (a quarter
-/// of the characters) and the model's own tokenizer.
-pub const GGUF_PROMPT_WINDOW: u64 = DEFAULT_GGUF_CONTEXT as u64 / 2;
+/// Prompt tokens a sample's material may fill when the GGUF model judges: a quarter of its
+/// context window (SmolLM2's 8,192), leaving room for the template, the answer (512) and the
+/// gap between the binary's token estimate and the model's own tokenizer, which on Chinese
+/// text counts about twice as many tokens.
+pub const GGUF_PROMPT_WINDOW: u64 = DEFAULT_GGUF_CONTEXT as u64 / 4;
 
 impl LocalModels {
     /// Finds the models; none found is an error only when the folder was named

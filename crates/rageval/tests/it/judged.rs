@@ -142,7 +142,7 @@ fn heuristic_judge_scores_fiqa_and_explains_what_it_cannot_judge() {
 
 /// The S4 article's Chinese test set (shared/validation/ai-learn-kids-coding-zh) with its
 /// gold answer as the response and its gold chunk as the only context.
-fn kids_coding_dataset(dir: &Path) -> std::path::PathBuf {
+pub fn kids_coding_dataset(dir: &Path) -> std::path::PathBuf {
     let source = repo_root().join("../shared/validation/ai-learn-kids-coding-zh/qa_test_100.jsonl");
     let text = fs::read_to_string(source).unwrap();
     let rows: Vec<String> = text

@@ -165,3 +165,46 @@ fn judge_gguf_names_a_model_file_and_bad_values_are_usage_errors() {
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("gguf:PATH"), "{}", stderr(&output));
 }
+
+/// Issue 3's two real sets on the embedded defaults, every judged metric: FiQA (English,
+/// ragas's sample) and the S4 kids-coding set (Chinese), two samples each — a CI-sized cut
+/// of a run that takes about half a minute per sample here.
+#[test]
+fn fiqa_and_kids_coding_score_every_judged_metric_on_the_embedded_defaults() {
+    let dir = tempfile::tempdir().unwrap();
+    let fiqa = crate::repo_root().join("examples/fiqa-30.jsonl");
+    let kids = crate::judged::kids_coding_dataset(dir.path());
+    for (name, data) in [("fiqa", fiqa), ("kids", kids)] {
+        let output = rageval(
+            dir.path(),
+            &[
+                "eval",
+                data.to_str().unwrap(),
+                "--metrics",
+                crate::judged::JUDGED,
+                "--samples",
+                "2",
+                "--out",
+                name,
+            ],
+        );
+        assert!(output.status.success(), "{name}: {}", stderr(&output));
+        let metrics = crate::judged::JUDGED.split(',').count();
+        let lines = checked_cells(&dir.path().join(name), 2, metrics);
+        let failed: Vec<&Value> = lines.iter().filter(|l| l["status"] == "failed").collect();
+        assert!(failed.is_empty(), "{name}: {failed:?}");
+        for metric in [
+            "faithfulness",
+            "context_recall",
+            "answer_relevance",
+            "semantic_similarity",
+            "context_entity_recall",
+        ] {
+            let scored = lines
+                .iter()
+                .filter(|l| l["metric"] == metric && l["status"] == "score")
+                .count();
+            assert_eq!(scored, 2, "{name}: {metric}");
+        }
+    }
+}

@@ -273,3 +273,48 @@ fn endpoint_embeddings_serve_vector_and_hybrid_search() {
     assert_eq!(data.lines().count(), 3);
     assert!(data.contains("hybrid"), "the retriever is named: {data}");
 }
+
+/// `--embed-model minilm` embeds every chunk with the embedded all-MiniLM-L6-v2 (no
+/// endpoint); the index records it, and vector and hybrid search load it again by itself.
+#[test]
+fn the_embedded_minilm_serves_vector_and_hybrid_search_without_an_endpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let chunks = kids().join("doc_chunks.jsonl");
+    let out = super::rageval(
+        dir.path(),
+        &[
+            "index",
+            chunks.to_str().unwrap(),
+            "--out",
+            "kids.index",
+            "--embed-model",
+            "minilm",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("(384 dimensions)"),
+        "{}",
+        stdout(&out)
+    );
+    let manifest =
+        std::fs::read_to_string(dir.path().join("kids.index/rageval-index.json")).unwrap();
+    assert!(manifest.contains("\"minilm\""), "{manifest}");
+    for ranking in ["vector", "hybrid"] {
+        let out = super::rageval(
+            dir.path(),
+            &[
+                "search",
+                "kids.index",
+                "What is the market size of kids coding education?",
+                "-k",
+                "3",
+                "--ranking",
+                ranking,
+                "--json",
+            ],
+        );
+        assert!(out.status.success(), "{ranking}: {}", stderr(&out));
+        assert_eq!(stdout(&out).lines().count(), 3, "{ranking}");
+    }
+}

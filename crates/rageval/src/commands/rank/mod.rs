@@ -58,6 +58,9 @@ pub struct TaskSetup {
     pub description: Value,
     /// The limiter's ceiling on calls in flight.
     pub concurrency: usize,
+    /// Prompt tokens a call may fill: `--context-window`, bounded by a local chat model's
+    /// own window (`JudgeSetup::window`).
+    pub context_window: u64,
 }
 
 /// The judge from `--judge-*` flags, resolved as `eval` resolves it.
@@ -74,10 +77,16 @@ pub fn task_judge(args: &JudgeArgs) -> anyhow::Result<TaskSetup> {
         .cloned()
         .context("no judge is configured")?
         .with_lang(lang);
+    let context_window = setup
+        .window(args.context_window)
+        .map_or(args.context_window, |w| {
+            u64::try_from(w).unwrap_or(u64::MAX)
+        });
     Ok(TaskSetup {
         judge,
         description: setup.description,
         concurrency: setup.concurrency,
+        context_window,
     })
 }
 
@@ -324,7 +333,7 @@ pub fn run(args: &RankArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         &args.ranking,
         data.seed,
         setup.concurrency,
-        args.judge.context_window,
+        setup.context_window,
     );
     let path = data
         .out

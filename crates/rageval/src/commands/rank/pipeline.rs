@@ -41,9 +41,14 @@ pub fn run(mut args: Box<PipelineArgs>, out: &mut dyn Write) -> anyhow::Result<E
         &args.ranking,
         eval.seed,
         setup.concurrency,
-        eval.judge.context_window,
+        setup.context_window,
     );
-    let reference = reference_settings(&args.reference, &eval.judge, eval.seed, setup.concurrency)?;
+    let reference = reference_settings(
+        &args.reference,
+        setup.context_window,
+        eval.seed,
+        setup.concurrency,
+    )?;
     let root = eval
         .out
         .clone()

@@ -26,7 +26,7 @@ use serde_json::json;
 
 use super::output::{OutputDir, write_file};
 use super::{TaskSetup, default_out, note, read_samples, runtime, task_judge};
-use crate::cli::{JudgeArgs, ReferenceArgs, ReferenceModeArg, ReferenceOptions};
+use crate::cli::{ReferenceArgs, ReferenceModeArg, ReferenceOptions};
 
 /// Per question, one JSON line.
 pub const REFERENCES_FILE: &str = "references.jsonl";
@@ -48,18 +48,18 @@ pub struct QuestionReference {
     pub error: Option<String>,
 }
 
-/// The reference settings of these flags and judge window.
+/// The reference settings of these flags and the judge's window (`TaskSetup::context_window`).
 pub fn reference_settings(
     options: &ReferenceOptions,
-    judge: &JudgeArgs,
+    context_window: u64,
     seed: u64,
     concurrency: usize,
 ) -> anyhow::Result<ReferenceSettings> {
-    let Some(window) = judge.context_window.checked_sub(options.answer_tokens) else {
+    let Some(window) = context_window.checked_sub(options.answer_tokens) else {
         bail!(
-            "--answer-tokens {} leaves no room for a prompt in --context-window {}",
+            "--answer-tokens {} leaves no room for a prompt in the judge's context window {}",
             options.answer_tokens,
-            judge.context_window
+            context_window
         );
     };
     if window == 0 {
@@ -212,7 +212,12 @@ pub fn run(args: &ReferenceArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode
     )?;
     let setup = task_judge(&args.judge)?;
     require_writer(&setup)?;
-    let settings = reference_settings(&args.reference, &args.judge, data.seed, setup.concurrency)?;
+    let settings = reference_settings(
+        &args.reference,
+        setup.context_window,
+        data.seed,
+        setup.concurrency,
+    )?;
     let path = data
         .out
         .clone()

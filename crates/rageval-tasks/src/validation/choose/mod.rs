@@ -330,9 +330,7 @@ pub fn sweep_grade(data: &SweepData, lang: Lang) -> Sweep {
 
 /// Pairwise preference, on every two passages of a question with different labels: the
 /// larger signal wins beyond the margin (the threshold), else the more focused passage
-/// beyond it, else a tie. The score is built so that comparing two passages' scores gives
-/// the rule's verdict only within a margin of zero; the margin is applied in
-/// [`preference_figures`].
+/// beyond it, else a tie (half a point).
 pub fn sweep_pairwise(data: &SweepData, lang: Lang) -> Sweep {
     let sets = set_names(data.passages.iter().map(|p| (p.set, p.lang)), lang);
     rank(

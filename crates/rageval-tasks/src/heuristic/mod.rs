@@ -15,15 +15,16 @@
 //! It writes no text beyond sentence splitting: questions, entities and answers need a
 //! model.
 
-mod sentences;
+pub(crate) mod sentences;
 mod stopwords;
-mod verdicts;
-mod words;
+pub(crate) mod verdicts;
+pub(crate) mod words;
 
 use rageval_judge::{Judge, Models, Usage};
 
 use crate::error::TaskError;
 use crate::judged::{HeuristicInfo, Implementation, Judged, Threshold};
+use crate::prompt::Lang;
 use crate::task::{
     AnswerRubric, ContextOrder, ContextRelevance, ContextUsefulness, GradeRelevance,
     GradeRelevanceBatch, OrderContexts, PairwisePreference, Preference, QuestionSimilarity,
@@ -32,27 +33,72 @@ use crate::task::{
 };
 
 /// Version of the heuristic rules and thresholds, reported with every verdict.
-pub const HEURISTIC_VERSION: u32 = 1;
+pub const HEURISTIC_VERSION: u32 = 2;
+
+/// A threshold per script: English (and any non-Chinese text) and Chinese. Each value was
+/// chosen on the development half of the shared labelled sets
+/// ([`validation::choose`](crate::validation::choose)); `docs/judges.md` has the figures.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ByScript {
+    /// For English and other non-Chinese text.
+    pub en: f64,
+    /// For Chinese text.
+    pub zh: f64,
+}
+
+impl ByScript {
+    /// The value for `lang`.
+    pub fn get(self, lang: Lang) -> f64 {
+        match lang {
+            Lang::En => self.en,
+            Lang::Zh => self.zh,
+        }
+    }
+
+    /// The value for the script of `text` (Chinese when Han characters dominate).
+    pub fn for_text(self, text: &str) -> f64 {
+        self.get(Lang::detect(text))
+    }
+}
 
 /// A statement is fully supported when one context holds at least this share of its content
-/// words (and every number it states appears in the contexts).
-pub const SUPPORT_FULL: f64 = 0.8;
+/// words (and every number it states appears in the contexts); by the statement's script.
+pub const SUPPORT_FULL: ByScript = ByScript { en: 0.75, zh: 0.9 };
 
 /// A statement is partially supported when the contexts together hold at least this share.
+/// (Faithfulness counts only full support, so no figure depends on it.)
 pub const SUPPORT_PARTIAL: f64 = 0.5;
 
-/// A context is relevant when it holds at least this share of the question's content words.
-pub const RELEVANT_MIN: f64 = 0.5;
+/// A context is relevant when it holds at least this share of the question's content words;
+/// by the question's script.
+pub const RELEVANT_MIN: ByScript = ByScript { en: 0.45, zh: 0.75 };
 
 /// A context is useful when it holds at least this share of what the answer adds to the
-/// question.
-pub const USEFUL_MIN: f64 = 0.5;
+/// question; by the question's script.
+pub const USEFUL_MIN: ByScript = ByScript { en: 0.55, zh: 0.85 };
 
-/// Grades 1, 2 and 3 start at these shares of the question's content words in the context.
-pub const GRADE_BANDS: [f64; 3] = [0.25, 0.5, 0.75];
+/// Grades 1, 2 and 3 start at 1, 2 and 3 times this share of the question's content words
+/// in the context; by the question's script.
+pub const GRADE_BAND: ByScript = ByScript { en: 0.15, zh: 0.3 };
 
-/// Differences of coverage (or focus) up to this are no preference.
-pub const PAIRWISE_MARGIN: f64 = 0.05;
+/// Differences of coverage (or focus) up to this are no preference; by the question's
+/// script.
+pub const PAIRWISE_MARGIN: ByScript = ByScript { en: 0.2, zh: 0.05 };
+
+/// The threshold the heuristic's rule for `task` uses on `lang` text — the value the
+/// development sweep chose (a band width for grades, a margin for preferences); `None` for
+/// a task whose rule has no such threshold or was not chosen by the sweep.
+pub fn chosen_threshold(task: TaskKind, lang: Lang) -> Option<f64> {
+    let table = match task {
+        TaskKind::SupportVerdicts => SUPPORT_FULL,
+        TaskKind::ContextRelevance => RELEVANT_MIN,
+        TaskKind::ContextUsefulness => USEFUL_MIN,
+        TaskKind::GradeRelevance => GRADE_BAND,
+        TaskKind::PairwisePreference => PAIRWISE_MARGIN,
+        _ => return None,
+    };
+    Some(table.get(lang))
+}
 
 /// Two questions are similar when their content-word Dice overlap reaches this.
 pub const SIMILAR_OVERLAP: f64 = 0.5;
@@ -141,39 +187,42 @@ impl Heuristic {
             name: name.to_owned(),
             value,
         };
+        let by_script = |name: &str, values: ByScript| {
+            vec![
+                threshold(&format!("{name}.en"), values.en),
+                threshold(&format!("{name}.zh"), values.zh),
+            ]
+        };
         let (name, thresholds, embedder) = match task {
             TaskKind::SplitStatements => ("sentence_split", vec![], None),
             TaskKind::SupportVerdicts => (
                 "content_word_overlap",
                 vec![
-                    threshold("support_full", SUPPORT_FULL),
+                    threshold("support_full.en", SUPPORT_FULL.en),
+                    threshold("support_full.zh", SUPPORT_FULL.zh),
                     threshold("support_partial", SUPPORT_PARTIAL),
                 ],
                 None,
             ),
             TaskKind::ContextRelevance => (
                 "content_word_overlap",
-                vec![threshold("relevant_min", RELEVANT_MIN)],
+                by_script("relevant_min", RELEVANT_MIN),
                 None,
             ),
             TaskKind::ContextUsefulness => (
                 "content_word_overlap",
-                vec![threshold("useful_min", USEFUL_MIN)],
+                by_script("useful_min", USEFUL_MIN),
                 None,
             ),
             TaskKind::AnswerRubric => ("content_word_overlap", vec![], None),
             TaskKind::GradeRelevance | TaskKind::GradeRelevanceBatch => (
                 "content_word_overlap",
-                GRADE_BANDS
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &band)| threshold(&format!("grade_{}_from", i + 1), band))
-                    .collect(),
+                by_script("grade_band", GRADE_BAND),
                 None,
             ),
             TaskKind::PairwisePreference => (
                 "content_word_overlap",
-                vec![threshold("pairwise_margin", PAIRWISE_MARGIN)],
+                by_script("pairwise_margin", PAIRWISE_MARGIN),
                 None,
             ),
             TaskKind::OrderContexts => ("content_word_overlap", vec![], None),
@@ -267,7 +316,7 @@ impl Heuristic {
         self.judged(TaskKind::AnswerRubric, score, Usage::default(), false)
     }
 
-    /// See [`GRADE_BANDS`].
+    /// See [`GRADE_BAND`].
     pub fn grade_relevance(&self, task: &GradeRelevance) -> Judged<RelevanceGrade> {
         let grade = verdicts::grade(&task.question, &task.context);
         self.judged(TaskKind::GradeRelevance, grade, Usage::default(), false)

@@ -4,7 +4,7 @@
 
 use super::words::{Material, content_words, is_number, share};
 use super::{
-    GRADE_BANDS, NONCOMMITTAL, PAIRWISE_MARGIN, RELEVANT_MIN, SIMILAR_OVERLAP, SUPPORT_FULL,
+    GRADE_BAND, NONCOMMITTAL, PAIRWISE_MARGIN, RELEVANT_MIN, SIMILAR_OVERLAP, SUPPORT_FULL,
     SUPPORT_PARTIAL, USEFUL_MIN,
 };
 use crate::task::{
@@ -48,6 +48,7 @@ pub(crate) fn support(statement: &str, contexts: &[Material]) -> SupportVerdict 
         .map(String::as_str)
         .collect();
     let n = words.len();
+    let full = SUPPORT_FULL.for_text(statement);
     let numbers_note = if missing_numbers.is_empty() {
         String::new()
     } else {
@@ -57,13 +58,13 @@ pub(crate) fn support(statement: &str, contexts: &[Material]) -> SupportVerdict 
             if missing_numbers.len() == 1 { "s" } else { "" }
         )
     };
-    if best_share >= SUPPORT_FULL && missing_numbers.is_empty() {
+    if best_share >= full && missing_numbers.is_empty() {
         SupportVerdict {
             support: Support::FullySupported,
             context: Some(best),
             reason: format!(
                 "{best_share:.2} of the statement's {n} content words appear in context {} \
-                 (≥ {SUPPORT_FULL:.2})",
+                 (≥ {full:.2})",
                 best + 1
             ),
         }
@@ -74,7 +75,7 @@ pub(crate) fn support(statement: &str, contexts: &[Material]) -> SupportVerdict 
             reason: format!(
                 "{together:.2} of the statement's {n} content words appear in the contexts \
                  (≥ {SUPPORT_PARTIAL:.2}), at most {best_share:.2} in one context (context {}; \
-                 {SUPPORT_FULL:.2} needed for full support){numbers_note}",
+                 {full:.2} needed for full support){numbers_note}",
                 best + 1
             ),
         }
@@ -90,7 +91,32 @@ pub(crate) fn support(statement: &str, contexts: &[Material]) -> SupportVerdict 
     }
 }
 
-/// The share of the question's content words found in `context`, with a reason prefix.
+/// The share of the question's content words found in `context` (0 when the question has
+/// none): the overlap signal of the relevance-type verdicts.
+pub(crate) fn question_overlap(question: &str, context: &str) -> f64 {
+    question_coverage(question, &Material::new(context)).map_or(0.0, |(covered, _)| covered)
+}
+
+/// Per statement of a sample: the largest share of its content words one context holds,
+/// and whether every number it states appears in the contexts — what [`support`] compares
+/// with [`SUPPORT_FULL`]. `None` for a statement without content words.
+pub(crate) fn support_shares(statement: &str, contexts: &[Material]) -> Option<(f64, bool)> {
+    let words = content_words(statement);
+    if words.is_empty() {
+        return None;
+    }
+    let best = contexts
+        .iter()
+        .map(|c| c.coverage(&words))
+        .fold(0.0, f64::max);
+    let numbers = words
+        .iter()
+        .filter(|w| is_number(w))
+        .all(|w| contexts.iter().any(|c| c.contains(w)));
+    Some((best, numbers))
+}
+
+/// The share of a question's content words found in `context`, with a reason prefix.
 fn question_coverage(question: &str, context: &Material) -> Result<(f64, usize), String> {
     let words = content_words(question);
     if words.is_empty() {
@@ -108,11 +134,12 @@ pub(crate) fn relevance(question: &str, context: &str) -> RelevanceVerdict {
             reason,
         },
         Ok((covered, n)) => {
-            let relevant = covered >= RELEVANT_MIN;
+            let min = RELEVANT_MIN.for_text(question);
+            let relevant = covered >= min;
             RelevanceVerdict {
                 relevant,
                 reason: format!(
-                    "{covered:.2} of the question's {n} content words appear in the context ({} {RELEVANT_MIN:.2})",
+                    "{covered:.2} of the question's {n} content words appear in the context ({} {min:.2})",
                     if relevant { "≥" } else { "<" }
                 ),
             }
@@ -120,27 +147,37 @@ pub(crate) fn relevance(question: &str, context: &str) -> RelevanceVerdict {
     }
 }
 
-/// Grade by the question's coverage: below each of [`GRADE_BANDS`] the grade stops.
+/// Grade by the question's coverage: grade k from k × [`GRADE_BAND`].
 pub(crate) fn grade(question: &str, context: &str) -> RelevanceGrade {
     match question_coverage(question, &Material::new(context)) {
         Err(reason) => RelevanceGrade { grade: 0, reason },
         Ok((covered, n)) => {
-            let grade = GRADE_BANDS.iter().filter(|&&band| covered >= band).count() as u8;
+            let band = GRADE_BAND.for_text(question);
+            let grade = (1..=3u8)
+                .filter(|&k| covered >= band * f64::from(k))
+                .count() as u8;
             RelevanceGrade {
                 grade,
                 reason: format!(
                     "{covered:.2} of the question's {n} content words appear in the context \
                      (grade bands at {:.2}, {:.2}, {:.2})",
-                    GRADE_BANDS[0], GRADE_BANDS[1], GRADE_BANDS[2]
+                    band,
+                    2.0 * band,
+                    3.0 * band
                 ),
             }
         }
     }
 }
 
-/// Useful when the context holds at least [`USEFUL_MIN`] of what the answer adds to the
-/// question (its content words that are not the question's; all of them when it adds none).
-pub(crate) fn usefulness(question: &str, answer: &str, context: &str) -> UsefulnessVerdict {
+/// The share of what the answer adds to the question (its content words that are not the
+/// question's; all of them when it adds none) found in `context`, with how many words and
+/// which kind; `Err` with the reason when the answer has no content words.
+pub(crate) fn answer_overlap(
+    question: &str,
+    answer: &str,
+    context: &str,
+) -> Result<(f64, usize, &'static str), String> {
     let asked: Vec<String> = content_words(question);
     let all = content_words(answer);
     let added: Vec<String> = all.iter().filter(|w| !asked.contains(w)).cloned().collect();
@@ -150,18 +187,29 @@ pub(crate) fn usefulness(question: &str, answer: &str, context: &str) -> Usefuln
         (added, "content words beyond the question")
     };
     if words.is_empty() {
-        return UsefulnessVerdict {
-            useful: false,
-            reason: "the answer has no content words to look up".into(),
-        };
+        return Err("the answer has no content words to look up".into());
     }
-    let covered = Material::new(context).coverage(&words);
-    let useful = covered >= USEFUL_MIN;
+    Ok((Material::new(context).coverage(&words), words.len(), what))
+}
+
+/// Useful when the context holds at least [`USEFUL_MIN`] of what the answer adds to the
+/// question ([`answer_overlap`]).
+pub(crate) fn usefulness(question: &str, answer: &str, context: &str) -> UsefulnessVerdict {
+    let (covered, n, what) = match answer_overlap(question, answer, context) {
+        Ok(measured) => measured,
+        Err(reason) => {
+            return UsefulnessVerdict {
+                useful: false,
+                reason,
+            };
+        }
+    };
+    let min = USEFUL_MIN.for_text(question);
+    let useful = covered >= min;
     UsefulnessVerdict {
         useful,
         reason: format!(
-            "{covered:.2} of the answer's {} {what} appear in the context ({} {USEFUL_MIN:.2})",
-            words.len(),
+            "{covered:.2} of the answer's {n} {what} appear in the context ({} {min:.2})",
             if useful { "≥" } else { "<" }
         ),
     }
@@ -216,7 +264,7 @@ pub(crate) fn similarity(question: &str, candidate: &str) -> SimilarityVerdict {
 }
 
 /// The share of a context's sentences that mention a question word: how focused it is.
-fn focus(words: &[String], context: &str) -> f64 {
+pub(crate) fn focus(words: &[String], context: &str) -> f64 {
     let sentences = super::sentences::sentences(context);
     let on_topic = sentences
         .iter()
@@ -232,14 +280,15 @@ fn focus(words: &[String], context: &str) -> f64 {
 /// focused one (a larger share of sentences on the question's words); else a tie.
 pub(crate) fn pairwise(question: &str, first: &str, second: &str) -> Preference {
     let words = content_words(question);
+    let margin = PAIRWISE_MARGIN.for_text(question);
     let (a, b) = (
         Material::new(first).coverage(&words),
         Material::new(second).coverage(&words),
     );
     let pick = |x: f64, y: f64| {
-        if x - y > PAIRWISE_MARGIN {
+        if x - y > margin {
             Some(Preferred::First)
-        } else if y - x > PAIRWISE_MARGIN {
+        } else if y - x > margin {
             Some(Preferred::Second)
         } else {
             None
@@ -249,7 +298,7 @@ pub(crate) fn pairwise(question: &str, first: &str, second: &str) -> Preference 
         return Preference {
             preferred,
             reason: format!(
-                "the question's content words: {a:.2} appear in A, {b:.2} in B (margin {PAIRWISE_MARGIN:.2})"
+                "the question's content words: {a:.2} appear in A, {b:.2} in B (margin {margin:.2})"
             ),
         };
     }
@@ -258,7 +307,7 @@ pub(crate) fn pairwise(question: &str, first: &str, second: &str) -> Preference 
     Preference {
         preferred,
         reason: format!(
-            "the question's content words: {a:.2} appear in A, {b:.2} in B (within {PAIRWISE_MARGIN:.2}); \
+            "the question's content words: {a:.2} appear in A, {b:.2} in B (within {margin:.2}); \
              sentences mentioning them: {fa:.2} of A, {fb:.2} of B"
         ),
     }

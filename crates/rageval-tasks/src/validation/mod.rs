@@ -7,13 +7,22 @@
 //! - [`rgb`]: RGB's passages with and without the answer, and its counterfactual passages,
 //!   Chinese and English.
 //! - [`dureader`]: DuReader's documents with the annotators' selection, Chinese.
+//! - [`uhgeval`](mod@uhgeval) and [`cranfield`](mod@cranfield): readers of UHGEval's
+//!   keywords and Cranfield's graded judgements.
+//! - [`split`]: the seeded development / held-out split by question.
+//! - [`choose`]: the sweep that chooses the heuristic judge's defaults on the development
+//!   part and reports them on the held-out part.
 //! - [`measure_all`]: every figure of the measured table for one judge.
 //!
 //! The data stay in `shared/validation/` (RGB is non-commercial: read, never bundled).
 
 mod all;
+pub mod choose;
+pub mod cranfield;
 pub mod dureader;
 pub mod rgb;
+pub mod split;
+pub mod uhgeval;
 pub mod wikieval;
 
 use std::path::Path;
@@ -28,10 +37,13 @@ pub use all::{
     DUREADER_FILE, RGB_EN_FACT_FILE, RGB_ZH_FACT_FILE, RGB_ZH_REFINE_FILE, WIKIEVAL_FILE,
     measure_all,
 };
+pub use cranfield::{CranfieldJudgement, read_cranfield};
 pub use dureader::{
     DuReaderDocument, DuReaderRelevance, DuReaderRow, dureader_relevance, read_dureader,
 };
 pub use rgb::{RgbRelevance, RgbRow, read_rgb, rgb_counterfactual, rgb_relevance};
+pub use split::{Part, SPLIT_SEED};
+pub use uhgeval::{UhgevalKeyword, read_uhgeval};
 pub use wikieval::{
     WikiEvalFigures, WikiEvalRow, read_wikieval, wikieval, wikieval_answer_relevance,
     wikieval_context_relevance, wikieval_faithfulness,

@@ -151,7 +151,7 @@ pub(crate) fn points(preferred: Preferred, better: Preferred) -> f64 {
 
 /// The claim that `answer` answers `query`: the query followed by the answer, as a
 /// question-answer pair reads.
-fn claim(query: &str, answer: &str) -> String {
+pub(crate) fn claim(query: &str, answer: &str) -> String {
     let query = query.trim_end_matches(['?', '？']);
     match Lang::detect(query) {
         Lang::Zh => format!("{query}？{answer}。"),

@@ -44,7 +44,8 @@ async fn support_reasons_state_the_share_the_context_and_the_threshold() {
     assert_eq!(
         full.reason,
         format!(
-            "1.00 of the statement's 7 content words appear in context 2 (≥ {SUPPORT_FULL:.2})"
+            "1.00 of the statement's 7 content words appear in context 2 (≥ {:.2})",
+            SUPPORT_FULL.en
         )
     );
     assert_eq!(partial.support, Support::PartiallySupported);
@@ -60,7 +61,7 @@ async fn support_reasons_state_the_share_the_context_and_the_threshold() {
     match &out.by {
         Implementation::Heuristic(info) => {
             assert_eq!(info.name, "content_word_overlap");
-            assert_eq!(info.thresholds[0].value, SUPPORT_FULL);
+            assert_eq!(info.thresholds[0].value, SUPPORT_FULL.en);
         }
         other => panic!("{other:?}"),
     }
@@ -124,7 +125,7 @@ async fn relevance_usefulness_grade_rubric_and_preference_follow_their_shares() 
     assert!(relevant.value.relevant);
     assert_eq!(
         relevant.value.reason,
-        "1.00 of the question's 3 content words appear in the context (≥ 0.50)"
+        "1.00 of the question's 3 content words appear in the context (≥ 0.45)"
     );
     let grade = |context: &str| GradeRelevance {
         question: question.into(),

@@ -59,7 +59,7 @@ async fn offline_policy_sends_verdicts_to_the_heuristic_and_generation_to_the_mo
     match &support.answered_by {
         Some(Answerer::Heuristic(info)) => {
             assert_eq!(info.name, "content_word_overlap");
-            assert!(info.thresholds.iter().any(|t| t.name == "support_full"));
+            assert!(info.thresholds.iter().any(|t| t.name == "support_full.en"));
         }
         other => panic!("{other:?}"),
     }

@@ -60,7 +60,7 @@ fn without_an_endpoint_the_embedded_models_and_the_heuristic_judge_score_every_c
     assert!(output.status.success(), "{err}");
     // Who answers each task, with its measured agreement, is said on stderr.
     assert!(
-        err.contains("judge: support_verdicts: heuristic content_word_overlap v1 — WikiEval"),
+        err.contains("judge: support_verdicts: heuristic content_word_overlap v2 — WikiEval"),
         "{err}"
     );
     assert!(

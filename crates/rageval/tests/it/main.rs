@@ -8,6 +8,7 @@ mod chromium;
 mod compare;
 mod eval;
 mod judge_check;
+mod judge_check_gguf;
 mod judge_check_resume;
 mod judged;
 mod local_models;

@@ -12,14 +12,13 @@
 //! - DuReader → binary per document: `is_selected` by the annotators.
 //! - Cranfield → graded per judged (query, abstract), grouped by query.
 
-use std::collections::HashMap;
 use std::path::Path;
 
-use anyhow::{Context as _, bail};
 use rageval_core::{Context, Sample};
 use rageval_metrics::Input;
-use rageval_tasks::validation::{read_dureader, read_rgb, read_wikieval};
-use serde::Deserialize;
+use rageval_tasks::validation::{
+    read_cranfield, read_dureader, read_rgb, read_uhgeval, read_wikieval,
+};
 
 use super::labels::{Item, Label};
 
@@ -65,55 +64,18 @@ pub fn wikieval(path: &Path, inputs: &[Input], limit: Option<usize>) -> anyhow::
         .collect())
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct UhgevalRow {
-    id: String,
-    #[serde(default)]
-    head_line: String,
-    news_beginning: String,
-    #[serde(default)]
-    news_remainder: String,
-    annotations: Vec<String>,
-}
-
 /// UHGEval keywords: `keyword<sep>合理` is sound, anything else (`不合理…`) hallucinated.
 pub fn uhgeval(path: &Path, limit: Option<usize>) -> anyhow::Result<Vec<Item>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let mut items = Vec::new();
-    for (index, line) in text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-    {
-        if limit.is_some_and(|n| index >= n) {
-            break;
-        }
-        let row: UhgevalRow = serde_json::from_str(line)
-            .with_context(|| format!("{}:{}: not a UHGEval row", path.display(), index + 1))?;
-        let news = [
-            row.news_beginning.trim().to_owned(),
-            row.news_remainder.trim().to_owned(),
-        ];
-        for (k, annotation) in row.annotations.iter().enumerate() {
-            let Some((keyword, verdict)) = annotation.split_once("<sep>") else {
-                bail!(
-                    "{}:{}: field `annotations`: `{annotation}` has no <sep>",
-                    path.display(),
-                    index + 1
-                );
-            };
-            let sound = verdict.trim() == "合理";
-            let keyword = sample(&row.head_line, &news, Some(keyword.trim()));
-            items.push(Item::single(
-                format!("{}#{}", row.id, k + 1),
-                keyword,
-                Label::Binary(sound),
-            ));
-        }
-    }
-    Ok(items)
+    Ok(read_uhgeval(path, limit)?
+        .into_iter()
+        .map(|k| {
+            Item::single(
+                format!("{}#{}", k.doc_id, k.number),
+                sample(&k.headline, &k.news, Some(&k.keyword)),
+                Label::Binary(k.sound),
+            )
+        })
+        .collect())
 }
 
 /// RGB passages: positive or negative for the query.
@@ -150,75 +112,22 @@ pub fn dureader(path: &Path, limit: Option<usize>) -> anyhow::Result<Vec<Item>> 
     Ok(items)
 }
 
-#[derive(Deserialize)]
-struct CranfieldText {
-    #[serde(alias = "doc_id", alias = "query_id")]
-    id: String,
-    text: String,
-}
-
-fn cranfield_texts(path: &Path) -> anyhow::Result<Vec<CranfieldText>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, line)| {
-            serde_json::from_str(line)
-                .with_context(|| format!("{}:{}: not a Cranfield record", path.display(), i + 1))
-        })
-        .collect()
-}
-
 /// Cranfield judgements: `DIR` (or a file in it) holds `queries.jsonl`, `docs.jsonl` and
 /// `qrels.tsv`; qrels number queries 1..225 in file order, not by the query file's ids.
 pub fn cranfield(path: &Path, limit: Option<usize>) -> anyhow::Result<Vec<Item>> {
-    let dir = if path.is_dir() {
-        path
-    } else {
-        path.parent().unwrap_or(Path::new("."))
-    };
-    let queries = cranfield_texts(&dir.join("queries.jsonl"))?;
-    let docs: HashMap<String, String> = cranfield_texts(&dir.join("docs.jsonl"))?
+    Ok(read_cranfield(path, limit)?
         .into_iter()
-        .map(|d| (d.id, d.text))
-        .collect();
-    let qrels = dir.join("qrels.tsv");
-    let text = std::fs::read_to_string(&qrels)
-        .with_context(|| format!("cannot read {}", qrels.display()))?;
-    let mut items = Vec::new();
-    for (index, line) in text.lines().enumerate().skip(1) {
-        let at = || format!("{}:{}", qrels.display(), index + 1);
-        let fields: Vec<&str> = line.split('\t').collect();
-        let [query, doc, _, gain] = fields[..] else {
-            bail!("{}: expected 4 tab-separated fields", at());
-        };
-        let number: usize = query
-            .parse()
-            .with_context(|| format!("{}: field `query_id`", at()))?;
-        if limit.is_some_and(|n| number > n) {
-            continue;
-        }
-        let question = number
-            .checked_sub(1)
-            .and_then(|i| queries.get(i))
-            .with_context(|| format!("{}: field `query_id`: no query {number}", at()))?;
-        let abstract_text = docs
-            .get(doc)
-            .with_context(|| format!("{}: field `doc_id`: no document {doc}", at()))?;
-        let grade: f64 = gain
-            .parse()
-            .with_context(|| format!("{}: field `gain`", at()))?;
-        items.push(Item::single(
-            format!("cranfield-{number}-{doc}"),
-            sample(&question.text, std::slice::from_ref(abstract_text), None),
-            Label::Graded {
-                grade,
-                group: Some(number.to_string()),
-            },
-        ));
-    }
-    Ok(items)
+        .map(|j| {
+            Item::single(
+                format!("cranfield-{}-{}", j.query_number, j.doc_id),
+                sample(&j.question, std::slice::from_ref(&j.abstract_text), None),
+                Label::Graded {
+                    grade: j.grade,
+                    group: Some(j.query_number.to_string()),
+                },
+            )
+        })
+        .collect())
 }
 
 #[cfg(test)]

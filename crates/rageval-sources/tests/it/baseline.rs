@@ -164,3 +164,111 @@ async fn refused_credentials_stop_the_run() {
     );
     assert_eq!(std::fs::read_to_string(&out).unwrap_or_default(), "");
 }
+
+/// A chat model whose window holds `max_chars` characters of prompt: longer prompts get
+/// the typed `PromptTooLong`, as the embedded GGUF model gives them.
+struct SmallWindow {
+    max_chars: usize,
+    prompts: Arc<Mutex<Vec<usize>>>,
+}
+
+impl rageval_judge::ChatModel for SmallWindow {
+    fn kind(&self) -> &str {
+        "test"
+    }
+    fn model(&self) -> &str {
+        "small-window"
+    }
+    fn endpoint(&self) -> String {
+        "in-process".into()
+    }
+    fn supports_response_schema(&self) -> bool {
+        true
+    }
+    async fn chat(
+        &self,
+        request: &rageval_judge::ChatRequest,
+    ) -> Result<rageval_judge::ChatResponse, rageval_judge::JudgeError> {
+        let chars: usize = request.messages.iter().map(|m| m.content.len()).sum();
+        self.prompts.lock().unwrap().push(chars);
+        if chars > self.max_chars {
+            return Err(rageval_judge::JudgeError::PromptTooLong {
+                model: "small-window".into(),
+                prompt_tokens: chars as u64,
+                answer_tokens: 0,
+                window: self.max_chars as u64,
+            });
+        }
+        Ok(rageval_judge::ChatResponse {
+            text: json!({"answer": "from the best passages", "found": true}).to_string(),
+            usage: rageval_judge::Usage::default(),
+            finish_reason: Some("stop".into()),
+        })
+    }
+}
+
+/// A prompt too long for the model's window is asked again without the lowest-ranked
+/// context until it fits; the answer keeps the contexts it was written from and says how
+/// many were left out. When even one context does not fit, the question fails with the
+/// window error.
+#[tokio::test]
+async fn contexts_that_do_not_fit_the_window_are_left_out_from_the_lowest() {
+    let passage = |i: usize| rageval_sources::Retrieved {
+        id: format!("c{i}"),
+        text: "x".repeat(2_000),
+        score: Some(1.0 / (i + 1) as f64),
+        fields: Default::default(),
+    };
+    let retrieved: Vec<_> = (0..4).map(passage).collect();
+    let sample = rageval_core::Sample {
+        id: "1".into(),
+        question: "What do the passages say?".into(),
+        ..Default::default()
+    };
+    let generator = |max_chars: usize, prompts: &Arc<Mutex<Vec<usize>>>| {
+        let chat = SmallWindow {
+            max_chars,
+            prompts: Arc::clone(prompts),
+        };
+        let config = JudgeConfig {
+            cache_mode: CacheMode::Off,
+            ..JudgeConfig::default()
+        };
+        let judge = Judge::new(Models::chat(chat), None, config);
+        let tasks = TaskJudge::new(Policy::llm()).with_llm(judge);
+        BaselineGenerator::new(tasks, LangChoice::Auto).unwrap()
+    };
+    use rageval_sources::Generator as _;
+
+    // Room for two passages and the template, not three.
+    let prompts = Arc::new(Mutex::new(Vec::new()));
+    let generated = generator(6_500, &prompts)
+        .generate(&sample, &retrieved)
+        .await
+        .unwrap();
+    let kept = generated.contexts.expect("the contexts it answered from");
+    assert_eq!(
+        kept.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(),
+        ["c0", "c1"]
+    );
+    assert_eq!(generated.details["contexts_left_out"]["count"], 2);
+    assert_eq!(prompts.lock().unwrap().len(), 3, "4, 3, then 2 contexts");
+
+    // Everything fits: nothing left out, the retrieved contexts stand.
+    let prompts = Arc::new(Mutex::new(Vec::new()));
+    let generated = generator(100_000, &prompts)
+        .generate(&sample, &retrieved)
+        .await
+        .unwrap();
+    assert!(generated.contexts.is_none());
+    assert!(generated.details.get("contexts_left_out").is_none());
+
+    // Not even one passage fits: the question fails with the window error.
+    let prompts = Arc::new(Mutex::new(Vec::new()));
+    let error = generator(1_000, &prompts)
+        .generate(&sample, &retrieved)
+        .await
+        .unwrap_err();
+    assert!(format!("{error:?}").contains("PromptTooLong"), "{error:?}");
+    assert_eq!(prompts.lock().unwrap().len(), 4, "4, 3, 2, then 1 context");
+}

@@ -101,7 +101,7 @@ static ENTRIES: [Entry; 22] = [
         "id_precision",
         &["precision_at_k"],
         "share of the top k retrieved ids that are gold (k = all retrieved when not given)",
-        "P@k = (relevant in top k) / k — divided by k even when fewer than k were retrieved",
+        "P@k = (relevant in top k) / k — divided by k even when fewer than k were retrieved; relevant = a gold id at its first occurrence (a repeated id counts once)",
         "trec_eval P_k",
         true,
         RetrievalKind::IdPrecisionAtK,
@@ -110,7 +110,7 @@ static ENTRIES: [Entry; 22] = [
         "id_recall",
         &["recall_at_k"],
         "share of gold ids found in the top k",
-        "R@k = (relevant in top k) / |reference_ids|",
+        "R@k = (relevant in top k) / |set(reference_ids)|; relevant = a gold id at its first occurrence (a repeated id counts once)",
         "trec_eval recall_k",
         true,
         RetrievalKind::IdRecallAtK,
@@ -137,7 +137,8 @@ static ENTRIES: [Entry; 22] = [
         "id_average_precision",
         &["map"],
         "average precision over all gold ids, retrieved or not",
-        "AP = Σ_k rel_k · P@k / |reference_ids|",
+        "AP = Σ_k rel_k · P@k / |set(reference_ids)|; rel_k = 1 for a gold id at its first \
+         occurrence (a repeated id counts once)",
         "trec_eval map",
         false,
         RetrievalKind::IdAveragePrecision,
@@ -146,7 +147,7 @@ static ENTRIES: [Entry; 22] = [
         "id_r_precision",
         &["r_precision"],
         "precision at rank R, R = number of gold ids",
-        "R-prec = (relevant in top R) / R",
+        "R-prec = (relevant in top R) / R; relevant = a gold id at its first occurrence (a repeated id counts once)",
         "trec_eval Rprec",
         false,
         RetrievalKind::IdRPrecision,
@@ -155,7 +156,8 @@ static ENTRIES: [Entry; 22] = [
         "id_ndcg",
         &["ndcg"],
         "normalised discounted cumulative gain of the retrieved order, binary gains",
-        "nDCG@k = Σ_{i≤k} rel_i / log2(i+1) ÷ the same sum for the ideal order",
+        "nDCG@k = Σ_{i≤k} rel_i / log2(i+1) ÷ the same sum for the ideal order; rel_i = 1 for a \
+         gold id at its first occurrence (a repeated id counts once)",
         "Järvelin & Kekäläinen 2002; trec_eval ndcg_cut_k",
         true,
         RetrievalKind::IdNdcgAtK,
@@ -186,8 +188,11 @@ static ENTRIES: [Entry; 22] = [
         "exact_match",
         &[],
         "1 when the answer equals a reference after normalisation",
-        "[normalise(response) = normalise(reference)]; normalise lower-cases, strips \
-         punctuation (incl. full-width) and collapses white space",
+        "max over references r of [normalise(response) = normalise(r)]; normalise folds \
+         full-width ASCII and the ideographic space to ASCII, lower-cases (Unicode), deletes \
+         punctuation (ASCII, full-width, CJK and general punctuation; not replaced by a \
+         space), collapses white space to one space, trims it, and drops the space between \
+         two Han characters; blank references are skipped",
         "SQuAD exact match; ragas ExactMatch",
         LexicalKind::ExactMatch,
     ),
@@ -195,7 +200,11 @@ static ENTRIES: [Entry; 22] = [
         "string_presence",
         &[],
         "1 when a reference occurs inside the answer",
-        "[reference ⊆ response]",
+        "max over references r of [normalise(r) is a substring of normalise(response)], \
+         normalise as in exact_match (fold full-width, lower-case, delete punctuation, \
+         collapse white space, drop spaces between Han characters), so case, punctuation \
+         and spacing do not matter (ragas compares raw text); blank references are skipped, \
+         and a reference of punctuation only normalises to \"\" and is in every response",
         "ragas StringPresence",
         LexicalKind::StringPresence,
     ),
@@ -408,6 +417,40 @@ mod tests {
         for (alias, _, _) in MODE_ALIASES {
             assert!(seen.insert(alias), "{alias} appears twice");
         }
+    }
+
+    /// Regression: `metrics explain string_presence` said `[reference ⊆ response]`, while
+    /// the code compares normalised texts (case, punctuation, full-width forms and spacing
+    /// ignored). Each normalisation step the text names changes a score the raw rule gives.
+    #[test]
+    fn string_presence_says_how_it_normalises() {
+        let info = find("string_presence").unwrap();
+        for step in [
+            "full-width",
+            "lower-case",
+            "punctuation",
+            "white space",
+            "Han",
+        ] {
+            assert!(info.formula.contains(step), "{step}: {}", info.formula);
+        }
+        let presence = |answer: &str, reference: &str| {
+            let sample = rageval_core::Sample {
+                answer: Some(answer.into()),
+                references: vec![reference.into()],
+                ..rageval_core::Sample::default()
+            };
+            build("string_presence")
+                .unwrap()
+                .score_now(&sample)
+                .and_then(|o| o.value())
+        };
+        assert_eq!(presence("The capital is PARIS.", "paris"), Some(1.0));
+        assert_eq!(presence("Ｐａｒｉｓ is it", "paris"), Some(1.0));
+        assert_eq!(presence("首都是北京 大学", "北京大学"), Some(1.0));
+        assert_eq!(presence("it is U.S. law", "us law"), Some(1.0));
+        assert_eq!(presence("Lyon", "paris"), Some(0.0));
+        assert_eq!(presence("Lyon", "!!"), Some(1.0));
     }
 
     #[test]

@@ -2,10 +2,11 @@
 //! and the rank measures of trec_eval) or by string similarity (ragas's non-LLM variants).
 //!
 //! Rank measures use the retriever's order as given. A retrieved id counts as relevant when
-//! it is among the sample's `reference_context_ids`; the number of relevant items is the
-//! number of distinct gold ids, so a gold context never retrieved lowers recall and AP.
-
-use std::collections::HashSet;
+//! it is among the sample's `reference_context_ids` and has not been retrieved before: a
+//! repeated id (chunks of one document) counts once, at its first rank, and its later
+//! occurrences are not relevant (`rageval_core::rank::id_relevance`), so every score stays
+//! in [0, 1]. The number of relevant items is the number of distinct gold ids, so a gold
+//! context never retrieved lowers recall and AP.
 
 use rageval_core::rank::{self, Gain};
 use rageval_core::text;
@@ -76,19 +77,19 @@ impl Retrieval {
             .iter()
             .map(String::as_str)
             .collect();
-        let gold_set: HashSet<&str> = gold.iter().copied().collect();
-        let relevant: Vec<bool> = retrieved.iter().map(|id| gold_set.contains(id)).collect();
-        let total_relevant = gold_set.len();
+        let judged = rank::id_relevance(&retrieved, &gold);
+        let relevant = &judged.relevant;
+        let total_relevant = judged.total_relevant;
         let k = self.cutoff.unwrap_or(retrieved.len()).max(1);
         let value = match self.kind {
             RetrievalKind::IdSetPrecision => rank::id_context_precision(&retrieved, &gold),
             RetrievalKind::IdSetRecall => rank::id_context_recall(&retrieved, &gold),
-            RetrievalKind::IdPrecisionAtK => Some(rank::precision_at_k(&relevant, k)),
-            RetrievalKind::IdRecallAtK => rank::recall_at_k(&relevant, k, total_relevant),
-            RetrievalKind::IdHitAtK => Some(rank::hit_at_k(&relevant, k)),
-            RetrievalKind::IdReciprocalRank => Some(rank::reciprocal_rank(&relevant)),
-            RetrievalKind::IdAveragePrecision => trec_average_precision(&relevant, total_relevant),
-            RetrievalKind::IdRPrecision => rank::r_precision(&relevant, total_relevant),
+            RetrievalKind::IdPrecisionAtK => Some(rank::precision_at_k(relevant, k)),
+            RetrievalKind::IdRecallAtK => rank::recall_at_k(relevant, k, total_relevant),
+            RetrievalKind::IdHitAtK => Some(rank::hit_at_k(relevant, k)),
+            RetrievalKind::IdReciprocalRank => Some(rank::reciprocal_rank(relevant)),
+            RetrievalKind::IdAveragePrecision => trec_average_precision(relevant, total_relevant),
+            RetrievalKind::IdRPrecision => rank::r_precision(relevant, total_relevant),
             RetrievalKind::IdNdcgAtK => {
                 let grades: Vec<f64> = relevant.iter().map(|&r| f64::from(u8::from(r))).collect();
                 let ideal = vec![1.0; total_relevant];
@@ -96,14 +97,29 @@ impl Retrieval {
             }
             RetrievalKind::StringPrecision | RetrievalKind::StringRecall => None,
         };
-        let evidence = Evidence {
-            verdicts: relevant
-                .iter()
-                .enumerate()
-                .map(|(i, &r)| binary_verdict(i, r, None))
-                .collect(),
+        let verdicts = relevant
+            .iter()
+            .zip(&judged.repeat_of)
+            .enumerate()
+            .map(|(i, (&hit, repeat))| Verdict {
+                reason: repeat.map(|first| {
+                    format!(
+                        "repeats the id of context {first}: a document counts once, at its \
+                         first rank"
+                    )
+                }),
+                ..binary_verdict(i, hit, None)
+            })
+            .collect();
+        let mut evidence = Evidence {
+            verdicts,
             details: Default::default(),
         };
+        if judged.repeats() > 0 {
+            evidence
+                .details
+                .insert("repeated_ids".into(), json!(judged.repeats()));
+        }
         match value {
             Some(value) => Outcome::score(value, evidence),
             None => Outcome::undefined("sample has no reference_context_ids"),
@@ -237,6 +253,112 @@ mod tests {
         let dcg = 1.0 / 3f64.log2() + 1.0 / 5f64.log2();
         let ideal = 1.0 + 1.0 / 3f64.log2() + 0.5;
         assert!(close(value("id_ndcg", &s), dcg / ideal));
+    }
+
+    /// Regression: a gold id retrieved twice was counted twice: `[a, a]` against gold
+    /// `{a, b}` scored recall, AP, nDCG, R-precision and precision 1.0, and
+    /// `[d12, d3, d3, d12]` against `{d12, d3}` scored AP 2.0 and nDCG 1.57.
+    #[test]
+    fn a_repeated_gold_id_counts_once_at_its_first_rank() {
+        let close = |a: Option<f64>, b: f64| (a.unwrap() - b).abs() < 1e-12;
+        // By hand: relevant [1, 0], R = 2. AP = (1/1) / 2; DCG = 1, ideal = 1 + 1/log2(3).
+        let s = sample(&["a", "a"], &["a", "b"]);
+        assert!(close(value("id_recall@2", &s), 0.5));
+        assert!(close(value("id_average_precision", &s), 0.5));
+        assert!(close(value("id_ndcg", &s), 1.0 / (1.0 + 1.0 / 3f64.log2())));
+        assert!(close(value("id_r_precision", &s), 0.5));
+        assert!(close(value("id_precision@2", &s), 0.5));
+        assert!(close(value("id_context_recall", &s), 0.5));
+        // Set precision is over distinct ids: {a} is all gold.
+        assert!(close(value("id_context_precision", &s), 1.0));
+
+        // By hand: relevant [1, 1, 0, 0], R = 2: every gold id at the top.
+        let s = sample(&["d12", "d3", "d3", "d12"], &["d12", "d3"]);
+        assert!(close(value("id_average_precision", &s), 1.0));
+        assert!(close(value("id_ndcg", &s), 1.0));
+        assert!(close(value("id_precision@4", &s), 0.5));
+        assert!(close(value("id_recall@4", &s), 1.0));
+        assert!(close(value("id_r_precision", &s), 1.0));
+        let outcome = build("id_ndcg").unwrap().score_now(&s).unwrap();
+        let Outcome::Score { evidence, .. } = outcome else {
+            panic!("not scored");
+        };
+        assert_eq!(evidence.details["repeated_ids"], 2);
+        assert!(
+            evidence.verdicts[3]
+                .reason
+                .as_deref()
+                .unwrap()
+                .starts_with("repeats the id of context 0")
+        );
+    }
+
+    /// trec_eval refuses a run that lists one document twice; the rule here scores a list
+    /// as trec_eval scores it with each repeat replaced by a distinct unjudged document.
+    /// Checked with this crate's trec_eval port over random lists with many repeats.
+    #[test]
+    fn repeated_ids_score_as_trec_eval_scores_them_made_distinct() {
+        use rageval_core::stats::SplitMix64;
+        use rageval_core::trec::{Qrels, Run, TrecOptions, evaluate};
+        let mut rng = SplitMix64::new(15);
+        for case in 0..200 {
+            let length = 1 + rng.below(8);
+            let ids: Vec<String> = (0..length).map(|_| format!("d{}", rng.below(5))).collect();
+            let gold: Vec<String> = (0..1 + rng.below(3))
+                .map(|_| format!("d{}", rng.below(6)))
+                .collect();
+            let retrieved: Vec<&str> = ids.iter().map(String::as_str).collect();
+            let gold_ids: Vec<&str> = gold.iter().map(String::as_str).collect();
+            let s = sample(&retrieved, &gold_ids);
+
+            let distinct: std::collections::BTreeSet<&String> = gold.iter().collect();
+            let qrels: String = distinct.iter().map(|g| format!("q 0 {g} 1\n")).collect();
+            let mut seen = std::collections::HashSet::new();
+            let run: String = ids
+                .iter()
+                .enumerate()
+                .map(|(rank, id)| {
+                    let docno = if seen.insert(id) {
+                        id.clone()
+                    } else {
+                        format!("{id}-repeat{rank}")
+                    };
+                    format!("q Q0 {docno} {} {} r\n", rank + 1, length - rank)
+                })
+                .collect();
+            let k = length.to_string();
+            let options = TrecOptions {
+                measures: ["map", "ndcg", "Rprec", "recip_rank"]
+                    .into_iter()
+                    .map(String::from)
+                    .chain([format!("P.{k}"), format!("recall.{k}")])
+                    .collect(),
+                ..TrecOptions::default()
+            };
+            let report = evaluate(
+                &Qrels::parse(qrels.as_bytes(), "qrels").unwrap(),
+                &Run::parse(run.as_bytes(), "run").unwrap(),
+                &options,
+            )
+            .unwrap();
+            let (precision, recall) = (format!("id_precision@{k}"), format!("id_recall@{k}"));
+            let (p_k, recall_k) = (format!("P_{k}"), format!("recall_{k}"));
+            for (ours, theirs) in [
+                ("id_average_precision", "map"),
+                ("id_ndcg", "ndcg"),
+                ("id_r_precision", "Rprec"),
+                ("id_mrr", "recip_rank"),
+                (precision.as_str(), p_k.as_str()),
+                (recall.as_str(), recall_k.as_str()),
+            ] {
+                let expected = report.query_value("q", theirs).unwrap();
+                let got = value(ours, &s).unwrap();
+                assert!(
+                    (got - expected).abs() < 1e-12 && (0.0..=1.0).contains(&got),
+                    "case {case}: {ids:?} vs {gold:?}: {ours} {got}, trec_eval {theirs} {expected}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -3,7 +3,13 @@
 //!
 //! Each file is one JSON object and one sample. When both files of a question exist the
 //! `FULL_` one is read, since it holds everything the `GT_` one does. Files are taken in name
-//! order so ids (record numbers) are stable; other files in the directory are ignored.
+//! order; other files in the directory are ignored.
+//!
+//! A file without an id of its own (`id`, `sample_id`, `uuid`; seed S3's files have none)
+//! gets the part of its name between the prefix and `.json` as its id — the question as a
+//! file name — so a question keeps its id whatever other files the directory holds. (Record
+//! numbers in name order gave id 1 to whichever question sorted first, another question than
+//! id 1 of the data the files were written from.)
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -11,6 +17,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::error::{DatasetError, DatasetErrorKind};
+use super::field::Field;
 use super::json::read_text;
 use super::jsonl::message_without_line;
 use super::value::{Record, type_name};
@@ -42,12 +49,12 @@ pub(crate) fn load(directory: &Path) -> Result<Vec<Result<Record, DatasetError>>
         return Err(DatasetError::file(directory, DatasetErrorKind::NoSeedFiles));
     }
     Ok(files
-        .into_values()
-        .map(|(_, path)| read_one(&path))
+        .into_iter()
+        .map(|(key, (_, path))| read_one(&path, &key))
         .collect())
 }
 
-fn read_one(path: &Path) -> Result<Record, DatasetError> {
+fn read_one(path: &Path, key: &str) -> Result<Record, DatasetError> {
     let text = read_text(path)?;
     if text.trim().is_empty() {
         return Err(DatasetError::file(path, DatasetErrorKind::Empty));
@@ -63,11 +70,16 @@ fn read_one(path: &Path) -> Result<Record, DatasetError> {
         .position(|l| !l.trim().is_empty())
         .map_or(1, |i| i + 1);
     match value {
-        Value::Object(fields) => Ok(Record {
-            file: Some(path.to_path_buf()),
-            line,
-            fields,
-        }),
+        Value::Object(mut fields) => {
+            if !Field::Id.aliases().iter().any(|a| fields.contains_key(*a)) {
+                fields.insert("id".into(), Value::from(key));
+            }
+            Ok(Record {
+                file: Some(path.to_path_buf()),
+                line,
+                fields,
+            })
+        }
         other => Err(DatasetError::at(
             path,
             line,
@@ -101,6 +113,46 @@ mod tests {
         assert_eq!(records.len(), 2);
         assert!(records[0].fields.contains_key("answer"));
         assert_eq!(records[1].fields.get("question"), Some(&Value::from("b")));
+    }
+
+    /// Regression: ids were record numbers in file-name order, so id 1 named whichever
+    /// question sorted first, and adding a file renumbered the others.
+    #[test]
+    fn ids_come_from_file_names_and_survive_other_files() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("GT_乙.json"), r#"{"question": "乙"}"#).unwrap();
+        std::fs::write(dir.path().join("GT_b.json"), r#"{"question": "b"}"#).unwrap();
+        let ids = |dir: &Path| -> Vec<(String, String)> {
+            load(dir)
+                .unwrap()
+                .into_iter()
+                .map(|r| {
+                    let fields = r.unwrap().fields;
+                    let id = fields.get("id").or(fields.get("sample_id")).unwrap();
+                    (id.to_string(), fields["question"].to_string())
+                })
+                .collect()
+        };
+        let before = ids(dir.path());
+        assert_eq!(before[0], ("\"b\"".into(), "\"b\"".into()));
+        std::fs::write(dir.path().join("GT_a.json"), r#"{"question": "a"}"#).unwrap();
+        // The file's own id wins.
+        std::fs::write(
+            dir.path().join("FULL_c.json"),
+            r#"{"question": "c", "sample_id": 7}"#,
+        )
+        .unwrap();
+        let after = ids(dir.path());
+        for pair in &before {
+            assert!(after.contains(pair), "{pair:?} in {after:?}");
+        }
+        let c = load(dir.path())
+            .unwrap()
+            .into_iter()
+            .map(Result::unwrap)
+            .find(|r| r.fields["question"] == "c")
+            .unwrap();
+        assert!(!c.fields.contains_key("id"));
     }
 
     #[test]

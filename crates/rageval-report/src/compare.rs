@@ -1,26 +1,39 @@
-//! Comparing runs over the same dataset: a version table (rows = runs, columns = metrics)
-//! and, for each pair of runs, per-metric paired differences.
+//! Comparing runs: the version table of seed S4 (rows = system versions, columns =
+//! metrics, each later version's Δ against the first) and, for each pair of runs,
+//! per-metric paired differences.
+//!
+//! Two versions of a system are evaluated on two collected datasets — the same questions,
+//! different contexts and answers — so runs are compared question by question, not dataset
+//! by dataset: [`crate::compare_pairing`] pairs their samples (by id, and by question text
+//! where ids differ) and says how the datasets differ. The question sets must overlap at
+//! least [`CompareSettings::min_overlap`] (by default: be the same); with
+//! [`CompareSettings::common`] only the questions every run holds are compared, and the
+//! version table's means are over those.
 //!
 //! For a pair (A, B) and a metric, the paired samples are those scored in both runs. Over
 //! them, Δ = mean(B − A); its 95% interval is a percentile bootstrap that resamples samples
 //! (each keeps both its scores); its p-value is a two-sided paired permutation test by
 //! random sign flips. Both are seeded: the bootstrap with `seed`, the sign flips with
-//! `seed + 1`, so the same runs give the same numbers everywhere. Runs whose manifests name
-//! different dataset hashes are refused: their samples are not pairs. Two `judge-check` runs
-//! (one dataset hash: the same labelled items) also get their agreement figures side by side
-//! ([`AgreementDelta`]).
+//! `seed + 1`, so the same runs give the same numbers everywhere. A difference is read as
+//! "higher" or "lower" only when the interval excludes zero and the test agrees
+//! (p < 1 − level); with few pairs the percentile interval can exclude zero while the
+//! exact test cannot reject (four pairs all lower give p = 0.125), and then the reading is
+//! "no clear difference". Two `judge-check` runs over the same labels also get their
+//! agreement figures side by side ([`AgreementDelta`]).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
+use rageval_core::Sample;
 use rageval_core::stats::{
     DEFAULT_BOOTSTRAP_RESAMPLES, DEFAULT_PERMUTATIONS, DEFAULT_SEED, mean,
     paired_bootstrap_diff_ci, paired_sign_flip_p_value,
 };
 use serde::Serialize;
 
-use crate::{AgreementDelta, CallTally, MetricSummary, ReportError, RunData};
+use crate::compare_pairing::{Pairing, RunSamples, pair_samples};
+use crate::{Aggregator, AgreementDelta, CallTally, MetricSummary, ReportError, RunData};
 
-/// How the paired statistics are drawn.
+/// How the paired statistics are drawn and which questions are compared.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CompareSettings {
     /// Bootstrap resamples for the interval of Δ.
@@ -28,10 +41,16 @@ pub struct CompareSettings {
     /// Sign-flip permutations; the p-value's resolution is `1 / (permutations + 1)`.
     pub permutations: usize,
     pub seed: u64,
-    /// Confidence level of the interval (0.95).
+    /// Confidence level of the interval (0.95); a difference is read as one when
+    /// p < 1 − level too.
     pub level: f64,
     /// Samples listed per metric as flipping most.
     pub top_flips: usize,
+    /// The least overlap of two runs' question sets accepted (`paired / union`); `None`:
+    /// 1 (the same questions), or any overlap with `common`.
+    pub min_overlap: Option<f64>,
+    /// Compare only the questions every run holds.
+    pub common: bool,
 }
 
 impl Default for CompareSettings {
@@ -42,7 +61,17 @@ impl Default for CompareSettings {
             seed: DEFAULT_SEED,
             level: 0.95,
             top_flips: 5,
+            min_overlap: None,
+            common: false,
         }
+    }
+}
+
+impl CompareSettings {
+    /// The overlap below which runs are refused.
+    pub fn required_overlap(&self) -> f64 {
+        self.min_overlap
+            .unwrap_or(if self.common { 0.0 } else { 1.0 })
     }
 }
 
@@ -51,6 +80,10 @@ impl Default for CompareSettings {
 pub struct RunRow {
     pub name: String,
     pub path: String,
+    /// The dataset as its manifest records it, and its hash.
+    pub dataset: String,
+    pub dataset_sha256: String,
+    /// Per metric, over the run's samples (over the common questions with `common`).
     pub metrics: BTreeMap<String, MetricSummary>,
     /// The judge's calls, tokens and cost over the run's sessions (`null` for a run written
     /// before rageval kept judge accounts).
@@ -60,11 +93,38 @@ pub struct RunRow {
 /// A sample whose score moved between the two runs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SampleFlip {
+    /// The baseline's id.
     pub sample_id: String,
+    /// The candidate's id, when it differs (paired by question).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub candidate_sample_id: Option<String>,
     pub baseline: f64,
     pub candidate: f64,
     /// `candidate − baseline`.
     pub delta: f64,
+}
+
+/// What a difference says, in words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reading {
+    /// The interval is above zero and p < 1 − level.
+    Higher,
+    /// The interval is below zero and p < 1 − level.
+    Lower,
+    NoClearDifference,
+    NoPairedSamples,
+}
+
+impl Reading {
+    pub fn words(self) -> &'static str {
+        match self {
+            Self::Higher => "higher",
+            Self::Lower => "lower",
+            Self::NoClearDifference => "no clear difference",
+            Self::NoPairedSamples => "no paired samples",
+        }
+    }
 }
 
 /// One metric compared between two runs over their paired samples.
@@ -73,7 +133,7 @@ pub struct MetricDelta {
     pub metric: String,
     /// Samples scored in both runs.
     pub n_paired: usize,
-    /// Samples scored in exactly one of the two runs (left out of every number here).
+    /// Compared samples scored in exactly one of the two runs (left out of every number).
     pub n_unpaired: usize,
     pub baseline_mean: Option<f64>,
     pub candidate_mean: Option<f64>,
@@ -83,14 +143,17 @@ pub struct MetricDelta {
     pub ci95: Option<[f64; 2]>,
     /// Two-sided sign-flip permutation p-value of "Δ = 0".
     pub p_value: Option<f64>,
+    /// "higher" / "lower" only where the interval excludes zero and p agrees.
+    pub reading: Reading,
     /// The samples that moved most, largest |Δ| first.
     pub flips: Vec<SampleFlip>,
 }
 
 impl MetricDelta {
-    /// Whether the interval excludes zero.
+    /// Whether the difference is read as one: the interval excludes zero and the test
+    /// rejects Δ = 0.
     pub fn is_clear(&self) -> bool {
-        self.ci95.is_some_and(|[low, high]| low > 0.0 || high < 0.0)
+        matches!(self.reading, Reading::Higher | Reading::Lower)
     }
 }
 
@@ -99,40 +162,65 @@ impl MetricDelta {
 pub struct PairComparison {
     pub baseline: usize,
     pub candidate: usize,
+    /// Which questions the two runs share, and how their datasets differ on them.
+    pub pairing: Pairing,
     pub deltas: Vec<MetricDelta>,
     /// Two `judge-check` runs: the two judges' agreement with the labels side by side.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agreement: Option<AgreementDelta>,
 }
 
-/// Two or more runs over one dataset.
+/// Two or more runs compared.
 #[derive(Debug, Clone, Serialize)]
 pub struct Comparison {
-    pub dataset_sha256: String,
     pub runs: Vec<RunRow>,
     /// Every metric of any run, in first-seen order.
     pub metrics: Vec<String>,
     /// Every pair `(i, j)` with `i < j`; the earlier run is the baseline.
     pub pairs: Vec<PairComparison>,
+    /// With `common`: how many questions every run holds (all numbers are over those).
+    pub common_questions: Option<usize>,
     pub settings: CompareSettings,
 }
 
 impl Comparison {
-    /// Compares `runs` (at least two, all over the same dataset hash).
+    /// Compares `runs` (at least two) pairing samples by id alone: [`Self::build_with_samples`]
+    /// without the datasets.
     pub fn build(runs: &[RunData], settings: CompareSettings) -> Result<Self, ReportError> {
-        let Some(first) = runs.first().filter(|_| runs.len() >= 2) else {
+        Self::build_with_samples(runs, &[], settings)
+    }
+
+    /// Compares `runs` (at least two). `samples[i]` is run `i`'s dataset as read back (empty
+    /// or missing when it is not at hand): with both datasets of a pair, samples pair by id
+    /// and question, and the comparison says how the datasets differ.
+    pub fn build_with_samples(
+        runs: &[RunData],
+        samples: &[Vec<Sample>],
+        settings: CompareSettings,
+    ) -> Result<Self, ReportError> {
+        if runs.len() < 2 {
             return Err(ReportError::TooFewRuns { count: runs.len() });
-        };
-        for other in &runs[1..] {
-            if other.manifest.dataset.sha256 != first.manifest.dataset.sha256 {
-                return Err(ReportError::DifferentDatasets {
-                    first: first.path.clone(),
-                    other: other.path.clone(),
-                    first_sha256: first.manifest.dataset.sha256.clone(),
-                    other_sha256: other.manifest.dataset.sha256.clone(),
-                });
+        }
+        let none = Vec::new();
+        let sides: Vec<RunSamples<'_>> = runs
+            .iter()
+            .enumerate()
+            .map(|(i, run)| RunSamples::new(run, samples.get(i).unwrap_or(&none)))
+            .collect();
+        let mut pairings: HashMap<(usize, usize), Pairing> = HashMap::new();
+        for i in 0..runs.len() {
+            for j in i + 1..runs.len() {
+                let same = runs[i].manifest.dataset.sha256 == runs[j].manifest.dataset.sha256;
+                let pairing = pair_samples(&sides[i], &sides[j], same);
+                check_overlap(&runs[i], &runs[j], &pairing, &settings)?;
+                pairings.insert((i, j), pairing);
             }
         }
+        let common = if settings.common {
+            Some(common_questions(runs, &sides, &pairings)?)
+        } else {
+            None
+        };
         let mut metrics: Vec<String> = Vec::new();
         for run in runs {
             for name in run.metric_names() {
@@ -144,36 +232,58 @@ impl Comparison {
         let mut pairs = Vec::new();
         for i in 0..runs.len() {
             for j in i + 1..runs.len() {
+                let Some(pairing) = pairings.remove(&(i, j)) else {
+                    continue;
+                };
+                let compared: Vec<(&str, &str)> = pairing
+                    .pairs
+                    .iter()
+                    .filter(|(a, b)| {
+                        common
+                            .as_ref()
+                            .is_none_or(|sets| sets[i].contains(a) && sets[j].contains(b))
+                    })
+                    .map(|(a, b)| (a.as_str(), b.as_str()))
+                    .collect();
                 let deltas = metrics
                     .iter()
-                    .map(|metric| metric_delta(&runs[i], &runs[j], metric, &settings))
+                    .map(|metric| metric_delta(&runs[i], &runs[j], &compared, metric, &settings))
                     .collect();
                 let agreement = runs[i]
                     .agreement
                     .as_ref()
                     .zip(runs[j].agreement.as_ref())
+                    .filter(|_| pairing.same_dataset)
                     .map(|(a, b)| AgreementDelta::between(a, b, settings.top_flips));
                 pairs.push(PairComparison {
                     baseline: i,
                     candidate: j,
+                    pairing,
                     deltas,
                     agreement,
                 });
             }
         }
+        let rows = runs
+            .iter()
+            .enumerate()
+            .map(|(i, run)| RunRow {
+                name: run.name(),
+                path: run.path.display().to_string(),
+                dataset: run.manifest.dataset.path.clone(),
+                dataset_sha256: run.manifest.dataset.sha256.clone(),
+                metrics: match &common {
+                    Some(sets) => summary_over(run, &sets[i], &settings),
+                    None => run.summary.metrics.clone(),
+                },
+                judge: run.summary.judge.as_ref().map(|j| j.usage.total.clone()),
+            })
+            .collect();
         Ok(Self {
-            dataset_sha256: first.manifest.dataset.sha256.clone(),
-            runs: runs
-                .iter()
-                .map(|run| RunRow {
-                    name: run.name(),
-                    path: run.path.display().to_string(),
-                    metrics: run.summary.metrics.clone(),
-                    judge: run.summary.judge.as_ref().map(|j| j.usage.total.clone()),
-                })
-                .collect(),
+            runs: rows,
             metrics,
             pairs,
+            common_questions: common.as_ref().map(|sets| sets[0].len()),
             settings,
         })
     }
@@ -181,31 +291,159 @@ impl Comparison {
     pub(crate) fn run_name(&self, index: usize) -> &str {
         self.runs.get(index).map_or("?", |r| r.name.as_str())
     }
+
+    /// Run `candidate` compared with the first run (the version table's Δ).
+    pub fn against_first(&self, candidate: usize) -> Option<&PairComparison> {
+        self.pairs
+            .iter()
+            .find(|p| p.baseline == 0 && p.candidate == candidate)
+    }
+}
+
+/// Refuses two runs whose question sets overlap less than the settings accept, or not at
+/// all.
+fn check_overlap(
+    first: &RunData,
+    other: &RunData,
+    pairing: &Pairing,
+    settings: &CompareSettings,
+) -> Result<(), ReportError> {
+    let required = settings.required_overlap();
+    if pairing.paired > 0 && pairing.overlap + 1e-12 >= required {
+        return Ok(());
+    }
+    let examples = |ids: &[String]| {
+        let shown: Vec<String> = ids.iter().take(3).map(|id| format!("`{id}`")).collect();
+        let more = if ids.len() > 3 { ", …" } else { "" };
+        format!("{}{more}", shown.join(", "))
+    };
+    let mut only = Vec::new();
+    if !pairing.only_baseline.is_empty() {
+        only.push(format!(
+            "{} only in {} ({})",
+            pairing.only_baseline.len(),
+            first.name(),
+            examples(&pairing.only_baseline)
+        ));
+    }
+    if !pairing.only_candidate.is_empty() {
+        only.push(format!(
+            "{} only in {} ({})",
+            pairing.only_candidate.len(),
+            other.name(),
+            examples(&pairing.only_candidate)
+        ));
+    }
+    Err(ReportError::QuestionsDiffer {
+        runs: format!("{} and {}", first.name(), other.name()),
+        paired: pairing.paired,
+        union: pairing.paired + pairing.only_baseline.len() + pairing.only_candidate.len(),
+        overlap: pairing.overlap,
+        required,
+        only: if only.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", only.join("; "))
+        },
+        how: if pairing.questions_known {
+            "by id and question"
+        } else {
+            "by id (the datasets were not at hand to compare questions)"
+        },
+    })
+}
+
+/// Per run, the ids of the questions every run holds: the first run's questions paired in
+/// every pair with it, and their partners.
+fn common_questions(
+    runs: &[RunData],
+    sides: &[RunSamples<'_>],
+    pairings: &HashMap<(usize, usize), Pairing>,
+) -> Result<Vec<HashSet<String>>, ReportError> {
+    let partners: Vec<HashMap<&str, &str>> = (1..runs.len())
+        .map(|j| {
+            pairings
+                .get(&(0, j))
+                .map(|p| {
+                    p.pairs
+                        .iter()
+                        .map(|(a, b)| (a.as_str(), b.as_str()))
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
+        .collect();
+    let kept: Vec<&str> = sides[0]
+        .ids
+        .iter()
+        .copied()
+        .filter(|id| partners.iter().all(|map| map.contains_key(id)))
+        .collect();
+    if kept.is_empty() {
+        return Err(ReportError::NoCommonQuestions {
+            runs: runs
+                .iter()
+                .map(RunData::name)
+                .collect::<Vec<_>>()
+                .join(", "),
+        });
+    }
+    let mut sets = vec![kept.iter().map(|id| id.to_string()).collect::<HashSet<_>>()];
+    for map in &partners {
+        sets.push(kept.iter().map(|id| map[id].to_string()).collect());
+    }
+    Ok(sets)
+}
+
+/// The run's metric summaries over the samples in `ids` only (bootstrap as the comparison's).
+fn summary_over(
+    run: &RunData,
+    ids: &HashSet<String>,
+    settings: &CompareSettings,
+) -> BTreeMap<String, MetricSummary> {
+    let metrics = run.metric_names();
+    let mut aggregator = Aggregator::new(metrics.clone());
+    let outcomes = run.outcomes();
+    // Journal order, so the bootstrap draws the same resamples every time.
+    for id in run.sample_ids().into_iter().filter(|id| ids.contains(*id)) {
+        for metric in &metrics {
+            if let Some(outcome) = outcomes.get(&(id, metric.as_str())) {
+                aggregator.add(metric, outcome);
+            }
+        }
+    }
+    aggregator
+        .finish(ids.len(), settings.resamples, settings.seed)
+        .metrics
 }
 
 fn metric_delta(
     baseline: &RunData,
     candidate: &RunData,
+    compared: &[(&str, &str)],
     metric: &str,
     settings: &CompareSettings,
 ) -> MetricDelta {
     let a: HashMap<&str, f64> = baseline.scores(metric);
     let b: HashMap<&str, f64> = candidate.scores(metric);
     // Baseline journal order keeps the resampling, and so the numbers, reproducible.
-    let paired: Vec<(&str, f64, f64)> = baseline
-        .sample_ids()
-        .into_iter()
-        .filter_map(|id| Some((id, *a.get(id)?, *b.get(id)?)))
+    let paired: Vec<(&str, &str, f64, f64)> = compared
+        .iter()
+        .filter_map(|&(x, y)| Some((x, y, *a.get(x)?, *b.get(y)?)))
         .collect();
-    let n_unpaired = a.len() + b.len() - 2 * paired.len();
-    let xs: Vec<f64> = paired.iter().map(|p| p.1).collect();
-    let ys: Vec<f64> = paired.iter().map(|p| p.2).collect();
-    let differences: Vec<f64> = paired.iter().map(|p| p.2 - p.1).collect();
+    let scored_once = compared
+        .iter()
+        .filter(|(x, y)| a.contains_key(x) != b.contains_key(y))
+        .count();
+    let xs: Vec<f64> = paired.iter().map(|p| p.2).collect();
+    let ys: Vec<f64> = paired.iter().map(|p| p.3).collect();
+    let differences: Vec<f64> = paired.iter().map(|p| p.3 - p.2).collect();
     let mut flips: Vec<SampleFlip> = paired
         .iter()
-        .filter(|p| p.2 != p.1)
-        .map(|&(id, x, y)| SampleFlip {
-            sample_id: id.to_string(),
+        .filter(|p| p.3 != p.2)
+        .map(|&(x_id, y_id, x, y)| SampleFlip {
+            sample_id: x_id.to_string(),
+            candidate_sample_id: (x_id != y_id).then(|| y_id.to_string()),
             baseline: x,
             candidate: y,
             delta: y - x,
@@ -218,21 +456,40 @@ fn metric_delta(
             .then_with(|| p.sample_id.cmp(&q.sample_id))
     });
     flips.truncate(settings.top_flips);
+    let delta = mean(&differences);
+    let ci95 =
+        paired_bootstrap_diff_ci(&xs, &ys, settings.level, settings.resamples, settings.seed)
+            .map(|i| [i.low, i.high]);
+    let p_value = paired_sign_flip_p_value(
+        &differences,
+        settings.permutations,
+        settings.seed.wrapping_add(1),
+    );
     MetricDelta {
         metric: metric.to_string(),
         n_paired: paired.len(),
-        n_unpaired,
+        n_unpaired: scored_once,
         baseline_mean: mean(&xs),
         candidate_mean: mean(&ys),
-        delta: mean(&differences),
-        ci95: paired_bootstrap_diff_ci(&xs, &ys, settings.level, settings.resamples, settings.seed)
-            .map(|i| [i.low, i.high]),
-        p_value: paired_sign_flip_p_value(
-            &differences,
-            settings.permutations,
-            settings.seed.wrapping_add(1),
-        ),
+        delta,
+        ci95,
+        p_value,
+        reading: reading(delta, ci95, p_value, settings.level),
         flips,
+    }
+}
+
+/// "higher" / "lower" only when the interval excludes zero and p < 1 − level.
+fn reading(delta: Option<f64>, ci95: Option<[f64; 2]>, p: Option<f64>, level: f64) -> Reading {
+    let Some(delta) = delta else {
+        return Reading::NoPairedSamples;
+    };
+    let excludes_zero = ci95.is_some_and(|[low, high]| low > 0.0 || high < 0.0);
+    let rejects = p.is_some_and(|p| p < 1.0 - level);
+    match (excludes_zero && rejects, delta > 0.0) {
+        (true, true) => Reading::Higher,
+        (true, false) => Reading::Lower,
+        (false, _) => Reading::NoClearDifference,
     }
 }
 
@@ -359,7 +616,7 @@ mod tests {
         let md = render_compare_markdown(&comparison);
         // Runs written without judge accounts show no calls and no cost.
         assert!(
-            md.contains("| a | 0.5000 | — | — |\n| b | 0.3667 | — | — |"),
+            md.contains("| a | 0.5000 | — | — |\n| b | 0.3667 · Δ -0.1333 ["),
             "{md}"
         );
         assert!(md.contains("Moved most, `m`: `y` 0.5000 → 0.0000 (-0.5000)"));
@@ -395,23 +652,241 @@ mod tests {
         );
     }
 
+    /// Seed S4's two versions: the same questions in two collected datasets (different
+    /// hashes, contexts and answers) are compared, never refused.
     #[test]
-    fn runs_over_different_datasets_are_refused() {
+    fn two_versions_over_different_datasets_are_compared() {
         let dir = tempfile::tempdir().unwrap();
-        let a = dir.path().join("a");
-        let b = dir.path().join("b");
-        write_run(&a, "aaa", &[("x", "m", Outcome::bare(0.5))]);
-        write_run(&b, "bbb", &[("x", "m", Outcome::bare(0.5))]);
+        let a = dir.path().join("v1.0");
+        let b = dir.path().join("v1.1");
+        write_run(
+            &a,
+            "aaa",
+            &[
+                ("x", "m", Outcome::bare(0.5)),
+                ("y", "m", Outcome::bare(0.7)),
+            ],
+        );
+        write_run(
+            &b,
+            "bbb",
+            &[
+                ("y", "m", Outcome::bare(0.9)),
+                ("x", "m", Outcome::bare(0.6)),
+            ],
+        );
         let runs = [RunData::load(&a).unwrap(), RunData::load(&b).unwrap()];
-        let error = Comparison::build(&runs, CompareSettings::default()).unwrap_err();
-        let message = error.to_string();
+        let comparison = Comparison::build(&runs, CompareSettings::default()).unwrap();
+        let pair = &comparison.pairs[0];
+        assert_eq!((pair.pairing.paired, pair.pairing.overlap), (2, 1.0));
+        assert!(!pair.pairing.same_dataset && !pair.pairing.questions_known);
+        assert_eq!(pair.deltas[0].n_paired, 2);
+        assert!((pair.deltas[0].delta.unwrap() - 0.15).abs() < 1e-12);
+        let md = render_compare_markdown(&comparison);
         assert!(
-            message.contains("are over different datasets (sha256 aaa vs bbb)"),
-            "{message}"
+            md.contains(
+                "v1.0 and v1.1: 2 of 2 questions paired (2 by id), overlap 1.00. Different \
+                 datasets (sha256 aaa… and bbb…), not at hand to compare their texts"
+            ),
+            "{md}"
         );
         assert!(matches!(
             Comparison::build(&runs[..1], CompareSettings::default()),
             Err(ReportError::TooFewRuns { count: 1 })
         ));
+    }
+
+    /// With the datasets at hand, a renumbered question pairs by its text and the
+    /// comparison counts what differs.
+    #[test]
+    fn questions_pair_by_text_where_ids_differ() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a");
+        let b = dir.path().join("b");
+        write_run(
+            &a,
+            "aaa",
+            &[
+                ("1", "m", Outcome::bare(0.2)),
+                ("2", "m", Outcome::bare(0.4)),
+            ],
+        );
+        write_run(
+            &b,
+            "bbb",
+            &[
+                ("1", "m", Outcome::bare(0.9)),
+                ("2", "m", Outcome::bare(0.3)),
+            ],
+        );
+        let runs = [RunData::load(&a).unwrap(), RunData::load(&b).unwrap()];
+        let sample = |id: &str, question: &str, answer: &str| Sample {
+            id: id.into(),
+            question: question.into(),
+            answer: Some(answer.into()),
+            references: vec!["ref".into()],
+            ..Sample::default()
+        };
+        let samples = vec![
+            vec![sample("1", "alpha?", "x"), sample("2", "beta?", "y")],
+            vec![sample("1", "beta?", "y"), sample("2", "alpha?", "z")],
+        ];
+        let comparison =
+            Comparison::build_with_samples(&runs, &samples, CompareSettings::default()).unwrap();
+        let pair = &comparison.pairs[0];
+        assert_eq!(
+            (
+                pair.pairing.by_id,
+                pair.pairing.by_question,
+                pair.pairing.id_conflicts
+            ),
+            (0, 2, 2)
+        );
+        // alpha: 0.2 → 0.3, beta: 0.4 → 0.9.
+        assert!((pair.deltas[0].delta.unwrap() - 0.3).abs() < 1e-12);
+        let differences = pair.pairing.differences.as_ref().unwrap();
+        assert_eq!((differences.answers, differences.references), (1, 0));
+        assert_eq!(
+            pair.deltas[0].flips[0].candidate_sample_id.as_deref(),
+            Some("1")
+        );
+        let md = render_compare_markdown(&comparison);
+        assert!(md.contains("(0 by id, 2 by question text; 2 ids name different questions"));
+        assert!(
+            md.contains("of 2 paired questions, 1 have different answers, 0 different contexts")
+        );
+        assert!(md.contains("`2 → 1` 0.4000 → 0.9000"), "{md}");
+    }
+
+    #[test]
+    fn question_sets_that_differ_are_refused_below_the_overlap_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a");
+        let b = dir.path().join("b");
+        let c = dir.path().join("c");
+        let ids: Vec<String> = (0..10).map(|i| format!("q{i}")).collect();
+        let results = |skip: usize, value: f64| -> Vec<(String, &str, Outcome)> {
+            ids.iter()
+                .skip(skip)
+                .map(|id| (id.clone(), "m", Outcome::bare(value)))
+                .collect()
+        };
+        write_run(&a, "aaa", &results(0, 0.5));
+        write_run(&b, "bbb", &results(1, 0.6));
+        write_run(&c, "ccc", &results(2, 0.7));
+        let runs = [a, b, c].map(|p| RunData::load(&p).unwrap());
+        let error = Comparison::build(&runs, CompareSettings::default()).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "runs a and b share 9 of 10 questions, paired by id (the datasets were not at hand \
+             to compare questions) (overlap 0.90, below the 1.00 required): 1 only in a (`q0`); \
+             hint: compare only the questions every run holds (--common), or accept a lower \
+             overlap (--min-overlap)"
+        );
+        let lenient = CompareSettings {
+            min_overlap: Some(0.8),
+            ..CompareSettings::default()
+        };
+        let comparison = Comparison::build(&runs, lenient).unwrap();
+        // Without `common`, each run's means are over its own samples.
+        assert_eq!(comparison.runs[0].metrics["m"].n_scored, 10);
+        assert_eq!(comparison.pairs[0].deltas[0].n_paired, 9);
+        assert_eq!(comparison.pairs[1].deltas[0].n_paired, 8);
+
+        let common = CompareSettings {
+            common: true,
+            ..CompareSettings::default()
+        };
+        let comparison = Comparison::build(&runs, common).unwrap();
+        assert_eq!(comparison.common_questions, Some(8));
+        for run in &comparison.runs {
+            assert_eq!(run.metrics["m"].n_scored, 8);
+        }
+        for pair in &comparison.pairs {
+            assert_eq!(pair.deltas[0].n_paired, 8);
+        }
+        assert!(
+            render_compare_markdown(&comparison)
+                .contains("**Only the 8 questions every run holds are compared")
+        );
+        let strict_common = CompareSettings {
+            common: true,
+            min_overlap: Some(0.95),
+            ..CompareSettings::default()
+        };
+        assert!(matches!(
+            Comparison::build(&runs, strict_common),
+            Err(ReportError::QuestionsDiffer { .. })
+        ));
+    }
+
+    /// Regression: `compare` read a Δ as "lower" while its own p-value was 0.126. Four pairs
+    /// all lower: every percentile-bootstrap resample is below zero, yet the exact test
+    /// cannot reject (2 of 16 sign assignments are as extreme, p = 0.125).
+    #[test]
+    fn a_difference_is_read_only_where_interval_and_test_agree() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a");
+        let b = dir.path().join("b");
+        let ids = ["1", "2", "3", "4"];
+        let before = [0.8, 0.7, 0.9, 0.6];
+        let after = [0.5, 0.5, 0.6, 0.4];
+        let run = |values: [f64; 4]| -> Vec<(&str, &str, Outcome)> {
+            ids.iter()
+                .zip(values)
+                .map(|(id, v)| (*id, "m", Outcome::bare(v)))
+                .collect()
+        };
+        write_run(&a, "d", &run(before));
+        write_run(&b, "d", &run(after));
+        let runs = [RunData::load(&a).unwrap(), RunData::load(&b).unwrap()];
+        let comparison = Comparison::build(&runs, CompareSettings::default()).unwrap();
+        let delta = &comparison.pairs[0].deltas[0];
+        let [low, high] = delta.ci95.unwrap();
+        assert!(
+            low < high && high < 0.0,
+            "the interval excludes zero: [{low}, {high}]"
+        );
+        let p = delta.p_value.unwrap();
+        assert!((p - 0.125).abs() < 0.01, "p = {p}");
+        assert_eq!(delta.reading, Reading::NoClearDifference);
+        assert!(!delta.is_clear());
+        let md = render_compare_markdown(&comparison);
+        assert!(md.contains("| no clear difference |"), "{md}");
+        assert!(!md.contains(" lower |"), "{md}");
+    }
+
+    /// Seed S4's version table with three versions: each later one against V1.0.
+    #[test]
+    fn a_three_version_table_shows_each_version_against_the_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut runs = Vec::new();
+        for (name, shift) in [("V1.0", 0.0), ("V1.1", 0.1), ("V1.2", -0.1)] {
+            let path = dir.path().join(name);
+            write_run(&path, name, &crate::testing::scores(shift));
+            runs.push(RunData::load(&path).unwrap());
+        }
+        let comparison = Comparison::build(&runs, CompareSettings::default()).unwrap();
+        assert_eq!(comparison.pairs.len(), 3);
+        let md = render_compare_markdown(&comparison);
+        assert!(md.contains("| V1.0 | 0.6000 | 0.9000 | — | — |\n"), "{md}");
+        assert!(
+            md.contains(
+                "| V1.1 | 0.7000 · Δ +0.1000 [+0.1000, +0.1000] p 0.0001 higher | 0.9000 · Δ \
+                 +0.0000 [+0.0000, +0.0000] p 1.0000 no clear difference | — | — |\n"
+            ),
+            "{md}"
+        );
+        assert!(
+            md.contains("| V1.2 | 0.5000 · Δ -0.1000 [-0.1000, -0.1000] p 0.0001 lower |"),
+            "{md}"
+        );
+        let html = render_compare_html(&comparison);
+        assert!(
+            html.contains(
+                "<span class=\"good\">Δ +0.1000 [+0.1000, +0.1000] p 0.0001 higher</span>"
+            )
+        );
+        assert!(html.contains("<span class=\"bad\">Δ -0.1000"));
     }
 }

@@ -1,12 +1,14 @@
-//! The comparison of runs rendered for people (the version table with each run's judge calls
-//! and cost, then the pairs, with two judges' agreement with the same labels side by side):
-//! an HTML page (or fragment, for `rageval serve`) and Markdown. The numbers come from [`Comparison`]; nothing is computed
-//! here but formatting and the one-word reading of each interval.
+//! The comparison of runs rendered for people: how the runs' questions were paired and how
+//! their datasets differ, the version table (each run's means and judge calls and cost, and
+//! each later run's Δ against the first with its interval, p and reading), then every pair
+//! with its deltas, the samples that moved most, and two judges' agreement with the same
+//! labels side by side: an HTML page (or fragment, for `rageval serve`) and Markdown. The
+//! numbers come from [`Comparison`]; nothing is computed here but formatting.
 
 use std::fmt::Write as _;
 
 use crate::agreement_render::{agreement_delta_html, agreement_delta_markdown};
-use crate::compare::{MetricDelta, RunRow};
+use crate::compare::{MetricDelta, PairComparison, Reading, RunRow};
 use crate::escape::{escape_html as e, escape_markdown_cell as cell};
 use crate::judge_report::cost;
 use crate::page::{html_document, number};
@@ -25,21 +27,90 @@ fn p(value: Option<f64>) -> String {
     value.map_or_else(|| "—".into(), |v| format!("{v:.4}"))
 }
 
-/// How the numbers were drawn, in one sentence under the version table.
+/// How the numbers were drawn and read, in two sentences under the version table.
 fn method(s: &CompareSettings) -> String {
     format!(
-        "Δ = mean(candidate − baseline) over samples scored in both runs. Interval: paired \
-         percentile bootstrap ({} resamples, seed {}). p: two-sided paired sign-flip \
-         permutation test ({} permutations, resolution {:.5}, seed {}).",
+        "Δ = mean(candidate − baseline) over the questions scored in both runs. Interval: \
+         paired percentile bootstrap ({} resamples, seed {}). p: two-sided paired sign-flip \
+         permutation test ({} permutations, resolution {:.5}, seed {}). A Δ reads \"higher\" \
+         or \"lower\" only where its {:.0}% interval excludes 0 and p < {:.2}.",
         s.resamples,
         s.seed,
         s.permutations,
         1.0 / (s.permutations as f64 + 1.0),
-        s.seed.wrapping_add(1)
+        s.seed.wrapping_add(1),
+        s.level * 100.0,
+        1.0 - s.level
     )
 }
 
-/// A delta's numbers as shown: paired count, both means, Δ, its interval, p.
+/// The first 12 hex digits of a hash.
+fn short(sha256: &str) -> &str {
+    sha256.get(..12).unwrap_or(sha256)
+}
+
+/// How two runs' questions were paired and how their datasets differ, in one paragraph.
+fn pairing_text(comparison: &Comparison, pair: &PairComparison) -> String {
+    let (a, b) = (
+        comparison.run_name(pair.baseline),
+        comparison.run_name(pair.candidate),
+    );
+    let q = &pair.pairing;
+    let union = q.paired + q.only_baseline.len() + q.only_candidate.len();
+    let mut how = format!("{} by id", q.by_id);
+    if q.by_question > 0 {
+        let _ = write!(how, ", {} by question text", q.by_question);
+    }
+    if q.id_conflicts > 0 {
+        let _ = write!(
+            how,
+            "; {} ids name different questions in the two datasets",
+            q.id_conflicts
+        );
+    }
+    let mut text = format!(
+        "{a} and {b}: {} of {union} questions paired ({how}), overlap {:.2}.",
+        q.paired, q.overlap
+    );
+    if !q.only_baseline.is_empty() || !q.only_candidate.is_empty() {
+        let _ = write!(
+            text,
+            " {} only in {a}, {} only in {b}.",
+            q.only_baseline.len(),
+            q.only_candidate.len()
+        );
+    }
+    let [sha_a, sha_b] = [pair.baseline, pair.candidate].map(|i| {
+        comparison
+            .runs
+            .get(i)
+            .map_or("", |run| short(&run.dataset_sha256))
+    });
+    if q.same_dataset {
+        let _ = write!(text, " The same dataset (sha256 {sha_a}…).");
+    } else if let Some(d) = &q.differences {
+        let _ = write!(
+            text,
+            " Different datasets (sha256 {sha_a}… and {sha_b}…): of {} paired questions, {} \
+             have different answers, {} different contexts, {} different references.",
+            d.compared, d.answers, d.contexts, d.references
+        );
+        if d.references > 0 {
+            text.push_str(
+                " Scores that use the reference are measured against different references \
+                 there.",
+            );
+        }
+    } else {
+        let _ = write!(
+            text,
+            " Different datasets (sha256 {sha_a}… and {sha_b}…), not at hand to compare \
+             their texts: paired by id alone, so ids must mean the same questions in both."
+        );
+    }
+    text
+}
+
 /// A run's judge calls and cost for the version table (`—` where the run kept no account
 /// or a model had no price).
 fn judge_cells(run: &RunRow) -> [String; 2] {
@@ -49,6 +120,7 @@ fn judge_cells(run: &RunRow) -> [String; 2] {
     }
 }
 
+/// A delta's numbers as shown: paired count, both means, Δ, its interval, p.
 fn delta_cells(d: &MetricDelta) -> [String; 6] {
     [
         d.n_paired.to_string(),
@@ -60,14 +132,38 @@ fn delta_cells(d: &MetricDelta) -> [String; 6] {
     ]
 }
 
-/// What a delta says in words.
-fn reading(delta: &MetricDelta) -> &'static str {
-    match (delta.is_clear(), delta.delta) {
-        (true, Some(d)) if d > 0.0 => "higher",
-        (true, Some(_)) => "lower",
-        (false, Some(_)) => "no clear difference",
-        _ => "no paired samples",
+/// `Δ +0.1000 [+0.0800, +0.1200] p 0.0010 higher`: a later version against the first.
+fn against_first(d: &MetricDelta) -> String {
+    format!(
+        "Δ {} {} p {} {}",
+        signed(d.delta),
+        ci(d.ci95),
+        p(d.p_value),
+        d.reading.words()
+    )
+}
+
+fn class(reading: Reading) -> &'static str {
+    match reading {
+        Reading::Higher => "good",
+        Reading::Lower => "bad",
+        _ => "neutral",
     }
+}
+
+/// The delta of `metric` in `pair`, if the pair has it.
+fn delta_of<'a>(pair: Option<&'a PairComparison>, metric: &str) -> Option<&'a MetricDelta> {
+    pair?.deltas.iter().find(|d| d.metric == metric)
+}
+
+/// "Only the N questions every run holds are compared…", when they are.
+fn common_note(comparison: &Comparison) -> Option<String> {
+    comparison.common_questions.map(|n| {
+        format!(
+            "Only the {n} questions every run holds are compared: the means below are over \
+             them."
+        )
+    })
 }
 
 /// The comparison as one self-contained HTML page.
@@ -87,13 +183,17 @@ pub fn compare_title(comparison: &Comparison) -> String {
     format!("rageval compare: {}", names.join(" vs "))
 }
 
-/// The comparison page's content as an HTML fragment (no heading): the dataset hash, the
-/// version table, and each pair's deltas, interval chart and the samples that moved most.
+/// The comparison page's content as an HTML fragment (no heading): how the questions were
+/// paired, the version table, and each pair's deltas, interval chart and the samples that
+/// moved most.
 pub fn render_compare_body(comparison: &Comparison) -> String {
-    let mut html = format!(
-        "<p class=\"muted\">dataset sha256 <code>{}</code></p>\n",
-        e(&comparison.dataset_sha256)
-    );
+    let mut html = String::from("<h2>Questions</h2>\n");
+    for pair in &comparison.pairs {
+        let _ = writeln!(html, "<p>{}</p>", e(&pairing_text(comparison, pair)));
+    }
+    if let Some(note) = common_note(comparison) {
+        let _ = writeln!(html, "<p><b>{}</b></p>", e(&note));
+    }
     html.push_str(
         "<h2>Versions</h2>\n<div class=\"wide\"><table class=\"versions\"><thead><tr><th>run</th>",
     );
@@ -102,15 +202,16 @@ pub fn render_compare_body(comparison: &Comparison) -> String {
     }
     html.push_str("<th class=\"num\">judge calls</th><th class=\"num\">cost (USD)</th>");
     html.push_str("</tr></thead><tbody>\n");
-    for run in &comparison.runs {
+    for (index, run) in comparison.runs.iter().enumerate() {
         let _ = write!(
             html,
             "<tr><td class=\"nowrap\" title=\"{}\">{}</td>",
             e(&run.path),
             e(&run.name)
         );
+        let pair = comparison.against_first(index);
         for metric in &comparison.metrics {
-            let shown = run.metrics.get(metric).map_or_else(
+            let mut shown = run.metrics.get(metric).map_or_else(
                 || "—".to_string(),
                 |m| match m.ci95 {
                     Some([l, h]) => format!(
@@ -120,6 +221,14 @@ pub fn render_compare_body(comparison: &Comparison) -> String {
                     None => number(m.mean),
                 },
             );
+            if let Some(d) = delta_of(pair, metric) {
+                let _ = write!(
+                    shown,
+                    "<br><span class=\"{}\">{}</span>",
+                    class(d.reading),
+                    e(&against_first(d))
+                );
+            }
             let _ = write!(html, "<td class=\"num\">{shown}</td>");
         }
         let [calls, usd] = judge_cells(run);
@@ -149,21 +258,17 @@ pub fn render_compare_body(comparison: &Comparison) -> String {
         );
         let mut rows = Vec::new();
         for d in &pair.deltas {
-            let class = match reading(d) {
-                "higher" => "good",
-                "lower" => "bad",
-                _ => "neutral",
-            };
             let numbers: Vec<String> = delta_cells(d)
                 .iter()
                 .map(|n| format!("<td class=\"num\">{n}</td>"))
                 .collect();
             let _ = writeln!(
                 html,
-                "<tr><td><code>{}</code></td>{}<td class=\"{class}\">{}</td></tr>",
+                "<tr><td><code>{}</code></td>{}<td class=\"{}\">{}</td></tr>",
                 e(&d.metric),
                 numbers.concat(),
-                reading(d)
+                class(d.reading),
+                d.reading.words()
             );
             if let (Some(delta), Some([low, high])) = (d.delta, d.ci95) {
                 rows.push(IntervalRow {
@@ -197,7 +302,7 @@ pub fn render_compare_body(comparison: &Comparison) -> String {
                     html,
                     "<tr><td><code>{}</code></td><td class=\"num\">{:.4}</td>\
                      <td class=\"num\">{:.4}</td><td class=\"num\">{:+.4}</td></tr>",
-                    e(&flip.sample_id),
+                    e(&flip_id(flip)),
                     flip.baseline,
                     flip.candidate,
                     flip.delta
@@ -209,14 +314,24 @@ pub fn render_compare_body(comparison: &Comparison) -> String {
     html
 }
 
-/// The comparison as Markdown: the version table, then each pair's deltas and top flips.
+/// A moved sample's id: `a → b` when the two runs call it differently.
+fn flip_id(flip: &crate::SampleFlip) -> String {
+    match &flip.candidate_sample_id {
+        Some(other) => format!("{} → {other}", flip.sample_id),
+        None => flip.sample_id.clone(),
+    }
+}
+
+/// The comparison as Markdown: how the questions were paired, the version table with each
+/// later run's Δ against the first, then each pair's deltas and top flips.
 pub fn render_compare_markdown(comparison: &Comparison) -> String {
     let mut md = String::from("# rageval compare\n\n");
-    let _ = writeln!(
-        md,
-        "Dataset sha256 `{}`.\n",
-        cell(&comparison.dataset_sha256)
-    );
+    for pair in &comparison.pairs {
+        let _ = writeln!(md, "{}\n", cell(&pairing_text(comparison, pair)));
+    }
+    if let Some(note) = common_note(comparison) {
+        let _ = writeln!(md, "**{note}**\n");
+    }
     md.push_str("| run |");
     for metric in &comparison.metrics {
         let _ = write!(md, " `{}` |", cell(metric));
@@ -224,14 +339,19 @@ pub fn render_compare_markdown(comparison: &Comparison) -> String {
     md.push_str(" judge calls | cost (USD) |\n|---|");
     md.push_str(&"---:|".repeat(comparison.metrics.len() + 2));
     md.push('\n');
-    for run in &comparison.runs {
+    for (index, run) in comparison.runs.iter().enumerate() {
         let _ = write!(md, "| {} |", cell(&run.name));
+        let pair = comparison.against_first(index);
         for metric in &comparison.metrics {
-            let _ = write!(
-                md,
-                " {} |",
-                number(run.metrics.get(metric).and_then(|m| m.mean))
-            );
+            let mean = number(run.metrics.get(metric).and_then(|m| m.mean));
+            match delta_of(pair, metric) {
+                Some(d) => {
+                    let _ = write!(md, " {mean} · {} |", against_first(d));
+                }
+                None => {
+                    let _ = write!(md, " {mean} |");
+                }
+            }
         }
         let [calls, usd] = judge_cells(run);
         let _ = write!(md, " {calls} | {usd} |");
@@ -255,7 +375,7 @@ pub fn render_compare_markdown(comparison: &Comparison) -> String {
                 "| `{}` | {} | {} |",
                 cell(&d.metric),
                 delta_cells(d).join(" | "),
-                reading(d)
+                d.reading.words()
             );
         }
         if let Some(agreement) = &pair.agreement {
@@ -270,7 +390,7 @@ pub fn render_compare_markdown(comparison: &Comparison) -> String {
                     .iter()
                     .map(|f| format!(
                         "`{}` {:.4} → {:.4} ({:+.4})",
-                        cell(&f.sample_id),
+                        cell(&flip_id(f)),
                         f.baseline,
                         f.candidate,
                         f.delta

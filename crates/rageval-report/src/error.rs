@@ -1,6 +1,6 @@
 //! Errors of reading and writing run directories, reports and comparisons.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Everything that can go wrong in this crate; each variant names the file or value at fault.
 #[derive(Debug, thiserror::Error)]
@@ -36,6 +36,19 @@ pub enum ReportError {
         #[source]
         source: serde_json::Error,
     },
+    #[error("{path}:{line}: not a rank agreement line")]
+    DecodeRankAgreement {
+        path: PathBuf,
+        line: usize,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("{path}:{line}: {why}")]
+    BadRankAgreement {
+        path: PathBuf,
+        line: usize,
+        why: String,
+    },
     #[error("{path} is not valid JSON of the expected shape")]
     Decode {
         path: PathBuf,
@@ -59,14 +72,104 @@ pub enum ReportError {
     )]
     UnknownGateMetric { metric: String, available: String },
     #[error(
-        "runs {first} and {other} are over different datasets (sha256 {first_sha256} vs {other_sha256}); compare only runs over the same data"
+        "runs {runs} share {paired} of {union} questions, paired {how} (overlap {overlap:.2}, below the {required:.2} required){only}; hint: compare only the questions every run holds (--common), or accept a lower overlap (--min-overlap)"
     )]
-    DifferentDatasets {
-        first: PathBuf,
-        other: PathBuf,
-        first_sha256: String,
-        other_sha256: String,
+    QuestionsDiffer {
+        /// `A and B`, the two runs' names (one field keeps the error small).
+        runs: String,
+        paired: usize,
+        union: usize,
+        overlap: f64,
+        required: f64,
+        /// `: N only in A (examples); M only in B (examples)`, or empty.
+        only: String,
+        how: &'static str,
     },
+    #[error("no question is in every run ({runs}): there is nothing to compare")]
+    NoCommonQuestions { runs: String },
+    #[error("cannot re-read the dataset {path} of the run: {why}")]
+    DatasetUnavailable { path: PathBuf, why: String },
     #[error("compare needs at least two runs, got {count}")]
     TooFewRuns { count: usize },
+}
+
+/// An error and its causes on one line, `outer: inner: innermost`.
+pub fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(inner) = cause {
+        text.push_str(": ");
+        text.push_str(&inner.to_string());
+        cause = inner.source();
+    }
+    text
+}
+
+impl ReportError {
+    /// The same error naming its file relative to `base` when it lies under it, or by its
+    /// file name when it is elsewhere and absolute: a server shows no absolute path.
+    pub fn relative_to(mut self, base: &Path) -> Self {
+        if let Some(path) = self.path_mut() {
+            let shown = match path.strip_prefix(base) {
+                Ok(rest) if rest.as_os_str().is_empty() => {
+                    base.file_name().map(PathBuf::from).unwrap_or_default()
+                }
+                Ok(rest) => rest.to_path_buf(),
+                Err(_) if path.is_absolute() => {
+                    path.file_name().map(PathBuf::from).unwrap_or_default()
+                }
+                Err(_) => path.clone(),
+            };
+            *path = shown;
+        }
+        self
+    }
+
+    fn path_mut(&mut self) -> Option<&mut PathBuf> {
+        match self {
+            Self::RunExists { path }
+            | Self::NotADirectory { path }
+            | Self::Write { path, .. }
+            | Self::Read { path, .. }
+            | Self::DecodeLine { path, .. }
+            | Self::DecodeRankAgreement { path, .. }
+            | Self::BadRankAgreement { path, .. }
+            | Self::Decode { path, .. }
+            | Self::NotARun { path }
+            | Self::Incomplete { path }
+            | Self::Xlsx { path, .. }
+            | Self::DatasetUnavailable { path, .. } => Some(path),
+            Self::Encode { .. }
+            | Self::BadGate { .. }
+            | Self::UnknownGateMetric { .. }
+            | Self::QuestionsDiffer { .. }
+            | Self::NoCommonQuestions { .. }
+            | Self::TooFewRuns { .. } => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_read_relative_to_a_base() {
+        let base = Path::new("/srv/runs");
+        let inside = ReportError::NotARun {
+            path: base.join("v1"),
+        };
+        assert_eq!(
+            inside.relative_to(base).to_string(),
+            "v1 is not a run directory (it has no manifest.json)"
+        );
+        let elsewhere = ReportError::DatasetUnavailable {
+            path: "/home/me/data/kids.jsonl".into(),
+            why: "it is not there".into(),
+        };
+        assert_eq!(
+            elsewhere.relative_to(base).to_string(),
+            "cannot re-read the dataset kids.jsonl of the run: it is not there"
+        );
+    }
 }

@@ -2,7 +2,9 @@
 //! style sheet from anywhere else, so it opens offline and can be mailed as one file.
 //!
 //! A `judge-check` run's page opens with its agreement with the human labels
-//! ([`render_agreement`]). It shows per-metric means with 95% intervals, each metric's distribution as an inline SVG
+//! ([`render_agreement`]); a `rank` / `pipeline` run's shows the retriever's order against
+//! the judge's per question ([`render_rank_agreement`]). Samples are listed in the
+//! dataset's order when it is at hand. It shows per-metric means with 95% intervals, each metric's distribution as an inline SVG
 //! histogram, undefined and failed counts with their reasons, the judge's calls, tokens, cost
 //! and parse-ladder counts, and a per-sample table whose
 //! rows link to the sample's drill-down: question, answer, references, the numbered
@@ -19,9 +21,10 @@ use rageval_core::{Evidence, Outcome, Sample, Verdict, VerdictTarget};
 use crate::agreement_render::render_agreement;
 use crate::escape::escape_html as e;
 use crate::judge_report::judge_html;
+use crate::outcome_text::detail_value;
 use crate::page::{html_document, number, shorten};
 use crate::svg::{IntervalRow, histogram, interval_chart};
-use crate::{MetricSummary, RunData};
+use crate::{MetricSummary, RunData, render_rank_agreement};
 
 /// Characters of a context quoted under a verdict that cites it.
 const QUOTE_CHARS: usize = 300;
@@ -39,9 +42,11 @@ pub fn render_html(run: &RunData, samples: &[Sample]) -> String {
     // A judge-check run is about its agreement with the labels: that comes first.
     page.push_str(&render_agreement(run, ""));
     page.push_str(&render_run_summary(run));
-    let every_sample: Vec<usize> = (0..run.sample_ids().len()).collect();
+    page.push_str(&render_rank_agreement(run, ""));
+    // Rows in the dataset's order; each keeps its journal index as its anchor.
+    let order = run.input_order(samples);
     page.push_str("<h2 id=\"per-sample\">Per sample</h2>\n");
-    page.push_str(&render_sample_table(run, samples, &every_sample, ""));
+    page.push_str(&render_sample_table(run, samples, &order, ""));
     page.push_str("<h2 id=\"samples\">Samples</h2>\n");
     if samples.is_empty() {
         page.push_str(
@@ -51,7 +56,9 @@ pub fn render_html(run: &RunData, samples: &[Sample]) -> String {
         );
     }
     let outcomes = run.outcomes();
-    for (index, id) in run.sample_ids().into_iter().enumerate() {
+    let ids = run.sample_ids();
+    for index in order {
+        let id = ids[index];
         page.push_str(&sample_details(
             index,
             id,
@@ -325,16 +332,7 @@ fn evidence_html(index: usize, evidence: &Evidence, sample: Option<&Sample>) -> 
         let parts: Vec<String> = evidence
             .details
             .iter()
-            .map(|(key, value)| {
-                let shown = match value {
-                    serde_json::Value::Number(n) => n
-                        .as_f64()
-                        .map_or_else(|| n.to_string(), |f| format!("{f:.4}")),
-                    serde_json::Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                };
-                format!("{} = {}", e(key), e(&shown))
-            })
+            .map(|(key, value)| format!("{} = {}", e(key), e(&detail_value(value))))
             .collect();
         html.push_str(&parts.join(" · "));
         html.push_str("</p>\n");

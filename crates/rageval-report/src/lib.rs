@@ -16,24 +16,34 @@
 //!   manifest) and summed (in the summary).
 //! - [`Agreement`]: a `judge-check` run's `agreement.json` (figures with intervals, counts,
 //!   one verdict per item, stability); [`AgreementDelta`] two judges on the same labels.
+//! - [`RankAgreementRow`], [`RANK_AGREEMENT_FILE`]: a `rank` / `pipeline` run's
+//!   retriever-versus-judge figures per question (`rank_agreement.jsonl`), shown in every
+//!   human file ([`render_rank_agreement`]).
 //! - [`RunData`]: a finished run read back; [`write_reports`] writes its human files.
 //! - [`render_html`], [`render_markdown`], [`write_xlsx`]: each human file alone;
 //!   [`render_run_summary`], [`render_agreement`], [`render_sample_table`] and
 //!   [`render_compare_body`] are pieces of the pages for other HTML (`rageval serve`), and
 //!   [`html_document`] their shell.
 //! - [`Gate`]: `--fail-under` thresholds; [`render_junit`] the CI report of a gate.
-//! - [`Comparison`]: two or more runs over one dataset, with paired statistics per metric.
+//! - [`Comparison`]: the version table of two or more runs — system versions over the same
+//!   questions, samples paired by id and question ([`Pairing`]) — with paired statistics
+//!   per metric; [`write_compare_xlsx`] writes it as a workbook.
+//! - [`read_run_samples`]: a finished run's dataset read back (when it still hashes as
+//!   recorded) for the texts reports and comparisons show.
 //! - [`render_summary_table`]: the summary as a text table for a terminal.
 //! - `testing` (feature `test-support`): writes complete run directories for tests.
 //!
 //! This crate knows no model and no metric formula; it stores and shows what metrics
-//! return. Reading datasets is `rageval-core`'s job: writers take the samples as given.
+//! return. Parsing datasets is `rageval-core`'s job: writers take the samples as given, and
+//! [`read_run_samples`] only calls core's reader with the options a run recorded.
 
 mod accounting;
 mod agreement;
 mod agreement_render;
 mod compare;
+mod compare_pairing;
 mod compare_render;
+mod compare_xlsx;
 mod error;
 mod escape;
 mod gate;
@@ -42,10 +52,14 @@ mod journal;
 mod judge_report;
 mod manifest;
 mod markdown;
+mod outcome_text;
 mod page;
+mod rank_agreement;
+mod rank_agreement_render;
 mod reader;
 mod reports;
 mod run_dir;
+mod run_samples;
 mod summary;
 mod svg;
 mod table;
@@ -64,11 +78,15 @@ pub use agreement::{
     UnstableItem, VerdictChange, chance_level,
 };
 pub use agreement_render::render_agreement;
-pub use compare::{CompareSettings, Comparison, MetricDelta, PairComparison, SampleFlip};
+pub use compare::{
+    CompareSettings, Comparison, MetricDelta, PairComparison, Reading, RunRow, SampleFlip,
+};
+pub use compare_pairing::{DataDifferences, Pairing};
 pub use compare_render::{
     compare_title, render_compare_body, render_compare_html, render_compare_markdown,
 };
-pub use error::ReportError;
+pub use compare_xlsx::{VERSIONS_SHEET, write_compare_xlsx};
+pub use error::{ReportError, error_chain};
 pub use escape::{escape_html, escape_markdown_cell};
 pub use gate::{FailingSample, Gate, GateCheck, GateOutcome, Threshold, render_junit};
 pub use html::{render_html, render_run_summary, render_sample_table};
@@ -76,11 +94,19 @@ pub use journal::{JournalWriter, ResultRecord};
 pub use manifest::{DatasetInfo, Manifest, MetricRecord, RunStatus, ToolInfo};
 pub use markdown::render_markdown;
 pub use page::html_document;
+pub use rank_agreement::{
+    FIGURE_NAMES, FigureMean, RANK_AGREEMENT_FILE, RankAgreementRow, RankAgreementSummary,
+    read_rank_agreement,
+};
+pub use rank_agreement_render::{
+    MEAN_ROW_LABEL, RANK_AGREEMENT_SHEET_COLUMNS, render_rank_agreement,
+};
 pub use reader::{RunData, read_results};
 pub use reports::{HTML_FILE, MARKDOWN_FILE, XLSX_FILE, write_reports};
 pub use run_dir::{MANIFEST_FILE, RESULTS_FILE, RunDir, SUMMARY_FILE, sha256_bytes, sha256_file};
+pub use run_samples::{read_dataset_of, read_run_samples};
 pub use summary::{Aggregator, MetricSummary, Summary};
 pub use svg::{IntervalRow, histogram, interval_chart};
 pub use table::render_summary_table;
 pub use time::utc_timestamp;
-pub use xlsx::{RESULTS_SHEET_COLUMNS, write_xlsx};
+pub use xlsx::{REASON_SUFFIX, RESULTS_SHEET_COLUMNS, SAMPLES_SHEET_COLUMNS, write_xlsx};

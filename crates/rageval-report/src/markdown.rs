@@ -1,7 +1,7 @@
 //! `report.md`: the run's summary in Markdown, for pull requests and chat — a `judge-check`
 //! run's agreement with the labels first, then the summary table, undefined and failed
-//! counts with reasons, the judge's calls, tokens and cost, and each metric's
-//! lowest-scoring samples.
+//! counts with reasons, the judge's calls, tokens and cost, a `rank` / `pipeline` run's
+//! retriever-versus-judge figures per question, and each metric's lowest-scoring samples.
 //! Cells from data are escaped so a table never breaks and no HTML from an answer renders.
 
 use std::fmt::Write as _;
@@ -11,6 +11,7 @@ use crate::agreement_render::agreement_markdown;
 use crate::escape::escape_markdown_cell as cell;
 use crate::judge_report::judge_markdown;
 use crate::page::number;
+use crate::rank_agreement_render::rank_agreement_markdown;
 
 /// Samples listed per metric under "lowest-scoring samples".
 const LOWEST: usize = 5;
@@ -79,6 +80,7 @@ pub fn render_markdown(run: &RunData) -> String {
         md.push_str(&reasons);
     }
     md.push_str(&judge_markdown(run.summary.judge.as_ref()));
+    md.push_str(&rank_agreement_markdown(run));
 
     md.push_str("\n## Lowest-scoring samples\n");
     for name in &metrics {

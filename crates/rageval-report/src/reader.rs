@@ -5,12 +5,13 @@ use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use rageval_core::Outcome;
+use rageval_core::{Outcome, Sample};
 use serde::de::DeserializeOwned;
 
+use crate::rank_agreement::read_rank_agreement;
 use crate::{
-    Agreement, MANIFEST_FILE, Manifest, RESULTS_FILE, ReportError, ResultRecord, RunStatus,
-    SUMMARY_FILE, Summary,
+    Agreement, MANIFEST_FILE, Manifest, RESULTS_FILE, RankAgreementRow, ReportError, ResultRecord,
+    RunStatus, SUMMARY_FILE, Summary,
 };
 
 /// A complete run, loaded from its directory.
@@ -24,6 +25,9 @@ pub struct RunData {
     pub records: Vec<ResultRecord>,
     /// A `judge-check` run's agreement with the human labels (`agreement.json`).
     pub agreement: Option<Agreement>,
+    /// The retriever's order against the judge's, per question (`rank_agreement.jsonl`),
+    /// for a run that came from `rank` or `pipeline`.
+    pub rank_agreement: Option<Vec<RankAgreementRow>>,
 }
 
 impl RunData {
@@ -44,12 +48,14 @@ impl RunData {
         let summary: Summary = read_json(&dir.join(SUMMARY_FILE))?;
         let records = read_results(&dir.join(RESULTS_FILE))?;
         let agreement = Agreement::read(dir)?;
+        let rank_agreement = read_rank_agreement(dir)?;
         Ok(Self {
             path: dir.to_path_buf(),
             manifest,
             summary,
             records,
             agreement,
+            rank_agreement,
         })
     }
 
@@ -89,6 +95,22 @@ impl RunData {
             .map(|r| r.sample_id.as_str())
             .filter(|id| seen.insert(*id))
             .collect()
+    }
+
+    /// Indices into [`RunData::sample_ids`] in the dataset's order: the samples `samples`
+    /// holds by their position there, then the rest in journal order (all of them in journal
+    /// order when `samples` is empty). Reports list rows this way; anchors keep the index.
+    pub fn input_order(&self, samples: &[Sample]) -> Vec<usize> {
+        let position: HashMap<&str, usize> = samples
+            .iter()
+            .enumerate()
+            .map(|(position, sample)| (sample.id.as_str(), position))
+            .collect();
+        let ids = self.sample_ids();
+        let mut order: Vec<usize> = (0..ids.len()).collect();
+        // A stable sort keeps journal order among the samples the dataset does not hold.
+        order.sort_by_key(|&index| position.get(ids[index]).copied().unwrap_or(usize::MAX));
+        order
     }
 
     /// Each sample × metric's outcome; a later journal line for the same pair wins.
@@ -161,6 +183,14 @@ mod tests {
         let run = RunData::load(&path).unwrap();
         assert_eq!(run.name(), "run");
         assert_eq!(run.sample_ids(), vec!["s1", "s2"]);
+        // The dataset's order wins; ids it does not hold follow in journal order.
+        let sample = |id: &str| Sample {
+            id: id.into(),
+            ..Sample::default()
+        };
+        assert_eq!(run.input_order(&[sample("s2"), sample("s1")]), vec![1, 0]);
+        assert_eq!(run.input_order(&[sample("s2")]), vec![1, 0]);
+        assert_eq!(run.input_order(&[]), vec![0, 1]);
         assert_eq!(run.metric_names(), vec!["m", "k"]);
         assert_eq!(run.scores("m").len(), 1);
         assert_eq!(

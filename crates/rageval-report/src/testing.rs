@@ -5,11 +5,16 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+/// The workbook reader the checks use, for other crates' tests that read sheets back.
+pub use calamine;
 use calamine::{Data, Reader, Xlsx, open_workbook};
 use rageval_core::{Evidence, Outcome};
 
+use crate::outcome_text::outcome_reason;
+use crate::xlsx::fit_cell;
 use crate::{
-    Aggregator, DatasetInfo, Manifest, MetricRecord, RESULTS_SHEET_COLUMNS, ResultRecord, RunDir,
+    Aggregator, DatasetInfo, Manifest, MetricRecord, REASON_SUFFIX, RESULTS_SHEET_COLUMNS,
+    ResultRecord, RunDir, SAMPLES_SHEET_COLUMNS,
 };
 
 /// Writes a complete run at `path` over a dataset with hash `sha256` (its path,
@@ -87,8 +92,9 @@ pub fn scores(shift: f64) -> Vec<(String, &'static str, Outcome)> {
 
 /// Checks a run's `results.xlsx` against its `results.jsonl`, cell for cell: the `results`
 /// sheet rebuilds every journal record exactly (values bit for bit, evidence included), and
-/// each cell of the `samples` sheet is that sample × metric's score, or `undefined: reason`
-/// / `failed: error`. Panics with the first difference.
+/// in the `samples` sheet each sample × metric has its score (or `undefined` / `failed`)
+/// and beside it the reason: the evidence as text, the undefined reason or the error.
+/// Panics with the first difference.
 pub fn assert_workbook_matches_journal(xlsx: &Path, journal: &Path) {
     let records = crate::read_results(journal).expect("journal");
     let mut workbook: Xlsx<_> = open_workbook(xlsx).expect("workbook");
@@ -109,29 +115,55 @@ pub fn assert_workbook_matches_journal(xlsx: &Path, journal: &Path) {
 
     let samples = workbook.worksheet_range("samples").expect("samples sheet");
     let mut rows = samples.rows();
-    let metrics: Vec<String> = rows
+    let header: Vec<String> = rows
         .next()
         .expect("header")
         .iter()
-        .skip(1)
         .map(|c| c.to_string())
         .collect();
+    let fixed = SAMPLES_SHEET_COLUMNS.len();
+    assert_eq!(header[..fixed], SAMPLES_SHEET_COLUMNS);
+    let metrics: Vec<&String> = header[fixed..].iter().step_by(2).collect();
+    for (metric, reason) in metrics.iter().zip(header[fixed + 1..].iter().step_by(2)) {
+        assert_eq!(*reason, format!("{metric}{REASON_SUFFIX}"));
+    }
     let outcomes: HashMap<(&str, &str), &Outcome> = records
         .iter()
         .map(|r| ((r.sample_id.as_str(), r.metric.as_str()), &r.outcome))
         .collect();
+    let text = |value: String| {
+        if value.is_empty() {
+            Data::Empty
+        } else {
+            Data::String(fit_cell(&value).into_owned())
+        }
+    };
     let mut seen = 0;
     for row in rows {
         let id = row[0].to_string();
-        for (metric, cell) in metrics.iter().zip(&row[1..]) {
-            let expected = match outcomes.get(&(id.as_str(), metric.as_str())) {
-                Some(Outcome::Score { value, .. }) => Data::Float(*value),
-                Some(Outcome::Undefined { reason }) => Data::String(format!("undefined: {reason}")),
-                Some(Outcome::Failed { error }) => Data::String(format!("failed: {error}")),
-                None => Data::Empty,
+        for (index, metric) in metrics.iter().enumerate() {
+            let at = |column: usize| row.get(column).cloned().unwrap_or(Data::Empty);
+            let (score, reason) = match outcomes.get(&(id.as_str(), metric.as_str())) {
+                Some(outcome @ Outcome::Score { value, .. }) => {
+                    (Data::Float(*value), text(outcome_reason(outcome)))
+                }
+                Some(outcome @ Outcome::Undefined { .. }) => (
+                    Data::String("undefined".into()),
+                    text(outcome_reason(outcome)),
+                ),
+                Some(outcome @ Outcome::Failed { .. }) => {
+                    (Data::String("failed".into()), text(outcome_reason(outcome)))
+                }
+                None => (Data::Empty, Data::Empty),
             };
-            assert_eq!(cell, &expected, "samples sheet, {id} × {metric}");
-            seen += usize::from(expected != Data::Empty);
+            let column = fixed + 2 * index;
+            assert_eq!(at(column), score, "samples sheet, {id} × {metric}");
+            assert_eq!(
+                at(column + 1),
+                reason,
+                "samples sheet, {id} × {metric} reason"
+            );
+            seen += usize::from(score != Data::Empty);
         }
     }
     let distinct: std::collections::HashSet<_> = outcomes.keys().collect();

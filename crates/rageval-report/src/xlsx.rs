@@ -1,17 +1,25 @@
-//! `results.xlsx`: the run as a spreadsheet for people who live in Excel.
+//! `results.xlsx`: the run as a spreadsheet for people who live in Excel — seed S3's
+//! workbook.
 //!
-//! Three sheets: `summary` (one row per metric, the fields of `summary.json`), `samples`
-//! (one row per sample, one column per metric: the score, or `undefined: reason` /
-//! `failed: error`), and `results` (one row per line of `results.jsonl`, evidence as JSON),
-//! from which the journal can be rebuilt exactly.
+//! Sheets: `summary` (one row per metric, the fields of `summary.json`); `samples` (one row
+//! per sample in the dataset's order: id, question, reference, answer, context ids, the
+//! numbered contexts, then two columns per metric: the score — or `undefined` / `failed` —
+//! and the reason: the verdicts and details of the evidence, the undefined reason or the
+//! error); `rank_agreement` when the run holds `rank_agreement.jsonl` (one row per question:
+//! the retriever's order against the judge's); and `results` (one row per line of
+//! `results.jsonl`, evidence as JSON), from which the journal can be rebuilt exactly.
+//! Without the dataset the `samples` rows keep the journal's order and have no texts.
 
-use std::collections::BTreeMap;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use rageval_core::Outcome;
+use rageval_core::{Outcome, Sample};
 use rust_xlsxwriter::{Format, Workbook, Worksheet, XlsxError};
 
-use crate::RunData;
+use crate::outcome_text::outcome_reason;
+use crate::rank_agreement_render::rank_agreement_sheet;
+use crate::{ReportError, RunData};
 
 /// Excel's limit on the characters of one cell.
 const CELL_LIMIT: usize = 32_767;
@@ -28,23 +36,56 @@ pub const RESULTS_SHEET_COLUMNS: [&str; 6] = [
     "evidence_json",
 ];
 
-/// Writes the run's spreadsheet to `path`.
-pub fn write_xlsx(run: &RunData, path: &Path) -> Result<(), crate::ReportError> {
-    build_workbook(run)
+/// Column headers of the `samples` sheet before the metrics; each metric then has two
+/// columns, its name (the score, or `undefined` / `failed`) and `{name} reason`.
+pub const SAMPLES_SHEET_COLUMNS: [&str; 6] = [
+    "sample_id",
+    "question",
+    "reference",
+    "answer",
+    "context_ids",
+    "contexts",
+];
+/// Appended to a metric's name to head its reason column.
+pub const REASON_SUFFIX: &str = " reason";
+
+/// Writes the run's spreadsheet to `path`. `samples` (the run's dataset, may be empty)
+/// gives the question, reference, answer and contexts of each row and the rows' order.
+pub fn write_xlsx(run: &RunData, samples: &[Sample], path: &Path) -> Result<(), ReportError> {
+    save(build_workbook(run, samples), path)
+}
+
+/// Saves a workbook built by one of this crate's writers.
+pub(crate) fn save(workbook: Result<Workbook, XlsxError>, path: &Path) -> Result<(), ReportError> {
+    workbook
         .and_then(|mut workbook| workbook.save(path))
-        .map_err(|source| crate::ReportError::Xlsx {
+        .map_err(|source| ReportError::Xlsx {
             path: path.to_path_buf(),
             source,
         })
 }
 
-fn build_workbook(run: &RunData) -> Result<Workbook, XlsxError> {
+fn build_workbook(run: &RunData, samples: &[Sample]) -> Result<Workbook, XlsxError> {
     let mut workbook = Workbook::new();
     let bold = Format::new().set_bold();
-    let number = Format::new().set_num_format("0.0000");
     let metrics = run.metric_names();
+    summary_sheet(workbook.add_worksheet(), run, &metrics, &bold)?;
+    samples_sheet(workbook.add_worksheet(), run, samples, &metrics, &bold)?;
+    if let Some(rows) = &run.rank_agreement {
+        rank_agreement_sheet(workbook.add_worksheet(), rows, &bold)?;
+    }
+    results_sheet(workbook.add_worksheet(), run, &bold)?;
+    Ok(workbook)
+}
 
-    let sheet = workbook.add_worksheet().set_name("summary")?;
+fn summary_sheet(
+    sheet: &mut Worksheet,
+    run: &RunData,
+    metrics: &[String],
+    bold: &Format,
+) -> Result<(), XlsxError> {
+    let number = Format::new().set_num_format("0.0000");
+    sheet.set_name("summary")?;
     let header = [
         "metric",
         "mean",
@@ -59,9 +100,9 @@ fn build_workbook(run: &RunData) -> Result<Workbook, XlsxError> {
         "undefined_reasons",
         "failed_errors",
     ];
-    write_header(sheet, &header, &bold)?;
+    write_header(sheet, &header, bold)?;
     let mut row = 1u32;
-    for name in &metrics {
+    for name in metrics {
         let Some(m) = run.summary.metrics.get(name) else {
             continue;
         };
@@ -94,35 +135,88 @@ fn build_workbook(run: &RunData) -> Result<Workbook, XlsxError> {
     sheet.set_column_width(10, 40)?;
     sheet.set_column_width(11, 40)?;
     sheet.set_freeze_panes(1, 1)?;
+    Ok(())
+}
 
-    let outcomes = run.outcomes();
-    let sheet = workbook.add_worksheet().set_name("samples")?;
-    sheet.write_string_with_format(0, 0, "sample_id", &bold)?;
-    for (col, name) in (1u16..).zip(&metrics) {
-        sheet.write_string_with_format(0, col, name, &bold)?;
+/// One row per sample in the dataset's order: its texts, then each metric's score and the
+/// reason behind it.
+fn samples_sheet(
+    sheet: &mut Worksheet,
+    run: &RunData,
+    samples: &[Sample],
+    metrics: &[String],
+    bold: &Format,
+) -> Result<(), XlsxError> {
+    sheet.set_name("samples")?;
+    write_header(sheet, &SAMPLES_SHEET_COLUMNS, bold)?;
+    let first_metric = SAMPLES_SHEET_COLUMNS.len() as u16;
+    for (col, name) in (first_metric..).step_by(2).zip(metrics) {
+        sheet.write_string_with_format(0, col, name, bold)?;
+        sheet.write_string_with_format(0, col + 1, format!("{name}{REASON_SUFFIX}"), bold)?;
     }
-    for (row, id) in (1u32..).zip(run.sample_ids()) {
+    let by_id: HashMap<&str, &Sample> = samples.iter().map(|s| (s.id.as_str(), s)).collect();
+    let ids = run.sample_ids();
+    let outcomes = run.outcomes();
+    for (row, index) in (1u32..).zip(run.input_order(samples)) {
+        let id = ids[index];
         write_text(sheet, row, 0, id)?;
-        for (col, name) in (1u16..).zip(&metrics) {
-            match outcomes.get(&(id, name.as_str())) {
-                Some(Outcome::Score { value, .. }) => {
+        if let Some(sample) = by_id.get(id) {
+            write_text(sheet, row, 1, &sample.question)?;
+            write_text(sheet, row, 2, &sample.references.join("\n\n"))?;
+            write_text(sheet, row, 3, sample.answer.as_deref().unwrap_or_default())?;
+            let context_ids: Vec<&str> = sample
+                .contexts
+                .iter()
+                .filter_map(|c| c.id.as_deref())
+                .collect();
+            write_text(sheet, row, 4, &context_ids.join(", "))?;
+            write_text(sheet, row, 5, &numbered_contexts(sample))?;
+        }
+        for (col, name) in (first_metric..).step_by(2).zip(metrics) {
+            let Some(outcome) = outcomes.get(&(id, name.as_str())) else {
+                continue;
+            };
+            match outcome {
+                Outcome::Score { value, .. } => {
                     sheet.write_number(row, col, *value)?;
                 }
-                Some(Outcome::Undefined { reason }) => {
-                    write_text(sheet, row, col, &format!("undefined: {reason}"))?;
+                Outcome::Undefined { .. } => {
+                    sheet.write_string(row, col, "undefined")?;
                 }
-                Some(Outcome::Failed { error }) => {
-                    write_text(sheet, row, col, &format!("failed: {error}"))?;
+                Outcome::Failed { .. } => {
+                    sheet.write_string(row, col, "failed")?;
                 }
-                None => {}
             }
+            write_text(sheet, row, col + 1, &outcome_reason(outcome))?;
         }
     }
-    sheet.set_column_width(0, 20)?;
-    sheet.set_freeze_panes(1, 1)?;
+    sheet.set_column_width(0, 16)?;
+    sheet.set_column_width(1, 40)?;
+    sheet.set_column_width(2, 40)?;
+    sheet.set_column_width(3, 40)?;
+    sheet.set_column_width(5, 60)?;
+    sheet.set_freeze_panes(1, 2)?;
+    Ok(())
+}
 
-    let sheet = workbook.add_worksheet().set_name("results")?;
-    write_header(sheet, &RESULTS_SHEET_COLUMNS, &bold)?;
+/// `[0] (id d1) text`, one context per paragraph.
+fn numbered_contexts(sample: &Sample) -> String {
+    sample
+        .contexts
+        .iter()
+        .enumerate()
+        .map(|(index, context)| match &context.id {
+            Some(id) => format!("[{index}] (id {id}) {}", context.text),
+            None => format!("[{index}] {}", context.text),
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+/// Every journal line as it is, from which the journal can be rebuilt exactly.
+fn results_sheet(sheet: &mut Worksheet, run: &RunData, bold: &Format) -> Result<(), XlsxError> {
+    sheet.set_name("results")?;
+    write_header(sheet, &RESULTS_SHEET_COLUMNS, bold)?;
     for (row, record) in (1u32..).zip(&run.records) {
         write_text(sheet, row, 0, &record.sample_id)?;
         write_text(sheet, row, 1, &record.metric)?;
@@ -151,29 +245,42 @@ fn build_workbook(run: &RunData) -> Result<Workbook, XlsxError> {
     sheet.set_column_width(1, 20)?;
     sheet.set_column_width(4, 40)?;
     sheet.set_freeze_panes(1, 0)?;
-    Ok(workbook)
+    Ok(())
 }
 
-fn write_header(sheet: &mut Worksheet, names: &[&str], bold: &Format) -> Result<(), XlsxError> {
+pub(crate) fn write_header(
+    sheet: &mut Worksheet,
+    names: &[&str],
+    bold: &Format,
+) -> Result<(), XlsxError> {
     for (col, name) in (0u16..).zip(names) {
         sheet.write_string_with_format(0, col, *name, bold)?;
     }
     Ok(())
 }
 
-/// Writes text, cut to fit a cell when it is longer than Excel allows (long evidence).
-fn write_text(sheet: &mut Worksheet, row: u32, col: u16, text: &str) -> Result<(), XlsxError> {
-    if text.is_empty() {
-        return Ok(());
-    }
-    if text.chars().count() <= CELL_LIMIT {
-        sheet.write_string(row, col, text)?;
-    } else {
-        let keep = CELL_LIMIT - CUT_MARK.chars().count();
-        let cut: String = text.chars().take(keep).chain(CUT_MARK.chars()).collect();
-        sheet.write_string(row, col, cut)?;
+/// Writes text, cut to fit a cell when it is longer than Excel allows (long evidence);
+/// nothing for empty text.
+pub(crate) fn write_text(
+    sheet: &mut Worksheet,
+    row: u32,
+    col: u16,
+    text: &str,
+) -> Result<(), XlsxError> {
+    if !text.is_empty() {
+        sheet.write_string(row, col, fit_cell(text))?;
     }
     Ok(())
+}
+
+/// `text`, cut to Excel's cell limit with a mark saying so.
+pub(crate) fn fit_cell(text: &str) -> Cow<'_, str> {
+    if text.chars().count() <= CELL_LIMIT {
+        Cow::Borrowed(text)
+    } else {
+        let keep = CELL_LIMIT - CUT_MARK.chars().count();
+        Cow::Owned(text.chars().take(keep).chain(CUT_MARK.chars()).collect())
+    }
 }
 
 /// `reason (count); reason (count)`.
@@ -189,14 +296,12 @@ fn counted(reasons: &BTreeMap<String, usize>) -> String {
 mod tests {
     use super::*;
     use crate::testing::{assert_workbook_matches_journal, write_run};
+    use crate::{MEAN_ROW_LABEL, RANK_AGREEMENT_FILE, RANK_AGREEMENT_SHEET_COLUMNS};
     use calamine::{Data, Reader, Xlsx, open_workbook};
-    use rageval_core::{Evidence, Verdict, VerdictTarget};
+    use rageval_core::{Context, Evidence, Verdict, VerdictTarget};
 
-    #[test]
-    fn the_results_sheet_reads_back_equal_to_the_journal() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("run");
-        let evidence = Evidence {
+    fn supported() -> Evidence {
+        Evidence {
             verdicts: vec![Verdict {
                 target: VerdictTarget::Statement(0),
                 value: 1.0,
@@ -206,7 +311,13 @@ mod tests {
                 supporting_contexts: vec![1],
             }],
             details: serde_json::Map::new(),
-        };
+        }
+    }
+
+    #[test]
+    fn the_results_sheet_reads_back_equal_to_the_journal() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run");
         write_run(
             &path,
             "abc",
@@ -214,7 +325,7 @@ mod tests {
                 (
                     "问题-1",
                     "faithfulness",
-                    Outcome::score(0.1 + 0.2, evidence),
+                    Outcome::score(0.1 + 0.2, supported()),
                 ),
                 ("问题-1", "bleu", Outcome::bare(1.0 / 3.0)),
                 ("q2", "faithfulness", Outcome::undefined("答案没有陈述")),
@@ -225,19 +336,14 @@ mod tests {
         );
         let run = RunData::load(&path).unwrap();
         let xlsx = path.join("results.xlsx");
-        write_xlsx(&run, &xlsx).unwrap();
+        write_xlsx(&run, &[], &xlsx).unwrap();
         assert_workbook_matches_journal(&xlsx, &path.join(crate::RESULTS_FILE));
 
-        // The per-sample sheet holds every metric's score, or why there is none.
         let mut workbook: Xlsx<_> = open_workbook(&xlsx).unwrap();
-        let samples = workbook.worksheet_range("samples").unwrap();
-        let cell = |r: u32, c: u32| samples.get_value((r, c)).cloned();
-        assert_eq!(cell(0, 1), Some(Data::String("faithfulness".into())));
-        assert_eq!(cell(1, 0), Some(Data::String("问题-1".into())));
-        assert_eq!(cell(1, 2), Some(Data::Float(1.0 / 3.0)));
         assert_eq!(
-            cell(2, 1),
-            Some(Data::String("undefined: 答案没有陈述".into()))
+            workbook.sheet_names(),
+            vec!["summary", "samples", "results"],
+            "no rank agreement without its file"
         );
         let summary = workbook.worksheet_range("summary").unwrap();
         assert_eq!(
@@ -245,6 +351,182 @@ mod tests {
             Some(&Data::String("faithfulness".into()))
         );
         assert_eq!(summary.get_value((1, 6)), Some(&Data::Float(1.0)));
+    }
+
+    /// Regression: the `samples` sheet held only ids and scores, in completion order. Seed
+    /// S3's user reads each question with its reference, answer, contexts and every
+    /// metric's score beside the reason for it, in the dataset's order.
+    #[test]
+    fn the_samples_sheet_has_texts_and_reasons_in_the_dataset_s_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run");
+        // The journal finished q2 first.
+        write_run(
+            &path,
+            "abc",
+            &[
+                ("q2", "faithfulness", Outcome::undefined("答案没有陈述")),
+                ("q2", "bleu", Outcome::failed("judge said <nonsense>")),
+                ("q1", "faithfulness", Outcome::score(0.5, supported())),
+                ("q1", "bleu", Outcome::bare(0.25)),
+            ],
+        );
+        let samples = vec![
+            Sample {
+                id: "q1".into(),
+                question: "法国的首都是哪里？".into(),
+                answer: Some("巴黎。".into()),
+                references: vec!["巴黎".into(), "Paris".into()],
+                contexts: vec![
+                    Context {
+                        id: Some("doc-7".into()),
+                        text: "法国在欧洲。".into(),
+                        score: None,
+                    },
+                    Context {
+                        id: Some("doc-9".into()),
+                        text: "巴黎是法国的首都。".into(),
+                        score: None,
+                    },
+                ],
+                ..Sample::default()
+            },
+            Sample {
+                id: "q2".into(),
+                question: "second?".into(),
+                ..Sample::default()
+            },
+        ];
+        let run = RunData::load(&path).unwrap();
+        let xlsx = path.join("results.xlsx");
+        write_xlsx(&run, &samples, &xlsx).unwrap();
+        assert_workbook_matches_journal(&xlsx, &path.join(crate::RESULTS_FILE));
+
+        let mut workbook: Xlsx<_> = open_workbook(&xlsx).unwrap();
+        let sheet = workbook.worksheet_range("samples").unwrap();
+        let cell = |r: u32, c: u32| match sheet.get_value((r, c)) {
+            Some(Data::String(s)) => s.clone(),
+            Some(Data::Float(f)) => f.to_string(),
+            _ => String::new(),
+        };
+        let header: Vec<String> = (0..10).map(|c| cell(0, c)).collect();
+        assert_eq!(
+            header,
+            [
+                "sample_id",
+                "question",
+                "reference",
+                "answer",
+                "context_ids",
+                "contexts",
+                "faithfulness",
+                "faithfulness reason",
+                "bleu",
+                "bleu reason"
+            ]
+        );
+        // Row 1 is q1, the dataset's first, though the journal wrote q2 first.
+        assert_eq!(cell(1, 0), "q1");
+        assert_eq!(cell(1, 1), "法国的首都是哪里？");
+        assert_eq!(cell(1, 2), "巴黎\n\nParis");
+        assert_eq!(cell(1, 3), "巴黎。");
+        assert_eq!(cell(1, 4), "doc-7, doc-9");
+        assert_eq!(
+            cell(1, 5),
+            "[0] (id doc-7) 法国在欧洲。\n\n[1] (id doc-9) 巴黎是法国的首都。"
+        );
+        assert_eq!(cell(1, 6), "0.5");
+        assert_eq!(
+            cell(1, 7),
+            "statement 0 «巴黎是法国的首都»: supported (1) — context 1 says so <script>; \
+             cites context 1"
+        );
+        assert_eq!(cell(1, 8), "0.25");
+        assert_eq!(cell(1, 9), "");
+        assert_eq!((cell(2, 0), cell(2, 1)), ("q2".into(), "second?".into()));
+        assert_eq!(
+            (cell(2, 6), cell(2, 7)),
+            ("undefined".into(), "答案没有陈述".into())
+        );
+        assert_eq!(
+            (cell(2, 8), cell(2, 9)),
+            ("failed".into(), "judge said <nonsense>".into())
+        );
+    }
+
+    #[test]
+    fn the_rank_agreement_sheet_reads_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run");
+        write_run(
+            &path,
+            "abc",
+            &[
+                ("1", "m", Outcome::bare(0.5)),
+                ("2", "m", Outcome::bare(1.0)),
+            ],
+        );
+        std::fs::write(
+            path.join(RANK_AGREEMENT_FILE),
+            concat!(
+                r#"{"sample_id": "1", "question": "少儿编程？", "spearman": 0.5, "kendall_tau_b": 0.25, "k": 3, "top_k_overlap": 0.6666666666666666, "overlap_indices": [2, 0], "ndcg_at_k": 0.75, "map": 0.5}"#,
+                "\n",
+                r#"{"sample_id": "2", "question": "q2", "k": 3, "left_out": "1 of 4 grades failed"}"#,
+                "\n",
+            ),
+        )
+        .unwrap();
+        let run = RunData::load(&path).unwrap();
+        let xlsx = path.join("results.xlsx");
+        write_xlsx(&run, &[], &xlsx).unwrap();
+        let mut workbook: Xlsx<_> = open_workbook(&xlsx).unwrap();
+        assert_eq!(
+            workbook.sheet_names(),
+            vec!["summary", "samples", "rank_agreement", "results"]
+        );
+        let sheet = workbook.worksheet_range("rank_agreement").unwrap();
+        let row = |r: u32| -> Vec<Data> {
+            (0..10)
+                .map(|c| sheet.get_value((r, c)).cloned().unwrap_or(Data::Empty))
+                .collect()
+        };
+        let header: Vec<String> = row(0).iter().map(|c| c.to_string()).collect();
+        assert_eq!(header, RANK_AGREEMENT_SHEET_COLUMNS);
+        let s = |t: &str| Data::String(t.into());
+        assert_eq!(
+            row(1),
+            vec![
+                s("1"),
+                s("少儿编程？"),
+                Data::Float(3.0),
+                Data::Float(0.5),
+                Data::Float(0.25),
+                Data::Float(2.0 / 3.0),
+                s("2, 0"),
+                Data::Float(0.75),
+                Data::Float(0.5),
+                Data::Empty,
+            ]
+        );
+        // A left-out question shows why and carries no figure.
+        assert_eq!(
+            row(2),
+            vec![
+                s("2"),
+                s("q2"),
+                Data::Float(3.0),
+                Data::Empty,
+                Data::Empty,
+                Data::Empty,
+                Data::Empty,
+                Data::Empty,
+                Data::Empty,
+                s("1 of 4 grades failed"),
+            ]
+        );
+        assert_eq!(row(3)[0], s(MEAN_ROW_LABEL));
+        assert_eq!(row(3)[3], Data::Float(0.5));
+        assert_eq!(row(3)[9], s("1 of 2 questions left out"));
     }
 
     #[test]
@@ -255,7 +537,7 @@ mod tests {
         write_run(&path, "abc", &[("1", "m", Outcome::undefined(long))]);
         let run = RunData::load(&path).unwrap();
         let xlsx = path.join("results.xlsx");
-        write_xlsx(&run, &xlsx).unwrap();
+        write_xlsx(&run, &[], &xlsx).unwrap();
         let mut workbook: Xlsx<_> = open_workbook(&xlsx).unwrap();
         let range = workbook.worksheet_range("results").unwrap();
         let Some(Data::String(cell)) = range.get_value((1, 4)) else {

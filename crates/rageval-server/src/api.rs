@@ -17,6 +17,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::compare::CompareRequest;
+use crate::public::public_manifest;
 use crate::query::QueryParams;
 use crate::runs::{RunEntry, RunState, error_chain};
 use crate::{AppState, SampleFilter, ServerError};
@@ -68,7 +69,7 @@ fn entry_json(entry: &RunEntry) -> Value {
         "name": entry.name,
         "status": status,
         "error": error,
-        "dataset": manifest.map(|m| &m.dataset),
+        "dataset": manifest.map(|m| public_manifest(m).dataset),
         "started_at": manifest.map(|m| &m.started_at),
         "finished_at": manifest.and_then(|m| m.finished_at.as_ref()),
         "summary": summary,
@@ -82,7 +83,7 @@ pub(crate) async fn run(
     let run = state.read(move |runs| runs.load(&name)).await?;
     Ok(json_response(&json!({
         "name": run.name(),
-        "manifest": run.manifest,
+        "manifest": public_manifest(&run.manifest),
         "summary": run.summary,
         "agreement": run.agreement,
     })))

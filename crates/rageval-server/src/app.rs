@@ -2,7 +2,7 @@
 //! `oneshot` and no socket; [`Server`] binds a socket and runs it on a small runtime of its
 //! own, so the binary needs no async code.
 
-use std::net::{SocketAddr, TcpListener};
+use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
 use std::sync::Arc;
 
 use axum::Router;
@@ -107,6 +107,33 @@ impl Server {
         let listener = TcpListener::bind(addr).map_err(bind_error)?;
         listener.set_nonblocking(true).map_err(bind_error)?;
         Ok(Self { listener, state })
+    }
+
+    /// Binds `spec`, `HOST:PORT` where HOST is an address or a name (`localhost:8321`,
+    /// `[::1]:0`). A name is resolved by the system; without a token, every address it
+    /// resolves to must be loopback. The first address that binds is kept.
+    pub fn bind_spec(spec: &str, state: AppState) -> Result<Self, ServerError> {
+        let addrs: Vec<SocketAddr> = spec
+            .to_socket_addrs()
+            .map_err(|source| ServerError::Resolve {
+                spec: spec.into(),
+                source,
+            })?
+            .collect();
+        if addrs.is_empty() {
+            return Err(ServerError::NoAddress { spec: spec.into() });
+        }
+        for &addr in &addrs {
+            check_exposure(addr, state.token())?;
+        }
+        let mut last_error = None;
+        for addr in addrs {
+            match Self::bind(addr, state.clone()) {
+                Ok(server) => return Ok(server),
+                Err(error) => last_error = Some(error),
+            }
+        }
+        Err(last_error.unwrap_or(ServerError::NoAddress { spec: spec.into() }))
     }
 
     /// The address actually bound.

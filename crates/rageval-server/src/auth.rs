@@ -74,8 +74,8 @@ pub(crate) async fn require_token(
         return next.run(request).await;
     };
     let bearer = header_value(&request, header::AUTHORIZATION)
-        .and_then(|value| value.strip_prefix("Bearer "))
-        .is_some_and(|given| token.matches(given.trim()));
+        .and_then(bearer_credentials)
+        .is_some_and(|given| token.matches(given));
     let cookie = header_value(&request, header::COOKIE).is_some_and(|cookies| {
         cookies
             .split(';')
@@ -116,6 +116,16 @@ pub(crate) async fn require_token(
     response
 }
 
+/// The credentials of an `Authorization: Bearer …` value. The scheme is matched without
+/// regard to case, as RFC 9110 §11.1 has it (`bearer`, `BEARER`); one or more spaces or tabs
+/// separate it from the token.
+fn bearer_credentials(value: &str) -> Option<&str> {
+    let (scheme, rest) = value.trim().split_once([' ', '\t'])?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| rest.trim_start_matches([' ', '\t']))
+}
+
 fn header_value(request: &Request, name: header::HeaderName) -> Option<&str> {
     request.headers().get(name).and_then(|v| v.to_str().ok())
 }
@@ -148,6 +158,24 @@ mod tests {
         assert!(matches!(Token::new(""), Err(ServerError::EmptyToken)));
         assert!(matches!(Token::new("a;b"), Err(ServerError::BadToken)));
         assert!(matches!(Token::new("a b"), Err(ServerError::BadToken)));
+    }
+
+    /// Regression: `Authorization: bearer TOKEN` was refused; auth schemes are
+    /// case-insensitive.
+    #[test]
+    fn the_bearer_scheme_is_matched_without_case() {
+        for value in [
+            "Bearer t0k",
+            "bearer t0k",
+            "BEARER  t0k",
+            "beaRer\tt0k ",
+            " Bearer t0k",
+        ] {
+            assert_eq!(bearer_credentials(value), Some("t0k"), "{value:?}");
+        }
+        for value in ["Basic t0k", "Bearert0k", "Bearer", "t0k"] {
+            assert_eq!(bearer_credentials(value), None, "{value:?}");
+        }
     }
 
     #[test]

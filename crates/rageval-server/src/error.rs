@@ -26,6 +26,16 @@ pub enum ServerError {
         "the token may hold only visible ASCII without quotes, commas, semicolons or backslashes"
     )]
     BadToken,
+    #[error(
+        "cannot resolve `{spec}` to an address to listen on (hint: give HOST:PORT, e.g. 127.0.0.1:8321 or localhost:8321)"
+    )]
+    Resolve {
+        spec: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("`{spec}` resolves to no address")]
+    NoAddress { spec: String },
     #[error("cannot listen on {addr}")]
     Bind {
         addr: SocketAddr,
@@ -63,9 +73,9 @@ impl ServerError {
             Self::Report(error) => match error {
                 ReportError::NotARun { .. } => StatusCode::NOT_FOUND,
                 ReportError::Incomplete { .. } => StatusCode::CONFLICT,
-                ReportError::DifferentDatasets { .. } | ReportError::TooFewRuns { .. } => {
-                    StatusCode::BAD_REQUEST
-                }
+                ReportError::QuestionsDiffer { .. }
+                | ReportError::NoCommonQuestions { .. }
+                | ReportError::TooFewRuns { .. } => StatusCode::BAD_REQUEST,
                 _ => StatusCode::INTERNAL_SERVER_ERROR,
             },
             _ => StatusCode::INTERNAL_SERVER_ERROR,

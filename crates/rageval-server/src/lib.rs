@@ -10,6 +10,9 @@
 //! - [`Token`], [`check_exposure`], [`ENV_SERVE_TOKEN`]: bearer-token access, required
 //!   beyond loopback.
 //!
+//! Pages and answers show run names and relative paths, never where the server's files
+//! lie (`public`).
+//!
 //! The server only reads: it has no route that writes, and it renders with
 //! `rageval-report`'s own renderers and comparison, so a page shows the same numbers as the
 //! files and `rageval compare`. It knows no model and no metric formula.
@@ -21,6 +24,7 @@ mod compare;
 mod error;
 mod filter;
 mod pages;
+mod public;
 mod query;
 mod runs;
 

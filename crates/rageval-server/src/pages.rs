@@ -3,11 +3,13 @@
 //! `GET` so every view is a link.
 //!
 //! - `/`: the runs, with their means, and a form to compare the ticked ones;
-//! - `/runs/{name}`: a run's summary (led by a `judge-check` run's agreement with its labels)
-//!   and its samples, filtered by a metric's range or status;
+//! - `/runs/{name}`: a run's summary (led by a `judge-check` run's agreement with its
+//!   labels; a `rank` / `pipeline` run's retriever-versus-judge figures after it) and its
+//!   samples, filtered by a metric's range or status;
 //! - `/runs/{name}/report`: the run's `report.html` as `rageval eval` wrote it (rendered
 //!   from the run, without texts, when the file is missing);
-//! - `/compare?run=A&run=B…`: the version table and paired differences.
+//! - `/compare?run=A&run=B…`: the version table and paired differences, samples paired by
+//!   id and question (`&common=1`: only the questions every run holds; `&min_overlap=X`).
 
 use std::fmt::Write as _;
 
@@ -16,10 +18,11 @@ use axum::http::Uri;
 use axum::response::{Html, IntoResponse, Response};
 use rageval_report::{
     compare_title, escape_html as e, html_document, render_agreement, render_compare_body,
-    render_html, render_run_summary, render_sample_table,
+    render_html, render_rank_agreement, render_run_summary, render_sample_table,
 };
 
 use crate::compare::CompareRequest;
+use crate::public::{public_manifest, public_report, shown_path};
 use crate::query::QueryParams;
 use crate::runs::{RunEntry, RunState, error_chain};
 use crate::{AppState, SampleFilter, ServerError, StatusFilter};
@@ -93,6 +96,10 @@ fn mean(value: Option<f64>) -> String {
 
 pub(crate) async fn index(State(state): State<AppState>) -> Result<Html<String>, PageError> {
     let entries = state.read(|runs| runs.list()).await?;
+    let root = state.runs().path();
+    let root_name = root
+        .file_name()
+        .map_or_else(String::new, |name| name.to_string_lossy().into_owned());
     let mut body = format!(
         "<h1>Runs</h1>\n<p class=\"muted\">{} in <code>{}</code> · JSON: \
          <a href=\"/api/runs\">/api/runs</a></p>\n",
@@ -100,7 +107,7 @@ pub(crate) async fn index(State(state): State<AppState>) -> Result<Html<String>,
             1 => "1 run".to_string(),
             n => format!("{n} runs"),
         },
-        e(&state.runs().path().display().to_string())
+        e(&root_name)
     );
     if entries.is_empty() {
         body.push_str(
@@ -119,8 +126,10 @@ pub(crate) async fn index(State(state): State<AppState>) -> Result<Html<String>,
     }
     body.push_str(
         "</tbody></table>\n<p><button type=\"submit\">Compare the ticked runs</button> \
-         <span class=\"muted\">Runs compare when they are over the same dataset (the same \
-         sha256).</span></p>\n</form>\n",
+         <label><input type=\"checkbox\" name=\"common\" value=\"1\"> only the questions \
+         every run holds</label> <span class=\"muted\">Runs compare question by question: \
+         system versions over the same questions, their datasets differing in contexts and \
+         answers. The first ticked run is the baseline.</span></p>\n</form>\n",
     );
     Ok(page("rageval: runs", &[], &body))
 }
@@ -166,13 +175,14 @@ fn run_row(entry: &RunEntry) -> String {
     };
     let manifest = entry.manifest.as_ref();
     let dataset = manifest.map_or_else(String::new, |m| {
-        let file = std::path::Path::new(&m.dataset.path)
+        let shown = shown_path(&m.dataset.path);
+        let file = std::path::Path::new(&shown)
             .file_name()
-            .map_or_else(|| m.dataset.path.clone(), |f| f.to_string_lossy().into_owned());
+            .map_or_else(|| shown.clone(), |f| f.to_string_lossy().into_owned());
         let short: String = m.dataset.sha256.chars().take(12).collect();
         format!(
             "<span title=\"{}\"><code>{}</code></span> <span class=\"muted\" title=\"sha256 {}\">{}</span>",
-            e(&m.dataset.path),
+            e(&shown),
             e(&file),
             e(&m.dataset.sha256),
             e(&short)
@@ -198,13 +208,14 @@ pub(crate) async fn run(
 ) -> Result<Html<String>, PageError> {
     let filter = SampleFilter::from_query(&QueryParams::parse(query.as_deref()))?;
     let wanted = filter.clone();
-    let (run, shown) = state
+    let (mut run, shown) = state
         .read(move |runs| {
             let run = runs.load(&name)?;
             let shown = wanted.select(&run)?;
             Ok((run, shown))
         })
         .await?;
+    run.manifest = public_manifest(&run.manifest);
     let name = run.name();
     let base = format!("/runs/{}", segment(&name));
     let api_samples = match &query {
@@ -220,6 +231,7 @@ pub(crate) async fn run(
     );
     body.push_str(&render_agreement(&run, &format!("{base}/report")));
     body.push_str(&render_run_summary(&run));
+    body.push_str(&render_rank_agreement(&run, &format!("{base}/report")));
     body.push_str("<h2 id=\"samples\">Samples</h2>\n");
     body.push_str(&filter_form(&base, &run.metric_names(), &filter));
     let total = run.sample_ids().len();
@@ -300,8 +312,12 @@ pub(crate) async fn report(
 ) -> Result<Html<String>, PageError> {
     let html = state
         .read(move |runs| match runs.stored_report(&name)? {
-            Some(stored) => Ok(stored),
-            None => Ok(render_html(&runs.load(&name)?, &[])),
+            Some(stored) => Ok(public_report(&stored, runs.path(), &runs.manifest(&name)?)),
+            None => {
+                let mut run = runs.load(&name)?;
+                run.manifest = public_manifest(&run.manifest);
+                Ok(render_html(&run, &[]))
+            }
         })
         .await?;
     Ok(Html(html))

@@ -15,6 +15,9 @@ use rageval_report::{
 };
 use serde::de::DeserializeOwned;
 
+/// An error and its causes on one line, for the listing and error pages.
+pub(crate) use rageval_report::error_chain;
+
 use crate::ServerError;
 
 /// The longest run name accepted (a common file-name limit).
@@ -68,9 +71,12 @@ impl RunsRoot {
 
     /// Every run in the root, sorted by name; directories without a manifest are not runs.
     pub fn list(&self) -> Result<Vec<RunEntry>, ServerError> {
-        let entries = fs::read_dir(&self.root).map_err(|source| ReportError::Read {
-            path: self.root.clone(),
-            source,
+        let entries = fs::read_dir(&self.root).map_err(|source| {
+            ReportError::Read {
+                path: self.root.clone(),
+                source,
+            }
+            .relative_to(&self.root)
         })?;
         let mut runs = Vec::new();
         for entry in entries.flatten() {
@@ -97,7 +103,17 @@ impl RunsRoot {
         }
         RunData::load(&dir).map_err(|error| match error {
             ReportError::NotARun { .. } => ServerError::NoSuchRun { name: name.into() },
-            other => other.into(),
+            other => other.relative_to(&self.root).into(),
+        })
+    }
+
+    /// The manifest of the run called `name`, whatever its status.
+    pub fn manifest(&self, name: &str) -> Result<Manifest, ServerError> {
+        let path = self.run_dir(name)?.join(MANIFEST_FILE);
+        self.inside(name, &path)?;
+        read_json(&path).map_err(|error| match error {
+            ServerError::Report(report) => report.relative_to(&self.root).into(),
+            other => other,
         })
     }
 
@@ -108,9 +124,11 @@ impl RunsRoot {
             return Ok(None);
         }
         self.inside(name, &path)?;
-        fs::read_to_string(&path)
-            .map(Some)
-            .map_err(|source| ReportError::Read { path, source }.into())
+        fs::read_to_string(&path).map(Some).map_err(|source| {
+            ReportError::Read { path, source }
+                .relative_to(&self.root)
+                .into()
+        })
     }
 
     /// The directory of the run called `name`: the name is checked, and the directory's
@@ -155,11 +173,17 @@ impl RunsRoot {
                 manifest: Some(manifest),
                 state,
             },
-            Err(error) => RunEntry {
-                name,
-                manifest: None,
-                state: RunState::Unreadable(error_chain(&error)),
-            },
+            Err(error) => {
+                let error = match error {
+                    ServerError::Report(report) => report.relative_to(&self.root).into(),
+                    other => other,
+                };
+                RunEntry {
+                    name,
+                    manifest: None,
+                    state: RunState::Unreadable(error_chain(&error)),
+                }
+            }
         }
     }
 }
@@ -176,18 +200,6 @@ pub fn check_name(name: &str) -> Result<(), ServerError> {
     } else {
         Err(ServerError::BadRunName { name: name.into() })
     }
-}
-
-/// An error and its causes on one line, for the listing and error pages.
-pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut cause = error.source();
-    while let Some(inner) = cause {
-        text.push_str(": ");
-        text.push_str(&inner.to_string());
-        cause = inner.source();
-    }
-    text
 }
 
 fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, ServerError> {

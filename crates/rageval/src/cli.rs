@@ -1,7 +1,6 @@
 //! Every command-line argument of `rageval`, in one place. Parsing touches no file and no
 //! network; commands resolve these into settings.
 
-use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -178,10 +177,26 @@ pub struct ReportArgs {
 
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// Two or more run directories over the same dataset; the first is the baseline of
-    /// every pair it is in.
+    /// Two or more run directories over the same questions (system versions: V1.0 first);
+    /// the first is the baseline of every pair it is in. Samples pair by id, and by
+    /// question text where ids differ (when the runs' datasets can be re-read).
     #[arg(required = true, num_args = 2.., value_name = "RUN")]
     pub runs: Vec<PathBuf>,
+
+    /// Refuse runs whose question sets overlap less than this (shared ÷ all questions of
+    /// the two runs). Default: 1, the same questions (any overlap with --common).
+    #[arg(long, value_name = "SHARE", value_parser = overlap_share)]
+    pub min_overlap: Option<f64>,
+
+    /// Compare only the questions every run holds; the version table's means are over
+    /// them.
+    #[arg(long)]
+    pub common: bool,
+
+    /// Write the version table, every pair's deltas and the question pairing as an XLSX
+    /// workbook.
+    #[arg(long, value_name = "PATH")]
+    pub xlsx: Option<PathBuf>,
 
     /// Write the comparison as one self-contained HTML page.
     #[arg(long, value_name = "PATH")]
@@ -212,6 +227,14 @@ pub struct CompareArgs {
     pub top: usize,
 }
 
+/// A share in [0, 1], for `--min-overlap`.
+fn overlap_share(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(value) if (0.0..=1.0).contains(&value) => Ok(value),
+        _ => Err(format!("`{text}` is not a share between 0 and 1")),
+    }
+}
+
 /// Arguments of `rageval serve`.
 #[derive(Debug, Args)]
 #[command(
@@ -226,10 +249,11 @@ pub struct ServeArgs {
     #[arg(default_value = "runs", value_name = "RUNS_DIR")]
     pub runs_dir: PathBuf,
 
-    /// Address and port to listen on (port 0 picks a free one). An address other than
-    /// loopback needs a token.
-    #[arg(long, default_value = "127.0.0.1:8321", value_name = "ADDR")]
-    pub bind: SocketAddr,
+    /// Address or host name and port to listen on, e.g. `localhost:8321` or
+    /// `0.0.0.0:8321` (port 0 picks a free one). An address other than loopback needs a
+    /// token.
+    #[arg(long, default_value = "127.0.0.1:8321", value_name = "HOST:PORT")]
+    pub bind: String,
 
     /// A bearer token every request must carry (`Authorization: Bearer TOKEN`, or open
     /// `/?token=TOKEN` once in a browser). Default: the RAGEVAL_SERVE_TOKEN environment

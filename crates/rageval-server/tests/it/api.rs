@@ -133,9 +133,14 @@ async fn bad_requests_get_a_json_error_naming_the_problem() {
     let app = server(dir.path(), None);
     for (uri, status, message) in [
         (
-            "/api/compare?run=base&run=other-data",
+            "/api/compare?run=base&run=shifted&min_overlap=2",
             StatusCode::BAD_REQUEST,
-            "are over different datasets",
+            "a share between 0 and 1",
+        ),
+        (
+            "/api/compare?run=base&run=shifted&common=maybe",
+            StatusCode::BAD_REQUEST,
+            "bad query parameter `common=maybe`",
         ),
         (
             "/api/compare?run=base",

@@ -1,6 +1,8 @@
 //! The HTML pages: what they show, and that they stay self-contained.
 
 use axum::http::StatusCode;
+use rageval_report::testing::{scores, write_run};
+use rageval_report::{RunData, render_html};
 
 use crate::{fixture, get, server};
 
@@ -93,10 +95,82 @@ async fn the_compare_page_shows_rageval_compare_s_tables() {
     assert!(html.contains("<td class=\"num\">+0.1000</td>"));
     assert!(html.contains("<td class=\"good\">higher</td>"));
 
-    let refused = get(&app, "/compare?run=base&run=other-data").await;
+    // Two versions over different datasets (other hashes) compare question by question.
+    let versions = get(&app, "/compare?run=base&run=other-data").await;
+    assert_eq!(versions.status, StatusCode::OK, "{}", versions.body);
+    assert!(
+        versions
+            .body
+            .contains("base and other-data: 40 of 40 questions paired")
+    );
+
+    // A run without the last question: refused unless only the shared ones are compared.
+    let mut fewer = scores(0.0);
+    fewer.retain(|(id, _, _)| id != "q39");
+    write_run(&dir.path().join("runs/fewer"), "d3", &fewer);
+    let refused = get(&app, "/compare?run=base&run=fewer").await;
     assert_eq!(refused.status, StatusCode::BAD_REQUEST);
-    assert!(refused.body.contains("are over different datasets"));
+    assert!(
+        refused.body.contains("share 39 of 40 questions"),
+        "{}",
+        refused.body
+    );
     assert!(refused.body.contains("<p class=\"error\">"));
+    let common = get(&app, "/compare?run=base&run=fewer&common=1").await;
+    assert_eq!(common.status, StatusCode::OK, "{}", common.body);
+    assert!(
+        common
+            .body
+            .contains("Only the 39 questions every run holds are compared")
+    );
+    let lenient = get(&app, "/compare?run=base&run=fewer&min_overlap=0.9").await;
+    assert_eq!(lenient.status, StatusCode::OK, "{}", lenient.body);
+}
+
+/// Regression: pages showed where the server's files lie (the runs directory, run
+/// directories, a dataset's absolute path). They show run names and relative paths only.
+#[tokio::test]
+async fn pages_and_answers_show_no_absolute_path() {
+    let dir = fixture();
+    let root = dir.path().join("runs");
+    let dataset = dir.path().join("data").join("kids.jsonl");
+    let manifest_path = root.join("base/manifest.json");
+    let mut manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
+    manifest["dataset"]["path"] = dataset.display().to_string().into();
+    std::fs::write(&manifest_path, manifest.to_string()).unwrap();
+    let run = RunData::load(&root.join("base")).unwrap();
+    std::fs::write(root.join("base/report.html"), render_html(&run, &[])).unwrap();
+    std::fs::write(root.join("broken/summary.json"), "{").unwrap();
+    let app = server(dir.path(), None);
+    let absolute = dir.path().display().to_string();
+    for uri in [
+        "/",
+        "/runs/base",
+        "/runs/base/report",
+        "/compare?run=base&run=shifted",
+        "/api/runs",
+        "/api/runs/base",
+        "/api/compare?run=base&run=shifted",
+        "/runs/running",
+        "/api/runs/broken",
+    ] {
+        let answer = get(&app, uri).await;
+        assert!(
+            !answer.body.contains(&absolute),
+            "{uri} shows {absolute}: {}",
+            answer.body
+        );
+    }
+    assert!(get(&app, "/runs/base").await.body.contains("kids.jsonl"));
+    assert!(
+        get(&app, "/runs/base/report")
+            .await
+            .body
+            .contains("kids.jsonl")
+    );
+    let listing = get(&app, "/").await.body;
+    assert!(listing.contains("in <code>runs</code>"), "{listing}");
 }
 
 #[tokio::test]

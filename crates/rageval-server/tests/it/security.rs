@@ -80,6 +80,11 @@ async fn with_a_token_every_request_needs_it() {
     assert_eq!(wrong.status, StatusCode::UNAUTHORIZED);
     let right = send(&app, with("Bearer s3cret", header::AUTHORIZATION)).await;
     assert_eq!(right.status, StatusCode::OK);
+    // Regression: the scheme is case-insensitive (RFC 9110), `bearer` was refused.
+    let lower = send(&app, with("bearer s3cret", header::AUTHORIZATION)).await;
+    assert_eq!(lower.status, StatusCode::OK);
+    let basic = send(&app, with("Basic s3cret", header::AUTHORIZATION)).await;
+    assert_eq!(basic.status, StatusCode::UNAUTHORIZED);
     let cookie = send(&app, with("a=b; rageval_token=s3cret", header::COOKIE)).await;
     assert_eq!(cookie.status, StatusCode::OK);
     assert_eq!(

@@ -38,3 +38,26 @@ fn serves_over_a_loopback_socket() {
     assert!(answer.contains("content-type: application/json"));
     assert!(answer.contains("\"n_scored\":40"));
 }
+
+/// Regression: `rageval serve --bind localhost:PORT` was refused (only numeric addresses
+/// parsed). A name that resolves to loopback binds without a token; one that may reach
+/// beyond loopback still needs one.
+#[test]
+fn a_host_name_that_resolves_to_loopback_binds() {
+    let dir = fixture();
+    let state = || AppState::new(RunsRoot::open(&dir.path().join("runs")).unwrap(), None);
+    let server = Server::bind_spec("localhost:0", state()).unwrap();
+    let addr = server.local_addr().unwrap();
+    assert!(addr.ip().is_loopback() && addr.port() != 0, "{addr}");
+    std::thread::spawn(move || server.run());
+    let answer = request(addr, "/api/runs/base", "");
+    assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer}");
+
+    let exposed = Server::bind_spec("0.0.0.0:0", state()).unwrap_err();
+    assert!(exposed.to_string().contains("without a token"), "{exposed}");
+    let no_port = Server::bind_spec("localhost", state()).unwrap_err();
+    assert!(
+        no_port.to_string().contains("hint: give HOST:PORT"),
+        "{no_port}"
+    );
+}

@@ -1,6 +1,8 @@
-//! `rageval compare RUN_A RUN_B [RUN_C…]`: the version table and, for each pair of runs,
-//! per-metric paired differences with bootstrap intervals and permutation p-values. Markdown
-//! goes to stdout; `--html`, `--markdown` and `--json` write files.
+//! `rageval compare RUN_A RUN_B [RUN_C…]`: the version table (each run's means, and each
+//! later run's Δ against the first with its interval, p-value and reading) and, for each
+//! pair of runs, per-metric paired differences. Samples pair by id, and by question text
+//! where ids differ, using each run's dataset when it can be re-read. Markdown goes to
+//! stdout; `--html`, `--markdown`, `--json` and `--xlsx` write files.
 
 use std::fs;
 use std::io::Write;
@@ -9,7 +11,8 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use rageval_report::{
-    CompareSettings, Comparison, RunData, render_compare_html, render_compare_markdown,
+    CompareSettings, Comparison, RunData, read_run_samples, render_compare_html,
+    render_compare_markdown, write_compare_xlsx,
 };
 
 use crate::cli::CompareArgs;
@@ -20,14 +23,28 @@ pub fn run(args: &CompareArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
         .iter()
         .map(|path| RunData::load(path))
         .collect::<Result<Vec<_>, _>>()?;
+    let samples: Vec<_> = runs
+        .iter()
+        .map(|run| {
+            read_run_samples(run).unwrap_or_else(|error| {
+                note(&format!(
+                    "{}: {error}; its samples pair by id alone",
+                    run.name()
+                ));
+                Vec::new()
+            })
+        })
+        .collect();
     let settings = CompareSettings {
         resamples: args.bootstrap_resamples,
         permutations: args.permutations,
         seed: args.seed,
         top_flips: args.top,
+        min_overlap: args.min_overlap,
+        common: args.common,
         ..CompareSettings::default()
     };
-    let comparison = Comparison::build(&runs, settings)?;
+    let comparison = Comparison::build_with_samples(&runs, &samples, settings)?;
     let markdown = render_compare_markdown(&comparison);
     out.write_all(markdown.as_bytes())
         .context("cannot write to stdout")?;
@@ -42,11 +59,20 @@ pub fn run(args: &CompareArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
             .context("cannot encode the comparison as JSON")?;
         write_file(path, &json)?;
     }
+    if let Some(path) = &args.xlsx {
+        write_compare_xlsx(&comparison, path)?;
+        note(&format!("wrote {}", path.display()));
+    }
     Ok(ExitCode::SUCCESS)
 }
 
 fn write_file(path: &Path, text: &str) -> anyhow::Result<()> {
     fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
-    let _ = writeln!(std::io::stderr().lock(), "wrote {}", path.display());
+    note(&format!("wrote {}", path.display()));
     Ok(())
+}
+
+/// A status line on stderr.
+fn note(text: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{text}");
 }

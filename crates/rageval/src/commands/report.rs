@@ -9,8 +9,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use rageval_core::Sample;
-use rageval_core::dataset::{self, FieldMap, Format, ReadOptions};
-use rageval_report::{Gate, Manifest, RunData, render_junit, sha256_file, write_reports};
+use rageval_report::{Gate, Manifest, RunData, read_dataset_of, render_junit, write_reports};
 
 use crate::cli::{GateArgs, ReportArgs};
 use crate::commands::EXIT_GATE_FAILED;
@@ -21,7 +20,7 @@ pub fn run(args: &ReportArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let samples = if args.no_dataset {
         Vec::new()
     } else {
-        samples_of(&run.manifest)
+        samples_beside(&run.manifest, &run.path)
     };
     finish_run(&run, &samples, &gate, &args.gate, out)
 }
@@ -75,70 +74,20 @@ pub fn finish_run(
     }
 }
 
-/// The run's samples for the HTML drill-down, re-read from its dataset when the file is
+/// The run's samples for the reports' texts, re-read from its dataset when the file is
 /// still there with the same hash; otherwise none, with a note saying why.
 pub(crate) fn samples_of(manifest: &Manifest) -> Vec<Sample> {
-    let path = Path::new(&manifest.dataset.path);
-    match sha256_file(path) {
-        Ok(sha) if sha == manifest.dataset.sha256 => {}
-        Ok(_) => {
-            note(&format!(
-                "{} changed since the run: the report shows verdicts without texts",
-                path.display()
-            ));
-            return Vec::new();
-        }
-        Err(_) => {
-            note(&format!(
-                "{} is not readable: the report shows verdicts without texts",
-                path.display()
-            ));
-            return Vec::new();
-        }
-    }
-    match read_dataset(manifest, path) {
-        Ok(samples) => samples,
-        Err(error) => {
-            note(&format!(
-                "cannot re-read {} ({error:#}): the report shows verdicts without texts",
-                path.display()
-            ));
-            Vec::new()
-        }
-    }
+    samples_beside(manifest, Path::new(""))
 }
 
-/// Reads the dataset with the options the run used (from its manifest's settings).
-fn read_dataset(manifest: &Manifest, path: &Path) -> anyhow::Result<Vec<Sample>> {
-    let settings = &manifest.settings;
-    let field_map: Vec<String> = settings["field_map"]
-        .as_array()
-        .map(|items| {
-            items
-                .iter()
-                .filter_map(|v| v.as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default();
-    let format = match manifest.dataset.format.as_str() {
-        "jsonl" => Some(Format::Jsonl),
-        "json" => Some(Format::Json),
-        "csv" => Some(Format::Csv),
-        "xlsx" => Some(Format::Xlsx),
-        _ => None,
-    };
-    let options = ReadOptions {
-        format,
-        field_map: FieldMap::parse(&field_map)?,
-        sheet: settings["sheet"].as_str().map(String::from),
-    };
-    let limit = settings["samples"]
-        .as_u64()
-        .map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX));
-    let samples = dataset::open(path, &options)?
-        .take(limit)
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(samples)
+/// [`samples_of`] for a run in `run_dir` (its dataset may have moved there with it).
+fn samples_beside(manifest: &Manifest, run_dir: &Path) -> Vec<Sample> {
+    read_dataset_of(manifest, run_dir).unwrap_or_else(|error| {
+        note(&format!(
+            "{error}: the report shows verdicts without texts, in the journal's order"
+        ));
+        Vec::new()
+    })
 }
 
 /// A status line on stderr.

@@ -18,7 +18,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     let count = runs.list()?.len();
     let root = runs.path().display().to_string();
     let guarded = token.is_some();
-    let server = Server::bind(args.bind, AppState::new(runs, token))?;
+    let server = Server::bind_spec(&args.bind, AppState::new(runs, token))?;
     let addr = server.local_addr()?;
     {
         let mut stderr = std::io::stderr().lock();

@@ -18,6 +18,7 @@ mod report;
 mod resume;
 mod s4_pipeline;
 mod sources;
+mod version_table;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

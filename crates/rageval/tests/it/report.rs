@@ -18,7 +18,11 @@ fn rewrites_the_human_files_of_a_run() {
     let html = fs::read_to_string(run.join("report.html")).unwrap();
     assert!(html.contains("<code>faithfulness</code>"));
     // The dataset path in the manifest does not exist: the report says it shows no texts.
-    assert!(stderr(&output).contains("is not readable"));
+    assert!(
+        stderr(&output).contains("data.jsonl of the run: it is not there"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]

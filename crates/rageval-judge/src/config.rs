@@ -185,6 +185,7 @@ impl JudgeSettings {
             cache_mode: self.cache_mode,
             budget: self.budget,
             prices: self.prices.clone(),
+            halt_after: Some(crate::health::DEFAULT_HALT_AFTER),
         }
     }
 

@@ -171,6 +171,11 @@ pub enum JudgeError {
     #[error("cancelled")]
     Cancelled,
 
+    /// The judge was halted because it refuses or cannot answer calls ([`crate::health`]):
+    /// the call was not sent.
+    #[error("{0}")]
+    Unavailable(Box<crate::health::Halt>),
+
     /// A configuration file is wrong. Values are never quoted: they may be secrets.
     #[error("{}", config_location(.file, *.line, .field, .message))]
     Config {
@@ -226,13 +231,13 @@ impl JudgeError {
         }
     }
 
-    /// Whether the error means "stop", not "this call failed": a cap was reached or the
-    /// judge was cancelled. Callers end the run cleanly (keeping what finished) instead of
-    /// recording a failed score.
+    /// Whether the error means "stop", not "this call failed": a cap was reached, the
+    /// judge was cancelled, or it was halted as unavailable. Callers end the run cleanly
+    /// (keeping what finished) instead of recording a failed score.
     pub fn is_stop(&self) -> bool {
         matches!(
             self,
-            JudgeError::BudgetExhausted { .. } | JudgeError::Cancelled
+            JudgeError::BudgetExhausted { .. } | JudgeError::Cancelled | JudgeError::Unavailable(_)
         )
     }
 

@@ -31,6 +31,8 @@
 //! - [`accounting`]: tokens and cost per template, the price table, the caps.
 //! - [`tokens`]: token counts with tiktoken, and the [`PlanEstimate`] for dry runs.
 //! - [`cancel`]: [`CancelToken`], which aborts calls in flight and refuses new ones.
+//! - [`health`]: [`Halt`] — a judge that refuses every call, or fails many in a row, is
+//!   halted so a run stops with the cause instead of failing cell after cell.
 //! - [`judge`]: [`Judge`], which chains them: cache → single flight → caps → limiter →
 //!   backend with retries → ladder.
 //! - [`error`]: the one error type, [`JudgeError`], and which errors are retryable.
@@ -52,6 +54,7 @@ pub mod error;
 mod flight;
 #[cfg(feature = "gguf")]
 pub mod gguf;
+pub mod health;
 pub mod judge;
 pub mod limiter;
 pub mod local;
@@ -75,6 +78,7 @@ pub use config::{JudgeFlags, JudgeSettings};
 pub use error::JudgeError;
 #[cfg(feature = "gguf")]
 pub use gguf::{GgufChat, GgufOptions};
+pub use health::Halt;
 pub use judge::{Answer, Completion, Embeddings, Judge, JudgeConfig, JudgeStats};
 pub use limiter::{Limiter, LimiterConfig};
 pub use local::OnFirstUse;

@@ -4,7 +4,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 
 /// Evaluate retrieval-augmented generation: how good retrieval and answers are, and why.
 #[derive(Debug, Parser)]
@@ -14,6 +14,25 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// What a command prints on stderr besides errors. Every command but `trec` (whose `-q` is
+/// trec_eval's per-query output) takes these.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct OutputArgs {
+    /// Print nothing on stderr but errors and warnings: no notes, no progress
+    #[arg(short, long)]
+    pub quiet: bool,
+
+    /// Debug events on stderr: judge retries, back-offs, halts and routing (-vv: trace);
+    /// endpoints are redacted and keys never appear
+    #[arg(short, long, action = ArgAction::Count)]
+    pub verbose: u8,
+
+    /// Progress lines on stderr even when it is not a terminal (a CI log): stage,
+    /// done/total, failures, model calls, rate and ETA, at most every two seconds
+    #[arg(long)]
+    pub progress: bool,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Score every sample of a dataset and write a run directory.
@@ -21,11 +40,12 @@ pub enum Command {
     /// Model-judged metrics ask the judge: an OpenAI-compatible endpoint (--judge-model), or
     /// without one the offline heuristic judge (stderr and the manifest say who answers each
     /// task). Samples are streamed and scored concurrently; running the same command again
-    /// resumes an unfinished run. A judge that fails marks its cells `failed`, it is not an
-    /// error: the exit code is 2 only for bad usage or bad data (1 for a failed gate). The
-    /// judge's calls, tokens and cost go into summary.json and the reports; --dry-run
-    /// estimates them first; a run stopped by --max-calls / --max-cost exits 3, resumable
-    /// (Ctrl-C: 130).
+    /// resumes an unfinished run. An answer that never parses marks its cell `failed` with
+    /// the raw text; a judge that refuses or cannot answer (unreachable, 401/403/404, an
+    /// unknown model, every call failing) stops the run with the cause, exit 4, resumable.
+    /// The judge's calls, tokens and cost go into summary.json and the reports; --dry-run
+    /// estimates them first; a run stopped by --max-calls / --max-cost exits 3, Ctrl-C 130,
+    /// both resumable. Exit codes: README, "Exit codes".
     Eval(Box<EvalArgs>),
     /// List the metrics, or explain one.
     Metrics(MetricsArgs),
@@ -46,7 +66,7 @@ pub enum Command {
     /// Measure the judge against human labels: pairwise accuracy, balanced accuracy and
     /// AUROC, or rank correlations and κ, with 95% bootstrap intervals; writes a run directory.
     JudgeCheck(Box<crate::commands::judge_check::JudgeCheckArgs>),
-    /// Order each question's contexts with the judge and compare with the retriever (seed S3).
+    /// Order each question's contexts with the judge and compare with the retriever.
     ///
     /// Every context is graded 0–3, --grade-batch contexts per call, concurrently; the useful
     /// ones are ordered by windows of --window contexts, each ordered by the judge in two
@@ -54,18 +74,40 @@ pub enum Command {
     /// bradley-terry`, by both-order pairwise comparisons; with `--algorithm insertion`, by
     /// the seed's binary insertion sort). Writes rankings.jsonl (per question: judge order,
     /// good/bad, grades, every window and comparison, calls, rounds, agreement with the
-    /// retriever) and summary.json (averages) into the run directory.
+    /// retriever), rank_agreement.jsonl and summary.json (averages, the judge's accounts)
+    /// into the run directory, one question at a time: running the same command again
+    /// resumes it. Questions whose grades did not all come back are left out of the figures
+    /// and counted. --dry-run estimates the calls first; caps, Ctrl-C and a judge that does
+    /// not answer stop it resumably (exit 3, 130, 4).
     Rank(Box<RankArgs>),
     /// Write a reference answer per question from all its contexts: GT_{question}.json, and
-    /// FULL_{question}.json when the data has the system's answer (seed S3).
+    /// FULL_{question}.json when the data has the system's answer.
     ///
     /// `slow` answers from each context alone, `fast` from shuffled groups of 20; the partial
     /// answers are merged in rounds. No prompt over --context-window less --answer-tokens is
-    /// ever sent: long contexts are split, groups and merges packed to fit.
+    /// ever sent: long contexts are split, groups and merges packed to fit. Needs a judge
+    /// model that writes (an endpoint, or --judge gguf:PATH). One question at a time into a
+    /// resumable directory; --dry-run estimates the calls first.
     Reference(Box<ReferenceArgs>),
-    /// Seed S3 in one command: rank, reference answers, then `eval` with the generated
-    /// references on each question's first --top-k retrieved contexts, and the report.
+    /// Rank, reference answers, then `eval` with the generated references on each question's
+    /// first --top-k retrieved contexts, and the report — one folder (default
+    /// runs/<dataset name>-pipeline) with a resumable directory per stage: rank/, reference/,
+    /// dataset.jsonl, eval/. Run again after a stop, finished stages are kept.
     Pipeline(Box<PipelineArgs>),
+}
+
+impl Command {
+    /// The command's stderr options (the defaults for commands without them).
+    pub fn output(&self) -> OutputArgs {
+        match self {
+            Command::Eval(args) => args.output,
+            Command::Pipeline(args) => args.eval.output,
+            Command::Rank(args) => args.data.output,
+            Command::Reference(args) => args.data.output,
+            Command::JudgeCheck(args) => args.output,
+            _ => OutputArgs::default(),
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -118,14 +160,17 @@ pub struct EvalArgs {
     pub show_settings: bool,
 
     /// Estimate, without any model call, what the run would ask of the judge: model calls,
-    /// prompt and completion tokens and cost, per metric, for the whole run and per prompt
-    /// template (prompts rendered as a real run renders them, counted with tiktoken). Sends
-    /// nothing, writes nothing.
+    /// prompt and completion tokens and cost, per metric (per stage for `pipeline`), for the
+    /// whole run and per prompt template (prompts rendered as a real run renders them,
+    /// counted with tiktoken). Sends nothing, writes nothing.
     #[arg(long)]
     pub dry_run: bool,
 
     #[command(flatten)]
     pub gate: GateArgs,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
 
     /// Score only the first K retrieved contexts of each sample (seed S3). K is lowered
     /// further for a sample whose largest judge prompt would not fit --context-window;
@@ -606,17 +651,27 @@ pub struct RankDataArgs {
     #[arg(long, value_name = "N")]
     pub samples: Option<usize>,
 
-    /// The output directory (default: `runs/<dataset name>-<command>`).
+    /// The output directory (default: `runs/<dataset name>-<command>`). A run there with
+    /// the same data, settings and judge is resumed; another is refused.
     #[arg(long, short)]
     pub out: Option<PathBuf>,
 
-    /// Replace what is already in the output directory.
+    /// Replace what is already in the output directory instead of resuming it.
     #[arg(long)]
     pub overwrite: bool,
 
     /// Seed of every random choice (pair draws, the fast mode's shuffle).
     #[arg(long, default_value_t = rageval_rank::ranking::DEFAULT_SEED)]
     pub seed: u64,
+
+    /// Estimate, without any model call, what the command would ask of the judge: calls,
+    /// prompt and completion tokens and cost, per kind of call. Sends nothing, writes
+    /// nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// How `rank` orders the useful contexts.

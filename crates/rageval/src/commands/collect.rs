@@ -5,8 +5,9 @@
 //! rerun asks the failed ones again).
 //!
 //! `--generator baseline` answers with the chat model of the judge `rageval eval` would
-//! build from the same `--judge-*` flags (`super::eval::judge::resolve`), so it follows
-//! whatever that judge's default is.
+//! build from the same `--judge-*` flags (`rageval_run::judges::resolve`); like
+//! `reference`, it needs a model that writes — an endpoint, or `--judge gguf:PATH` — and
+//! refuses to use the embedded 135M model unasked.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -20,11 +21,10 @@ use rageval_sources::{
     BaselineGenerator, CollectOptions, ContextSource, EsRetriever, Generator, LocalIndex,
     LocalRetriever, Progress, RagService, SourcesConfig, collect,
 };
-use rageval_tasks::{Lang, LangChoice};
 use serde_json::json;
 
 use super::sources::{embedder_for, note, ranking, runtime};
-use crate::cli::{CollectArgs, GeneratorKind, LangArg, RetrieverKind};
+use crate::cli::{CollectArgs, GeneratorKind, RetrieverKind};
 
 pub fn run(args: &CollectArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     if same_file(&args.questions, &args.out) {
@@ -137,7 +137,7 @@ pub fn run(args: &CollectArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
         Ok(ExitCode::SUCCESS)
     } else {
         note("run the same command again to ask the failed questions again");
-        Ok(ExitCode::from(super::EXIT_ERROR))
+        Ok(ExitCode::from(super::Exit::Error.code()))
     }
 }
 
@@ -146,17 +146,15 @@ fn baseline(args: &CollectArgs) -> anyhow::Result<BaselineGenerator> {
     if args.retriever == RetrieverKind::Http {
         bail!("--generator baseline answers from retrieved contexts: use --retriever local or es");
     }
-    let setup = super::eval::judge::resolve(&args.judge)?;
+    let options = crate::judge::options(&args.judge);
+    let setup = rageval_run::judges::resolve(&options, &crate::judge::env)?;
+    rageval_run::reference::require_writer(&setup, &options, "--generator baseline")?;
     let tasks = setup
         .judges
         .tasks()
         .cloned()
         .context("the judge settings give no task judge")?;
-    let lang = match args.judge.lang {
-        LangArg::Auto => LangChoice::Auto,
-        LangArg::En => LangChoice::Force(Lang::En),
-        LangArg::Zh => LangChoice::Force(Lang::Zh),
-    };
+    let lang = options.lang;
     let generator = BaselineGenerator::new(tasks, lang).context(
         "--generator baseline needs a chat model: pass --judge-base-url and --judge-model, \
          or set [judge] in the settings file",

@@ -6,6 +6,7 @@ mod accounting;
 mod browser;
 mod chromium;
 mod compare;
+mod design;
 mod eval;
 mod judge_check;
 mod judge_check_gguf;

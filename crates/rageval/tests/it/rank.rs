@@ -136,8 +136,9 @@ fn rank_orders_rgb_positives_above_negatives_with_the_offline_judge() {
     assert!(slow["summary"]["rounds"]["max"].as_u64().unwrap() > 20);
     assert_eq!(slow["settings"]["algorithm"], "insertion");
 
-    // An existing run is not overwritten by accident.
-    let output = rageval(
+    // Run again, the finished run is resumed: nothing to rank, the same figures. With other
+    // settings the directory is refused, never overwritten by accident.
+    let again = rageval(
         dir.path(),
         &[
             "rank",
@@ -146,9 +147,28 @@ fn rank_orders_rgb_positives_above_negatives_with_the_offline_judge() {
             out.to_str().unwrap(),
         ],
     );
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("12 finished questions kept"),
+        "{}",
+        stderr(&again)
+    );
+    assert_eq!(jsonl(&out.join("rankings.jsonl")), rankings);
+    let output = rageval(
+        dir.path(),
+        &[
+            "rank",
+            data.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--algorithm",
+            "insertion",
+        ],
+    );
     assert_eq!(output.status.code(), Some(2));
     assert!(
-        stderr(&output).contains("--overwrite"),
+        stderr(&output).contains("its algorithm was listwise, now insertion")
+            && stderr(&output).contains("--overwrite"),
         "{}",
         stderr(&output)
     );

@@ -5,8 +5,10 @@
 //! undefined or a failure with its error.
 //!
 //! Two judges run the same pipeline: the testkit's mock endpoint over all 20 questions, and
-//! the binary's default with no endpoint — the embedded models (SmolLM2 writes the answers
-//! and generated questions, the heuristic judge gives the verdicts, MiniLM embeds). The
+//! the embedded models with no endpoint — SmolLM2 named with `--judge gguf:PATH` writes the
+//! baseline's answers (the embedded model is never used to write them unasked), and `eval`
+//! runs on the binary's default (SmolLM2 writes generated questions, the heuristic judge
+//! gives the verdicts, MiniLM embeds). The
 //! embedded run takes [`EMBEDDED_QUESTIONS`] questions in CI: the small model reads a
 //! Chinese prompt of a few thousand tokens in tens of seconds on one core; the ignored
 //! `s4_all_20_questions_on_the_embedded_models` runs all 20.
@@ -22,22 +24,30 @@ use crate::{rageval, repo_root, stderr, stdout};
 enum S4Judge {
     /// The testkit's OpenAI-compatible mock on 127.0.0.1 (`--judge-base-url`, `--judge-model`).
     MockEndpoint,
-    /// No judge flags: the binary's default judge (the embedded models).
+    /// The embedded models: SmolLM2 named for `collect`, the binary's default for `eval`.
     DefaultJudge,
 }
 
 /// Questions the embedded run answers in CI.
 const EMBEDDED_QUESTIONS: usize = 3;
 
-/// The judge flags for `collect` and `eval`, and the mock serving them when there is one.
-fn judge_flags(judge: &S4Judge) -> (Option<Endpoint>, Vec<String>) {
+/// The judge flags for `collect` and for `eval`, and the mock serving them when there is
+/// one.
+fn judge_flags(judge: &S4Judge) -> (Option<Endpoint>, Vec<String>, Vec<String>) {
     match judge {
         S4Judge::MockEndpoint => {
             let mock = endpoint(rageval_testkit::MockConfig::default());
             let flags = mock.flags();
-            (Some(mock), flags)
+            (Some(mock), flags.clone(), flags)
         }
-        S4Judge::DefaultJudge => (None, Vec::new()),
+        S4Judge::DefaultJudge => {
+            let gguf = repo_root().join("models/SmolLM2-135M-Instruct.Q4_1.gguf");
+            (
+                None,
+                vec![format!("--judge=gguf:{}", gguf.display())],
+                Vec::new(),
+            )
+        }
     }
 }
 
@@ -85,7 +95,7 @@ fn s4_all_20_questions_on_the_embedded_models() {
 fn s4_index_collect_eval(judge: &S4Judge, questions: usize) {
     let kids = repo_root().join("../shared/validation/ai-learn-kids-coding-zh");
     let dir = tempfile::tempdir().unwrap();
-    let (mock, flags) = judge_flags(judge);
+    let (mock, collect_flags, flags) = judge_flags(judge);
 
     let text = kids.join("report_text_reconstructed.txt");
     let index = run(
@@ -99,7 +109,7 @@ fn s4_index_collect_eval(judge: &S4Judge, questions: usize) {
     let count = questions.to_string();
     let mut collect_args = baseline_collect(file.to_str().unwrap(), "kids.index");
     collect_args.extend(["--out", "data.jsonl", "--samples", &count]);
-    let collected = run(dir.path(), &collect_args, &flags);
+    let collected = run(dir.path(), &collect_args, &collect_flags);
     assert!(collected.status.success(), "{}", stderr(&collected));
     says(
         stdout(&collected),

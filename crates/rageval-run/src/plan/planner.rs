@@ -48,8 +48,9 @@ pub struct Planner {
 
 impl Planner {
     /// Planning models named and kinded as the configured ones (no client connects).
-    pub fn new(settings: &JudgeSettings, heuristic: Heuristic) -> anyhow::Result<Self> {
-        Ok(Self::over(&settings.models()?, settings, heuristic))
+    pub fn new(settings: &JudgeSettings, heuristic: Heuristic) -> crate::error::Result<Self> {
+        let models = settings.models().map_err(crate::error::RunError::Judge)?;
+        Ok(Self::over(&models, settings, heuristic))
     }
 
     /// Planning models named and kinded as `real` (e.g. the embedded ones; none is loaded).
@@ -247,6 +248,11 @@ fn fill(root: &Value, schema: &Value, name: &str, question: &str, statements: &[
                     })
                     .collect(),
                 "questions" => vec![json!(question); count.unwrap_or(1)],
+                // An ordering: every shown key once.
+                _ if is_permutation(schema) => schema["items"]["enum"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default(),
                 _ => {
                     let item = fill(root, &schema["items"], "", question, statements);
                     vec![item; count.unwrap_or(OPEN_LIST_ITEMS)]
@@ -266,6 +272,15 @@ fn fill(root: &Value, schema: &Value, name: &str, question: &str, statements: &[
             "an answer"
         }),
     }
+}
+
+/// An array of exactly as many items as its items' enum has values: a permutation of them
+/// (the shape of an ordering task's answer).
+fn is_permutation(schema: &Value) -> bool {
+    let values = schema["items"]["enum"].as_array().map_or(0, Vec::len) as u64;
+    values > 0
+        && schema["minItems"].as_u64() == Some(values)
+        && schema["maxItems"].as_u64() == Some(values)
 }
 
 #[cfg(test)]

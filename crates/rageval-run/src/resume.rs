@@ -1,11 +1,11 @@
 //! Starting a run directory, or resuming the one already there.
 //!
-//! A run over the same dataset (same SHA-256), with the same metrics and judge models, is
-//! resumed: the journal's finished cells are kept and skipped. A line cut short by a crash
-//! (no newline at the end) is dropped, a cell written twice keeps its first line, and with `--retry-failed` failed
-//! cells are dropped so they are scored again; when anything is dropped the journal is
-//! rewritten atomically (temporary file, then rename) before new lines are appended, so the
-//! journal always holds exactly one line per finished cell.
+//! A run with the same [`RunIdentity`] (same data, metrics, settings and judge) is
+//! resumed: the journal's finished units are kept and skipped. A line cut short by a crash
+//! (no newline at the end) is dropped, a unit written twice keeps its first line, and with
+//! `--retry-failed` failed cells are dropped so they are scored again; when anything is
+//! dropped the journal is rewritten atomically (temporary file, then rename) before new
+//! lines are appended, so the journal always holds exactly one line per finished unit.
 
 use std::collections::HashSet;
 use std::fmt;
@@ -13,16 +13,21 @@ use std::fs;
 use std::hash::Hash;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context as _;
 use rageval_core::Outcome;
 use rageval_report::{MANIFEST_FILE, Manifest, RESULTS_FILE, ResultRecord, RunDir, RunStatus};
 use serde::de::DeserializeOwned;
 
-/// A run directory that holds another run: other data or other metrics.
+use crate::error::{Result, RunError};
+use crate::identity::RunIdentity;
+
+/// Where a run's identity is kept in its manifest.
+const IDENTITY_KEY: &str = "identity";
+
+/// A run directory that holds another run: other data, metrics, settings or judge.
 #[derive(Debug)]
 pub struct ResumeRefused {
     pub path: PathBuf,
-    pub why: String,
+    pub why: Vec<String>,
 }
 
 impl fmt::Display for ResumeRefused {
@@ -31,7 +36,7 @@ impl fmt::Display for ResumeRefused {
             f,
             "cannot resume the run in {}: {}",
             self.path.display(),
-            self.why
+            self.why.join("; ")
         )
     }
 }
@@ -48,40 +53,76 @@ pub struct Prepared {
     pub resumed: bool,
     /// Failed cells dropped for `--retry-failed`.
     pub retried: usize,
+    /// What to tell the person about the resumed run (the same judge at another endpoint).
+    pub notes: Vec<String>,
 }
 
-/// A command's own test that an earlier run may be resumed by this one: given the earlier
-/// manifest and the fresh one, `Err(why not)`. Runs after the command is found the same and
-/// before the data is compared.
-pub type SameRunCheck<'a> = &'a dyn Fn(&Manifest, &Manifest) -> Result<(), String>;
-
-/// Opens `path` for a run of `metrics` over `dataset`: a new run, or the earlier one
-/// resumed. `fresh` is the manifest a new run starts with; `also` is the command's own test
-/// that the earlier run is the same one.
+/// Opens `path` for a run: a new one, or the earlier one resumed when its identity equals
+/// `identity`. `fresh` is the manifest a new run starts with (the identity is stored in its
+/// settings here).
 pub fn prepare(
     path: &Path,
     overwrite: bool,
     retry_failed: bool,
     fresh: Manifest,
-    also: SameRunCheck<'_>,
-) -> anyhow::Result<Prepared> {
-    let manifest_path = path.join(MANIFEST_FILE);
-    if overwrite || !manifest_path.is_file() {
+    identity: &RunIdentity,
+) -> Result<Prepared> {
+    let opened = open(path, overwrite, fresh, identity, &[])?;
+    let (done, retried) = if opened.resumed {
+        compact_journal(&path.join(RESULTS_FILE), retry_failed)?
+    } else {
+        (HashSet::new(), 0)
+    };
+    Ok(Prepared {
+        run: opened.run,
+        manifest: opened.manifest,
+        done,
+        resumed: opened.resumed,
+        retried,
+        notes: opened.notes,
+    })
+}
+
+/// A run directory opened: new, or an earlier run with the same identity reopened.
+pub struct Opened {
+    pub run: RunDir,
+    pub manifest: Manifest,
+    /// Whether an earlier run is being continued.
+    pub resumed: bool,
+    /// What to tell the person about the resumed run.
+    pub notes: Vec<String>,
+}
+
+/// Opens `path` for a run of `identity`: the earlier run there is resumed when its identity
+/// is the same (refused otherwise, unless `overwrite`); a new run removes the files a run
+/// writes, including the command's `own_files` (a run that stopped long ago may have left
+/// some).
+pub fn open(
+    path: &Path,
+    overwrite: bool,
+    mut fresh: Manifest,
+    identity: &RunIdentity,
+    own_files: &[&str],
+) -> Result<Opened> {
+    fresh.settings[IDENTITY_KEY] =
+        serde_json::to_value(identity).map_err(RunError::encode("the run identity"))?;
+    let Some(earlier) = read_manifest(path, overwrite)? else {
         let run = RunDir::create(path, overwrite)?;
-        return Ok(Prepared {
+        for file in own_files {
+            remove_if_present(&path.join(file))?;
+        }
+        return Ok(Opened {
             run,
             manifest: fresh,
-            done: HashSet::new(),
             resumed: false,
-            retried: 0,
+            notes: Vec::new(),
         });
-    }
-    let bytes = fs::read(&manifest_path)
-        .with_context(|| format!("cannot read {}", manifest_path.display()))?;
-    let earlier: Manifest = serde_json::from_slice(&bytes)
-        .with_context(|| format!("{} is not a run manifest", manifest_path.display()))?;
-    check_same_run(path, &earlier, &fresh, also)?;
-    let (done, retried) = compact_journal(&path.join(RESULTS_FILE), retry_failed)?;
+    };
+    check_same_run(path, &earlier, &fresh, identity)?;
+    let notes = stored_identity(&earlier)
+        .and_then(|stored| stored.endpoint_change(identity))
+        .into_iter()
+        .collect();
     let run = RunDir::reopen(path)?;
     // Earlier sessions keep their own judge accounts; this one is appended when it ends.
     let manifest = Manifest {
@@ -91,39 +132,76 @@ pub fn prepare(
         sessions: earlier.sessions,
         ..fresh
     };
-    Ok(Prepared {
+    Ok(Opened {
         run,
         manifest,
-        done,
         resumed: true,
-        retried,
+        notes,
     })
+}
+
+/// Removes `path` if it exists.
+pub fn remove_if_present(path: &Path) -> Result<()> {
+    match fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(error) => Err(RunError::write(path)(error)),
+    }
+}
+
+/// The manifest of the run in `path`, unless there is none or it is to be overwritten.
+pub fn read_manifest(path: &Path, overwrite: bool) -> Result<Option<Manifest>> {
+    let manifest_path = path.join(MANIFEST_FILE);
+    if overwrite || !manifest_path.is_file() {
+        return Ok(None);
+    }
+    let bytes = fs::read(&manifest_path).map_err(RunError::read(&manifest_path))?;
+    let manifest = serde_json::from_slice(&bytes).map_err(|source| RunError::Manifest {
+        path: manifest_path,
+        source,
+    })?;
+    Ok(Some(manifest))
+}
+
+/// The identity an earlier run stored, when it stored one that this version reads.
+pub fn stored_identity(manifest: &Manifest) -> Option<RunIdentity> {
+    serde_json::from_value(manifest.settings.get(IDENTITY_KEY)?.clone()).ok()
 }
 
 fn check_same_run(
     path: &Path,
     earlier: &Manifest,
     fresh: &Manifest,
-    also: SameRunCheck<'_>,
+    identity: &RunIdentity,
 ) -> Result<(), ResumeRefused> {
-    let refuse = |why: String| ResumeRefused {
-        path: path.to_path_buf(),
-        why,
+    let why = match stored_identity(earlier) {
+        Some(stored) => stored.differences(identity),
+        None => legacy_differences(earlier, fresh),
     };
-    if earlier.command != fresh.command {
-        return Err(refuse(format!("it holds a `{}` run", earlier.command)));
+    if why.is_empty() {
+        Ok(())
+    } else {
+        Err(ResumeRefused {
+            path: path.to_path_buf(),
+            why,
+        })
     }
-    also(earlier, fresh).map_err(refuse)?;
+}
+
+/// Runs written before identities were stored: command, data, judge kind and models, and
+/// metrics, as their manifests say them.
+fn legacy_differences(earlier: &Manifest, fresh: &Manifest) -> Vec<String> {
+    if earlier.command != fresh.command {
+        return vec![format!("it holds a `{}` run", earlier.command)];
+    }
+    let mut why = Vec::new();
     if earlier.dataset.sha256 != fresh.dataset.sha256 {
-        return Err(refuse(format!(
-            "it was run over other data ({} with SHA-256 {}…, now {}…)",
+        why.push(format!(
+            "it was run over other data ({} with SHA-256 {}…)",
             earlier.dataset.path,
             &earlier.dataset.sha256[..earlier.dataset.sha256.len().min(12)],
-            &fresh.dataset.sha256[..fresh.dataset.sha256.len().min(12)],
-        )));
+        ));
     }
-    // Verdicts of two judges are not mixed in one run (another endpoint serving the same
-    // model is fine).
     let judge = |m: &Manifest| {
         let judge = &m.settings["judge"];
         format!(
@@ -134,30 +212,27 @@ fn check_same_run(
         )
     };
     if judge(earlier) != judge(fresh) {
-        return Err(refuse(format!(
+        why.push(format!(
             "it was judged by {}, now the judge is {}",
             judge(earlier),
             judge(fresh)
-        )));
+        ));
     }
     let names = |m: &Manifest| m.metrics.iter().map(|r| r.name.clone()).collect::<Vec<_>>();
     if names(earlier) != names(fresh) {
-        return Err(refuse(format!(
+        why.push(format!(
             "it was run with the metrics {}, now {} are asked for",
             names(earlier).join(","),
             names(fresh).join(",")
-        )));
+        ));
     }
-    Ok(())
+    why
 }
 
 /// Reads the journal, keeps one line per cell (dropping a torn last line, repeated cells
 /// and, when `retry_failed`, failed cells) and rewrites it if anything was dropped.
 /// Returns the cells kept and how many failed cells were dropped.
-fn compact_journal(
-    path: &Path,
-    retry_failed: bool,
-) -> anyhow::Result<(HashSet<(String, String)>, usize)> {
+fn compact_journal(path: &Path, retry_failed: bool) -> Result<(HashSet<(String, String)>, usize)> {
     let mut retried = 0;
     let kept = compact_lines(path, |record: &ResultRecord| {
         let failed = matches!(record.outcome, Outcome::Failed { .. });
@@ -174,13 +249,11 @@ fn compact_journal(
 pub fn compact_lines<R: DeserializeOwned, K: Eq + Hash + Clone>(
     path: &Path,
     mut key: impl FnMut(&R) -> Option<K>,
-) -> anyhow::Result<Vec<(K, R)>> {
+) -> Result<Vec<(K, R)>> {
     let text = match fs::read_to_string(path) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(error) => {
-            return Err(error).with_context(|| format!("cannot read {}", path.display()));
-        }
+        Err(error) => return Err(RunError::read(path)(error)),
     };
     let complete = match text.rfind('\n') {
         Some(end) => &text[..=end],
@@ -195,13 +268,10 @@ pub fn compact_lines<R: DeserializeOwned, K: Eq + Hash + Clone>(
             dropped = true;
             continue;
         }
-        let record: R = serde_json::from_str(line).with_context(|| {
-            format!(
-                "{}:{}: not a journal line; the run directory is damaged (pass --overwrite \
-                 to start over)",
-                path.display(),
-                index + 1
-            )
+        let record: R = serde_json::from_str(line).map_err(|source| RunError::Journal {
+            path: path.to_path_buf(),
+            line: index + 1,
+            source,
         })?;
         match key(&record) {
             Some(k) if seen.insert(k.clone()) => {
@@ -216,7 +286,7 @@ pub fn compact_lines<R: DeserializeOwned, K: Eq + Hash + Clone>(
         let temporary = path.with_extension("jsonl.tmp");
         fs::write(&temporary, kept.as_bytes())
             .and_then(|()| fs::rename(&temporary, path))
-            .with_context(|| format!("cannot rewrite {}", path.display()))?;
+            .map_err(RunError::write(path))?;
     }
     Ok(records)
 }

@@ -1,24 +1,75 @@
-//! Resolving `--judge-*` flags and the environment into the run's [`Judges`], and saying on
-//! stderr and in the manifest who answers each task.
+//! Who judges a run: the `--judge-*` options and the environment resolved into the run's
+//! [`Judges`] ([`resolve`]), what to say about them on stderr and in the manifest, and the
+//! typed identity that decides whether a run directory may be resumed by this judge.
 //!
-//! An endpoint or a pool of them (a model from `--judge-model`, `$RAGEVAL_JUDGE_MODEL` or
+//! An endpoint or a pool of them (a model from the flags, `$RAGEVAL_JUDGE_MODEL` or
 //! `rageval.toml`) answers every task; so does a GGUF file named by `--judge gguf:PATH`.
 //! `--judge heuristic` loads no model: what the heuristic judge cannot answer fails.
 //! Without either, the offline defaults: verdict tasks to the heuristic judge, statement
 //! splitting to its sentence splitter, writing tasks to the embedded GGUF chat model and
-//! embeddings to the embedded all-MiniLM-L6-v2 (`crate::judge::local`). When the embedded
-//! models are not provisioned, tasks that need them fail with the reason, which names
-//! `scripts/fetch-models.sh` (no fake answers).
+//! embeddings to the embedded all-MiniLM-L6-v2 ([`local`]). When the embedded models are not
+//! provisioned, tasks that need them fail with the reason, which names
+//! `scripts/fetch-models.sh` (no fake answers). Resolving connects to nothing and loads no
+//! model.
 
-use anyhow::Context as _;
-use rageval_judge::{Cap, Judge, JudgeSettings, Models};
+pub mod local;
+
+use std::path::PathBuf;
+
+use rageval_judge::config::JudgeFlags;
+use rageval_judge::{Cap, Halt, Judge, JudgeSettings, Models};
 use rageval_metrics::{Judges, Requirements};
 use rageval_report::{JudgeModel, ModelPrice};
-use rageval_tasks::{Heuristic, Lang, LangChoice, Policy, Route, TaskJudge, TaskKind};
+use rageval_tasks::{Answerer, Heuristic, LangChoice, Policy, Route, TaskJudge, TaskKind};
 use serde_json::{Value, json};
 
-use crate::cli::{JudgeArgs, LangArg, LocalJudge};
-use crate::judge::local::{GGUF_PROMPT_WINDOW, LocalModels};
+use crate::error::{Result, RunError};
+use crate::identity::JudgeIdentity;
+use local::{GGUF_PROMPT_WINDOW, LocalModels};
+
+/// The judge's context window assumed when none is given (`--context-window`).
+pub const DEFAULT_CONTEXT_WINDOW: u64 = 32_768;
+
+/// A local judge chosen by name (`--judge`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LocalJudge {
+    /// This GGUF chat model answers every task.
+    Gguf(PathBuf),
+    /// The heuristic judge alone, no model loaded.
+    Heuristic,
+}
+
+/// Everything a user says about the judge: the flags the judge crate resolves, and the
+/// choices this crate makes on top of them.
+#[derive(Debug, Clone)]
+pub struct JudgeOptions {
+    /// Endpoint, model, limits, cache, caps (merged with the environment and `rageval.toml`).
+    pub flags: JudgeFlags,
+    /// `--judge gguf:PATH|heuristic`.
+    pub local: Option<LocalJudge>,
+    /// `--models-dir`.
+    pub models_dir: Option<PathBuf>,
+    /// `--lang`.
+    pub lang: LangChoice,
+    /// `--context-window`, in tokens.
+    pub context_window: u64,
+}
+
+impl Default for JudgeOptions {
+    fn default() -> Self {
+        JudgeOptions {
+            flags: JudgeFlags::default(),
+            local: None,
+            models_dir: None,
+            lang: LangChoice::Auto,
+            context_window: DEFAULT_CONTEXT_WINDOW,
+        }
+    }
+}
+
+/// How the process environment is read (`std::env::var(..).ok()` in the binary; a map in
+/// tests and bindings).
+pub type Env<'a> = &'a (dyn Fn(&str) -> Option<String> + Sync);
 
 /// The judges of a run and what to say about them.
 pub struct JudgeSetup {
@@ -37,10 +88,24 @@ pub struct JudgeSetup {
     pub concurrency: usize,
     /// The endpoints, as shown in the manifest (no credentials; empty without one).
     pub endpoints: Vec<String>,
+    /// The GGUF file that answers or writes, when one does.
+    pub gguf: Option<PathBuf>,
     routing: Routing,
     models: Vec<JudgeModel>,
     heuristic: Heuristic,
     lang: LangChoice,
+    context_window: u64,
+}
+
+/// Why a run stops before its work is done, as the judge says it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stop {
+    /// Cancelled (Ctrl-C): resumable.
+    Cancelled,
+    /// A cap (`--max-calls`, `--max-cost`) refused a call: resumable with a larger cap.
+    CapReached(Cap),
+    /// The judge refuses or cannot answer calls: resumable once it answers.
+    JudgeUnavailable(Halt),
 }
 
 /// Which tasks the chat judge answers, and whether it embeds.
@@ -57,16 +122,82 @@ impl JudgeSetup {
         self.chat.is_some()
     }
 
-    /// The prompt window in tokens that a sample's contexts are cut to fit, given
-    /// `--context-window` (`requested`); `None` when no cut applies.
-    pub fn window(&self, requested: u64) -> Option<usize> {
+    /// The prompt window in tokens that a sample's contexts are cut to fit (from
+    /// `--context-window`); `None` when no cut applies.
+    pub fn window(&self) -> Option<usize> {
         let window = match self.window {
             _ if !self.has_chat_model() => return None,
-            Window::Requested => requested,
-            Window::AtMost(cap) => cap.min(requested),
+            Window::Requested => self.context_window,
+            Window::AtMost(cap) => cap.min(self.context_window),
             Window::Uncut => return None,
         };
         Some(usize::try_from(window).unwrap_or(usize::MAX))
+    }
+
+    /// Prompt tokens one call may fill: `--context-window`, bounded by a local chat model's
+    /// own window.
+    pub fn prompt_window(&self) -> u64 {
+        self.window().map_or(self.context_window, |w| {
+            u64::try_from(w).unwrap_or(u64::MAX)
+        })
+    }
+
+    /// The task router, in the run's language choice.
+    pub fn tasks(&self) -> Option<TaskJudge> {
+        self.judges
+            .tasks()
+            .cloned()
+            .map(|tasks| tasks.with_lang(self.lang))
+    }
+
+    /// Why the run must stop, if it must: the judge was cancelled, a cap refused a call, or
+    /// the judge was halted as unavailable.
+    pub fn stop(&self) -> Option<Stop> {
+        let chat = self.chat.as_ref()?;
+        if chat.cancel_token().is_cancelled() {
+            return Some(Stop::Cancelled);
+        }
+        if let Some(halt) = chat.halted() {
+            return Some(Stop::JudgeUnavailable(halt));
+        }
+        chat.budget_refusal().map(Stop::CapReached)
+    }
+
+    /// Cancels the chat judge: calls in flight abort, later calls fail (Ctrl-C).
+    pub fn cancel(&self) {
+        if let Some(chat) = &self.chat {
+            chat.cancel();
+        }
+    }
+
+    /// Who answers, as a run directory records it to refuse resuming with another judge.
+    /// Hashes the GGUF file when one answers (a few hundred milliseconds for a small model).
+    pub fn identity(&self) -> Result<JudgeIdentity> {
+        JudgeIdentity::of(self)
+    }
+
+    /// The endpoints, models and routes behind the identity.
+    pub(crate) fn routes(&self) -> Vec<(TaskKind, Option<Answerer>)> {
+        self.judges
+            .tasks()
+            .map(|tasks| {
+                tasks
+                    .describe()
+                    .into_iter()
+                    .map(|route| (route.task, route.answered_by))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The embedding model's name, when an endpoint embeds.
+    pub(crate) fn embedding_model(&self) -> Option<&str> {
+        self.description["embedding_model"].as_str()
+    }
+
+    /// The chat model's name, when an endpoint answers.
+    pub(crate) fn model_name(&self) -> Option<&str> {
+        self.description["model"].as_str()
     }
 
     /// One line per task the metrics need: who answers it and how well it measured.
@@ -98,11 +229,6 @@ impl JudgeSetup {
         judges_over(judge, &self.routing, self.heuristic.clone(), self.lang)
     }
 
-    /// The judge cap (`--max-calls`, `--max-cost`) that has refused a call, if one has.
-    pub fn cap_reached(&self) -> Option<Cap> {
-        self.chat.as_ref().and_then(Judge::budget_refusal)
-    }
-
     /// `endpoint`, `local`, `offline` or `heuristic`, as the manifest's
     /// `settings.judge.kind` says.
     pub fn kind(&self) -> &'static str {
@@ -127,6 +253,7 @@ impl JudgeSetup {
                     "cache_hits": stats.cache_hits,
                     "cache_writes": stats.cache_writes,
                     "schema_fallbacks": stats.schema_fallbacks,
+                    "cache_hits_other_endpoint": stats.cache_hits_other_origin,
                     "rungs": judge.rung_counts(),
                 })
             }
@@ -146,15 +273,20 @@ pub enum Window {
     Uncut,
 }
 
-/// Resolves the judges from the flags, the environment and `rageval.toml`
-/// (`crate::judge::settings`: flags over env over file over defaults).
-pub fn resolve(args: &JudgeArgs) -> anyhow::Result<JudgeSetup> {
-    resolve_with(args, |settings, local| {
+/// The judge settings of `options`: flags over the environment over `rageval.toml` over
+/// defaults (docs/configuration.md). Reads the settings file; connects to nothing.
+pub fn settings(options: &JudgeOptions, env: Env<'_>) -> Result<JudgeSettings> {
+    JudgeSettings::resolve(&options.flags, env).map_err(RunError::JudgeSettings)
+}
+
+/// Resolves the judges from the options, the environment and `rageval.toml`.
+pub fn resolve(options: &JudgeOptions, env: Env<'_>) -> Result<JudgeSetup> {
+    resolve_with(options, env, |settings, local| {
         match local {
             Some(models) => settings.build_with(models.clone()),
             None => settings.build(),
         }
-        .context("cannot build the judge")
+        .map_err(RunError::Judge)
     })
 }
 
@@ -162,29 +294,30 @@ pub fn resolve(args: &JudgeArgs) -> anyhow::Result<JudgeSetup> {
 /// endpoint, the embedded models found (a dry run makes one that answers locally, loads no
 /// model and opens no cache).
 pub fn resolve_with(
-    args: &JudgeArgs,
-    build: impl FnOnce(&JudgeSettings, Option<&Models>) -> anyhow::Result<Judge<Models>>,
-) -> anyhow::Result<JudgeSetup> {
-    let lang = match args.lang {
-        LangArg::Auto => LangChoice::Auto,
-        LangArg::En => LangChoice::Force(Lang::En),
-        LangArg::Zh => LangChoice::Force(Lang::Zh),
+    options: &JudgeOptions,
+    env: Env<'_>,
+    build: impl FnOnce(&JudgeSettings, Option<&Models>) -> Result<Judge<Models>>,
+) -> Result<JudgeSetup> {
+    let settings = settings(options, env)?;
+    let mut setup = match settings.model.clone().filter(|_| settings.has_endpoint()) {
+        Some(model) if options.local.is_none() => endpoint(options, settings, model, build)?,
+        _ => local(options, env, settings, build)?,
     };
-    let settings = crate::judge::settings(args)?;
-    match settings.model.clone().filter(|_| settings.has_endpoint()) {
-        Some(model) if args.local_judge.is_none() => endpoint(args, settings, model, lang, build),
-        _ => local(args, settings, lang, build),
+    setup.context_window = options.context_window;
+    for route in setup.route_lines(&TaskKind::ALL) {
+        tracing::debug!(route, "judge routing");
     }
+    Ok(setup)
 }
 
 /// Every task to the configured endpoints.
 fn endpoint(
-    args: &JudgeArgs,
+    options: &JudgeOptions,
     settings: JudgeSettings,
     model: String,
-    lang: LangChoice,
-    build: impl FnOnce(&JudgeSettings, Option<&Models>) -> anyhow::Result<Judge<Models>>,
-) -> anyhow::Result<JudgeSetup> {
+    build: impl FnOnce(&JudgeSettings, Option<&Models>) -> Result<Judge<Models>>,
+) -> Result<JudgeSetup> {
+    let lang = options.lang;
     let judge = build(&settings, None)?;
     let heuristic = Heuristic::lexical();
     let routing = Routing {
@@ -210,8 +343,8 @@ fn endpoint(
         "tokens_per_minute": settings.limits.tokens_per_minute,
         "max_calls": settings.budget.max_calls,
         "max_cost_usd": settings.budget.max_cost_usd,
-        "context_window": args.context_window,
-        "lang": lang_name(args.lang),
+        "context_window": options.context_window,
+        "lang": lang_name(lang),
         "routes": routes_json(&judges),
     });
     let models = [
@@ -239,28 +372,31 @@ fn endpoint(
         description,
         concurrency: settings.limits.max_concurrency,
         endpoints,
+        gguf: None,
         routing,
         models,
         heuristic,
         lang,
+        context_window: options.context_window,
     })
 }
 
 /// The embedded models: with `--judge gguf:PATH` that model answers every task; without it,
 /// the offline policy.
 fn local(
-    args: &JudgeArgs,
+    options: &JudgeOptions,
+    env: Env<'_>,
     settings: JudgeSettings,
-    lang: LangChoice,
-    build: impl FnOnce(&JudgeSettings, Option<&Models>) -> anyhow::Result<Judge<Models>>,
-) -> anyhow::Result<JudgeSetup> {
-    let local = LocalModels::find(args)?;
+    build: impl FnOnce(&JudgeSettings, Option<&Models>) -> Result<Judge<Models>>,
+) -> Result<JudgeSetup> {
+    let lang = options.lang;
+    let local = LocalModels::find(options, env)?;
     let judge = match local.any() {
         true => Some(build(&settings, Some(&local.models))?),
         false => None,
     };
-    let chosen = matches!(args.local_judge, Some(LocalJudge::Gguf(_)));
-    let heuristic_only = args.local_judge == Some(LocalJudge::Heuristic);
+    let chosen = matches!(options.local, Some(LocalJudge::Gguf(_)));
+    let heuristic_only = options.local == Some(LocalJudge::Heuristic);
     let routing = Routing {
         kind: match (chosen, heuristic_only) {
             (true, _) => "local",
@@ -298,8 +434,8 @@ fn local(
         "models": local.describe(),
         "cache": settings.cache_path.as_ref().map(|p| p.display().to_string()),
         "cache_mode": format!("{:?}", settings.cache_mode).to_lowercase(),
-        "context_window": chosen.then(|| args.context_window.min(GGUF_PROMPT_WINDOW)),
-        "lang": lang_name(args.lang),
+        "context_window": chosen.then(|| options.context_window.min(GGUF_PROMPT_WINDOW)),
+        "lang": lang_name(lang),
         "routes": routes_json(&judges),
         "note": note,
     });
@@ -345,6 +481,7 @@ fn local(
             Window::Uncut
         },
         chat: judge.filter(|_| local.models.chat.is_some()),
+        gguf: local.gguf.filter(|_| local.models.chat.is_some()),
         missing_models: local.missing,
         judges,
         description,
@@ -354,6 +491,7 @@ fn local(
         models,
         heuristic,
         lang,
+        context_window: options.context_window,
     })
 }
 
@@ -397,10 +535,10 @@ fn routes_json(judges: &Judges) -> Value {
         .unwrap_or(Value::Null)
 }
 
-fn lang_name(lang: LangArg) -> &'static str {
+fn lang_name(lang: LangChoice) -> &'static str {
     match lang {
-        LangArg::Auto => "auto",
-        LangArg::En => "en",
-        LangArg::Zh => "zh",
+        LangChoice::Auto => "auto",
+        LangChoice::Force(rageval_tasks::Lang::En) => "en",
+        LangChoice::Force(rageval_tasks::Lang::Zh) => "zh",
     }
 }

@@ -21,6 +21,7 @@ use rageval_tasks::validation::{
 };
 
 use super::labels::{Item, Label};
+use crate::error::Result;
 
 fn take<T>(rows: Vec<T>, limit: Option<usize>) -> impl Iterator<Item = (usize, T)> {
     rows.into_iter()
@@ -38,7 +39,7 @@ fn sample(question: &str, contexts: &[String], answer: Option<&str>) -> Sample {
 }
 
 /// WikiEval pairs for a metric reading `inputs`.
-pub fn wikieval(path: &Path, inputs: &[Input], limit: Option<usize>) -> anyhow::Result<Vec<Item>> {
+pub fn wikieval(path: &Path, inputs: &[Input], limit: Option<usize>) -> Result<Vec<Item>> {
     let reads = |input: Input| inputs.contains(&input);
     let rows = read_wikieval(path)?;
     Ok(take(rows, limit)
@@ -65,7 +66,7 @@ pub fn wikieval(path: &Path, inputs: &[Input], limit: Option<usize>) -> anyhow::
 }
 
 /// UHGEval keywords: `keyword<sep>合理` is sound, anything else (`不合理…`) hallucinated.
-pub fn uhgeval(path: &Path, limit: Option<usize>) -> anyhow::Result<Vec<Item>> {
+pub fn uhgeval(path: &Path, limit: Option<usize>) -> Result<Vec<Item>> {
     Ok(read_uhgeval(path, limit)?
         .into_iter()
         .map(|k| {
@@ -79,7 +80,7 @@ pub fn uhgeval(path: &Path, limit: Option<usize>) -> anyhow::Result<Vec<Item>> {
 }
 
 /// RGB passages: positive or negative for the query.
-pub fn rgb(path: &Path, limit: Option<usize>) -> anyhow::Result<Vec<Item>> {
+pub fn rgb(path: &Path, limit: Option<usize>) -> Result<Vec<Item>> {
     let mut items = Vec::new();
     for (i, row) in take(read_rgb(path)?, limit) {
         let passages = [(true, &row.positive), (false, &row.negative)];
@@ -98,7 +99,7 @@ pub fn rgb(path: &Path, limit: Option<usize>) -> anyhow::Result<Vec<Item>> {
 }
 
 /// DuReader documents: selected by the annotators or not.
-pub fn dureader(path: &Path, limit: Option<usize>) -> anyhow::Result<Vec<Item>> {
+pub fn dureader(path: &Path, limit: Option<usize>) -> Result<Vec<Item>> {
     let mut items = Vec::new();
     for (i, row) in take(read_dureader(path)?, limit) {
         for (k, document) in row.documents.iter().enumerate() {
@@ -114,7 +115,7 @@ pub fn dureader(path: &Path, limit: Option<usize>) -> anyhow::Result<Vec<Item>> 
 
 /// Cranfield judgements: `DIR` (or a file in it) holds `queries.jsonl`, `docs.jsonl` and
 /// `qrels.tsv`; qrels number queries 1..225 in file order, not by the query file's ids.
-pub fn cranfield(path: &Path, limit: Option<usize>) -> anyhow::Result<Vec<Item>> {
+pub fn cranfield(path: &Path, limit: Option<usize>) -> Result<Vec<Item>> {
     Ok(read_cranfield(path, limit)?
         .into_iter()
         .map(|j| {

@@ -1,6 +1,7 @@
 //! The judge's books as a run keeps them: what a judge and its task router were asked
 //! ([`usage_of`]), this session appended to the manifest's `sessions`
-//! ([`SessionOpen::close`]), and the one-line footer under the summary table ([`footer`]).
+//! ([`SessionOpen::close`]), and the one-line footer under the summary table ([`footer`]),
+//! which every judged command prints.
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -12,8 +13,9 @@ use rageval_report::{
 };
 use rageval_tasks::TaskJudge;
 
-use super::judge::JudgeSetup;
-use super::resume::Prepared;
+use crate::error::Result;
+use crate::judges::JudgeSetup;
+use crate::resume::Prepared;
 
 /// What `judge` (its calls, tokens, cost, retries, ladder rungs) and `tasks` (who answered
 /// each task) were asked so far.
@@ -51,6 +53,7 @@ pub fn usage_of(judge: Option<&Judge<Models>>, tasks: Option<&TaskJudge>) -> Jud
         usage.attempts = stats.attempts;
         usage.failed_attempts = stats.failed_attempts;
         usage.retries = stats.retries;
+        usage.cache_hits_other_endpoint = stats.cache_hits_other_origin;
     }
     for (task, calls) in tasks.map(TaskJudge::calls).unwrap_or_default() {
         let tally = TaskTally {
@@ -107,7 +110,7 @@ impl<'a> SessionOpen<'a> {
         run: &RunDir,
         manifest: &mut Manifest,
         cells: usize,
-    ) -> anyhow::Result<()> {
+    ) -> Result<()> {
         if self
             .last_checkpoint
             .is_some_and(|at| at.elapsed() < CHECKPOINT_EVERY)
@@ -174,7 +177,7 @@ impl<'a> SessionOpen<'a> {
         ended: SessionEnd,
         reason: String,
         cells: usize,
-    ) -> anyhow::Result<String> {
+    ) -> Result<String> {
         let account = self.close(&mut prepared.manifest, ended, Some(reason), cells);
         prepared.run.write_manifest(&prepared.manifest)?;
         Ok(footer(&account, &this_session(&prepared.manifest)))
@@ -210,6 +213,13 @@ pub fn describe(usage: &JudgeUsage) -> String {
     match t.cost_usd {
         Some(usd) => text.push_str(&format!(", ${usd:.6}")),
         None => text.push_str(", cost unknown (no price for the model)"),
+    }
+    if usage.cache_hits_other_endpoint > 0 {
+        text.push_str(&format!(
+            "; {} of the cached answers were written by another endpoint serving the same \
+             model name",
+            usage.cache_hits_other_endpoint
+        ));
     }
     let heuristic = usage.heuristic_calls();
     if heuristic > 0 {

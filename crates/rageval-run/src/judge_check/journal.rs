@@ -1,22 +1,19 @@
-//! The judging of a judge-check run, journaled so that it resumes like `eval`: the first
-//! pass's outcomes go to `results.jsonl` (one line per sample, as `eval` writes them), the
-//! outcomes of repeats 2..K to `repeats.jsonl` (the same lines with `"repeat": k`), each
-//! flushed as its sample finishes, in sample order. A rerun into the same directory reads
+//! The journals of a judge-check run, so that it resumes like `eval`: the first pass's
+//! outcomes go to `results.jsonl` (one line per sample, as `eval` writes them), the outcomes
+//! of repeats 2..K to `repeats.jsonl` (the same lines with `"repeat": k`), each flushed as
+//! its sample finishes, in sample order. A rerun into the same directory reads
 //! both back and judges only the cells they lack; the figures are computed from the journals
 //! alone, so a resumed run measures exactly what an uninterrupted one does.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use anyhow::{Context as _, bail};
-use futures_util::StreamExt;
 use rageval_core::{Outcome, Sample};
-use rageval_metrics::{Judges, Metric, ScoringContext};
 use rageval_report::{RESULTS_FILE, ResultRecord, read_results};
 use serde::{Deserialize, Serialize};
 
-use crate::commands::eval::budget::contexts_to_score;
-use crate::commands::eval::resume::compact_lines;
+use crate::error::{Result, RunError};
+use crate::resume::compact_lines;
 
 /// The journal of the repeats (`--repeat K`), beside `results.jsonl`.
 pub const REPEATS_FILE: &str = "repeats.jsonl";
@@ -29,44 +26,9 @@ pub struct RepeatRecord {
     pub record: ResultRecord,
 }
 
-/// How the samples are scored: by which metric, within which context window, how many at
-/// once.
-pub struct Pass<'a> {
-    pub metric: &'a dyn Metric,
-    pub window: Option<usize>,
-    pub in_flight: usize,
-}
-
-impl Pass<'_> {
-    /// Scores `todo` with `judges`, a bounded number at once, and hands each outcome to
-    /// `journal` in the order of `todo` as soon as it and those before it are done.
-    pub async fn judge(
-        &self,
-        judges: &Judges,
-        todo: Vec<&Sample>,
-        mut journal: impl FnMut(&Sample, Outcome) -> anyhow::Result<()>,
-    ) -> anyhow::Result<()> {
-        let mut outcomes = futures_util::stream::iter(todo)
-            .map(|sample| self.score(judges, sample))
-            .buffered(self.in_flight.max(1));
-        while let Some((sample, outcome)) = outcomes.next().await {
-            journal(sample, outcome)?;
-        }
-        Ok(())
-    }
-
-    async fn score<'s>(&self, judges: &Judges, sample: &'s Sample) -> (&'s Sample, Outcome) {
-        let mut cut = sample.clone();
-        let keep = contexts_to_score(&cut, None, self.window);
-        cut.contexts.truncate(keep);
-        let scoring = ScoringContext::new(judges, &cut);
-        (sample, self.metric.score(&cut, &scoring).await)
-    }
-}
-
 /// The repeat cells already journaled: `(repeat, sample id)`. Compacts the journal (a torn
 /// last line, a cell written twice) the way `eval` compacts `results.jsonl`.
-pub fn repeats_done(run: &Path, metric: &str) -> anyhow::Result<HashSet<(u32, String)>> {
+pub fn repeats_done(run: &Path, metric: &str) -> Result<HashSet<(u32, String)>> {
     Ok(repeat_lines(run, metric)?
         .into_iter()
         .map(|(key, _)| key)
@@ -74,7 +36,7 @@ pub fn repeats_done(run: &Path, metric: &str) -> anyhow::Result<HashSet<(u32, St
 }
 
 /// `repeats.jsonl`'s lines of `metric`, one per cell, keyed by `(repeat, sample id)`.
-fn repeat_lines(run: &Path, metric: &str) -> anyhow::Result<Vec<((u32, String), RepeatRecord)>> {
+fn repeat_lines(run: &Path, metric: &str) -> Result<Vec<((u32, String), RepeatRecord)>> {
     compact_lines(&run.join(REPEATS_FILE), |line: &RepeatRecord| {
         (line.record.metric == metric).then(|| (line.repeat, line.record.sample_id.clone()))
     })
@@ -88,7 +50,7 @@ pub fn read_passes(
     metric: &str,
     samples: &[Sample],
     repeats: u32,
-) -> anyhow::Result<Vec<Vec<Outcome>>> {
+) -> Result<Vec<Vec<Outcome>>> {
     let first: HashMap<String, Outcome> = read_results(&run.join(RESULTS_FILE))?
         .into_iter()
         .filter(|record| record.metric == metric)
@@ -109,11 +71,13 @@ pub fn read_passes(
             };
             match outcome {
                 Some(outcome) => pass.push(outcome.clone()),
-                None => bail!(
-                    "{} has no outcome for sample `{}` in repeat {k}",
-                    run.display(),
-                    sample.id
-                ),
+                None => {
+                    return Err(RunError::Usage(format!(
+                        "{} has no outcome for sample `{}` in repeat {k}",
+                        run.display(),
+                        sample.id
+                    )));
+                }
             }
         }
         passes.push(pass);
@@ -122,11 +86,11 @@ pub fn read_passes(
 }
 
 /// Writes `text` to `path` whole or not at all (temporary file, then rename).
-pub fn write_atomically(path: &Path, text: &str) -> anyhow::Result<()> {
+pub fn write_atomically(path: &Path, text: &str) -> Result<()> {
     let temporary = path.with_extension("tmp");
     std::fs::write(&temporary, text)
         .and_then(|()| std::fs::rename(&temporary, path))
-        .with_context(|| format!("cannot write {}", path.display()))
+        .map_err(RunError::write(path))
 }
 
 #[cfg(test)]

@@ -6,13 +6,13 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context as _;
 use rageval_judge::gguf::{DEFAULT_GGUF_CONTEXT, GgufOptions};
 use rageval_judge::model_files::ENV_MODELS_DIR;
 use rageval_judge::{AnyChatModel, AnyEmbedder, ModelFiles, Models, OnFirstUse};
 use serde_json::{Value, json};
 
-use crate::cli::{JudgeArgs, LocalJudge};
+use super::{Env, JudgeOptions, LocalJudge};
+use crate::error::{Result, RunError};
 
 /// The embedded models found for a run.
 pub struct LocalModels {
@@ -37,8 +37,8 @@ impl LocalModels {
     /// Finds the models; none found is an error only when the folder was named
     /// (`--models-dir` or `$RAGEVAL_MODELS_DIR`), else a reason kept in `missing`. With
     /// `--judge heuristic`, none are wanted.
-    pub fn find(args: &JudgeArgs) -> anyhow::Result<Self> {
-        let chosen = match &args.local_judge {
+    pub fn find(options: &JudgeOptions, env: Env<'_>) -> Result<Self> {
+        let chosen = match &options.local {
             Some(LocalJudge::Heuristic) => {
                 return Ok(LocalModels {
                     models: Models::default(),
@@ -50,21 +50,18 @@ impl LocalModels {
             Some(LocalJudge::Gguf(path)) => Some(path.clone()),
             None => None,
         };
-        let named = args.models_dir.is_some()
-            || std::env::var_os(ENV_MODELS_DIR).is_some_and(|dir| !dir.is_empty());
-        let (files, missing) = match ModelFiles::locate(args.models_dir.as_deref()) {
+        let named =
+            options.models_dir.is_some() || env(ENV_MODELS_DIR).is_some_and(|dir| !dir.is_empty());
+        let (files, missing) = match ModelFiles::locate(options.models_dir.as_deref()) {
             Ok(files) => (Some(files), None),
-            Err(error) if named => {
-                return Err(error).context("cannot use the embedded models");
-            }
+            Err(error) if named => return Err(RunError::Models(error)),
             Err(error) => (None, Some(error.to_string())),
         };
         let gguf = chosen.or_else(|| files.as_ref().map(|f| f.gguf.clone()));
         let minilm = files.map(|f| f.minilm);
         let chat = match &gguf {
             Some(path) => Some(AnyChatModel::new(
-                OnFirstUse::gguf(path, GgufOptions::default())
-                    .context("cannot use the GGUF chat model")?,
+                OnFirstUse::gguf(path, GgufOptions::default()).map_err(RunError::Models)?,
             )),
             None => None,
         };

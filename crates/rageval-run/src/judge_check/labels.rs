@@ -13,11 +13,12 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use anyhow::{Context as _, bail};
 use rageval_core::{Context, Sample};
 use rageval_report::LabelShape;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
+
+use crate::error::{Result, RunError};
 
 /// What the person said about an item.
 #[derive(Debug, Clone, PartialEq)]
@@ -200,9 +201,8 @@ fn item_of(line: Line, number: usize) -> Result<Item, String> {
 }
 
 /// Reads a labels file; `limit` keeps the first lines only.
-pub fn read_jsonl(path: &Path, limit: Option<usize>) -> anyhow::Result<Vec<Item>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+pub fn read_jsonl(path: &Path, limit: Option<usize>) -> Result<Vec<Item>> {
+    let text = std::fs::read_to_string(path).map_err(RunError::read(path))?;
     let mut items: Vec<Item> = Vec::new();
     for (index, raw) in text.lines().enumerate() {
         if raw.trim().is_empty() {
@@ -213,17 +213,18 @@ pub fn read_jsonl(path: &Path, limit: Option<usize>) -> anyhow::Result<Vec<Item>
         }
         let number = index + 1;
         let at = || format!("{}:{number}", path.display());
-        let line: Line =
-            serde_json::from_str(raw).with_context(|| format!("{}: not a labels line", at()))?;
-        let item = item_of(line, number).map_err(|why| anyhow::anyhow!("{}: {why}", at()))?;
+        let line: Line = serde_json::from_str(raw)
+            .map_err(|error| RunError::Labels(format!("{}: not a labels line: {error}", at())))?;
+        let item =
+            item_of(line, number).map_err(|why| RunError::Labels(format!("{}: {why}", at())))?;
         if let Some(first) = items.first() {
             if first.shape() != item.shape() {
-                bail!(
+                return Err(RunError::Labels(format!(
                     "{}: a {} label in a file of {} labels (one shape per file)",
                     at(),
                     item.shape().name(),
                     first.shape().name()
-                );
+                )));
             }
         }
         items.push(item);
@@ -233,14 +234,17 @@ pub fn read_jsonl(path: &Path, limit: Option<usize>) -> anyhow::Result<Vec<Item>
 }
 
 /// Item ids unique and at least one item.
-pub fn check_items(items: &[Item], source: &str) -> anyhow::Result<()> {
+pub fn check_items(items: &[Item], source: &str) -> Result<()> {
     if items.is_empty() {
-        bail!("{source}: no labelled items");
+        return Err(RunError::Labels(format!("{source}: no labelled items")));
     }
     let mut seen = HashSet::new();
     for item in items {
         if !seen.insert(item.id.as_str()) {
-            bail!("{source}: field `id`: `{}` is used twice", item.id);
+            return Err(RunError::Labels(format!(
+                "{source}: field `id`: `{}` is used twice",
+                item.id
+            )));
         }
     }
     Ok(())
@@ -250,10 +254,10 @@ pub fn check_items(items: &[Item], source: &str) -> anyhow::Result<()> {
 mod tests {
     use super::*;
 
-    fn read(text: &str) -> anyhow::Result<Vec<Item>> {
-        let dir = tempfile::tempdir()?;
+    fn read(text: &str) -> Result<Vec<Item>> {
+        let dir = tempfile::tempdir().expect("a temporary directory");
         let path = dir.path().join("labels.jsonl");
-        std::fs::write(&path, text)?;
+        std::fs::write(&path, text).expect("writes");
         read_jsonl(&path, None)
     }
 

@@ -1,7 +1,7 @@
 //! Whether the judge is answering at all: a call that fails in a way no other call can
 //! escape (401/403/404, a model the server does not know, an embedded model that cannot
-//! load), or a run of calls that all failed after their retries (connection refused, 5xx,
-//! timeouts), halts the judge. From then on every call fails at once with
+//! load), a call that failed after its retries (connection refused, 5xx, timeouts) before
+//! the judge ever answered one, or a run of such calls in a row, halts the judge. From then on every call fails at once with
 //! [`JudgeError::Unavailable`], which is a *stop*, not a failed judgement: callers end the
 //! run with the cause instead of recording a cell as failed, so no money is spent on a judge
 //! that cannot answer and no finding is made of its silence.
@@ -32,14 +32,18 @@ pub struct Halt {
     pub status: Option<u16>,
     /// The failure, with its causes.
     pub cause: String,
-    /// Calls that failed in a row before the halt (1 for a failure no call can escape).
+    /// Calls that failed in a row, this one included.
     pub failed_in_a_row: u64,
+    /// Calls the judge answered before the halt.
+    pub answered_before: u64,
 }
 
 impl std::fmt::Display for Halt {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "the judge {} at {} ", self.model, self.endpoint)?;
-        if self.failed_in_a_row > 1 {
+        if self.answered_before == 0 {
+            write!(f, "has not answered any call: {}", self.cause)
+        } else if self.failed_in_a_row > 1 {
             write!(
                 f,
                 "failed {} calls in a row with no answer: {}",
@@ -56,6 +60,7 @@ impl std::fmt::Display for Halt {
 pub struct Health {
     /// `None`: never halt.
     halt_after: Option<u32>,
+    answered: AtomicU64,
     failed_in_a_row: AtomicU64,
     halted: Mutex<Option<Halt>>,
 }
@@ -85,6 +90,7 @@ impl Health {
 
     /// A call was answered.
     pub fn answered(&self) {
+        self.answered.fetch_add(1, Ordering::Relaxed);
         self.failed_in_a_row.store(0, Ordering::Relaxed);
     }
 
@@ -98,7 +104,10 @@ impl Health {
             return;
         }
         let in_a_row = self.failed_in_a_row.fetch_add(1, Ordering::Relaxed) + 1;
-        if !fatal && in_a_row < u64::from(limit) {
+        // A judge that has not answered once and fails a call after all its retries is not
+        // there, or not working: going on would fail every other call the same way.
+        let never_answered = self.answered.load(Ordering::Relaxed) == 0;
+        if !fatal && !never_answered && in_a_row < u64::from(limit) {
             return;
         }
         let mut halted = self.lock();
@@ -109,7 +118,8 @@ impl Health {
                 model: model.to_owned(),
                 status: status_of(error),
                 cause: chain(error),
-                failed_in_a_row: if fatal { 1 } else { in_a_row },
+                failed_in_a_row: in_a_row,
+                answered_before: self.answered.load(Ordering::Relaxed),
             });
         }
     }
@@ -209,6 +219,7 @@ mod tests {
             status(400, "The model `gpt-x` does not exist"),
         ] {
             let health = Health::new(Some(DEFAULT_HALT_AFTER));
+            health.answered();
             health.failed(&error, "http://127.0.0.1:9/v1", "m");
             let halt = health.halted().expect("halted");
             assert_eq!(halt.failed_in_a_row, 1);
@@ -218,8 +229,24 @@ mod tests {
     }
 
     #[test]
+    fn a_judge_that_never_answered_halts_at_its_first_failed_call() {
+        let health = Health::new(Some(DEFAULT_HALT_AFTER));
+        let failure = JudgeError::RetriesExhausted {
+            attempts: 6,
+            last: Box::new(status(503, "overloaded")),
+        };
+        health.failed(&failure, "http://127.0.0.1:9/v1", "m");
+        let halt = health.halted().expect("halted");
+        assert!(
+            halt.to_string().contains("has not answered any call"),
+            "{halt}"
+        );
+    }
+
+    #[test]
     fn unanswered_calls_halt_only_in_a_row() {
         let health = Health::new(Some(3));
+        health.answered();
         let failure = JudgeError::RetriesExhausted {
             attempts: 4,
             last: Box::new(status(500, "boom")),

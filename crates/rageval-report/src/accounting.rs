@@ -212,8 +212,9 @@ pub struct JudgeModel {
 /// asked of them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JudgeAccount {
-    /// `endpoint` (a model behind an OpenAI-compatible endpoint) or `offline` (the heuristic
-    /// judge, no model).
+    /// `endpoint` (a model behind an OpenAI-compatible endpoint), `local` (a GGUF file for
+    /// every task), `offline` (the heuristic judge with the embedded models) or `heuristic`
+    /// (the heuristic judge alone).
     pub kind: String,
     pub models: Vec<JudgeModel>,
     /// Endpoints as shown in the manifest (no credentials).

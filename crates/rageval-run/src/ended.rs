@@ -51,9 +51,10 @@ impl Stopped {
             ),
             Stop::JudgeUnavailable(halt) => format!(
                 "stopped: {halt}. {done} {unit} were journaled in this session and {left} left \
-                 for the next one; nothing the judge failed to answer was recorded as a finding. \
+                 for the next one; what the judge did not answer is not recorded as a finding. \
                  {path} stays resumable: once the judge answers (check the endpoint, model and \
-                 credentials), run the same command again."
+                 credentials), run the same command again (with --retry-failed to redo any \
+                 that failed before the stop)."
             ),
         };
         Stopped {

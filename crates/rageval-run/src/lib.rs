@@ -15,6 +15,8 @@
 //! - [`plan`]: `--dry-run` estimates of every stage, without a request or a file.
 //! - [`observe`]: [`Event`]s for the caller to show (notes, stages, progress).
 //! - [`eval`], [`judge_check`], [`rank`], [`reference`], [`pipeline`]: the commands.
+//! - [`forecast`]: before a run that asks an in-process GGUF model, its measured speed and
+//!   the time the run will take.
 //! - [`reports`]: a finished run's human files and gate.
 //! - [`ended`]: [`Ended`], how a command ends when no error stops it.
 //!
@@ -27,6 +29,7 @@
 pub mod ended;
 pub mod error;
 pub mod eval;
+pub mod forecast;
 pub mod identity;
 pub mod judge_check;
 pub mod judges;
@@ -47,6 +50,26 @@ pub use identity::{JudgeIdentity, RunIdentity};
 pub use judges::{JudgeOptions, JudgeSetup, LocalJudge, Stop};
 pub use observe::{Event, Observer, Progress};
 pub use plan::Estimate;
+
+/// Says, before a run, how long the in-process GGUF model of `setup` will take over the
+/// plan `estimate` makes (nothing when no GGUF model answers, or the plan asks it nothing).
+pub(crate) fn forecast_gguf(
+    setup: &JudgeSetup,
+    estimate: impl FnOnce() -> error::Result<Estimate>,
+    observer: &dyn Observer,
+) -> error::Result<()> {
+    if setup.gguf.is_none() || setup.chat.is_none() {
+        return Ok(());
+    }
+    let estimate = estimate()?;
+    if estimate.total().tally.calls == 0 {
+        return Ok(());
+    }
+    if let Some(speed) = forecast::measure(setup) {
+        observer.note(forecast::note(&speed, &estimate));
+    }
+    Ok(())
+}
 
 /// A multi-threaded runtime for one command's judge calls.
 pub fn runtime() -> error::Result<tokio::runtime::Runtime> {

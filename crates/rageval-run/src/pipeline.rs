@@ -63,6 +63,7 @@ impl PipelineOptions {
             samples: self.eval.samples,
             out: Some(out),
             overwrite: self.eval.overwrite,
+            retry_failed: self.eval.retry_failed,
             seed: self.eval.seed,
         }
     }
@@ -129,6 +130,11 @@ pub fn run(
     let samples = rank_options.data.read()?;
     let setup = judges::resolve(&options.eval.judge, env)?;
     crate::reference::require_writer(&setup, &options.eval.judge, "pipeline's reference stage")?;
+    crate::forecast_gguf(
+        &setup,
+        || crate::plan::rank::pipeline(options, env, &crate::observe::Silent),
+        observer,
+    )?;
 
     let rank = match crate::rank::rank_into(
         &rank_options,

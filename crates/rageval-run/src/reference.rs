@@ -37,6 +37,8 @@ pub const REFERENCES_FILE: &str = "references.jsonl";
 pub const STAGE: &str = "references";
 /// The tasks reference generation asks.
 pub const TASKS: [TaskKind; 2] = [TaskKind::AnswerFromContexts, TaskKind::MergeAnswers];
+/// Why a question has no reference when the judge answered every call.
+const NO_ANSWER: &str = "no context answers the question";
 /// Questions whose reference is made at once.
 const QUESTIONS_AT_ONCE: usize = 4;
 
@@ -149,6 +151,11 @@ pub fn run(
     let samples = options.data.read()?;
     let setup = judges::resolve(&options.judge, env)?;
     require_writer(&setup, &options.judge, "reference answers")?;
+    crate::forecast_gguf(
+        &setup,
+        || crate::plan::rank::reference(options, env, &crate::observe::Silent),
+        observer,
+    )?;
     let path = options.data.out_or(&options.data.data, "reference");
     reference_into(options, &samples, &setup, &path, observer, cancel)
 }
@@ -191,6 +198,10 @@ pub fn reference_into(
         REFERENCES_FILE,
         &[],
         |line: &QuestionReference| line.sample_id.clone(),
+        |line: &QuestionReference| {
+            line.reference.as_ref().is_none_or(|r| r.calls.failed > 0)
+                && line.error.as_deref() != Some(NO_ANSWER)
+        },
         observer,
     )?;
     if !run.resumed() {
@@ -319,7 +330,7 @@ fn why_none(reference: &Reference) -> String {
         })
         .collect();
     match failed.first() {
-        None => "no context answers the question".into(),
+        None => NO_ANSWER.into(),
         Some(first) => format!(
             "judge failed on {} of {} answer calls (the others found no answer): {first}",
             failed.len(),

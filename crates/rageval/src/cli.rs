@@ -112,7 +112,8 @@ impl Command {
 
 #[derive(Debug, Args)]
 pub struct EvalArgs {
-    /// The dataset: JSONL, JSON, CSV or XLSX, or a directory of seed-S3 GT_*/FULL_* files.
+    /// The dataset: JSONL, JSON, CSV or XLSX, or a directory of GT_*/FULL_* files (as
+    /// `rageval reference` writes them).
     pub data: PathBuf,
 
     /// Metrics to run, comma-separated (`rageval metrics` lists them; `NAME:MODE` picks a
@@ -172,7 +173,7 @@ pub struct EvalArgs {
     #[command(flatten)]
     pub output: OutputArgs,
 
-    /// Score only the first K retrieved contexts of each sample (seed S3). K is lowered
+    /// Score only the first K retrieved contexts of each sample. K is lowered
     /// further for a sample whose largest judge prompt would not fit --context-window;
     /// results then say how many contexts were scored (`top_k` in the evidence).
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
@@ -388,7 +389,7 @@ pub struct JudgeArgs {
     pub judge_embedding_model: Option<String>,
 
     /// The judge model's context window in tokens: a sample's contexts are cut (the last
-    /// first) until its largest prompt fits (seed S3). Tokens are estimated: a quarter of
+    /// first) until its largest prompt fits. Tokens are estimated: a quarter of
     /// the characters, one per Chinese/Japanese/Korean character
     #[arg(long, default_value_t = 32_768, value_name = "TOKENS")]
     pub context_window: u64,
@@ -562,7 +563,7 @@ pub enum RetrieverKind {
 pub enum GeneratorKind {
     /// The RAG service under test (`[service]` in --config)
     Http,
-    /// The baseline RAG (seed S4): the retrieved contexts answered by the judge's chat model
+    /// The baseline RAG: the retrieved contexts answered by the judge's chat model
     /// (`--judge-*`, `[judge]` in --config)
     Baseline,
 }
@@ -660,6 +661,10 @@ pub struct RankDataArgs {
     #[arg(long)]
     pub overwrite: bool,
 
+    /// When resuming, do again the questions whose judge calls failed.
+    #[arg(long)]
+    pub retry_failed: bool,
+
     /// Seed of every random choice (pair draws, the fast mode's shuffle).
     #[arg(long, default_value_t = rageval_rank::ranking::DEFAULT_SEED)]
     pub seed: u64,
@@ -746,7 +751,8 @@ pub enum ReferenceModeArg {
 /// The reference options shared by `reference` and `pipeline`.
 #[derive(Debug, Clone, Args)]
 pub struct ReferenceOptions {
-    /// Slow or fast (seed S3)
+    /// Slow: an answer per context, then merged; fast: an answer per shuffled group of
+    /// --group-size contexts, then merged
     #[arg(long, value_enum, default_value_t = ReferenceModeArg::Fast)]
     pub mode: ReferenceModeArg,
 
@@ -778,6 +784,14 @@ pub struct ReferenceArgs {
 /// default 10, is also the cut-off of the ranking's top-k overlap and nDCG@k) plus the
 /// ranking and reference options.
 #[derive(Debug, Args)]
+#[command(mut_arg("out", |a| a.help(
+    "The folder of the stages: rank/, reference/, dataset.jsonl, eval/ (default: \
+     `runs/<dataset name>-pipeline`). Each stage resumes a run there with the same data, \
+     settings and judge"
+)))]
+#[command(mut_arg("overwrite", |a| a.help(
+    "Start every stage over instead of resuming it"
+)))]
 pub struct PipelineArgs {
     #[command(flatten)]
     pub eval: EvalArgs,

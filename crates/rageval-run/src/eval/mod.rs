@@ -129,6 +129,11 @@ pub fn run(
     let names: Vec<String> = metrics.iter().map(|m| m.name()).collect();
     check_gate(&options.gate, &names)?;
     announce_judges(&metrics, &setup, observer);
+    crate::forecast_gguf(
+        &setup,
+        || dry_run(options, env, &crate::observe::Silent),
+        observer,
+    )?;
 
     let run_path = options.run_path();
     let fresh = fresh_manifest(options, &metrics, &names, &setup)?;

@@ -128,6 +128,11 @@ pub fn run(
 ) -> Result<Ended<Ranked>> {
     let samples = options.data.read()?;
     let setup = judges::resolve(&options.judge, env)?;
+    crate::forecast_gguf(
+        &setup,
+        || crate::plan::rank::rank(options, env, &crate::observe::Silent),
+        observer,
+    )?;
     let path = options.data.out_or(&options.data.data, "rank");
     rank_into(options, &samples, &setup, &path, observer, cancel)
 }
@@ -169,6 +174,7 @@ pub fn rank_into(
         RANKINGS_FILE,
         &[RANK_AGREEMENT_FILE],
         |line: &QuestionRanking| line.sample_id.clone(),
+        |line: &QuestionRanking| line.ranking.calls.failed > 0,
         observer,
     )?;
     let k = options.top_k;

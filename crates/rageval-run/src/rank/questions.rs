@@ -41,6 +41,8 @@ pub struct QuestionData {
     pub out: Option<PathBuf>,
     /// Start over instead of resuming.
     pub overwrite: bool,
+    /// When resuming, do again the questions whose judge calls failed.
+    pub retry_failed: bool,
     /// Seed of every random choice.
     pub seed: u64,
 }
@@ -127,6 +129,7 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
         journal_file: &'static str,
         own_files: &[&str],
         key: fn(&L) -> String,
+        failed: fn(&L) -> bool,
         observer: &dyn Observer,
     ) -> Result<Self> {
         let session_started = utc_timestamp();
@@ -158,11 +161,16 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
         let mut files = vec![journal_file];
         files.extend_from_slice(own_files);
         let opened = resume::open(path, data.overwrite, fresh, &identity, &files)?;
+        let mut retried = 0;
         let done: HashSet<String> = if opened.resumed {
-            compact_lines(&path.join(journal_file), |line: &L| Some(key(line)))?
-                .into_iter()
-                .map(|(id, _)| id)
-                .collect()
+            compact_lines(&path.join(journal_file), |line: &L| {
+                let again = data.retry_failed && failed(line);
+                retried += usize::from(again);
+                (!again).then(|| key(line))
+            })?
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect()
         } else {
             HashSet::new()
         };
@@ -170,8 +178,13 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
             observer.note(format!("note: {note}"));
         }
         if opened.resumed {
+            let again = if retried > 0 {
+                format!(", {retried} whose judge calls failed to do again")
+            } else {
+                String::new()
+            };
             observer.note(format!(
-                "resuming {}: {} finished questions kept",
+                "resuming {}: {} finished questions kept{again}",
                 path.display(),
                 done.len()
             ));

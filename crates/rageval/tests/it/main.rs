@@ -7,6 +7,7 @@ mod browser;
 mod chromium;
 mod compare;
 mod design;
+mod engine;
 mod eval;
 mod judge_check;
 mod judge_check_gguf;
@@ -18,6 +19,7 @@ mod rank;
 mod report;
 mod resume;
 mod s4_pipeline;
+mod snapshots;
 mod sources;
 
 use std::path::{Path, PathBuf};

@@ -78,6 +78,7 @@ pub fn question_data(args: &RankDataArgs) -> QuestionData {
         samples: args.samples,
         out: args.out.clone(),
         overwrite: args.overwrite,
+        retry_failed: args.retry_failed,
         seed: args.seed,
     }
 }

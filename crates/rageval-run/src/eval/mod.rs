@@ -487,21 +487,39 @@ fn judged_cells_all_failed(summary: &Summary, metrics: &[Box<dyn Metric>]) -> Op
         .map(|(error, _)| error.clone())
 }
 
-/// Every metric whose inputs the first sample has and that the judges can answer.
+/// Every metric whose inputs the first sample has and that the judges can answer; with the
+/// offline judges, only model-free metrics and those whose judge measured above chance on
+/// the first sample's script (the others are named, with why and how to run them anyway).
 fn default_metrics(
     first: &Sample,
     setup: &JudgeSetup,
     data: &Path,
     observer: &dyn Observer,
 ) -> Result<Vec<Box<dyn Metric>>> {
+    let lang = rageval_tasks::Lang::detect(&first.question);
     let mut metrics = Vec::new();
-    let mut skipped = Vec::new();
+    let mut unanswered = Vec::new();
+    let mut unproven = Vec::new();
     for name in rageval_metrics::input_defaults(first) {
         let metric = rageval_metrics::build(name)?;
-        match setup.unmet(&metric.requirements()) {
-            None => metrics.push(metric),
-            Some(_) => skipped.push(name),
+        let requirements = metric.requirements();
+        if let Some(why) = setup.unmet(&requirements) {
+            unanswered.push(format!("{name} ({why})"));
+            continue;
         }
+        let judged = !requirements.tasks.is_empty() || requirements.embeddings;
+        if judged && setup.is_offline() {
+            let agreement = if requirements.embeddings {
+                Err("embedding similarity: agreement with people unmeasured".to_string())
+            } else {
+                setup.agreement_above_chance(&requirements.tasks, lang)
+            };
+            if let Err(why) = agreement {
+                unproven.push(format!("{name} ({why})"));
+                continue;
+            }
+        }
+        metrics.push(metric);
     }
     if metrics.is_empty() {
         return Err(RunError::Usage(format!(
@@ -515,13 +533,30 @@ fn default_metrics(
         "metrics: {} (from the first sample's fields and the judge)",
         names.join(", ")
     ));
-    if !skipped.is_empty() {
+    if !unproven.is_empty() {
         observer.note(format!(
-            "not run, the judge cannot answer them: {} (configure --judge-model or \
-             --judge-embedding-model, or provision the embedded models with \
-             ./scripts/fetch-models.sh)",
-            skipped.join(", ")
+            "not run by default, the offline judge's agreement with people is not shown to be \
+             above chance on this language: {}; name them with --metrics to run them anyway, \
+             or use a model judge",
+            unproven.join(", ")
         ));
+    }
+    if !unanswered.is_empty() {
+        // The hint to name a writing model is said once, not once per metric.
+        let hint = format!("; {}", judges::WRITER_HINT);
+        let needs_writer = unanswered.iter().any(|why| why.contains(&hint));
+        let listed: Vec<String> = unanswered
+            .iter()
+            .map(|why| why.replace(&hint, ""))
+            .collect();
+        let mut note = format!(
+            "not run, the judge cannot answer them: {}",
+            listed.join("; ")
+        );
+        if needs_writer {
+            note.push_str(&format!(". To run them, {}", judges::WRITER_HINT));
+        }
+        observer.note(note);
     }
     Ok(metrics)
 }

@@ -20,7 +20,7 @@ use rageval_judge::config::JudgeFlags;
 use rageval_judge::{Cap, Halt, Judge, JudgeSettings, Models};
 use rageval_metrics::{Judges, Requirements};
 use rageval_report::{JudgeModel, ModelPrice};
-use rageval_tasks::{Answerer, Heuristic, LangChoice, Policy, Route, TaskJudge, TaskKind};
+use rageval_tasks::{Answerer, Heuristic, Lang, LangChoice, Policy, Route, TaskJudge, TaskKind};
 use serde_json::{Value, json};
 
 use crate::error::{Result, RunError};
@@ -113,8 +113,16 @@ pub enum Stop {
 struct Routing {
     kind: &'static str,
     policy: Policy,
+    /// The chat judge answers the tasks routed to a model (false for the offline default:
+    /// it only embeds).
+    chats: bool,
     embeds: bool,
 }
+
+/// What to do when a task needs a model that writes and none was named.
+pub const WRITER_HINT: &str = "name a model that writes: --judge-model NAME with \
+    --judge-base-url URL (or RAGEVAL_JUDGE_MODEL and RAGEVAL_JUDGE_BASE_URL), or --judge \
+    gguf:PATH for a local GGUF chat model you choose";
 
 impl JudgeSetup {
     /// Whether a chat model answers (its context window then bounds prompts).
@@ -217,10 +225,52 @@ impl JudgeSetup {
     /// `scripts/fetch-models.sh` when the embedded models are missing).
     pub fn unmet(&self, requirements: &Requirements) -> Option<String> {
         let why = self.judges.unmet(requirements)?;
+        let writes = requirements
+            .tasks
+            .iter()
+            .any(|task| task.family() == rageval_tasks::TaskFamily::Generation);
         Some(match &self.missing_models {
             Some(missing) => format!("{why}: {missing}"),
+            None if !self.routing.chats && writes => format!("{why}; {WRITER_HINT}"),
             None => why,
         })
+    }
+
+    /// Whether the judge behind every verdict task of `tasks` has measured agreement above
+    /// chance on text of `lang`'s script: `Ok(())`, or why not. A task answered by a model
+    /// has no figures here (`rageval judge-check` measures it), so it is unmeasured.
+    pub fn agreement_above_chance(&self, tasks: &[TaskKind], lang: Lang) -> Result<(), String> {
+        let routes = self
+            .judges
+            .tasks()
+            .map(TaskJudge::describe)
+            .unwrap_or_default();
+        for task in tasks {
+            if task.family() != rageval_tasks::TaskFamily::Verdict {
+                continue;
+            }
+            let Some(route) = routes.iter().find(|r| r.task == *task) else {
+                continue;
+            };
+            let figures: Vec<_> = route
+                .measured
+                .iter()
+                .filter(|m| measured_script(&m.dataset) == lang)
+                .collect();
+            if figures.is_empty() {
+                return Err(format!("{task}: agreement with people unmeasured"));
+            }
+            if let Some(chance) = figures.iter().find(|m| !above_chance(m.value, m.count)) {
+                return Err(format!("{task}: {chance}, at chance"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the judges are the offline ones (no model named): the default metrics are
+    /// then only those whose judge measured above chance.
+    pub fn is_offline(&self) -> bool {
+        matches!(self.routing.kind, "offline" | "heuristic")
     }
 
     /// The same routing as [`JudgeSetup::judges`] over another chat judge (`None`: the
@@ -323,6 +373,7 @@ fn endpoint(
     let routing = Routing {
         kind: "endpoint",
         policy: Policy::llm(),
+        chats: true,
         embeds: settings.embedding_model.is_some(),
     };
     let judges = judges_over(Some(judge.clone()), &routing, heuristic.clone(), lang);
@@ -390,13 +441,19 @@ fn local(
     build: impl FnOnce(&JudgeSettings, Option<&Models>) -> Result<Judge<Models>>,
 ) -> Result<JudgeSetup> {
     let lang = options.lang;
-    let local = LocalModels::find(options, env)?;
+    let mut local = LocalModels::find(options, env)?;
+    let chosen = matches!(options.local, Some(LocalJudge::Gguf(_)));
+    let heuristic_only = options.local == Some(LocalJudge::Heuristic);
+    if !chosen {
+        // The embedded GGUF model writes too poorly to be used unasked: without a model
+        // named, tasks that need one say how to name one instead.
+        local.models.chat = None;
+        local.gguf = None;
+    }
     let judge = match local.any() {
         true => Some(build(&settings, Some(&local.models))?),
         false => None,
     };
-    let chosen = matches!(options.local, Some(LocalJudge::Gguf(_)));
-    let heuristic_only = options.local == Some(LocalJudge::Heuristic);
     let routing = Routing {
         kind: match (chosen, heuristic_only) {
             (true, _) => "local",
@@ -408,6 +465,7 @@ fn local(
         } else {
             offline_policy()
         },
+        chats: chosen,
         embeds: local.models.embedder.is_some(),
     };
     let heuristic = Heuristic::lexical();
@@ -420,12 +478,13 @@ fn local(
         }
         (false, None) => {
             "no judge endpoint: verdicts by the heuristic judge, statements by its sentence \
-             splitter, writing tasks by the embedded GGUF chat model, embeddings by the \
-             embedded all-MiniLM-L6-v2"
+             splitter, embeddings by the embedded all-MiniLM-L6-v2; tasks that need a model \
+             that writes (generated questions, entities, answers) need one named \
+             (--judge-model, or --judge gguf:PATH)"
         }
         (false, Some(_)) => {
             "no judge endpoint and no embedded models: verdicts by the heuristic judge, \
-             statements by its sentence splitter; tasks that need a writing model or \
+             statements by its sentence splitter; tasks that need a model that writes or \
              embeddings fail"
         }
     };
@@ -495,9 +554,32 @@ fn local(
     })
 }
 
+/// The script a measured figure was taken on: `(zh script` or `(en script` in its data
+/// set's name, else English (WikiEval, Cranfield).
+fn measured_script(dataset: &str) -> Lang {
+    if dataset.contains("(zh script") {
+        Lang::Zh
+    } else {
+        Lang::En
+    }
+}
+
+/// Whether an accuracy-like figure `value` over `count` items is above chance (0.5): the
+/// lower end of its 95% Wilson interval is.
+pub fn above_chance(value: f64, count: usize) -> bool {
+    if count == 0 || !value.is_finite() {
+        return false;
+    }
+    let n = count as f64;
+    let z = 1.959_963_984_540_054_f64;
+    let centre = value + z * z / (2.0 * n);
+    let spread = z * (value * (1.0 - value) / n + z * z / (4.0 * n * n)).sqrt();
+    (centre - spread) / (1.0 + z * z / n) > 0.5
+}
+
 /// [`Policy::offline`], except that statements are split into sentences by the heuristic
-/// judge: its measured figures (`rageval_tasks::measured`) were taken on sentence
-/// statements, and a sub-billion-parameter GGUF model splits text less reliably than it.
+/// judge (its measured figures, `rageval_tasks::measured`, were taken on sentence
+/// statements): without a model named, no task is routed to a model.
 fn offline_policy() -> Policy {
     let mut policy = Policy::offline();
     policy
@@ -517,9 +599,10 @@ fn judges_over(
         let tasks = TaskJudge::new(routing.policy.clone()).with_heuristic(heuristic);
         return Judges::new(tasks).with_lang(lang);
     };
-    let tasks = TaskJudge::new(routing.policy.clone())
-        .with_llm(judge.clone())
-        .with_heuristic(heuristic);
+    let mut tasks = TaskJudge::new(routing.policy.clone()).with_heuristic(heuristic);
+    if routing.chats {
+        tasks = tasks.with_llm(judge.clone());
+    }
     let judges = Judges::new(tasks).with_lang(lang);
     if routing.embeds {
         judges.with_embedder(judge)
@@ -540,5 +623,35 @@ fn lang_name(lang: LangChoice) -> &'static str {
         LangChoice::Auto => "auto",
         LangChoice::Force(rageval_tasks::Lang::En) => "en",
         LangChoice::Force(rageval_tasks::Lang::Zh) => "zh",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Wilson lower bounds worked by hand: 10/10 → 0.722; 0.86 of 52 → 0.737; 0.50 of 514
+    /// → 0.457; 0.52 of 3,844 pairs → 0.504.
+    #[test]
+    fn above_chance_means_the_interval_clears_one_half() {
+        assert!(above_chance(1.0, 10));
+        assert!(above_chance(0.86, 52));
+        assert!(!above_chance(0.50, 514));
+        assert!(above_chance(0.52, 3_844));
+        assert!(!above_chance(0.7, 5));
+        assert!(!above_chance(0.9, 0));
+    }
+
+    #[test]
+    fn figures_name_their_script() {
+        assert_eq!(
+            measured_script("RGB zh refine (zh script, held-out)"),
+            Lang::Zh
+        );
+        assert_eq!(
+            measured_script("UHGEval zh (en script, held-out)"),
+            Lang::En
+        );
+        assert_eq!(measured_script("WikiEval"), Lang::En);
     }
 }

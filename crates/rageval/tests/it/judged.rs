@@ -166,6 +166,9 @@ pub fn kids_coding_dataset(dir: &Path) -> std::path::PathBuf {
 
 #[test]
 fn kids_coding_chinese_set_runs_on_the_heuristic_judge() {
+    if crate::skip_without_shared("kids_coding_chinese_set_runs_on_the_heuristic_judge") {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let data = kids_coding_dataset(dir.path());
     let output = rageval(

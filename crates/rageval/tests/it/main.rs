@@ -34,6 +34,22 @@ pub fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// Whether `../shared/validation` (the labelled sets beside this repository in its
+/// development workplace, never copied into it) is missing; if so, says that the calling
+/// test is skipped and why.
+pub fn skip_without_shared(test: &str) -> bool {
+    let shared = repo_root().join("../shared/validation");
+    if shared.is_dir() {
+        return false;
+    }
+    eprintln!(
+        "skipped {test}: {} is absent (the shared labelled sets exist only beside this \
+         repository where it is developed)",
+        shared.display()
+    );
+    true
+}
+
 /// Runs the binary with `args` in `dir`.
 pub fn rageval(dir: &Path, args: &[&str]) -> Output {
     command(dir, args).output().expect("the binary runs")

@@ -67,6 +67,11 @@ fn rgb_dataset(dir: &Path, questions: usize) -> PathBuf {
 
 #[test]
 fn rank_orders_rgb_positives_above_negatives_with_the_offline_judge() {
+    if crate::skip_without_shared(
+        "rank_orders_rgb_positives_above_negatives_with_the_offline_judge",
+    ) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let data = rgb_dataset(dir.path(), 12);
     let out = dir.path().join("ranked");

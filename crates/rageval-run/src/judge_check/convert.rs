@@ -145,7 +145,10 @@ mod tests {
 
     /// Whether the shared labelled sets are missing (they exist only beside this
     /// repository where it is developed); if so, says the test is skipped.
-    #[allow(clippy::print_stderr, reason = "a skipped test says why in the test output")]
+    #[allow(
+        clippy::print_stderr,
+        reason = "a skipped test says why in the test output"
+    )]
     fn absent(test: &str) -> bool {
         let missing = !shared("").is_dir();
         if missing {

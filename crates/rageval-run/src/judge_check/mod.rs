@@ -67,6 +67,35 @@ pub enum LabelFormat {
     Cranfield,
 }
 
+impl LabelFormat {
+    /// Every format, as `--format` lists them.
+    pub const ALL: [LabelFormat; 6] = [
+        LabelFormat::Jsonl,
+        LabelFormat::Wikieval,
+        LabelFormat::Uhgeval,
+        LabelFormat::Rgb,
+        LabelFormat::Dureader,
+        LabelFormat::Cranfield,
+    ];
+
+    /// Its name on the command line and in the manifest.
+    pub fn name(self) -> &'static str {
+        match self {
+            LabelFormat::Jsonl => "jsonl",
+            LabelFormat::Wikieval => "wikieval",
+            LabelFormat::Uhgeval => "uhgeval",
+            LabelFormat::Rgb => "rgb",
+            LabelFormat::Dureader => "dureader",
+            LabelFormat::Cranfield => "cranfield",
+        }
+    }
+
+    /// The format named `name`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|f| f.name() == name)
+    }
+}
+
 /// What `judge-check` is asked to do.
 #[derive(Debug, Clone)]
 pub struct JudgeCheckOptions {
@@ -173,7 +202,7 @@ pub fn run(
         labels_sha256: Some(sha256_file(&options.labels).unwrap_or_default()),
         labels_file: Some(options.labels.display().to_string()),
         settings: [
-            ("format".to_string(), format!("{:?}", options.format)),
+            ("format".to_string(), options.format.name().to_string()),
             ("samples".to_string(), format!("{:?}", options.samples)),
         ]
         .into(),
@@ -338,16 +367,7 @@ impl Check<'_> {
         let ended = runtime.block_on(async {
             let judging = async {
                 let judges = setup.judges.clone().plan_for(metrics);
-                let plan = score::Plan {
-                    metrics,
-                    names: std::slice::from_ref(&name),
-                    judges: &judges,
-                    top_k: None,
-                    window: setup.window(),
-                    in_flight: setup.concurrency.saturating_mul(2),
-                    done: &prepared.done,
-                    stopped: &stopped,
-                };
+                let plan = pass_plan(metrics, &name, &judges, setup, &prepared.done, &stopped);
                 let todo = samples.len() - prepared.done.len().min(samples.len());
                 observer.note(format!(
                     "judging {todo} of {} samples ({} items) with {name}",
@@ -384,16 +404,7 @@ impl Check<'_> {
                         .filter(|(repeat, _)| *repeat == k)
                         .map(|(_, id)| (id.clone(), name.clone()))
                         .collect();
-                    let plan = score::Plan {
-                        metrics,
-                        names: std::slice::from_ref(&name),
-                        judges: &judges,
-                        top_k: None,
-                        window: setup.window(),
-                        in_flight: setup.concurrency.saturating_mul(2),
-                        done: &done,
-                        stopped: &stopped,
-                    };
+                    let plan = pass_plan(metrics, &name, &judges, setup, &done, &stopped);
                     let todo = samples.len() - done.len().min(samples.len());
                     observer.note(format!("repeat {k} of {}: {todo} samples", options.repeat));
                     observer.event(&Event::Stage {
@@ -508,6 +519,27 @@ impl Check<'_> {
     }
 }
 
+/// The scoring plan of one pass (the first, or a repeat) over the items' samples.
+fn pass_plan<'a>(
+    metrics: &'a [Box<dyn Metric>],
+    name: &'a String,
+    judges: &'a rageval_metrics::Judges,
+    setup: &JudgeSetup,
+    done: &'a HashSet<(String, String)>,
+    stopped: &'a (dyn Fn() -> bool + Sync),
+) -> score::Plan<'a> {
+    score::Plan {
+        metrics,
+        names: std::slice::from_ref(name),
+        judges,
+        top_k: None,
+        window: setup.window(),
+        in_flight: setup.concurrency.saturating_mul(2),
+        done,
+        stopped,
+    }
+}
+
 /// Sends a progress event of `stage` after `scored`.
 fn progress(
     observer: &dyn Observer,
@@ -547,7 +579,7 @@ fn fresh_manifest(
     let settings = json!({
         "labels": options.labels.display().to_string(),
         "labels_sha256": sha256_file(&options.labels).ok(),
-        "labels_format": format!("{:?}", options.format).to_lowercase(),
+        "labels_format": options.format.name(),
         "shape": material.items[0].shape().name(),
         "items": material.items.len(),
         "metric": metric.name(),

@@ -8,7 +8,7 @@ use rageval_core::dataset::Format;
 use rageval_report::{Gate, render_summary_table};
 use rageval_run::eval::{self, EvalOptions};
 
-use super::{Exit, completed};
+use super::{Exit, completed, estimate};
 use crate::cli::{DataFormat, EvalArgs, GateArgs};
 use crate::judge;
 use crate::ui::Ui;
@@ -22,13 +22,7 @@ pub fn run(args: &EvalArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<Exit
         return Ok(Exit::Success);
     }
     if args.dry_run {
-        let estimate = eval::dry_run(&options, &judge::env, ui)?;
-        for method in estimate.methods() {
-            ui.note(method);
-        }
-        out.write_all(estimate.render().as_bytes())
-            .context("cannot write to stdout")?;
-        return Ok(Exit::Success);
+        return estimate(eval::dry_run(&options, &judge::env, ui)?, ui, out);
     }
     let cancel = crate::ui::cancel_on_ctrl_c();
     let done = match completed(eval::run(&options, &judge::env, ui, &cancel)?, ui) {

@@ -5,31 +5,15 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context as _;
-use clap::{Args, ValueEnum};
+use clap::Args;
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use rageval_core::stats::{DEFAULT_BOOTSTRAP_RESAMPLES, DEFAULT_SEED};
-use rageval_run::judge_check::{self, JudgeCheckOptions, LabelFormat as RunLabelFormat};
+use rageval_run::judge_check::{self, JudgeCheckOptions, LabelFormat};
 
-use super::{Exit, completed};
+use super::{Exit, completed, estimate};
 use crate::cli::{JudgeArgs, OutputArgs};
 use crate::judge;
 use crate::ui::Ui;
-
-/// The labels file's layout.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum LabelFormat {
-    /// rageval's labels JSONL (pairwise, binary or graded; docs/judge-fidelity.md).
-    Jsonl,
-    /// WikiEval rows: pairs chosen by what the metric reads.
-    Wikieval,
-    /// UHGEval rows: one binary item per annotated keyword.
-    Uhgeval,
-    /// An RGB file: one binary item per positive or negative passage.
-    Rgb,
-    /// DuReader rows: one binary item per document (`is_selected`).
-    Dureader,
-    /// The Cranfield folder: one graded item per judged (query, abstract).
-    Cranfield,
-}
 
 #[derive(Debug, Args)]
 pub struct JudgeCheckArgs {
@@ -42,8 +26,9 @@ pub struct JudgeCheckArgs {
     #[arg(long, short)]
     pub metric: String,
 
-    /// The layout of LABELS.
-    #[arg(long, value_enum, default_value = "jsonl")]
+    /// The layout of LABELS: jsonl (rageval's labels, docs/judge-fidelity.md), or a shared
+    /// set read in place: wikieval, uhgeval, rgb, dureader, cranfield (a folder)
+    #[arg(long, default_value = "jsonl", value_parser = label_formats())]
     pub format: LabelFormat,
 
     /// The run directory to write (default: `runs/judge-check-<labels>-<metric>`). A run
@@ -95,17 +80,17 @@ pub struct JudgeCheckArgs {
     pub output: OutputArgs,
 }
 
+/// `--format`: the engine's label formats, by name (listed in `--help`).
+fn label_formats() -> impl TypedValueParser<Value = LabelFormat> {
+    PossibleValuesParser::new(LabelFormat::ALL.map(LabelFormat::name)).try_map(|name| {
+        LabelFormat::from_name(&name).ok_or_else(|| format!("unknown format `{name}`"))
+    })
+}
+
 pub fn run(args: &JudgeCheckArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<Exit> {
     let options = JudgeCheckOptions {
         labels: args.labels.clone(),
-        format: match args.format {
-            LabelFormat::Jsonl => RunLabelFormat::Jsonl,
-            LabelFormat::Wikieval => RunLabelFormat::Wikieval,
-            LabelFormat::Uhgeval => RunLabelFormat::Uhgeval,
-            LabelFormat::Rgb => RunLabelFormat::Rgb,
-            LabelFormat::Dureader => RunLabelFormat::Dureader,
-            LabelFormat::Cranfield => RunLabelFormat::Cranfield,
-        },
+        format: args.format,
         metric: args.metric.clone(),
         out: args.out.clone(),
         overwrite: args.overwrite,
@@ -118,13 +103,7 @@ pub fn run(args: &JudgeCheckArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Resul
         judge: judge::options(&args.judge),
     };
     if args.dry_run {
-        let estimate = judge_check::dry_run(&options, &judge::env, ui)?;
-        for method in estimate.methods() {
-            ui.note(method);
-        }
-        out.write_all(estimate.render().as_bytes())
-            .context("cannot write to stdout")?;
-        return Ok(Exit::Success);
+        return estimate(judge_check::dry_run(&options, &judge::env, ui)?, ui, out);
     }
     let cancel = crate::ui::cancel_on_ctrl_c();
     let checked = match completed(judge_check::run(&options, &judge::env, ui, &cancel)?, ui) {

@@ -73,6 +73,21 @@ impl Exit {
     }
 }
 
+/// A dry run's estimate on stdout, how it was made on stderr.
+pub fn estimate(
+    estimate: rageval_run::Estimate,
+    ui: &Ui,
+    out: &mut dyn std::io::Write,
+) -> anyhow::Result<Exit> {
+    use anyhow::Context as _;
+    for method in estimate.methods() {
+        ui.note(method);
+    }
+    out.write_all(estimate.render().as_bytes())
+        .context("cannot write to stdout")?;
+    Ok(Exit::Success)
+}
+
 /// Says how a stopped run stopped, and how to go on; the exit it earns.
 pub fn stopped(stopped: &Stopped, ui: &Ui) -> Exit {
     ui.warn(&stopped.footer);

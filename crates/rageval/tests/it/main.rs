@@ -37,7 +37,10 @@ pub fn repo_root() -> PathBuf {
 /// Whether `../shared/validation` (the labelled sets beside this repository in its
 /// development workplace, never copied into it) is missing; if so, says that the calling
 /// test is skipped and why.
-#[allow(clippy::print_stderr, reason = "a skipped test says why in the test output")]
+#[allow(
+    clippy::print_stderr,
+    reason = "a skipped test says why in the test output"
+)]
 pub fn skip_without_shared(test: &str) -> bool {
     let shared = repo_root().join("../shared/validation");
     if shared.is_dir() {

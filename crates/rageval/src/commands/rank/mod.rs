@@ -15,7 +15,7 @@ use rageval_run::rank::questions::QuestionData;
 use rageval_run::rank::{self, RankOptions, RankingOptions};
 
 use super::eval::format_of;
-use super::{Exit, completed};
+use super::{Exit, completed, estimate};
 use crate::cli::{AlgorithmArg, RankArgs, RankDataArgs, RankingArgs};
 use crate::judge;
 use crate::ui::Ui;
@@ -52,20 +52,6 @@ pub fn print_ranked(ranked: &rank::Ranked, out: &mut dyn Write) -> anyhow::Resul
     out.write_all(ranked.summary.render(ranked.algorithm, ranked.k).as_bytes())
         .context("cannot write to stdout")?;
     writeln!(out, "{}", ranked.footer).context("cannot write to stdout")
-}
-
-/// A dry run's estimate on stdout, how it was made on stderr.
-pub fn estimate(
-    estimate: rageval_run::Estimate,
-    ui: &Ui,
-    out: &mut dyn Write,
-) -> anyhow::Result<Exit> {
-    for method in estimate.methods() {
-        ui.note(method);
-    }
-    out.write_all(estimate.render().as_bytes())
-        .context("cannot write to stdout")?;
-    Ok(Exit::Success)
 }
 
 /// The questions' options.

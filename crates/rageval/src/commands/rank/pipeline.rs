@@ -8,8 +8,9 @@ use rageval_report::render_summary_table;
 use rageval_run::pipeline::{self, PipelineOptions, StageEnded};
 
 use super::reference::{print_referenced, reference_options};
-use super::{Exit, completed, estimate, print_ranked, ranking_options};
+use super::{print_ranked, ranking_options};
 use crate::cli::PipelineArgs;
+use crate::commands::{Exit, completed, estimate};
 use crate::judge;
 use crate::ui::Ui;
 

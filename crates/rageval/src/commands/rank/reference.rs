@@ -7,8 +7,9 @@ use anyhow::Context as _;
 use rageval_rank::ReferenceMode;
 use rageval_run::reference::{self, ReferenceOptions, ReferenceRunOptions};
 
-use super::{Exit, completed, estimate, question_data};
+use super::question_data;
 use crate::cli::{ReferenceArgs, ReferenceModeArg};
+use crate::commands::{Exit, completed, estimate};
 use crate::judge;
 use crate::ui::Ui;
 

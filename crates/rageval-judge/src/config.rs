@@ -29,6 +29,7 @@ use crate::settings::{
 };
 
 mod file;
+pub mod snippet;
 
 use file::{FileEndpoint, FileJudge, HeaderSpec};
 
@@ -136,7 +137,11 @@ impl JudgeSettings {
                     file: path.display().to_string(),
                     line: None,
                     field: String::new(),
-                    message: format!("cannot read: {e}"),
+                    message: if e.kind() == std::io::ErrorKind::NotFound {
+                        format!("no such settings file (named by --config or {ENV_CONFIG})")
+                    } else {
+                        format!("cannot read: {e}")
+                    },
                 })?;
                 Self::resolve_with(flags, Some((&path, &text)), lookup)
             }

@@ -573,8 +573,8 @@ pub enum GeneratorKind {
 #[derive(Debug, Args)]
 #[command(mut_arg("config", |a| a.help(
     "Settings file: `[elasticsearch]`, `[service]`, `[local]` for the sources (see \
-     docs/sources.md), `[judge]` for the baseline's chat model (default for the judge: \
-     $RAGEVAL_CONFIG, else ./rageval.toml when present)"
+     docs/sources.md), `[judge]` for the baseline's chat model (default: $RAGEVAL_CONFIG, \
+     else ./rageval.toml when present)"
 )))]
 #[command(mut_arg("concurrency", |a| a.help(
     "Questions in flight at once (default 4); also the most judge calls in flight"
@@ -592,7 +592,8 @@ pub struct CollectArgs {
     #[arg(long, value_enum, default_value_t = GeneratorKind::Http)]
     pub generator: GeneratorKind,
 
-    /// The dataset to write (JSONL); a rerun appends only the questions missing from it
+    /// The dataset to write (JSONL); a rerun appends only the questions missing from it.
+    /// Once every question has its record, the file is rewritten in question order
     #[arg(long, short, value_name = "DATA.jsonl")]
     pub out: PathBuf,
 
@@ -619,6 +620,12 @@ pub struct CollectArgs {
     /// Ask only the first N questions
     #[arg(long, value_name = "N")]
     pub samples: Option<usize>,
+
+    /// Treat a question without contexts (the retriever found nothing) or with an empty
+    /// answer as failed: left out of the output (a rerun asks it again), exit code 2.
+    /// Without it, such questions are written and counted in a warning
+    #[arg(long)]
+    pub fail_on_empty: bool,
 
     /// Print the resolved settings (secrets masked) and exit without asking anything
     #[arg(long, hide = true)]

@@ -253,6 +253,10 @@ fn file_errors_name_file_line_and_key_without_values() {
         text.contains(":2: judge.modle: unknown field `modle`"),
         "{text}"
     );
+    assert!(
+        text.ends_with("(column 1)\n  |\n2 | modle = \"…\"\n  | ^^^^^"),
+        "{text}"
+    );
 
     // A secret put where a table belongs is not quoted back.
     let err = resolve(
@@ -351,7 +355,8 @@ fn the_config_file_is_found_by_flag_or_env_and_missing_ones_are_errors() {
     };
     let err = JudgeSettings::resolve(&missing, env(&[])).unwrap_err();
     assert!(
-        err.to_string().contains("absent.toml: cannot read"),
+        err.to_string()
+            .contains("absent.toml: no such settings file (named by --config or RAGEVAL_CONFIG)"),
         "{err}"
     );
 }

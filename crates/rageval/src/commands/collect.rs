@@ -1,8 +1,12 @@
 //! `rageval collect QUESTIONS --retriever es|local|http --generator http|baseline --out DATA.jsonl`:
-//! settings resolved once from `--config` (TOML), the `RAGEVAL_ES_*` and `RAGEVAL_JUDGE_*`
-//! variables and flags; then every question not yet in the output is asked, a few at a time,
-//! with progress on stderr. Exit code 2 when a question failed (the others are written; a
-//! rerun asks the failed ones again).
+//! settings resolved once from the settings file (`--config`, else `RAGEVAL_CONFIG`, else
+//! `./rageval.toml`), the `RAGEVAL_ES_*` and `RAGEVAL_JUDGE_*` variables and flags; then every
+//! question not yet in the output is asked, a few at a time, with progress on stderr.
+//!
+//! The summary line counts what was written, what failed, and the empty results (questions
+//! without contexts, empty answers), which get a warning; `--fail-on-empty` makes them
+//! failures. Exit code 2 when a question failed (the others are written; a rerun asks the
+//! failed ones again); failures with the same cause are reported once, with their ids.
 //!
 //! `--generator baseline` answers with the chat model of the judge `rageval eval` would
 //! build from the same `--judge-*` flags (`rageval_run::judges::resolve`); like
@@ -19,7 +23,7 @@ use rageval_sources::collect::DEFAULT_CONCURRENCY;
 use rageval_sources::config::process_env;
 use rageval_sources::{
     BaselineGenerator, CollectOptions, ContextSource, EsRetriever, Generator, LocalIndex,
-    LocalRetriever, Progress, RagService, SourcesConfig, collect,
+    LocalRetriever, Progress, RagService, SourceError, SourcesConfig, collect,
 };
 use serde_json::json;
 
@@ -30,12 +34,9 @@ pub fn run(args: &CollectArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
     if same_file(&args.questions, &args.out) {
         anyhow::bail!("--out must not be the questions file itself");
     }
-    let config = match &args.judge.config {
-        Some(path) => SourcesConfig::read(path)?,
-        None => SourcesConfig::empty(),
-    };
-    let concurrency = args.judge.concurrency.unwrap_or(DEFAULT_CONCURRENCY);
     let env = |name: &str| std::env::var(name).ok();
+    let config = SourcesConfig::locate(args.judge.config.as_deref(), &env)?;
+    let concurrency = args.judge.concurrency.unwrap_or(DEFAULT_CONCURRENCY);
     let (generator, service): (Arc<dyn Generator>, Option<String>) = match args.generator {
         GeneratorKind::Http => {
             let service = RagService::new(config.service(process_env())?)?;
@@ -105,29 +106,56 @@ pub fn run(args: &CollectArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
             contexts,
             generator,
             &args.out,
-            &CollectOptions { concurrency },
+            &CollectOptions {
+                concurrency,
+                fail_on_empty: args.fail_on_empty,
+            },
             &progress,
         ))
         .with_context(|| format!("collecting into {}", args.out.display()))?;
-    for (id, error) in &report.failed {
-        let causes: Vec<String> =
-            std::iter::successors(Some(error as &dyn std::error::Error), |e| e.source())
-                .map(ToString::to_string)
-                .collect();
-        note(&format!("question {id} failed: {}", causes.join(": ")));
+    for (error, ids) in failures_by_cause(&report.failed) {
+        note(&format!(
+            "{} failed: {error}",
+            count_with_ids(ids.len(), "question", &ids)
+        ));
     }
     writeln!(
         out,
-        "{}: {} questions, {} already there, {} written, {} failed",
+        "{}: {} questions, {} already there, {} written, {} failed; {} without contexts, {} with an empty answer",
         args.out.display(),
         total,
         report.already_done,
         report.written,
-        report.failed.len()
+        report.failed.len(),
+        report.without_contexts.len(),
+        report.empty_answers.len(),
     )?;
+    if !report.without_contexts.is_empty() {
+        note(&format!(
+            "warning: {} got no contexts from the retriever; hint: check the query's filters \
+             (a collection name that matches nothing gives no hits), or pass --fail-on-empty \
+             to make empty results errors",
+            count_with_ids(
+                report.without_contexts.len(),
+                "question",
+                &report.without_contexts
+            )
+        ));
+    }
+    if !report.empty_answers.is_empty() {
+        note(&format!(
+            "warning: {} got an empty answer from the generator; pass --fail-on-empty to make \
+             empty results errors",
+            count_with_ids(
+                report.empty_answers.len(),
+                "question",
+                &report.empty_answers
+            )
+        ));
+    }
     if report.unknown_ids > 0 {
         note(&format!(
-            "note: {} records in {} have ids that are not in {}",
+            "note: {} records in {} have ids that are not in {} (kept)",
             report.unknown_ids,
             args.out.display(),
             args.questions.display()
@@ -136,9 +164,46 @@ pub fn run(args: &CollectArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
     if report.failed.is_empty() {
         Ok(ExitCode::SUCCESS)
     } else {
-        note("run the same command again to ask the failed questions again");
+        note(&format!(
+            "{} is not complete: run the same command again to ask the failed questions again",
+            args.out.display()
+        ));
         Ok(ExitCode::from(super::Exit::Error.code()))
     }
+}
+
+/// The failures grouped by their message (the whole cause chain), in order of first
+/// appearance, with the ids of each group.
+fn failures_by_cause(failed: &[(String, SourceError)]) -> Vec<(String, Vec<String>)> {
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    for (id, error) in failed {
+        let causes: Vec<String> =
+            std::iter::successors(Some(error as &dyn std::error::Error), |e| e.source())
+                .map(ToString::to_string)
+                .collect();
+        let message = causes.join(": ");
+        match groups.iter_mut().find(|(m, _)| *m == message) {
+            Some((_, ids)) => ids.push(id.clone()),
+            None => groups.push((message, vec![id.clone()])),
+        }
+    }
+    groups
+}
+
+/// `3 questions (ids 1, 2, 5)`, naming at most ten ids.
+fn count_with_ids(count: usize, noun: &str, ids: &[String]) -> String {
+    const SHOWN: usize = 10;
+    let mut shown = ids
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if ids.len() > SHOWN {
+        shown.push_str(&format!(", … {} more", ids.len() - SHOWN));
+    }
+    let (plural, label) = if count == 1 { ("", "id") } else { ("s", "ids") };
+    format!("{count} {noun}{plural} ({label} {shown})")
 }
 
 /// The baseline RAG: the judge's chat model answering from the retrieved contexts.

@@ -197,6 +197,6 @@ fn sources_hint(error: &rageval_sources::SourceError) -> Option<String> {
              of the same name: add the column, or change the template"
                 .into()
         }
-        _ => return None,
+        _ => return error.hint(),
     })
 }

@@ -105,6 +105,9 @@ impl Command {
             Command::Rank(args) => args.data.output,
             Command::Reference(args) => args.data.output,
             Command::JudgeCheck(args) => args.output,
+            Command::Collect(args) => args.output,
+            Command::Index(args) => args.output,
+            Command::Search(args) => args.output,
             _ => OutputArgs::default(),
         }
     }
@@ -515,6 +518,9 @@ pub struct IndexArgs {
     /// RAGEVAL_JUDGE_API_KEY)
     #[arg(long, value_name = "MODEL")]
     pub embed_model: Option<String>,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// Arguments of `rageval search`.
@@ -537,6 +543,9 @@ pub struct SearchArgs {
     /// Print each hit as a JSON line (id, score, text, source, lines)
     #[arg(long)]
     pub json: bool,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// How a local index ranks chunks.
@@ -633,6 +642,9 @@ pub struct CollectArgs {
 
     #[command(flatten)]
     pub judge: JudgeArgs,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// The dataset options shared by `rank` and `reference`.

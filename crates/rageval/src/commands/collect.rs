@@ -14,7 +14,6 @@
 //! refuses to use the embedded 135M model unasked.
 
 use std::io::Write;
-use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Context as _, bail};
@@ -27,10 +26,14 @@ use rageval_sources::{
 };
 use serde_json::json;
 
-use super::sources::{embedder_for, note, ranking, runtime};
-use crate::cli::{CollectArgs, GeneratorKind, RetrieverKind};
+use rageval_run::{Event, Observer as _};
 
-pub fn run(args: &CollectArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+use super::Exit;
+use super::sources::{embedder_for, ranking, runtime};
+use crate::cli::{CollectArgs, GeneratorKind, RetrieverKind};
+use crate::ui::Ui;
+
+pub fn run(args: &CollectArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<Exit> {
     if same_file(&args.questions, &args.out) {
         anyhow::bail!("--out must not be the questions file itself");
     }
@@ -43,7 +46,7 @@ pub fn run(args: &CollectArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
             let settings = format!("{:?}", service.settings());
             (Arc::new(service), Some(settings))
         }
-        GeneratorKind::Baseline => (Arc::new(baseline(args)?), None),
+        GeneratorKind::Baseline => (Arc::new(baseline(args, ui)?), None),
     };
     let contexts = match args.retriever {
         RetrieverKind::Es => {
@@ -76,7 +79,7 @@ pub fn run(args: &CollectArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
             "service": service,
         });
         writeln!(out, "{}", serde_json::to_string_pretty(&settings)?)?;
-        return Ok(ExitCode::SUCCESS);
+        return Ok(Exit::Success);
     }
     let options = ReadOptions {
         format: args.format.map(super::eval::format_of),
@@ -88,17 +91,18 @@ pub fn run(args: &CollectArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
         questions.truncate(n);
     }
     let total = questions.len();
+    ui.event(&Event::Stage {
+        name: "collecting",
+        total: None,
+    });
     let progress = |p: Progress| {
-        note(&format!(
-            "collected {}/{}{}",
-            p.finished,
-            p.to_ask,
-            if p.failed > 0 {
-                format!(" ({} failed)", p.failed)
-            } else {
-                String::new()
-            }
-        ));
+        ui.event(&Event::Progress(rageval_run::Progress {
+            stage: "collecting",
+            done: p.finished as u64,
+            total: Some(p.to_ask as u64),
+            failed: p.failed as u64,
+            ..rageval_run::Progress::default()
+        }));
     };
     let report = runtime()?
         .block_on(collect(
@@ -112,9 +116,11 @@ pub fn run(args: &CollectArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
             },
             &progress,
         ))
-        .with_context(|| format!("collecting into {}", args.out.display()))?;
+        .with_context(|| format!("collecting into {}", args.out.display()));
+    ui.event(&Event::StageEnd);
+    let report = report?;
     for (error, ids) in failures_by_cause(&report.failed) {
-        note(&format!(
+        ui.note(&format!(
             "{} failed: {error}",
             count_with_ids(ids.len(), "question", &ids)
         ));
@@ -131,7 +137,7 @@ pub fn run(args: &CollectArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
         report.empty_answers.len(),
     )?;
     if !report.without_contexts.is_empty() {
-        note(&format!(
+        ui.warn(&format!(
             "warning: {} got no contexts from the retriever; hint: check the query's filters \
              (a collection name that matches nothing gives no hits), or pass --fail-on-empty \
              to make empty results errors",
@@ -143,7 +149,7 @@ pub fn run(args: &CollectArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
         ));
     }
     if !report.empty_answers.is_empty() {
-        note(&format!(
+        ui.warn(&format!(
             "warning: {} got an empty answer from the generator; pass --fail-on-empty to make \
              empty results errors",
             count_with_ids(
@@ -154,7 +160,7 @@ pub fn run(args: &CollectArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
         ));
     }
     if report.unknown_ids > 0 {
-        note(&format!(
+        ui.note(&format!(
             "note: {} records in {} have ids that are not in {} (kept)",
             report.unknown_ids,
             args.out.display(),
@@ -162,13 +168,13 @@ pub fn run(args: &CollectArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
         ));
     }
     if report.failed.is_empty() {
-        Ok(ExitCode::SUCCESS)
+        Ok(Exit::Success)
     } else {
-        note(&format!(
+        ui.note(&format!(
             "{} is not complete: run the same command again to ask the failed questions again",
             args.out.display()
         ));
-        Ok(ExitCode::from(super::Exit::Error.code()))
+        Ok(Exit::Error)
     }
 }
 
@@ -207,7 +213,7 @@ fn count_with_ids(count: usize, noun: &str, ids: &[String]) -> String {
 }
 
 /// The baseline RAG: the judge's chat model answering from the retrieved contexts.
-fn baseline(args: &CollectArgs) -> anyhow::Result<BaselineGenerator> {
+fn baseline(args: &CollectArgs, ui: &Ui) -> anyhow::Result<BaselineGenerator> {
     if args.retriever == RetrieverKind::Http {
         bail!("--generator baseline answers from retrieved contexts: use --retriever local or es");
     }
@@ -224,7 +230,7 @@ fn baseline(args: &CollectArgs) -> anyhow::Result<BaselineGenerator> {
         "--generator baseline needs a chat model: pass --judge-base-url and --judge-model, \
          or set [judge] in the settings file",
     )?;
-    note(&format!("answers by {}", generator.describe()));
+    ui.note(&format!("answers by {}", generator.describe()));
     Ok(generator)
 }
 

@@ -6,17 +6,18 @@
 //! summary line. Text read in an encoding other than UTF-8 gets a note.
 
 use std::io::Write;
-use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::bail;
 use rageval_sources::local::{FileOutcome, expand_inputs};
 use rageval_sources::{IndexBuilder, Splitter};
 
-use super::sources::{embedder_for_flag, note, runtime};
+use super::Exit;
+use super::sources::{embedder_for_flag, runtime};
 use crate::cli::IndexArgs;
+use crate::ui::Ui;
 
-pub fn run(args: &IndexArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+pub fn run(args: &IndexArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<Exit> {
     let Some(splitter) = Splitter::new(args.chunk_size, args.chunk_overlap) else {
         bail!(
             "--chunk-overlap ({}) must be smaller than --chunk-size ({}), which must be positive",
@@ -43,12 +44,12 @@ pub fn run(args: &IndexArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
                 encoding: Some(encoding),
                 ..
             } if encoding != "UTF-8" => {
-                note(&format!("note: read {} as {encoding}", file.display()));
+                ui.note(&format!("note: read {} as {encoding}", file.display()));
             }
             FileOutcome::Indexed { .. } => {}
             FileOutcome::Empty => {
                 empty += 1;
-                note(&format!(
+                ui.warn(&format!(
                     "warning: {} has no text{}",
                     file.display(),
                     empty_hint(file)
@@ -56,7 +57,7 @@ pub fn run(args: &IndexArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
             }
             FileOutcome::Skipped { reason } => {
                 skipped += 1;
-                note(&format!("warning: skipped {}: {reason}", file.display()));
+                ui.warn(&format!("warning: skipped {}: {reason}", file.display()));
             }
         }
     }
@@ -87,7 +88,7 @@ pub fn run(args: &IndexArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
             None => String::new(),
         }
     )?;
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }
 
 /// Why a file of this kind may have no text.

@@ -1,5 +1,5 @@
 //! Labels matched to a run's samples by id, per metric, and calibrated: the layer between a
-//! labels file and [`calibrate`](super::calibrate).
+//! labels file and [`calibrate`].
 //!
 //! A label is about one metric: the one its line names, or else each metric the caller
 //! lists in [`MatchOptions::unnamed_label_metrics`] (e.g. the metric a labelling session

@@ -32,6 +32,7 @@
 mod accounting;
 mod agreement;
 mod agreement_render;
+mod calibrated;
 mod compare;
 mod compare_render;
 mod error;
@@ -65,6 +66,7 @@ pub use agreement::{
     UnstableItem, VerdictChange, chance_level,
 };
 pub use agreement_render::render_agreement;
+pub use calibrated::Calibrated;
 pub use compare::{CompareSettings, Comparison, MetricDelta, PairComparison, SampleFlip};
 pub use compare_render::{
     compare_title, render_compare_body, render_compare_html, render_compare_markdown,

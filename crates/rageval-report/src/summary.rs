@@ -55,6 +55,10 @@ pub struct Summary {
     /// runs written before accounting, and in summaries of no run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge: Option<JudgeAccount>,
+    /// Per metric with human labels: the calibrated (PPI++) mean beside the labels-only and
+    /// judge-only means (`rageval calibrate`, `eval --labels`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub calibrated: BTreeMap<String, crate::Calibrated>,
 }
 
 #[derive(Debug, Default)]
@@ -134,6 +138,7 @@ impl Aggregator {
                 level: CONFIDENCE,
             },
             judge: None,
+            calibrated: BTreeMap::new(),
         }
     }
 }

@@ -17,6 +17,8 @@
 //! - [`eval`], [`judge_check`], [`rank`], [`reference`], [`pipeline`]: the commands.
 //! - [`forecast`]: before a run that asks an in-process GGUF model, its measured speed and
 //!   the time the run will take.
+//! - [`calibrate`]: human labels on some samples and the judge's scores on all turned into
+//!   a calibrated mean (PPI++) with its interval.
 //! - [`reports`]: a finished run's human files and gate.
 //! - [`ended`]: [`Ended`], how a command ends when no error stops it.
 //!
@@ -26,6 +28,7 @@
 //! prints and never exits: it returns [`Ended`] or a [`RunError`] and emits [`Event`]s;
 //! the binary chooses the words' place and the exit codes.
 
+pub mod calibrate;
 pub mod ended;
 pub mod error;
 pub mod eval;

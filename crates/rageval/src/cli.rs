@@ -89,6 +89,11 @@ pub enum Command {
     /// model that writes (an endpoint, or --judge gguf:PATH). One question at a time into a
     /// resumable directory; --dry-run estimates the calls first.
     Reference(Box<ReferenceArgs>),
+    /// Calibrate a finished run's means with human labels on some of its samples:
+    /// prediction-powered inference (PPI++) gives an unbiased mean with a valid 95% interval,
+    /// narrower than the labels alone when the judge is informative. Writes the `calibrated`
+    /// block into summary.json and rewrites the reports.
+    Calibrate(Box<CalibrateArgs>),
     /// Rank, reference answers, then `eval` with the generated references on each question's
     /// first --top-k retrieved contexts, and the report — one folder (default
     /// runs/<dataset name>-pipeline) with a resumable directory per stage: rank/, reference/,
@@ -108,6 +113,7 @@ impl Command {
             Command::Collect(args) => args.output,
             Command::Index(args) => args.output,
             Command::Search(args) => args.output,
+            Command::Calibrate(args) => args.output,
             _ => OutputArgs::default(),
         }
     }
@@ -188,6 +194,9 @@ pub struct EvalArgs {
     pub retry_failed: bool,
 
     #[command(flatten)]
+    pub labels: LabelsArgs,
+
+    #[command(flatten)]
     pub judge: JudgeArgs,
 }
 
@@ -196,6 +205,38 @@ pub enum LangArg {
     Auto,
     En,
     Zh,
+}
+
+/// Human labels on some samples, for calibrated means (`eval --labels`, `calibrate`).
+#[derive(Debug, Clone, Args)]
+pub struct LabelsArgs {
+    /// Human labels on some of the samples (JSONL: `{"id", "label": true|false}` or
+    /// `{"id", "grade": N}`, optionally `"metric"`; judge-check's binary and graded
+    /// shapes): the summary gets, per labelled metric, the calibrated mean (PPI++) with its
+    /// 95% interval beside the labels-only and judge-only means (docs/calibration.md)
+    #[arg(long, value_name = "FILE")]
+    pub labels: Option<PathBuf>,
+
+    /// The scale of graded labels, e.g. 1..5 (normalised to 0..1)
+    #[arg(long, value_name = "MIN..MAX", requires = "labels")]
+    pub label_scale: Option<rageval_core::calibration::labels::GradeScale>,
+
+    /// The metric of labels that name none
+    #[arg(long = "label-metric", value_name = "METRIC", requires = "labels")]
+    pub label_metric: Option<String>,
+}
+
+/// Arguments of `rageval calibrate`.
+#[derive(Debug, Args)]
+pub struct CalibrateArgs {
+    /// A finished run directory
+    pub run: PathBuf,
+
+    #[command(flatten)]
+    pub labels: LabelsArgs,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// Quality gates for CI, shared by `eval` and `report`.

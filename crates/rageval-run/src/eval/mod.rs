@@ -75,6 +75,8 @@ pub struct EvalOptions {
     pub gate: Gate,
     /// Where to write the JUnit file of the gate.
     pub junit: Option<PathBuf>,
+    /// Human labels on some samples: the summary gets calibrated means.
+    pub labels: Option<crate::calibrate::CalibrateOptions>,
     /// Who judges.
     pub judge: JudgeOptions,
 }
@@ -267,6 +269,9 @@ pub fn run(
     let footer = session::footer(&account, &session::this_session(&prepared.manifest));
     summary.judge = Some(account);
     prepared.run.finish(&mut prepared.manifest, &summary)?;
+    if let Some(labels) = &options.labels {
+        summary = crate::calibrate::calibrate(&run_path, labels, observer)?.0;
+    }
     let finished_run = RunData::load(&run_path)?;
     let kept = samples_of(&finished_run.manifest, observer);
     let finished = finish_reports(

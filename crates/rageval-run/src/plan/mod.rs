@@ -240,7 +240,7 @@ fn cells(row: &EstimateRow) -> Vec<String> {
 }
 
 /// `lines` as a text table: the first column left-aligned, the others right-aligned.
-fn aligned(lines: &[Vec<String>]) -> String {
+pub(crate) fn aligned(lines: &[Vec<String>]) -> String {
     let mut text = String::new();
     let columns = lines.first().map_or(0, Vec::len);
     let widths: Vec<usize> = (0..columns)

@@ -8,7 +8,7 @@ use rageval_core::dataset::Format;
 use rageval_report::{Gate, render_summary_table};
 use rageval_run::eval::{self, EvalOptions};
 
-use super::{Exit, completed, estimate};
+use super::{Exit, calibrate, completed, estimate};
 use crate::cli::{DataFormat, EvalArgs, GateArgs};
 use crate::judge;
 use crate::ui::Ui;
@@ -31,6 +31,7 @@ pub fn run(args: &EvalArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<Exit
     };
     out.write_all(render_summary_table(&done.summary).as_bytes())
         .context("cannot write to stdout")?;
+    calibrate::print(&done.summary, out)?;
     writeln!(out, "{}", done.footer).context("cannot write to stdout")?;
     for line in eval::unscored_notes(&done.summary) {
         ui.note(&line);
@@ -78,6 +79,7 @@ pub fn options(args: &EvalArgs) -> anyhow::Result<EvalOptions> {
         retry_failed: args.retry_failed,
         gate: gate(&args.gate)?,
         junit: args.gate.junit.clone(),
+        labels: calibrate::options(&args.labels),
         judge: judge::options(&args.judge),
     })
 }

@@ -1,6 +1,7 @@
 //! One function per command: `run(args, ui, out) -> Result<Exit>`. A command says how it
 //! ended ([`Exit`]); `main` alone turns that into the process's exit code.
 
+pub mod calibrate;
 pub mod collect;
 pub mod compare;
 pub mod eval;
@@ -117,6 +118,7 @@ pub fn dispatch(command: Command, ui: &Ui) -> anyhow::Result<Exit> {
         Command::Search(args) => search::run(&args, ui, out)?,
         Command::Collect(args) => collect::run(&args, ui, out)?,
         Command::JudgeCheck(args) => judge_check::run(&args, ui, out)?,
+        Command::Calibrate(args) => calibrate::run(&args, ui, out)?,
         Command::Rank(args) => rank::run(&args, ui, out)?,
         Command::Reference(args) => rank::reference::run(&args, ui, out)?,
         Command::Pipeline(args) => rank::pipeline::run(*args, ui, out)?,

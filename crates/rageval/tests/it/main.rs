@@ -4,6 +4,7 @@
 
 mod accounting;
 mod browser;
+mod calibrate;
 mod chromium;
 mod compare;
 mod design;

@@ -60,7 +60,7 @@ pub fn wikieval(path: &Path, inputs: &[Input], limit: Option<usize>) -> Result<V
                     sample(q, &row.context_v2, Some(&row.answer)),
                 ),
             };
-            Item::pair(format!("wikieval-{}", i + 1), a, b, 0)
+            Item::pair(format!("wikieval-{}", i + 1), a, b, Some(0))
         })
         .collect())
 }
@@ -170,7 +170,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(faithful.len(), 2);
-        assert_eq!(faithful[0].label, Label::Preferred(0));
+        assert_eq!(faithful[0].label, Label::Preferred(Some(0)));
         assert_ne!(faithful[0].samples[0].answer, faithful[0].samples[1].answer);
         assert_eq!(
             faithful[0].samples[0].contexts,

@@ -1,14 +1,15 @@
 //! Human labels as `judge-check` reads them: one JSON object per line, in one of three
 //! shapes (docs/judge-fidelity.md):
 //!
-//! - pairwise: `{"id", "a": SAMPLE, "b": SAMPLE, "preferred": "a" | "b"}`;
+//! - pairwise: `{"id", "a": SAMPLE, "b": SAMPLE, "preferred": "a" | "b" | "tie"}`;
 //! - binary: SAMPLE's fields with `"label": true | false` (true: good — faithful, relevant);
 //! - graded: SAMPLE's fields with `"grade": NUMBER` (higher is better), and optionally
 //!   `"group"` (items ordered within a group, e.g. a query's documents).
 //!
 //! SAMPLE is `{"question", "contexts": [text…], "answer", "reference"}`, each optional as
 //! the metric allows. Every line of a file has the same shape; errors name file, line and
-//! field.
+//! field. Any other field (where an item came from, a labeller, a `metric` for
+//! `calibrate`) is kept as the item's metadata and shown beside its verdict.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -23,8 +24,9 @@ use crate::error::{Result, RunError};
 /// What the person said about an item.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Label {
-    /// Which of the item's two samples is better (0 = `a`, 1 = `b`).
-    Preferred(usize),
+    /// Which of the item's two samples is better (0 = `a`, 1 = `b`), or `None` when the
+    /// labeller found them equally good (a tie).
+    Preferred(Option<usize>),
     /// Good (true) or bad.
     Binary(bool),
     /// A grade, higher is better, within an optional group.
@@ -37,6 +39,8 @@ pub struct Item {
     pub id: String,
     pub samples: Vec<Sample>,
     pub label: Label,
+    /// The line's other fields, kept as they are.
+    pub metadata: Map<String, Value>,
 }
 
 impl Item {
@@ -48,8 +52,9 @@ impl Item {
         }
     }
 
-    /// A pairwise item; sample ids are `ID/a` and `ID/b`.
-    pub fn pair(id: String, a: Sample, b: Sample, preferred: usize) -> Self {
+    /// A pairwise item (`preferred`: 0 for `a`, 1 for `b`, `None` for a tie); sample ids are
+    /// `ID/a` and `ID/b`.
+    pub fn pair(id: String, a: Sample, b: Sample, preferred: Option<usize>) -> Self {
         let name = |mut s: Sample, side: &str| {
             s.id = format!("{id}/{side}");
             s
@@ -58,6 +63,7 @@ impl Item {
             samples: vec![name(a, "a"), name(b, "b")],
             id,
             label: Label::Preferred(preferred),
+            metadata: Map::new(),
         }
     }
 
@@ -68,16 +74,20 @@ impl Item {
             id,
             samples: vec![sample],
             label,
+            metadata: Map::new(),
         }
     }
 
     /// The label as the samples' metadata (shown in reports next to the verdicts).
     pub fn label_metadata(&self, index: usize) -> Map<String, Value> {
-        let mut map = Map::new();
+        let mut map = self.metadata.clone();
         map.insert("label_item".into(), json!(self.id));
         match &self.label {
-            Label::Preferred(p) => {
+            Label::Preferred(Some(p)) => {
                 map.insert("label_preferred".into(), json!(*p == index));
+            }
+            Label::Preferred(None) => {
+                map.insert("label_preferred".into(), json!("tie"));
             }
             Label::Binary(b) => {
                 map.insert("label".into(), json!(b));
@@ -116,7 +126,6 @@ impl SampleFields {
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 struct Line {
     #[serde(default)]
     id: Option<Value>,
@@ -140,6 +149,9 @@ struct Line {
     answer: Option<String>,
     #[serde(default)]
     reference: Option<String>,
+    /// Every other field: the item's metadata.
+    #[serde(flatten)]
+    extra: Map<String, Value>,
 }
 
 /// An id given as a string or a number.
@@ -162,14 +174,16 @@ fn item_of(line: Line, number: usize) -> Result<Item, String> {
         answer: line.answer,
         reference: line.reference,
     };
-    match (line.a, line.b, line.preferred, line.label, line.grade) {
+    let metadata = line.extra;
+    let item = match (line.a, line.b, line.preferred, line.label, line.grade) {
         (Some(a), Some(b), Some(preferred), None, None) => {
             let preferred = match preferred.as_str() {
-                "a" => 0,
-                "b" => 1,
+                "a" => Some(0),
+                "b" => Some(1),
+                "tie" => None,
                 other => {
                     return Err(format!(
-                        "field `preferred`: `{other}` is not \"a\" or \"b\""
+                        "field `preferred`: `{other}` is not \"a\", \"b\" or \"tie\""
                     ));
                 }
             };
@@ -190,14 +204,15 @@ fn item_of(line: Line, number: usize) -> Result<Item, String> {
             ))
         }
         (Some(_), Some(_), None, None, None) => {
-            Err("field `preferred`: missing (\"a\" or \"b\")".into())
+            Err("field `preferred`: missing (\"a\", \"b\" or \"tie\")".into())
         }
         _ => Err(
             "fields: a line needs exactly one label: `a`, `b` and `preferred` (pairwise), \
              `label` (binary) or `grade` (graded)"
                 .into(),
         ),
-    }
+    };
+    item.map(|item: Item| Item { metadata, ..item })
 }
 
 /// Reads a labels file; `limit` keeps the first lines only.
@@ -269,7 +284,7 @@ mod tests {
         .unwrap();
         assert_eq!(items[0].id, "7");
         assert_eq!(items[0].samples[1].id, "7/b");
-        assert_eq!(items[0].label, Label::Preferred(1));
+        assert_eq!(items[0].label, Label::Preferred(Some(1)));
         assert_eq!(items[0].samples[0].contexts[0].text, "c");
         let items = read("{\"question\": \"q\", \"contexts\": [\"c\"], \"label\": false}\n\n{\"question\": \"r\", \"label\": true}").unwrap();
         assert_eq!((items[0].id.as_str(), items[1].id.as_str()), ("1", "3"));
@@ -305,5 +320,18 @@ mod tests {
         let twice = "{\"id\": \"x\", \"label\": true}\n{\"id\": \"x\", \"label\": false}";
         let error = format!("{:#}", read(twice).unwrap_err());
         assert!(error.contains("`x` is used twice"), "{error}");
+    }
+
+    #[test]
+    fn other_fields_are_kept_as_metadata_and_a_pair_may_be_a_tie() {
+        let items = read(
+            r#"{"id": "p1", "a": {"answer": "x"}, "b": {"answer": "y"}, "preferred": "tie", "source": "sheet 3", "labeller": "lin"}"#,
+        )
+        .unwrap();
+        assert_eq!(items[0].label, Label::Preferred(None));
+        assert_eq!(items[0].metadata["source"], "sheet 3");
+        let shown = items[0].label_metadata(0);
+        assert_eq!(shown["labeller"], "lin");
+        assert_eq!(shown["label_preferred"], "tie");
     }
 }

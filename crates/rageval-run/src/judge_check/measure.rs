@@ -1,7 +1,9 @@
 //! The agreement figures of one judge-check: per item, the judge's scores against the label;
 //! over the items, the statistics of `rageval_core::agreement` with seeded 95% bootstrap
 //! intervals. Items whose samples got no score (undefined or failed) are left out and
-//! counted.
+//! counted, and the accuracies are also given with those items counted as wrong
+//! (`…_unscored_as_wrong`), so a judge that scores few items cannot look good by it. A
+//! pairwise label may be a tie: the judge agrees by scoring both the same.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -56,9 +58,7 @@ pub fn measure(
             .collect();
         let complete: Option<Vec<f64>> = item_scores.iter().copied().collect();
         let result = complete.as_ref().and_then(|values| match &item.label {
-            Label::Preferred(p) => {
-                Some(ItemResult::Pair(PairResult::of(values[*p], values[1 - p])))
-            }
+            Label::Preferred(preferred) => Some(ItemResult::Pair(pair_result(*preferred, values))),
             Label::Binary(label) => Some(ItemResult::Matches(
                 (values[0] >= settings.threshold) == *label,
             )),
@@ -81,6 +81,7 @@ pub fn measure(
         LabelShape::Binary => binary(&scored, settings, &mut agreement),
         LabelShape::Graded => graded(&scored, settings, &mut agreement),
     }
+    unscored_as_wrong(items.len(), &mut agreement);
     let near: Vec<&String> = agreement
         .figures
         .iter()
@@ -101,10 +102,25 @@ pub fn measure(
     agreement
 }
 
+/// A pair's result: the judge agrees when it scores the preferred sample higher, or, for a
+/// tie label, both the same; a judge tie on a preference counts half (a `Tie`).
+fn pair_result(preferred: Option<usize>, values: &[f64]) -> PairResult {
+    match preferred {
+        Some(p) => PairResult::of(values[p], values[1 - p]),
+        None if values[0] == values[1] => PairResult::Agree,
+        None => PairResult::Disagree,
+    }
+}
+
 fn item_label(label: &Label) -> ItemLabel {
     match label {
         Label::Preferred(p) => ItemLabel::Preferred {
-            preferred: if *p == 0 { "a" } else { "b" }.into(),
+            preferred: match p {
+                Some(0) => "a",
+                Some(_) => "b",
+                None => "tie",
+            }
+            .into(),
         },
         Label::Binary(b) => ItemLabel::Binary(*b),
         Label::Graded { grade, group } => ItemLabel::Graded {
@@ -144,11 +160,39 @@ fn put(agreement: &mut Agreement, name: &str, figure: Option<Figure>, why_absent
     }
 }
 
+/// The accuracies again with every unscored item counted as wrong, and the unscored share:
+/// `accuracy × scored / all` (a wrong item adds nothing to the hits, one to the count).
+fn unscored_as_wrong(all: usize, agreement: &mut Agreement) {
+    if agreement.unscored == 0 || all == 0 {
+        return;
+    }
+    let scored = (all - agreement.unscored) as f64;
+    let share = agreement.unscored as f64 / all as f64;
+    for name in ["pairwise_accuracy", "accuracy"] {
+        if let Some(figure) = agreement.figures.get(name) {
+            let value = figure.value * scored / all as f64;
+            agreement.figures.insert(
+                format!("{name}_unscored_as_wrong"),
+                Figure { value, ci95: None },
+            );
+        }
+    }
+    agreement.notes.insert(
+        "unscored".into(),
+        json!(format!(
+            "{} of {all} items ({:.1}%) got no score (undefined or failed): the figures leave \
+             them out; the `_unscored_as_wrong` figures count them as wrong",
+            agreement.unscored,
+            share * 100.0
+        )),
+    );
+}
+
 fn pairwise(scored: &[(&Item, Vec<f64>)], settings: &Settings, agreement: &mut Agreement) {
     let results: Vec<PairResult> = scored
         .iter()
         .filter_map(|(item, values)| match item.label {
-            Label::Preferred(p) => Some(PairResult::of(values[p], values[1 - p])),
+            Label::Preferred(preferred) => Some(pair_result(preferred, values)),
             _ => None,
         })
         .collect();
@@ -281,6 +325,18 @@ fn graded(scored: &[(&Item, Vec<f64>)], settings: &Settings, agreement: &mut Agr
         agreement
             .counts
             .insert("groups_with_tau".into(), per_group.len());
+        let skipped = groups.len() - per_group.len();
+        if skipped > 0 {
+            agreement.notes.insert(
+                "groups_skipped".into(),
+                json!(format!(
+                    "kendall_tau_b_within_groups leaves out {skipped} of {} groups: their \
+                     grades or the judge's scores are all tied (or the group has one item), so \
+                     τ-b is undefined there",
+                    groups.len()
+                )),
+            );
+        }
         let mean_tau = figure(per_group.len(), settings, 2, |ix| {
             rageval_core::stats::mean(&ix.iter().map(|&i| per_group[i]).collect::<Vec<_>>())
         });
@@ -380,7 +436,12 @@ mod tests {
     #[test]
     fn pairwise_counts_ties_half_and_leaves_out_unscored_items() {
         let pair = |id: &str, preferred| {
-            Item::pair(id.into(), Sample::default(), Sample::default(), preferred)
+            Item::pair(
+                id.into(),
+                Sample::default(),
+                Sample::default(),
+                Some(preferred),
+            )
         };
         let items = [pair("x", 0), pair("y", 1), pair("z", 0), pair("w", 0)];
         let scores: HashMap<String, Option<f64>> = [
@@ -402,6 +463,87 @@ mod tests {
         assert_eq!(agreement.unscored, 1);
         assert_eq!(agreement.counts["tie"], 1);
         assert!(agreement.notes.contains_key("warning"));
+        // Counted as wrong, w makes it 1.5 / 4 = 0.375; its share is 25%.
+        let as_wrong = agreement.figures["pairwise_accuracy_unscored_as_wrong"].value;
+        assert!((as_wrong - 0.375).abs() < 1e-12, "{as_wrong}");
+        assert!(
+            agreement.notes["unscored"]
+                .as_str()
+                .unwrap()
+                .contains("1 of 4 items (25.0%)")
+        );
+    }
+
+    #[test]
+    fn a_tie_label_agrees_with_a_judge_tie_only() {
+        let items = [
+            Item::pair("t1".into(), Sample::default(), Sample::default(), None),
+            Item::pair("t2".into(), Sample::default(), Sample::default(), None),
+            Item::pair("p".into(), Sample::default(), Sample::default(), Some(0)),
+        ];
+        let scores: HashMap<String, Option<f64>> = [
+            ("t1/a", 0.5),
+            ("t1/b", 0.5),
+            ("t2/a", 0.9),
+            ("t2/b", 0.1),
+            ("p/a", 0.7),
+            ("p/b", 0.7),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), Some(v)))
+        .collect();
+        let agreement = measure(&items, &scores, &settings());
+        // t1: tie label, judge tie → agree (1); t2: tie label, judge prefers → disagree (0);
+        // p: preference, judge tie → half. (1 + 0 + ½) / 3 = 0.5.
+        assert_eq!(agreement.figures["pairwise_accuracy"].value, 0.5);
+        assert_eq!(
+            (
+                agreement.counts["agree"],
+                agreement.counts["tie"],
+                agreement.counts["disagree"]
+            ),
+            (1, 1, 1)
+        );
+        assert!(!agreement.notes.contains_key("unscored"));
+    }
+
+    #[test]
+    fn tied_groups_are_left_out_of_the_within_group_figure_with_a_note() {
+        let item = |id: &str, grade: f64, group: &str| {
+            Item::single(
+                id.into(),
+                Sample::default(),
+                Label::Graded {
+                    grade,
+                    group: Some(group.into()),
+                },
+            )
+        };
+        // Group q1 orders two grades; in q2 the judge scores both documents alike (τ-b
+        // undefined); q3 has one item.
+        let items = [
+            item("a", 2.0, "q1"),
+            item("b", 0.0, "q1"),
+            item("c", 2.0, "q2"),
+            item("d", 1.0, "q2"),
+            item("e", 1.0, "q3"),
+        ];
+        let scores: HashMap<String, Option<f64>> =
+            [("a", 0.9), ("b", 0.2), ("c", 0.5), ("d", 0.5), ("e", 0.4)]
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), Some(v)))
+                .collect();
+        let agreement = measure(&items, &scores, &settings());
+        assert_eq!(agreement.counts["groups"], 3);
+        assert_eq!(agreement.counts["groups_with_tau"], 1);
+        // The one group with a τ-b orders its pair rightly: τ-b = 1.
+        assert_eq!(agreement.figures["kendall_tau_b_within_groups"].value, 1.0);
+        assert!(
+            agreement.notes["groups_skipped"]
+                .as_str()
+                .unwrap()
+                .contains("leaves out 2 of 3 groups")
+        );
     }
 
     #[test]

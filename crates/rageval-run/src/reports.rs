@@ -76,6 +76,15 @@ pub fn samples_of(manifest: &Manifest, observer: &dyn Observer) -> Vec<Sample> {
 
 /// Reads the dataset with the options the run used (from its manifest's settings).
 fn read_dataset(manifest: &Manifest, path: &Path) -> Result<Vec<Sample>> {
+    Ok(open_dataset(manifest, path)?.collect::<std::result::Result<Vec<_>, _>>()?)
+}
+
+/// Streams the dataset at `path` with the options the run of `manifest` used (format,
+/// field map, sheet, sample limit).
+pub(crate) fn open_dataset(
+    manifest: &Manifest,
+    path: &Path,
+) -> Result<impl Iterator<Item = std::result::Result<Sample, dataset::DatasetError>> + use<>> {
     let settings = &manifest.settings;
     let field_map: Vec<String> = settings["field_map"]
         .as_array()
@@ -101,8 +110,5 @@ fn read_dataset(manifest: &Manifest, path: &Path) -> Result<Vec<Sample>> {
     let limit = settings["samples"]
         .as_u64()
         .map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX));
-    let samples = dataset::open(path, &options)?
-        .take(limit)
-        .collect::<std::result::Result<Vec<_>, _>>()?;
-    Ok(samples)
+    Ok(dataset::open(path, &options)?.take(limit))
 }

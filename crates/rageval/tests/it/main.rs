@@ -18,6 +18,7 @@ mod rank;
 mod report;
 mod resume;
 mod s4_pipeline;
+mod scale;
 mod sources;
 
 use std::path::{Path, PathBuf};

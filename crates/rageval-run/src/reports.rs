@@ -39,7 +39,30 @@ pub fn finish_reports(
     gate: &Gate,
     junit: Option<&Path>,
 ) -> Result<Finished> {
-    let mut written = write_reports(run, samples)?;
+    let written = write_reports(run, samples)?;
+    check_gate(run, gate, junit, written)
+}
+
+/// Without the human files: checks `gate` and writes the JUnit file when asked, reading the
+/// run back only then (`eval --no-reports`). `rageval report` writes the files later.
+pub fn finish_without_reports(path: &Path, gate: &Gate, junit: Option<&Path>) -> Result<Finished> {
+    if gate.is_empty() && junit.is_none() {
+        return Ok(Finished {
+            written: Vec::new(),
+            gate: GateOutcome { checks: Vec::new() },
+            gated: false,
+        });
+    }
+    check_gate(&RunData::load(path)?, gate, junit, Vec::new())
+}
+
+/// Checks `gate` on `run` and writes the JUnit file to `junit` when given, after `written`.
+fn check_gate(
+    run: &RunData,
+    gate: &Gate,
+    junit: Option<&Path>,
+    mut written: Vec<PathBuf>,
+) -> Result<Finished> {
     let outcome = gate.check(run)?;
     if let Some(path) = junit {
         fs::write(path, render_junit(&run.name(), &outcome)).map_err(RunError::write(path))?;

@@ -206,6 +206,11 @@ pub struct EvalArgs {
     #[arg(long, value_name = "I/N", value_parser = shard)]
     pub shard: Option<rageval_run::shard::Shard>,
 
+    /// Write no report.html, report.md or results.xlsx (`rageval report RUN_DIR` writes
+    /// them later): for shards, whose merge writes the reports, and for very large runs
+    #[arg(long)]
+    pub no_reports: bool,
+
     #[command(flatten)]
     pub batch: BatchArgs,
 

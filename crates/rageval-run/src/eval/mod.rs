@@ -38,7 +38,7 @@ use crate::identity::RunIdentity;
 use crate::judges::{self, Env, JudgeOptions, JudgeSetup};
 use crate::observe::{Event, Observer, Progress};
 use crate::plan::eval::EvalPlan;
-use crate::reports::{Finished, finish_reports, samples_of};
+use crate::reports::{Finished, finish_reports, finish_without_reports, samples_of};
 use crate::score::{self, Scored};
 use crate::session::{self, SessionOpen};
 use crate::shard::Shard;
@@ -87,6 +87,9 @@ pub struct EvalOptions {
     /// Answer the judge's requests with batch jobs (`--batch`, `--export-requests`,
     /// `--import-responses`).
     pub batch: Option<BatchMode>,
+    /// Write report.html, report.md and results.xlsx when the run completes (false:
+    /// `--no-reports`; `rageval report` writes them later).
+    pub reports: bool,
 }
 
 impl EvalOptions {
@@ -334,14 +337,19 @@ pub fn run(
     let footer = session::footer(&account, &session::this_session(&prepared.manifest));
     summary.judge = Some(account);
     prepared.run.finish(&mut prepared.manifest, &summary)?;
-    let finished_run = RunData::load(&run_path)?;
-    let kept = samples_of(&finished_run.manifest, observer);
-    let finished = finish_reports(
-        &finished_run,
-        &kept,
-        &options.gate,
-        options.junit.as_deref(),
-    )?;
+    let finished = match options.reports {
+        true => {
+            let finished_run = RunData::load(&run_path)?;
+            let kept = samples_of(&finished_run.manifest, observer);
+            finish_reports(
+                &finished_run,
+                &kept,
+                &options.gate,
+                options.junit.as_deref(),
+            )?
+        }
+        false => finish_without_reports(&run_path, &options.gate, options.junit.as_deref())?,
+    };
     let judge_failed_everything = judged_cells_all_failed(&summary, &metrics);
     Ok(Ended::Complete(Evaluated {
         path: run_path,

@@ -107,6 +107,7 @@ pub fn options(endpoint: &Endpoint, data: &Path, out: &Path, cache: &Path) -> Ev
         },
         shard: None,
         batch: None,
+        reports: true,
     }
 }
 

@@ -89,6 +89,7 @@ pub fn options(args: &EvalArgs) -> anyhow::Result<EvalOptions> {
         judge: judge::options(&args.judge),
         shard: args.shard,
         batch: batch_mode(&args.batch),
+        reports: !args.no_reports,
     })
 }
 

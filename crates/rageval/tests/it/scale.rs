@@ -180,9 +180,11 @@ fn shards_merge_through_the_binary_and_an_incomplete_set_is_refused_with_a_hint(
                 shard,
                 "--out",
                 out,
+                "--no-reports",
             ],
         );
         assert!(output.status.success(), "{}", stderr(&output));
+        assert!(!dir.path().join(out).join("report.html").exists());
     }
     let whole = rageval(
         dir.path(),
@@ -192,6 +194,7 @@ fn shards_merge_through_the_binary_and_an_incomplete_set_is_refused_with_a_hint(
     let merged = rageval(dir.path(), &["merge", "s2", "s1", "--out", "merged"]);
     assert!(merged.status.success(), "{}", stderr(&merged));
     assert!(stdout(&merged).contains("rouge_l"), "{}", stdout(&merged));
+    assert!(dir.path().join("merged/report.html").is_file());
     assert_eq!(
         sorted_results(&dir.path().join("whole")),
         sorted_results(&dir.path().join("merged"))

@@ -264,3 +264,51 @@ fn a_batch_run_needs_an_endpoint_and_the_cache() {
             .unwrap_err();
     assert!(error.to_string().contains("judge endpoint"), "{error}");
 }
+
+#[test]
+fn a_job_created_just_before_a_crash_is_found_by_its_metadata_not_sent_again() {
+    let endpoint = endpoint();
+    let dir = tempfile::tempdir().unwrap();
+    let data = write_dataset(dir.path(), 20);
+    let run = dir.path().join("batch");
+    let mut batch = options(&endpoint, &data, &run, &dir.path().join("b.sqlite"));
+    batch.batch = Some(BatchMode {
+        submit: true,
+        poll: quick_poll(),
+        ..BatchMode::default()
+    });
+    complete(&batch);
+    let created = endpoint.mock.stats().batches_created;
+    // As if the process died right after creating the last job: the journal ends with its
+    // `prepared` event, and its answers were never kept.
+    let journal = run.join("batches.jsonl");
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let last = lines
+        .iter()
+        .rposition(|line| line.contains("\"event\":\"prepared\""))
+        .unwrap();
+    let name = serde_json::from_str::<Value>(lines[last]).unwrap()["name"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let kept: String = lines[..=last].iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&journal, kept).unwrap();
+    std::fs::remove_file(run.join(format!("batches/{name}.answers.jsonl"))).unwrap();
+
+    let before = results(&run);
+    complete(&batch);
+    assert_eq!(endpoint.mock.stats().batches_created, created);
+    let events: Vec<Value> = std::fs::read_to_string(&journal)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let adopted = events
+        .iter()
+        .filter(|e| e["event"] == "created" && e["name"] == name.as_str())
+        .count();
+    assert_eq!(adopted, 1, "{events:?}");
+    assert!(run.join(format!("batches/{name}.answers.jsonl")).is_file());
+    assert_eq!(results(&run), before);
+}

@@ -312,3 +312,36 @@ fn a_job_created_just_before_a_crash_is_found_by_its_metadata_not_sent_again() {
     assert!(run.join(format!("batches/{name}.answers.jsonl")).is_file());
     assert_eq!(results(&run), before);
 }
+
+#[test]
+fn requests_a_job_left_unanswered_go_synchronous_with_the_sync_fallback() {
+    let endpoint = crate::endpoint_with(rageval_testkit::MockBatchConfig {
+        validating: Duration::from_millis(1),
+        in_progress: Duration::from_millis(5),
+        finalizing: Duration::from_millis(1),
+        // Each job answers 30 requests and expires with the rest.
+        expire_after_requests: Some(30),
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let data = write_dataset(dir.path(), 40);
+    let (sync_run, sync) = synchronous(&endpoint, dir.path(), &data);
+    let run = dir.path().join("batch");
+    let mut batch = options(&endpoint, &data, &run, &dir.path().join("b.sqlite"));
+    batch.batch = Some(BatchMode {
+        submit: true,
+        failed_items: rageval_judge::batch::FailedItems::Sync,
+        poll: quick_poll(),
+        ..BatchMode::default()
+    });
+    complete(&batch);
+    let stats = endpoint.mock.stats();
+    assert!(stats.batch_requests_failed > 0, "{stats:?}");
+    // Every expired request was asked once, synchronously; the rest in jobs.
+    assert_eq!(stats.chat_requests, stats.batch_requests_failed);
+    assert_eq!(
+        stats.chat_requests + stats.batch_requests_answered,
+        sync.chat_requests
+    );
+    assert_eq!(results(&sync_run), results(&run));
+    assert_same_summary(&summary(&sync_run), &summary(&run));
+}

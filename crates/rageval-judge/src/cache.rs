@@ -9,6 +9,10 @@
 //! in WAL mode; each write is one statement in its own transaction, so a crash leaves either
 //! the whole entry or none. SQLite work runs on tokio's blocking pool so it never stalls the
 //! runtime; a cancelled caller leaves the write to finish on its own.
+//!
+//! SQLite's locking needs a local file system: a cache on NFS or another network file
+//! system can be corrupted by two machines writing at once. To share answers between
+//! machines, export them as JSON lines and import them on the other side ([`transfer`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -20,6 +24,10 @@ use sha2::{Digest, Sha256};
 
 use crate::chat::{ChatResponse, Usage};
 use crate::error::JudgeError;
+
+mod transfer;
+
+pub use transfer::{CacheLine, Transferred};
 
 /// Bumped when the key recipe or the table changes, so old entries are never misread.
 pub const CACHE_FORMAT: u32 = 1;

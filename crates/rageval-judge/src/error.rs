@@ -224,6 +224,27 @@ pub enum JudgeError {
         source: std::io::Error,
     },
 
+    /// A line of an exported cache file (`rageval cache import`) is malformed.
+    #[error("{}", config_location(.file, *.line, "", .message))]
+    CacheFile {
+        /// The file.
+        file: String,
+        /// 1-based line, when known.
+        line: Option<usize>,
+        /// What is wrong.
+        message: String,
+    },
+
+    /// An exported cache file could not be read or written.
+    #[error("cache file {path}")]
+    CacheFileIo {
+        /// The file.
+        path: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+
     /// A configuration file is wrong. Values are never quoted: they may be secrets.
     #[error("{}", config_location(.file, *.line, .field, .message))]
     Config {

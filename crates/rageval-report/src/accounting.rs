@@ -174,6 +174,9 @@ pub enum SessionEnd {
     /// The judge refused or could not answer calls (unreachable, 401/403/404, every call of
     /// a stage failing): the run stopped with the cause, resumable.
     JudgeUnavailable,
+    /// Batch mode: the next stage's requests were written out for another engine to
+    /// answer (`--export-requests`); resumable with their answers.
+    RequestsExported,
 }
 
 /// One `rageval eval` invocation on a run directory.

@@ -49,6 +49,17 @@ impl Stopped {
                  finished). {path} stays resumable: run the same command again, with a larger \
                  cap or none, to continue."
             ),
+            Stop::RequestsExported { files, requests } => {
+                let files: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+                format!(
+                    "stopped: the next stage's {requests} judge requests were written to {}. \
+                     {done} {unit} were journaled in this session and {left} wait for those \
+                     answers. Answer each file (e.g. `vllm run-batch -i FILE -o ANSWERS \
+                     --model MODEL`), then run the same command with --import-responses \
+                     ANSWERS… to go on; {path} stays resumable.",
+                    files.join(", ")
+                )
+            }
             Stop::JudgeUnavailable(halt) => format!(
                 "stopped: {halt}. {done} {unit} were journaled in this session and {left} left \
                  for the next one; what the judge did not answer is not recorded as a finding. \

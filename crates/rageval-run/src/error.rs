@@ -93,6 +93,19 @@ pub enum RunError {
     #[error("cannot use the embedded models")]
     Models(#[source] rageval_judge::JudgeError),
 
+    /// A batch job or a batch file could not be sent, polled, downloaded or read; the jobs
+    /// already started are journaled, so running the same command again resumes them.
+    #[error("{what}")]
+    Batch {
+        what: String,
+        #[source]
+        source: Box<rageval_judge::JudgeError>,
+    },
+
+    /// Run directories that cannot be merged into one run; the message says why.
+    #[error(transparent)]
+    MergeRefused(#[from] crate::merge::MergeRefused),
+
     /// A shared labelled set could not be read.
     #[error(transparent)]
     Task(#[from] rageval_tasks::TaskError),

@@ -7,11 +7,13 @@
 //!   unavailable).
 //! - [`identity`]: [`RunIdentity`], what makes two sessions the same run (typed: data,
 //!   metrics, settings, judge kind, model, endpoints, GGUF hash, prompt versions, labels).
-//! - [`resume`]: a run directory started or resumed, journals compacted.
+//! - [`resume`]: a run directory started or resumed, journals compacted; [`cells`]: the
+//!   compact set of finished cells a resumed or multi-pass run keeps.
 //! - [`session`]: each session's judge accounts in the manifest, and the footer line.
 //! - [`units`]: the one loop — units in, bounded concurrency, results journaled in input
 //!   order, nothing new started once stopping.
-//! - [`score`]: scoring samples with metrics over that loop (`eval`, `judge-check`).
+//! - [`score`]: scoring samples with metrics over that loop (`eval`, `judge-check`);
+//!   [`results`]: results journals read back line by line, and their summary.
 //! - [`plan`]: `--dry-run` estimates of every stage, without a request or a file.
 //! - [`observe`]: [`Event`]s for the caller to show (notes, stages, progress).
 //! - [`eval`], [`judge_check`], [`rank`], [`reference`], [`pipeline`]: the commands.
@@ -19,6 +21,8 @@
 //!   the time the run will take.
 //! - [`calibrate`]: human labels on some samples and the judge's scores on all turned into
 //!   a calibrated mean (PPI++) with its interval.
+//! - [`shard`]: `eval --shard i/n`; [`merge`]: shards joined into one run.
+//! - [`batch`]: batch mode — passes whose judge requests go out as batch jobs or files.
 //! - [`reports`]: a finished run's human files and gate.
 //! - [`ended`]: [`Ended`], how a command ends when no error stops it.
 //!
@@ -28,7 +32,9 @@
 //! prints and never exits: it returns [`Ended`] or a [`RunError`] and emits [`Event`]s;
 //! the binary chooses the words' place and the exit codes.
 
+pub mod batch;
 pub mod calibrate;
+pub mod cells;
 pub mod ended;
 pub mod error;
 pub mod eval;
@@ -36,15 +42,18 @@ pub mod forecast;
 pub mod identity;
 pub mod judge_check;
 pub mod judges;
+pub mod merge;
 pub mod observe;
 pub mod pipeline;
 pub mod plan;
 pub mod rank;
 pub mod reference;
 pub mod reports;
+pub mod results;
 pub mod resume;
 pub mod score;
 pub mod session;
+pub mod shard;
 pub mod units;
 
 pub use ended::{Ended, Stopped};

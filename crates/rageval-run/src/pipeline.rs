@@ -87,6 +87,19 @@ impl PipelineOptions {
         }
     }
 
+    /// Refuses what `pipeline` cannot do: shards (its rank and reference stages read every
+    /// question). Batch flags apply to its `eval` stage.
+    pub fn check(&self) -> Result<()> {
+        if self.eval.shard.is_some() {
+            return Err(RunError::Usage(
+                "--shard applies to `eval` alone: run `rank` and `reference` (or `pipeline`) \
+                 whole, then shard `eval` over the dataset they wrote"
+                    .into(),
+            ));
+        }
+        Ok(())
+    }
+
     /// The `eval` stage's options: the dataset the stages before it wrote.
     pub fn eval_options(&self) -> EvalOptions {
         let root = self.root();
@@ -125,6 +138,7 @@ pub fn run(
     cancel: &CancelToken,
     stage_done: &mut dyn FnMut(StageEnded<'_>),
 ) -> Result<Ended<Piped>> {
+    options.check()?;
     let root = options.root();
     let rank_options = options.rank_options();
     let samples = rank_options.data.read()?;

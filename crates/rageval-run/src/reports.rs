@@ -39,7 +39,30 @@ pub fn finish_reports(
     gate: &Gate,
     junit: Option<&Path>,
 ) -> Result<Finished> {
-    let mut written = write_reports(run, samples)?;
+    let written = write_reports(run, samples)?;
+    check_gate(run, gate, junit, written)
+}
+
+/// Without the human files: checks `gate` and writes the JUnit file when asked, reading the
+/// run back only then (`eval --no-reports`). `rageval report` writes the files later.
+pub fn finish_without_reports(path: &Path, gate: &Gate, junit: Option<&Path>) -> Result<Finished> {
+    if gate.is_empty() && junit.is_none() {
+        return Ok(Finished {
+            written: Vec::new(),
+            gate: GateOutcome { checks: Vec::new() },
+            gated: false,
+        });
+    }
+    check_gate(&RunData::load(path)?, gate, junit, Vec::new())
+}
+
+/// Checks `gate` on `run` and writes the JUnit file to `junit` when given, after `written`.
+fn check_gate(
+    run: &RunData,
+    gate: &Gate,
+    junit: Option<&Path>,
+    mut written: Vec<PathBuf>,
+) -> Result<Finished> {
     let outcome = gate.check(run)?;
     if let Some(path) = junit {
         fs::write(path, render_junit(&run.name(), &outcome)).map_err(RunError::write(path))?;
@@ -76,6 +99,15 @@ pub fn samples_of(manifest: &Manifest, observer: &dyn Observer) -> Vec<Sample> {
 
 /// Reads the dataset with the options the run used (from its manifest's settings).
 fn read_dataset(manifest: &Manifest, path: &Path) -> Result<Vec<Sample>> {
+    Ok(open_dataset(manifest, path)?.collect::<std::result::Result<Vec<_>, _>>()?)
+}
+
+/// Streams the dataset at `path` with the options the run of `manifest` used (format,
+/// field map, sheet, sample limit).
+pub(crate) fn open_dataset(
+    manifest: &Manifest,
+    path: &Path,
+) -> Result<impl Iterator<Item = std::result::Result<Sample, dataset::DatasetError>> + use<>> {
     let settings = &manifest.settings;
     let field_map: Vec<String> = settings["field_map"]
         .as_array()
@@ -101,8 +133,5 @@ fn read_dataset(manifest: &Manifest, path: &Path) -> Result<Vec<Sample>> {
     let limit = settings["samples"]
         .as_u64()
         .map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX));
-    let samples = dataset::open(path, &options)?
-        .take(limit)
-        .collect::<std::result::Result<Vec<_>, _>>()?;
-    Ok(samples)
+    Ok(dataset::open(path, &options)?.take(limit))
 }

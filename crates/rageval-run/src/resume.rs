@@ -6,17 +6,20 @@
 //! `--retry-failed` failed cells are dropped so they are scored again; when anything is
 //! dropped the journal is rewritten atomically (temporary file, then rename) before new
 //! lines are appended, so the journal always holds exactly one line per finished unit.
+//! The journal is read one line at a time, never whole.
 
 use std::collections::HashSet;
 use std::fmt;
 use std::fs;
 use std::hash::Hash;
+use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use rageval_core::Outcome;
 use rageval_report::{MANIFEST_FILE, Manifest, RESULTS_FILE, ResultRecord, RunDir, RunStatus};
 use serde::de::DeserializeOwned;
 
+use crate::cells::Cells;
 use crate::error::{Result, RunError};
 use crate::identity::RunIdentity;
 
@@ -47,8 +50,8 @@ impl std::error::Error for ResumeRefused {}
 pub struct Prepared {
     pub run: RunDir,
     pub manifest: Manifest,
-    /// `(sample id, metric)` of every finished cell kept from an earlier run.
-    pub done: HashSet<(String, String)>,
+    /// Every finished cell kept from an earlier run.
+    pub done: Cells,
     /// Whether an earlier run is being continued (its files must survive bad input).
     pub resumed: bool,
     /// Failed cells dropped for `--retry-failed`.
@@ -71,7 +74,7 @@ pub fn prepare(
     let (done, retried) = if opened.resumed {
         compact_journal(&path.join(RESULTS_FILE), retry_failed)?
     } else {
-        (HashSet::new(), 0)
+        (Cells::new(), 0)
     };
     Ok(Prepared {
         run: opened.run,
@@ -231,15 +234,19 @@ fn legacy_differences(earlier: &Manifest, fresh: &Manifest) -> Vec<String> {
 
 /// Reads the journal, keeps one line per cell (dropping a torn last line, repeated cells
 /// and, when `retry_failed`, failed cells) and rewrites it if anything was dropped.
-/// Returns the cells kept and how many failed cells were dropped.
-fn compact_journal(path: &Path, retry_failed: bool) -> Result<(HashSet<(String, String)>, usize)> {
+/// Returns the cells kept and how many failed cells were dropped. Streams: memory holds the
+/// compact set of cells, never the journal.
+fn compact_journal(path: &Path, retry_failed: bool) -> Result<(Cells, usize)> {
     let mut retried = 0;
-    let kept = compact_lines(path, |record: &ResultRecord| {
-        let failed = matches!(record.outcome, Outcome::Failed { .. });
-        retried += usize::from(retry_failed && failed);
-        (!(retry_failed && failed)).then(|| (record.sample_id.clone(), record.metric.clone()))
+    let mut kept = Cells::new();
+    compact_streaming(path, |record: ResultRecord| {
+        if retry_failed && matches!(record.outcome, Outcome::Failed { .. }) {
+            retried += 1;
+            return false;
+        }
+        kept.insert(&record.sample_id, &record.metric)
     })?;
-    Ok((kept.into_iter().map(|(key, _)| key).collect(), retried))
+    Ok((kept, retried))
 }
 
 /// Reads a JSONL journal of `R` and keeps the first line of each key that `key` gives
@@ -250,45 +257,93 @@ pub fn compact_lines<R: DeserializeOwned, K: Eq + Hash + Clone>(
     path: &Path,
     mut key: impl FnMut(&R) -> Option<K>,
 ) -> Result<Vec<(K, R)>> {
-    let text = match fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(error) => return Err(RunError::read(path)(error)),
-    };
-    let complete = match text.rfind('\n') {
-        Some(end) => &text[..=end],
-        None => "",
-    };
-    let mut dropped = complete.len() != text.len();
     let mut seen = HashSet::new();
     let mut records = Vec::new();
-    let mut kept = String::with_capacity(complete.len());
-    for (index, line) in complete.lines().enumerate() {
-        if line.trim().is_empty() {
-            dropped = true;
-            continue;
+    compact_streaming(path, |record: R| match key(&record) {
+        Some(k) if seen.insert(k.clone()) => {
+            records.push((k, record));
+            true
         }
-        let record: R = serde_json::from_str(line).map_err(|source| RunError::Journal {
-            path: path.to_path_buf(),
-            line: index + 1,
-            source,
-        })?;
-        match key(&record) {
-            Some(k) if seen.insert(k.clone()) => {
-                kept.push_str(line);
-                kept.push('\n');
-                records.push((k, record));
-            }
-            _ => dropped = true,
-        }
-    }
-    if dropped {
-        let temporary = path.with_extension("jsonl.tmp");
-        fs::write(&temporary, kept.as_bytes())
-            .and_then(|()| fs::rename(&temporary, path))
-            .map_err(RunError::write(path))?;
-    }
+        _ => false,
+    })?;
     Ok(records)
+}
+
+/// Streams a JSONL journal of `R` line by line: `keep` sees each complete line in file
+/// order and says whether it stays (dropping repeats is its business); blank lines and a
+/// torn last line (no newline) are dropped. When anything is dropped the journal is
+/// rewritten without those lines, atomically (temporary file, then rename). Memory holds
+/// one line at a time and the numbers of the dropped lines. A missing journal is an empty
+/// one.
+pub fn compact_streaming<R: DeserializeOwned>(
+    path: &Path,
+    mut keep: impl FnMut(R) -> bool,
+) -> Result<()> {
+    let file = match fs::File::open(path) {
+        Ok(file) => file,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(error) => return Err(RunError::read(path)(error)),
+    };
+    let mut reader = BufReader::new(file);
+    let mut line = String::new();
+    let mut dropped: Vec<usize> = Vec::new();
+    let mut index = 0;
+    loop {
+        line.clear();
+        let read = reader.read_line(&mut line).map_err(RunError::read(path))?;
+        if read == 0 {
+            break;
+        }
+        let complete = line.ends_with('\n');
+        let text = line.trim_end_matches(['\n', '\r']);
+        if !complete || text.trim().is_empty() {
+            dropped.push(index);
+        } else {
+            let record: R = serde_json::from_str(text).map_err(|source| RunError::Journal {
+                path: path.to_path_buf(),
+                line: index + 1,
+                source,
+            })?;
+            if !keep(record) {
+                dropped.push(index);
+            }
+        }
+        index += 1;
+    }
+    if dropped.is_empty() {
+        return Ok(());
+    }
+    rewrite_without(path, &dropped)
+}
+
+/// Rewrites `path` without the lines numbered (from 0, ascending) in `dropped`, through a
+/// temporary file renamed over it.
+fn rewrite_without(path: &Path, dropped: &[usize]) -> Result<()> {
+    let temporary = path.with_extension("jsonl.tmp");
+    let copy = || -> std::io::Result<()> {
+        let mut reader = BufReader::new(fs::File::open(path)?);
+        let mut out = BufWriter::new(fs::File::create(&temporary)?);
+        let mut drop = dropped.iter().peekable();
+        let mut line = Vec::new();
+        let mut index = 0;
+        loop {
+            line.clear();
+            if reader.read_until(b'\n', &mut line)? == 0 {
+                break;
+            }
+            if drop.peek() == Some(&&index) {
+                drop.next();
+            } else {
+                out.write_all(&line)?;
+            }
+            index += 1;
+        }
+        out.flush()?;
+        out.get_ref().sync_all()
+    };
+    copy()
+        .and_then(|()| fs::rename(&temporary, path))
+        .map_err(RunError::write(path))
 }
 
 #[cfg(test)]

@@ -8,7 +8,9 @@
 //! journaled. Once the run must stop (Ctrl-C, a judge cap, the judge halted as unavailable),
 //! no further sample starts, the samples in flight finish, and their failed cells are held
 //! back: a cell refused its judge call is not done, so it is left for the resumed run rather
-//! than journaled as failed.
+//! than journaled as failed. In batch mode ([`crate::batch`]) a pass holds failed cells
+//! back the same way while the pass has requests waiting for a batch answer
+//! ([`Plan::hold_failed`]): a cell whose call is pending is not done either.
 
 use std::collections::HashSet;
 
@@ -19,6 +21,7 @@ use rageval_metrics::{Input, Judges, Metric, ScoringContext};
 use rageval_report::ResultRecord;
 use serde_json::json;
 
+use crate::cells::{Cells, SampleKey};
 use crate::error::{Result, RunError};
 use crate::eval::budget::contexts_to_score;
 use crate::units;
@@ -35,9 +38,12 @@ pub struct Plan<'a> {
     /// Samples scored at once.
     pub in_flight: usize,
     /// Cells already done.
-    pub done: &'a HashSet<(String, String)>,
+    pub done: &'a Cells,
     /// Whether the run must stop (Ctrl-C, a cap, the judge halted).
     pub stopped: &'a (dyn Fn() -> bool + Sync),
+    /// Whether failed cells are held back now although the run goes on: a batch pass whose
+    /// calls may be waiting for a batch answer (always false outside batch mode).
+    pub hold_failed: &'a (dyn Fn() -> bool + Sync),
 }
 
 /// What a scoring pass did.
@@ -53,6 +59,9 @@ pub struct Scored {
     pub cut: usize,
     /// Failed cells not journaled because the run was stopping.
     pub held_back: usize,
+    /// Failed cells not journaled because their pass had calls waiting for a batch answer
+    /// (scored again in the next pass).
+    pub waiting: usize,
 }
 
 /// Scores every sample, handing each one's cells to `journal` in dataset order (one call
@@ -65,23 +74,27 @@ pub async fn score_all(
     scored: &mut Scored,
     journal: &mut dyn FnMut(&[ResultRecord], &Scored) -> Result<()>,
 ) -> Result<()> {
-    let mut seen = HashSet::new();
+    let mut seen: HashSet<SampleKey> = HashSet::new();
     units::in_order(
         samples.map(|sample| sample.map_err(RunError::from)),
         plan.in_flight,
         plan.stopped,
         |sample| score_sample(plan, sample),
         |sample, stopped| {
-            if !seen.insert(sample.id.clone()) {
+            if !seen.insert(SampleKey::of(&sample.id)) {
                 return Err(RunError::DuplicateId(sample.id));
             }
             scored.samples += 1;
-            scored.cut += usize::from(sample.cut);
+            let holding = !stopped && (plan.hold_failed)();
             let mut records = Vec::with_capacity(sample.cells.len());
             for (metric, outcome) in sample.cells {
                 let is_failed = matches!(outcome, Outcome::Failed { .. });
                 if stopped && is_failed {
                     scored.held_back += 1;
+                    continue;
+                }
+                if holding && is_failed {
+                    scored.waiting += 1;
                     continue;
                 }
                 scored.failed += usize::from(is_failed);
@@ -92,6 +105,9 @@ pub async fn score_all(
                 });
             }
             scored.cells += records.len();
+            if !records.is_empty() {
+                scored.cut += usize::from(sample.cut);
+            }
             journal(&records, scored)
         },
     )
@@ -107,12 +123,9 @@ pub struct SampleCells {
 
 /// Scores the cells of `sample` that `plan` has not done yet.
 pub async fn score_sample(plan: &Plan<'_>, mut sample: Sample) -> SampleCells {
+    let key = (!plan.done.is_empty()).then(|| SampleKey::of(&sample.id));
     let todo: Vec<usize> = (0..plan.metrics.len())
-        .filter(|&i| {
-            !plan
-                .done
-                .contains(&(sample.id.clone(), plan.names[i].clone()))
-        })
+        .filter(|&i| key.is_none_or(|key| !plan.done.contains_key(key, &plan.names[i])))
         .collect();
     if todo.is_empty() {
         return SampleCells {

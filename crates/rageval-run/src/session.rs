@@ -65,9 +65,20 @@ pub fn usage_of(judge: Option<&Judge<Models>>, tasks: Option<&TaskJudge>) -> Jud
     usage
 }
 
-/// This session's usage so far.
+/// This session's usage so far (in batch mode, without what the batch store made the judge
+/// count twice).
 pub fn session_usage(setup: &JudgeSetup) -> JudgeUsage {
-    usage_of(setup.chat.as_ref(), setup.judges.tasks())
+    let mut usage = usage_of(setup.chat.as_ref(), setup.judges.tasks());
+    if let Some(store) = &setup.batch {
+        let price = setup
+            .models()
+            .into_iter()
+            .find(|model| model.role == "chat")
+            .and_then(|model| model.price)
+            .map(|price| (price.prompt_per_million, price.completion_per_million));
+        crate::batch::judge::correct_books(&mut usage, &store.counts(), price);
+    }
+    usage
 }
 
 /// How often a session under way records its numbers in the manifest, so that a killed

@@ -99,6 +99,22 @@ pub enum Command {
     /// runs/<dataset name>-pipeline) with a resumable directory per stage: rank/, reference/,
     /// dataset.jsonl, eval/. Run again after a stop, finished stages are kept.
     Pipeline(Box<PipelineArgs>),
+    /// Join the run directories of `eval --shard i/n` into the one run a single machine
+    /// would have written.
+    ///
+    /// The shards must be complete runs of the same data, metrics, settings and judge, each
+    /// shard of n exactly once, every sample in its own shard and in no other (and, when the
+    /// dataset is still readable, every sample in one). Writes results.jsonl, a summary with
+    /// intervals recomputed over every sample, the manifest (every shard's sessions and
+    /// judge accounts) and the reports. docs/scale.md shows a Kubernetes Indexed Job and a
+    /// CI matrix that shard, then merge.
+    Merge(MergeArgs),
+    /// Move judge answers between machines: export the answer cache as JSON lines, import
+    /// them into another cache.
+    ///
+    /// The cache is one SQLite file; keep it on a local disk (SQLite's locks do not hold on
+    /// NFS or other network file systems) and move answers with these commands instead.
+    Cache(CacheArgs),
 }
 
 impl Command {
@@ -114,6 +130,7 @@ impl Command {
             Command::Index(args) => args.output,
             Command::Search(args) => args.output,
             Command::Calibrate(args) => args.output,
+            Command::Merge(args) => args.output,
             _ => OutputArgs::default(),
         }
     }
@@ -193,11 +210,141 @@ pub struct EvalArgs {
     #[arg(long)]
     pub retry_failed: bool,
 
+    /// Score only shard I of N (1 ≤ I ≤ N): the samples whose id's SHA-256 modulo N is
+    /// I − 1. N machines each run the same command with their own shard and their own --out;
+    /// `rageval merge` joins the run directories into one run (docs/scale.md)
+    #[arg(long, value_name = "I/N", value_parser = shard)]
+    pub shard: Option<rageval_run::shard::Shard>,
+
+    /// Write no report.html, report.md or results.xlsx (`rageval report RUN_DIR` writes
+    /// them later): for shards, whose merge writes the reports, and for very large runs
+    #[arg(long)]
+    pub no_reports: bool,
+
+    #[command(flatten)]
+    pub batch: BatchArgs,
+
     #[command(flatten)]
     pub labels: LabelsArgs,
 
     #[command(flatten)]
     pub judge: JudgeArgs,
+}
+
+/// Batch mode: the judge's requests answered by batch jobs or by files another engine
+/// answers (docs/scale.md).
+#[derive(Debug, Clone, Args)]
+pub struct BatchArgs {
+    /// Answer the judge's requests with batch jobs at the judge endpoint (OpenAI-compatible
+    /// /v1/files and /v1/batches: OpenAI, Azure OpenAI; about half the price, no rate
+    /// limits). The run goes in passes: each stage's requests (statements, then verdicts on
+    /// them, ...) go out as jobs, polled with their status shown, and the next pass reads
+    /// the answers. Needs the judge cache; a run killed while polling resumes the same jobs
+    #[arg(long, conflicts_with = "export_requests")]
+    pub batch: bool,
+
+    /// What becomes of a request a batch job did not answer (expired, cancelled, 429,
+    /// 5xx): `resubmit` it in the next stage's job (at most twice), or ask it at once with
+    /// a `sync` call (booked at the batch price)
+    #[arg(long, value_enum, default_value_t = BatchFallbackArg::Resubmit)]
+    pub batch_fallback: BatchFallbackArg,
+
+    /// Seconds before a batch job is polled again; the wait doubles after each poll, up to
+    /// 60 s
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = positive_seconds)]
+    pub batch_poll: std::time::Duration,
+
+    /// Write the next stage's judge requests into DIR as OpenAI batch input files (what
+    /// `vllm run-batch -i` reads) and stop with exit 5; answer them, then run the same
+    /// command with --import-responses
+    #[arg(long, value_name = "DIR")]
+    pub export_requests: Option<PathBuf>,
+
+    /// Read batch answers (OpenAI batch output files, what `vllm run-batch -o` writes)
+    /// before scoring; they are kept in the run directory. Needs --export-requests (or
+    /// --batch) for the requests still unanswered
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    pub import_responses: Vec<PathBuf>,
+}
+
+impl BatchArgs {
+    /// Whether any batch flag is given.
+    pub fn any(&self) -> bool {
+        self.batch || self.export_requests.is_some() || !self.import_responses.is_empty()
+    }
+}
+
+/// `--batch-fallback`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BatchFallbackArg {
+    Resubmit,
+    Sync,
+}
+
+fn shard(raw: &str) -> Result<rageval_run::shard::Shard, String> {
+    raw.parse()
+}
+
+/// Arguments of `rageval merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The shards' run directories (each written by `eval --shard i/n`), in any order
+    #[arg(required = true, num_args = 1.., value_name = "RUN_DIR")]
+    pub runs: Vec<PathBuf>,
+
+    /// The run directory to write
+    #[arg(long, short)]
+    pub out: PathBuf,
+
+    /// Replace a run already at --out
+    #[arg(long)]
+    pub overwrite: bool,
+
+    #[command(flatten)]
+    pub gate: GateArgs,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// Arguments of `rageval cache`.
+#[derive(Debug, Args)]
+pub struct CacheArgs {
+    #[command(subcommand)]
+    pub action: CacheAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CacheAction {
+    /// Write every answer and embedding of the judge cache to FILE, one JSON line each
+    /// (key, template, model, text, tokens, origin)
+    Export {
+        /// The file to write (`-`: stdout)
+        file: PathBuf,
+        #[command(flatten)]
+        cache: CacheLocation,
+    },
+    /// Add the entries of FILE (written by `cache export`) to the judge cache; entries it
+    /// holds already are kept
+    Import {
+        /// The file to read (`-`: stdin)
+        file: PathBuf,
+        #[command(flatten)]
+        cache: CacheLocation,
+    },
+}
+
+/// Which cache file `rageval cache` works on.
+#[derive(Debug, Clone, Args)]
+pub struct CacheLocation {
+    /// The cache file (default: [judge.cache] path in rageval.toml, else
+    /// $RAGEVAL_CACHE_DIR/judge.sqlite, else ~/.cache/rageval/judge.sqlite)
+    #[arg(long, value_name = "PATH")]
+    pub cache: Option<PathBuf>,
+
+    /// Judge settings file (default: $RAGEVAL_CONFIG, else ./rageval.toml when present)
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

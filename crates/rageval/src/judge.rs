@@ -39,6 +39,7 @@ pub fn options(args: &JudgeArgs) -> JudgeOptions {
         models_dir: args.models_dir.clone(),
         lang: lang(args.lang),
         context_window: args.context_window,
+        batch: false,
     }
 }
 

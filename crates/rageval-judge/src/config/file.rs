@@ -180,12 +180,15 @@ pub(crate) struct FileCaps {
     pub max_cost_usd: Option<NonNegative>,
 }
 
-/// `[judge.prices."MODEL"]`.
+/// `[judge.prices."MODEL"]`: the synchronous price, and the batch price when the provider's
+/// batch discount is not the default half.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct FilePrice {
     pub prompt_per_million: NonNegative,
     pub completion_per_million: NonNegative,
+    pub batch_prompt_per_million: Option<NonNegative>,
+    pub batch_completion_per_million: Option<NonNegative>,
 }
 
 /// A newtype whose deserialization checks the value, so that `toml` reports a bad one at

@@ -14,35 +14,40 @@
 
 pub mod budget;
 
+use std::cell::RefCell;
 use std::collections::{BTreeSet, HashSet};
-use std::fs::File;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use rageval_core::Sample;
 use rageval_core::dataset::{self, FieldMap, ReadOptions};
-use rageval_judge::CancelToken;
+use rageval_judge::{BatchStore, CancelToken};
 use rageval_metrics::Metric;
 use rageval_report::{
-    Aggregator, DatasetInfo, Gate, Manifest, MetricRecord, RESULTS_FILE, ResultRecord, RunData,
-    SessionEnd, Summary, sha256_file, utc_timestamp,
+    DatasetInfo, Gate, Manifest, MetricRecord, RESULTS_FILE, ResultRecord, RunData, SessionEnd,
+    Summary, sha256_file, utc_timestamp,
 };
 use rageval_tasks::TaskKind;
 use serde_json::json;
 
+use crate::batch::plan::BatchPlanning;
+use crate::batch::{self, BatchMode, Next, Passes};
+use crate::cells::Cells;
 use crate::ended::{Ended, Stopped, stop_or_cancelled};
 use crate::error::{Result, RunError};
 use crate::identity::RunIdentity;
 use crate::judges::{self, Env, JudgeOptions, JudgeSetup};
 use crate::observe::{Event, Observer, Progress};
 use crate::plan::eval::EvalPlan;
-use crate::reports::{Finished, finish_reports, samples_of};
+use crate::reports::{Finished, finish_reports, finish_without_reports, samples_of};
 use crate::score::{self, Scored};
 use crate::session::{self, SessionOpen};
+use crate::shard::Shard;
 use crate::{resume, runtime};
 
 /// Stage name of `eval`'s progress.
 pub const STAGE: &str = "scoring";
+/// The identity setting (and manifest setting) naming a sharded run's shard.
+pub const SHARD_SETTING: &str = "shard";
 
 /// What `eval` is asked to do.
 #[derive(Debug, Clone)]
@@ -79,6 +84,14 @@ pub struct EvalOptions {
     pub labels: Option<crate::calibrate::CalibrateOptions>,
     /// Who judges.
     pub judge: JudgeOptions,
+    /// Score only the samples of this shard (`--shard i/n`).
+    pub shard: Option<Shard>,
+    /// Answer the judge's requests with batch jobs (`--batch`, `--export-requests`,
+    /// `--import-responses`).
+    pub batch: Option<BatchMode>,
+    /// Write report.html, report.md and results.xlsx when the run completes (false:
+    /// `--no-reports`; `rageval report` writes them later).
+    pub reports: bool,
 }
 
 impl EvalOptions {
@@ -125,9 +138,17 @@ pub fn run(
     cancel: &CancelToken,
 ) -> Result<Ended<Evaluated>> {
     let session_started = utc_timestamp();
-    let setup = judges::resolve(&options.judge, env)?;
+    let store = options.batch.as_ref().map(|_| BatchStore::new());
+    let (setup, batch_client) = match (&options.batch, &store) {
+        (Some(mode), Some(store)) => {
+            mode.check()?;
+            batch::judge::resolve(&options.judge, env, mode, store)?
+        }
+        _ => (judges::resolve(&options.judge, env)?, None),
+    };
     let mut samples = dataset::open(&options.data, &options.read_options()?)?.peekable();
     let metrics = choose_metrics(options, &setup, &mut samples, observer)?;
+    drop(samples);
     let names: Vec<String> = metrics.iter().map(|m| m.name()).collect();
     check_gate(&options.gate, &names)?;
     announce_judges(&metrics, &setup, observer);
@@ -139,19 +160,7 @@ pub fn run(
 
     let run_path = options.run_path();
     let fresh = fresh_manifest(options, &metrics, &names, &setup)?;
-    let identity = RunIdentity {
-        command: "eval".into(),
-        dataset_sha256: fresh.dataset.sha256.clone(),
-        metrics: names.clone(),
-        judge: setup.identity()?.for_tasks(&tasks_of(&metrics)),
-        labels_sha256: None,
-        labels_file: None,
-        settings: [
-            ("top_k".to_string(), format!("{:?}", options.top_k)),
-            ("samples".to_string(), format!("{:?}", options.samples)),
-        ]
-        .into(),
-    };
+    let identity = identity(options, &fresh, &names, &metrics, &setup)?;
     let mut prepared = resume::prepare(
         &run_path,
         options.overwrite,
@@ -175,35 +184,57 @@ pub fn run(
         ));
     }
     prepared.run.write_manifest(&prepared.manifest)?;
+    let mut passes = match (&options.batch, store) {
+        (Some(mode), Some(store)) => Some(Passes::open(
+            mode,
+            store,
+            batch_client,
+            &prepared.run,
+            prepared.resumed,
+            observer,
+        )?),
+        _ => None,
+    };
     let mut journal = prepared.run.journal()?;
     let judges = setup.judges.clone().plan_for(&metrics);
     let stopped = || cancel.is_cancelled() || setup.stop().is_some();
-    let plan = score::Plan {
-        metrics: &metrics,
-        names: &names,
-        judges: &judges,
-        top_k: options
-            .top_k
-            .map(|k| usize::try_from(k).unwrap_or(usize::MAX)),
-        window: setup.window(),
-        in_flight: setup.concurrency.saturating_mul(2),
-        done: &prepared.done,
-        stopped: &stopped,
-    };
+    let top_k = options
+        .top_k
+        .map(|k| usize::try_from(k).unwrap_or(usize::MAX));
     let runtime = runtime()?;
     let _cancel_judge = runtime.spawn(cancel_on(cancel.clone(), setup.chat.clone()));
     let mut scored = Scored::default();
     let mut session = SessionOpen::new(&setup, session_started, &prepared.manifest);
-    let total = options.samples.map(|n| n as u64);
+    let total = options
+        .samples
+        .filter(|_| options.shard.is_none())
+        .map(|n| n as u64);
     observer.event(&Event::Stage { name: STAGE, total });
+    let mut done = std::mem::take(&mut prepared.done);
+    // Cells journaled in this pass, for the next pass to skip (batch mode only: a
+    // synchronous run makes one pass and keeps no set).
+    let journaled = RefCell::new(Cells::new());
+    let batch_store = setup.batch.clone();
     let (run_dir, manifest) = (&prepared.run, &mut prepared.manifest);
     let mut after_sample = |records: &[ResultRecord], scored: &Scored| {
         for record in records {
             journal.append(record)?;
         }
         journal.flush()?;
+        if batch_store.is_some() {
+            let mut journaled = journaled.borrow_mut();
+            for record in records {
+                journaled.insert(&record.sample_id, &record.metric);
+            }
+        }
         session.checkpoint(run_dir, manifest, scored.cells)?;
         let mut progress = Progress::of(STAGE, setup.chat.as_ref());
+        if let Some(store) = &batch_store {
+            // A call waiting for a batch answer is no failed call.
+            progress.failed_calls = progress
+                .failed_calls
+                .saturating_sub(store.counts().pending_calls);
+        }
         progress.done = scored.samples as u64;
         progress.total = total;
         progress.failed = scored.failed as u64;
@@ -211,14 +242,53 @@ pub fn run(
         Ok(())
     };
     let ended = runtime.block_on(async {
-        let scoring = score::score_all(
-            &plan,
-            samples.by_ref().take(options.samples.unwrap_or(usize::MAX)),
-            &mut scored,
-            &mut after_sample,
-        );
+        let work = async {
+            if let Some(passes) = passes.as_mut() {
+                passes.resume(observer).await?;
+            }
+            for pass in 1.. {
+                {
+                    let mark = passes.as_ref().map(Passes::pending_calls);
+                    let holding = || {
+                        passes
+                            .as_ref()
+                            .zip(mark)
+                            .is_some_and(|(passes, mark)| passes.pending_calls() != mark)
+                    };
+                    let plan = score::Plan {
+                        metrics: &metrics,
+                        names: &names,
+                        judges: &judges,
+                        top_k,
+                        window: setup.window(),
+                        in_flight: setup.concurrency.saturating_mul(2),
+                        done: &done,
+                        stopped: &stopped,
+                        hold_failed: &holding,
+                    };
+                    if pass > 1 {
+                        observer.note(format!(
+                            "batch pass {pass}: scoring the cells still waiting"
+                        ));
+                    }
+                    scored.samples = 0;
+                    score::score_all(&plan, run_samples(options)?, &mut scored, &mut after_sample)
+                        .await?;
+                }
+                let Some(passes) = passes.as_mut().filter(|_| !stopped()) else {
+                    return Ok(None);
+                };
+                done.absorb(journaled.take());
+                match passes.next(observer).await? {
+                    Next::Finished => return Ok(None),
+                    Next::Answered => {}
+                    Next::Exported(stop) => return Ok(Some(stop)),
+                }
+            }
+            Ok::<Option<judges::Stop>, RunError>(None)
+        };
         tokio::select! {
-            result = scoring => Some(result),
+            result = work => Some(result),
             _ = cancel.cancelled() => None,
         }
     });
@@ -227,7 +297,7 @@ pub fn run(
     let stop = match ended {
         None => Some(stop_or_cancelled(None)),
         Some(Err(error)) => {
-            if prepared.resumed {
+            if prepared.resumed || passes.is_some() {
                 session.stop(
                     &mut prepared,
                     SessionEnd::Failed,
@@ -240,7 +310,7 @@ pub fn run(
             }
             return Err(error);
         }
-        Some(Ok(())) => setup.stop(),
+        Some(Ok(exported)) => setup.stop().or(exported),
     };
     journal.flush()?;
     drop(journal);
@@ -252,12 +322,17 @@ pub fn run(
             footer,
             &run_path,
             scored.cells,
-            scored.held_back,
+            scored.held_back + scored.waiting,
             "cells",
         )));
     }
 
-    let mut summary = summarise(&run_path, &names, options)?;
+    let mut summary = crate::results::summarise(
+        &run_path.join(RESULTS_FILE),
+        &names,
+        options.bootstrap_resamples,
+        options.seed,
+    )?;
     prepared.manifest.dataset.samples = Some(summary.samples);
     prepared.manifest.settings["judge"]["stats"] = setup.stats();
     let account = session.close(
@@ -272,14 +347,19 @@ pub fn run(
     if let Some(labels) = &options.labels {
         summary = crate::calibrate::calibrate(&run_path, labels, observer)?.0;
     }
-    let finished_run = RunData::load(&run_path)?;
-    let kept = samples_of(&finished_run.manifest, observer);
-    let finished = finish_reports(
-        &finished_run,
-        &kept,
-        &options.gate,
-        options.junit.as_deref(),
-    )?;
+    let finished = match options.reports {
+        true => {
+            let finished_run = RunData::load(&run_path)?;
+            let kept = samples_of(&finished_run.manifest, observer);
+            finish_reports(
+                &finished_run,
+                &kept,
+                &options.gate,
+                options.junit.as_deref(),
+            )?
+        }
+        false => finish_without_reports(&run_path, &options.gate, options.junit.as_deref())?,
+    };
     let judge_failed_everything = judged_cells_all_failed(&summary, &metrics);
     Ok(Ended::Complete(Evaluated {
         path: run_path,
@@ -289,6 +369,49 @@ pub fn run(
         finished,
         judge_failed_everything,
     }))
+}
+
+/// What the run of `options` is: data, metrics, the settings that change results (top-k,
+/// the sample limit, the shard) and the judge.
+fn identity(
+    options: &EvalOptions,
+    fresh: &Manifest,
+    names: &[String],
+    metrics: &[Box<dyn Metric>],
+    setup: &JudgeSetup,
+) -> Result<RunIdentity> {
+    let mut settings: std::collections::BTreeMap<String, String> = [
+        ("top_k".to_string(), format!("{:?}", options.top_k)),
+        ("samples".to_string(), format!("{:?}", options.samples)),
+    ]
+    .into();
+    // Only a sharded run names its shard, so unsharded runs keep the identity they had.
+    if let Some(shard) = options.shard {
+        settings.insert(SHARD_SETTING.into(), shard.to_string());
+    }
+    Ok(RunIdentity {
+        command: "eval".into(),
+        dataset_sha256: fresh.dataset.sha256.clone(),
+        metrics: names.to_vec(),
+        judge: setup.identity()?.for_tasks(&tasks_of(metrics)),
+        labels_sha256: None,
+        labels_file: None,
+        settings,
+    })
+}
+
+/// The samples `options` scores, streamed: the first `--samples`, of them those in the
+/// shard.
+fn run_samples(
+    options: &EvalOptions,
+) -> Result<impl Iterator<Item = std::result::Result<Sample, dataset::DatasetError>> + use<>> {
+    let shard = options.shard;
+    Ok(dataset::open(&options.data, &options.read_options()?)?
+        .take(options.samples.unwrap_or(usize::MAX))
+        .filter(move |sample| match (shard, sample) {
+            (Some(shard), Ok(sample)) => shard.holds(&sample.id),
+            _ => true,
+        }))
 }
 
 /// The settings a run of `options` would record (run directory, dataset, metrics, judge),
@@ -329,35 +452,63 @@ pub fn dry_run_over(
     observer: &dyn Observer,
     stand_in: &dyn Fn(&mut Sample),
 ) -> Result<crate::plan::Estimate> {
-    let (setup, planner) = crate::plan::planning_setup(&options.judge, env)?;
+    let judge = JudgeOptions {
+        batch: options.batch.is_some(),
+        ..options.judge.clone()
+    };
+    let (setup, planner) = crate::plan::planning_setup(&judge, env)?;
+    if let Some(mode) = &options.batch {
+        mode.check()?;
+        if setup.kind() != "endpoint" {
+            return Err(RunError::Usage(
+                "batch mode needs a judge endpoint (--judge-model and --judge-base-url)".into(),
+            ));
+        }
+    }
     let mut samples = dataset::open(&options.data, &options.read_options()?)?.peekable();
     let metrics = choose_metrics(options, &setup, &mut samples, observer)?;
+    drop(samples);
     let names: Vec<String> = metrics.iter().map(|m| m.name()).collect();
     check_gate(&options.gate, &names)?;
     announce_judges(&metrics, &setup, observer);
+    let top_k = options
+        .top_k
+        .map(|k| usize::try_from(k).unwrap_or(usize::MAX));
     let plan = EvalPlan {
         metrics: &metrics,
         names: &names,
         setup: &setup,
         planner: planner.as_ref(),
-        top_k: options
-            .top_k
-            .map(|k| usize::try_from(k).unwrap_or(usize::MAX)),
+        top_k,
         window: setup.window(),
     };
-    let stage = plan.run(
-        samples
-            .map(|sample| {
-                sample.map(|mut sample| {
-                    stand_in(&mut sample);
-                    sample
-                })
+    let stood_in = || -> Result<_> {
+        Ok(run_samples(options)?.map(|sample| {
+            sample.map(|mut sample| {
+                stand_in(&mut sample);
+                sample
             })
-            .take(options.samples.unwrap_or(usize::MAX)),
-        options.samples.map(|n| n as u64),
-        observer,
-    )?;
-    Ok(crate::plan::Estimate::new(setup.models(), vec![stage]))
+        }))
+    };
+    let total = options
+        .samples
+        .filter(|_| options.shard.is_none())
+        .map(|n| n as u64);
+    let stage = plan.run(stood_in()?, total, observer)?;
+    let mut estimate = crate::plan::Estimate::new(setup.models(), vec![stage]);
+    if let (Some(mode), Some(planner)) = (&options.batch, &planner) {
+        let planning = BatchPlanning {
+            metrics: &metrics,
+            names: &names,
+            setup: &setup,
+            planner,
+            top_k,
+            window: setup.window(),
+            limits: mode.limits,
+        };
+        estimate.batch = Some(planning.run(stood_in()?, total, observer)?);
+    }
+    Ok(estimate)
 }
 
 /// The metrics asked for, or every metric whose inputs the first sample has and that the
@@ -433,6 +584,7 @@ fn fresh_manifest(
         "seed": options.seed,
         "bootstrap_resamples": options.bootstrap_resamples,
         "top_k": options.top_k,
+        "shard": options.shard.map(|shard| shard.to_string()),
         "judge": setup.description,
     });
     Ok(Manifest::start("eval", dataset_info, records, settings))
@@ -446,6 +598,10 @@ pub(crate) fn session_end(stop: &judges::Stop) -> (SessionEnd, String) {
             (SessionEnd::CapReached, format!("judge cap reached: {cap}"))
         }
         judges::Stop::JudgeUnavailable(halt) => (SessionEnd::JudgeUnavailable, halt.to_string()),
+        judges::Stop::RequestsExported { files, requests } => (
+            SessionEnd::RequestsExported,
+            format!("{requests} requests written to {} file(s)", files.len()),
+        ),
     }
 }
 
@@ -600,29 +756,6 @@ pub(crate) fn announce_judges(
     for line in setup.route_lines(&tasks_of(metrics)) {
         observer.note(format!("judge: {line}"));
     }
-}
-
-/// The summary of every cell in the journal (earlier runs' included), read line by line.
-fn summarise(run_path: &Path, names: &[String], options: &EvalOptions) -> Result<Summary> {
-    let path = run_path.join(RESULTS_FILE);
-    let file = File::open(&path).map_err(RunError::read(&path))?;
-    let mut aggregator = Aggregator::new(names.to_vec());
-    let mut samples = HashSet::new();
-    for (index, line) in BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(RunError::read(&path))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let record: ResultRecord =
-            serde_json::from_str(&line).map_err(|source| RunError::Journal {
-                path: path.clone(),
-                line: index + 1,
-                source,
-            })?;
-        aggregator.add(&record.metric, &record.outcome);
-        samples.insert(record.sample_id);
-    }
-    Ok(aggregator.finish(samples.len(), options.bootstrap_resamples, options.seed))
 }
 
 /// One line per metric that left samples unscored, with its most frequent reason.

@@ -86,7 +86,7 @@ pub fn read_passes(
 }
 
 /// Writes `text` to `path` whole or not at all (temporary file, then rename).
-pub fn write_atomically(path: &Path, text: &str) -> Result<()> {
+pub fn write_atomically(path: &Path, text: impl AsRef<[u8]>) -> Result<()> {
     let temporary = path.with_extension("tmp");
     std::fs::write(&temporary, text)
         .and_then(|()| std::fs::rename(&temporary, path))

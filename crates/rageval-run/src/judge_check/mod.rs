@@ -19,7 +19,7 @@ pub mod labels;
 pub mod measure;
 pub mod stability;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use rageval_core::{Outcome, Sample};
@@ -31,6 +31,7 @@ use rageval_report::{
 };
 use serde_json::json;
 
+use crate::cells::Cells;
 use crate::ended::{Ended, Stopped, stop_or_cancelled};
 use crate::error::{Result, RunError};
 use crate::eval::{cancel_on, session_end, tasks_of};
@@ -323,7 +324,7 @@ impl Check<'_> {
 
         let repeats_done = journal::repeats_done(&run_path, &name)?;
         if prepared.resumed {
-            let first = prepared.done.iter().filter(|(_, m)| *m == name).count();
+            let first = prepared.done.count_of(&name);
             observer.note(format!(
                 "resuming {}: {first} of {} samples judged, {} repeat judgements kept",
                 run_path.display(),
@@ -399,7 +400,7 @@ impl Check<'_> {
                 };
                 let judges = again.judges.clone().plan_for(metrics);
                 for k in 2..=options.repeat {
-                    let done: HashSet<(String, String)> = repeats_done
+                    let done: Cells = repeats_done
                         .iter()
                         .filter(|(repeat, _)| *repeat == k)
                         .map(|(_, id)| (id.clone(), name.clone()))
@@ -525,7 +526,7 @@ fn pass_plan<'a>(
     name: &'a String,
     judges: &'a rageval_metrics::Judges,
     setup: &JudgeSetup,
-    done: &'a HashSet<(String, String)>,
+    done: &'a Cells,
     stopped: &'a (dyn Fn() -> bool + Sync),
 ) -> score::Plan<'a> {
     score::Plan {
@@ -537,6 +538,7 @@ fn pass_plan<'a>(
         in_flight: setup.concurrency.saturating_mul(2),
         done,
         stopped,
+        hold_failed: &|| false,
     }
 }
 

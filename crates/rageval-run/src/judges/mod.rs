@@ -16,6 +16,7 @@ pub mod local;
 
 use std::path::PathBuf;
 
+use rageval_judge::BatchStore;
 use rageval_judge::config::JudgeFlags;
 use rageval_judge::{Cap, Halt, Judge, JudgeSettings, Models};
 use rageval_metrics::{Judges, Requirements};
@@ -53,6 +54,10 @@ pub struct JudgeOptions {
     pub lang: LangChoice,
     /// `--context-window`, in tokens.
     pub context_window: u64,
+    /// Answers come through batch jobs (`eval --batch`, `--export-requests`,
+    /// `--import-responses`): batch prices, no requests- or tokens-per-minute limits, and
+    /// a cache that is read and written ([`crate::batch`]).
+    pub batch: bool,
 }
 
 impl Default for JudgeOptions {
@@ -63,6 +68,7 @@ impl Default for JudgeOptions {
             models_dir: None,
             lang: LangChoice::Auto,
             context_window: DEFAULT_CONTEXT_WINDOW,
+            batch: false,
         }
     }
 }
@@ -90,6 +96,8 @@ pub struct JudgeSetup {
     pub endpoints: Vec<String>,
     /// The GGUF file that answers or writes, when one does.
     pub gguf: Option<PathBuf>,
+    /// In batch mode, the store the chat model answers from (its counts correct the books).
+    pub batch: Option<BatchStore>,
     routing: Routing,
     models: Vec<JudgeModel>,
     heuristic: Heuristic,
@@ -106,6 +114,13 @@ pub enum Stop {
     CapReached(Cap),
     /// The judge refuses or cannot answer calls: resumable once it answers.
     JudgeUnavailable(Halt),
+    /// Batch mode with `--export-requests`: the next stage's requests were written to
+    /// `files` for another engine to answer; resumable with their answers
+    /// (`--import-responses`).
+    RequestsExported {
+        files: Vec<PathBuf>,
+        requests: usize,
+    },
 }
 
 /// Which tasks the chat judge answers, and whether it embeds.
@@ -324,9 +339,15 @@ pub enum Window {
 }
 
 /// The judge settings of `options`: flags over the environment over `rageval.toml` over
-/// defaults (docs/configuration.md). Reads the settings file; connects to nothing.
+/// defaults (docs/configuration.md), in batch mode with batch prices and no per-minute
+/// limits. Reads the settings file; connects to nothing.
 pub fn settings(options: &JudgeOptions, env: Env<'_>) -> Result<JudgeSettings> {
-    JudgeSettings::resolve(&options.flags, env).map_err(RunError::JudgeSettings)
+    let mut settings =
+        JudgeSettings::resolve(&options.flags, env).map_err(RunError::JudgeSettings)?;
+    if options.batch {
+        crate::batch::judge::for_batch(&mut settings)?;
+    }
+    Ok(settings)
 }
 
 /// Resolves the judges from the options, the environment and `rageval.toml`.
@@ -424,6 +445,7 @@ fn endpoint(
         concurrency: settings.limits.max_concurrency,
         endpoints,
         gguf: None,
+        batch: None,
         routing,
         models,
         heuristic,
@@ -546,6 +568,7 @@ fn local(
         description,
         concurrency: settings.limits.max_concurrency,
         endpoints: Vec::new(),
+        batch: None,
         routing,
         models,
         heuristic,

@@ -16,6 +16,7 @@ use rageval_report::JudgeUsage;
 
 use super::planner::Planner;
 use super::{EstimateRow, StageEstimate};
+use crate::cells::Cells;
 use crate::error::{Result, RunError};
 use crate::judges::JudgeSetup;
 use crate::observe::{Event, Observer, Progress};
@@ -114,7 +115,7 @@ impl EvalPlan<'_> {
         total: Option<u64>,
         observer: &dyn Observer,
     ) -> Result<usize> {
-        let done = Default::default();
+        let done = Cells::new();
         let not_stopped = || false;
         let mut count = 0;
         for sample in samples {
@@ -138,6 +139,7 @@ impl EvalPlan<'_> {
                     in_flight: 1,
                     done: &done,
                     stopped: &not_stopped,
+                    hold_failed: &not_stopped,
                 };
                 score_sample(&plan, sample.clone()).await;
             }

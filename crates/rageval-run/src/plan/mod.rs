@@ -129,11 +129,17 @@ impl StageEstimate {
 pub struct Estimate {
     pub models: Vec<JudgeModel>,
     pub stages: Vec<StageEstimate>,
+    /// With `--batch`: the batch stages and jobs the run would need.
+    pub batch: Option<crate::batch::plan::BatchPlan>,
 }
 
 impl Estimate {
     pub fn new(models: Vec<JudgeModel>, stages: Vec<StageEstimate>) -> Self {
-        Estimate { models, stages }
+        Estimate {
+            models,
+            stages,
+            batch: None,
+        }
     }
 
     /// The total over every stage.
@@ -213,6 +219,9 @@ impl Estimate {
             head[0] = "all stages".into();
             text.push('\n');
             text.push_str(&aligned(&[head, cells(&self.total())]));
+        }
+        if let Some(batch) = &self.batch {
+            text.push_str(&batch.render());
         }
         text
     }

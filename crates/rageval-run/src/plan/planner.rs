@@ -13,10 +13,11 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use rageval_core::Sample;
+use rageval_judge::batch::{BatchOptions, FailedItems};
 use rageval_judge::tokens::count_usage;
 use rageval_judge::{
-    ChatModel, ChatRequest, ChatResponse, Embedder, Judge, JudgeConfig, JudgeError, JudgeSettings,
-    LimiterConfig, Models, PriceTable,
+    AnyChatModel, BatchModel, BatchStore, ChatModel, ChatRequest, ChatResponse, Embedder, Judge,
+    JudgeConfig, JudgeError, JudgeSettings, LimiterConfig, Models, PriceTable,
 };
 use rageval_tasks::{Heuristic, SplitStatements};
 use serde_json::{Map, Value, json};
@@ -83,15 +84,34 @@ impl Planner {
     /// A fresh judge over the planning models, with its own books: no cache, no caps, no
     /// rate limits (nothing is sent).
     pub fn judge(&self) -> Judge<Models> {
-        let config = JudgeConfig {
+        Judge::new(self.models.clone(), None, self.config())
+    }
+
+    /// No cache, no caps, no rate limits, the run's prices.
+    fn config(&self) -> JudgeConfig {
+        JudgeConfig {
             limiter: LimiterConfig {
                 max_concurrency: 1024,
                 ..LimiterConfig::default()
             },
             prices: self.prices.clone(),
             ..JudgeConfig::default()
-        };
-        Judge::new(self.models.clone(), None, config)
+        }
+    }
+
+    /// A fresh judge like [`Planner::judge`] whose chat model is in batch mode over `store`,
+    /// asking the planning model at once for every request the store failed (the dry run
+    /// of `--batch` answers a stage that way, [`crate::batch::plan`]).
+    pub fn batch_judge(&self, store: &BatchStore) -> Judge<Models> {
+        let mut models = self.models.clone();
+        models.chat = models.chat.map(|chat| {
+            let options = BatchOptions {
+                failed_items: FailedItems::Sync,
+                ..BatchOptions::default()
+            };
+            AnyChatModel::new(BatchModel::with_options(chat, store.clone(), options))
+        });
+        Judge::new(models, None, self.config())
     }
 
     /// Makes `sample` the one whose requests are answered next (samples are planned one at

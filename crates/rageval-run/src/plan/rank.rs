@@ -57,6 +57,7 @@ pub fn pipeline(
     env: Env<'_>,
     observer: &dyn Observer,
 ) -> Result<Estimate> {
+    options.check()?;
     let rank_options = options.rank_options();
     let samples = rank_options.data.read()?;
     let (setup, planner) = super::planning_setup(&options.eval.judge, env)?;
@@ -82,7 +83,9 @@ pub fn pipeline(
     })?;
     let mut stages = vec![rank, reference];
     stages.extend(stand_in.stages);
-    Ok(Estimate::new(setup.models(), stages))
+    let mut estimate = Estimate::new(setup.models(), stages);
+    estimate.batch = stand_in.batch;
+    Ok(estimate)
 }
 
 fn rank_stage(

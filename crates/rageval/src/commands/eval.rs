@@ -5,11 +5,13 @@ use std::io::Write;
 
 use anyhow::Context as _;
 use rageval_core::dataset::Format;
+use rageval_judge::batch::{FailedItems, PollPolicy};
 use rageval_report::{Gate, render_summary_table};
+use rageval_run::batch::BatchMode;
 use rageval_run::eval::{self, EvalOptions};
 
 use super::{Exit, calibrate, completed, estimate};
-use crate::cli::{DataFormat, EvalArgs, GateArgs};
+use crate::cli::{BatchArgs, BatchFallbackArg, DataFormat, EvalArgs, GateArgs};
 use crate::judge;
 use crate::ui::Ui;
 
@@ -81,6 +83,27 @@ pub fn options(args: &EvalArgs) -> anyhow::Result<EvalOptions> {
         junit: args.gate.junit.clone(),
         labels: calibrate::options(&args.labels),
         judge: judge::options(&args.judge),
+        shard: args.shard,
+        batch: batch_mode(&args.batch),
+        reports: !args.no_reports,
+    })
+}
+
+/// Batch mode from its flags, when any is given.
+fn batch_mode(args: &BatchArgs) -> Option<BatchMode> {
+    args.any().then(|| BatchMode {
+        submit: args.batch,
+        failed_items: match args.batch_fallback {
+            BatchFallbackArg::Resubmit => FailedItems::Resubmit,
+            BatchFallbackArg::Sync => FailedItems::Sync,
+        },
+        export: args.export_requests.clone(),
+        import: args.import_responses.clone(),
+        poll: PollPolicy {
+            first: args.batch_poll,
+            ..PollPolicy::default()
+        },
+        ..BatchMode::default()
     })
 }
 

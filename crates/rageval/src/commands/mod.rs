@@ -1,12 +1,14 @@
 //! One function per command: `run(args, ui, out) -> Result<Exit>`. A command says how it
 //! ended ([`Exit`]); `main` alone turns that into the process's exit code.
 
+pub mod cache;
 pub mod calibrate;
 pub mod collect;
 pub mod compare;
 pub mod eval;
 pub mod index;
 pub mod judge_check;
+pub mod merge;
 pub mod metrics;
 pub mod rank;
 pub mod report;
@@ -36,6 +38,9 @@ pub enum Exit {
     /// 4: the judge refused or could not answer (unreachable, 401/403/404, an unknown
     /// model, every call failing), or every judged cell failed; resumable.
     JudgeFailed,
+    /// 5: batch mode wrote the next stage's judge requests out (`--export-requests`);
+    /// resumable with their answers (`--import-responses`).
+    RequestsExported,
     /// 130: Ctrl-C stopped the run; resumable.
     Interrupted,
 }
@@ -49,6 +54,7 @@ impl Exit {
             Exit::Error => 2,
             Exit::CapReached => 3,
             Exit::JudgeFailed => 4,
+            Exit::RequestsExported => 5,
             Exit::Interrupted => 130,
         }
     }
@@ -59,6 +65,7 @@ impl Exit {
             Stop::Cancelled => Exit::Interrupted,
             Stop::CapReached(_) => Exit::CapReached,
             Stop::JudgeUnavailable(_) => Exit::JudgeFailed,
+            Stop::RequestsExported { .. } => Exit::RequestsExported,
         }
     }
 
@@ -122,6 +129,8 @@ pub fn dispatch(command: Command, ui: &Ui) -> anyhow::Result<Exit> {
         Command::Rank(args) => rank::run(&args, ui, out)?,
         Command::Reference(args) => rank::reference::run(&args, ui, out)?,
         Command::Pipeline(args) => rank::pipeline::run(*args, ui, out)?,
+        Command::Merge(args) => merge::run(&args, ui, out)?,
+        Command::Cache(args) => cache::run(&args, ui)?,
     })
 }
 
@@ -134,6 +143,7 @@ pub fn hint_for(error: &anyhow::Error) -> Option<String> {
             Some(RunError::Report(inner)) => inner,
             Some(RunError::Metric(inner)) => inner,
             Some(RunError::ResumeRefused(inner)) => inner,
+            Some(RunError::MergeRefused(inner)) => inner,
             Some(RunError::Dataset(inner)) => inner,
             _ => cause,
         };
@@ -152,6 +162,23 @@ pub fn hint_for(error: &anyhow::Error) -> Option<String> {
             cause.downcast_ref::<rageval_report::ReportError>()
         {
             return Some("pass --overwrite, or --out with a new directory".into());
+        }
+        if cause
+            .downcast_ref::<rageval_run::merge::MergeRefused>()
+            .is_some()
+        {
+            return Some(
+                "give every shard's run directory once (`eval --shard i/n` of the same command \
+                 for i = 1..n, each finished)"
+                    .into(),
+            );
+        }
+        if let Some(RunError::Batch { .. }) = cause.downcast_ref::<RunError>() {
+            return Some(
+                "the batch jobs started so far are journaled in the run directory: run the same \
+                 command again to resume them"
+                    .into(),
+            );
         }
         if cause
             .downcast_ref::<rageval_run::resume::ResumeRefused>()

@@ -20,6 +20,7 @@ mod rank;
 mod report;
 mod resume;
 mod s4_pipeline;
+mod scale;
 mod snapshots;
 mod sources;
 

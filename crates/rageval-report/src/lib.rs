@@ -40,6 +40,7 @@
 mod accounting;
 mod agreement;
 mod agreement_render;
+mod calibrated;
 mod compare;
 mod compare_pairing;
 mod compare_render;
@@ -78,6 +79,7 @@ pub use agreement::{
     UnstableItem, VerdictChange, chance_level,
 };
 pub use agreement_render::render_agreement;
+pub use calibrated::Calibrated;
 pub use compare::{
     CompareSettings, Comparison, MetricDelta, PairComparison, Reading, RunRow, SampleFlip,
 };
@@ -104,7 +106,7 @@ pub use rank_agreement_render::{
 pub use reader::{RunData, read_results};
 pub use reports::{HTML_FILE, MARKDOWN_FILE, XLSX_FILE, write_reports};
 pub use run_dir::{MANIFEST_FILE, RESULTS_FILE, RunDir, SUMMARY_FILE, sha256_bytes, sha256_file};
-pub use run_samples::{read_dataset_of, read_run_samples};
+pub use run_samples::{open_run_dataset, read_dataset_of, read_run_samples};
 pub use summary::{Aggregator, MetricSummary, Summary};
 pub use svg::{IntervalRow, histogram, interval_chart};
 pub use table::render_summary_table;

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use rageval_core::Sample;
-use rageval_core::dataset::{self, FieldMap, Format, ReadOptions};
+use rageval_core::dataset::{self, DatasetError, FieldMap, Format, ReadOptions};
 
 use crate::{Manifest, ReportError, RunData, error_chain, sha256_file};
 
@@ -52,6 +52,18 @@ pub fn read_dataset_of(manifest: &Manifest, run_dir: &Path) -> Result<Vec<Sample
 
 /// Reads the dataset at `path` with the options the run used.
 fn read_dataset(manifest: &Manifest, path: &Path) -> Result<Vec<Sample>, String> {
+    open_run_dataset(manifest, path)
+        .map_err(|e| e.to_string())?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())
+}
+
+/// Streams the dataset at `path` with the options the run of `manifest` used (format,
+/// field map, sheet, sample limit), without checking its hash.
+pub fn open_run_dataset(
+    manifest: &Manifest,
+    path: &Path,
+) -> Result<impl Iterator<Item = Result<Sample, DatasetError>> + use<>, DatasetError> {
     let settings = &manifest.settings;
     let field_map: Vec<String> = settings["field_map"]
         .as_array()
@@ -71,17 +83,13 @@ fn read_dataset(manifest: &Manifest, path: &Path) -> Result<Vec<Sample>, String>
     };
     let options = ReadOptions {
         format,
-        field_map: FieldMap::parse(&field_map).map_err(|e| e.to_string())?,
+        field_map: FieldMap::parse(&field_map)?,
         sheet: settings["sheet"].as_str().map(String::from),
     };
     let limit = settings["samples"]
         .as_u64()
         .map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX));
-    dataset::open(path, &options)
-        .map_err(|e| e.to_string())?
-        .take(limit)
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| e.to_string())
+    Ok(dataset::open(path, &options)?.take(limit))
 }
 
 #[cfg(test)]

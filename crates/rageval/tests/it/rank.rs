@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use rageval_report::testing::calamine::{Data, Reader, Xlsx, open_workbook};
 use rageval_testkit::{MockConfig, Reply};
 use serde_json::{Value, json};
 
@@ -500,5 +501,26 @@ fn pipeline_ranks_writes_references_and_evaluates_the_top_k() {
     assert!(dataset.iter().all(|row| row["reference"].is_string()));
     let summary = read_json(&out.join("eval/summary.json"));
     assert_eq!(summary["samples"], 2, "{summary}");
-    assert!(out.join("eval/report.html").is_file());
+    // The eval run's human files show the retriever against the judge, per question.
+    let html = fs::read_to_string(out.join("eval/report.html")).unwrap();
+    assert!(html.contains("id=\"rank-agreement\""), "no rank agreement");
+    let md = fs::read_to_string(out.join("eval/report.md")).unwrap();
+    assert!(md.contains("Retriever versus judge"), "{md}");
+    let mut workbook: Xlsx<_> = open_workbook(out.join("eval/results.xlsx")).unwrap();
+    let sheet = workbook.worksheet_range("rank_agreement").unwrap();
+    let ids: Vec<String> = sheet.rows().skip(1).map(|row| row[0].to_string()).collect();
+    assert!(
+        ids.contains(&"q1".into()) && ids.contains(&"q2".into()),
+        "{ids:?}"
+    );
+    // The samples sheet carries each question beside its scores, in the dataset's order.
+    let samples = workbook.worksheet_range("samples").unwrap();
+    assert_eq!(
+        samples.get_value((0, 1)),
+        Some(&Data::String("question".into()))
+    );
+    assert_eq!(
+        samples.get_value((1, 1)),
+        Some(&Data::String("主营业务是什么？".into()))
+    );
 }

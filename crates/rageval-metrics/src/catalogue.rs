@@ -6,6 +6,7 @@ use crate::judged_catalogue::{JUDGED, MODE_ALIASES};
 use crate::lexical::{Lexical, LexicalKind};
 use crate::metric::{Input, Metric, MetricError, MetricInfo};
 use crate::retrieval::{Retrieval, RetrievalKind};
+use rageval_tasks::{Measurement, TaskKind};
 
 const ANSWER_REFERENCE: &[Input] = &[Input::Answer, Input::Reference];
 const IDS: &[Input] = &[Input::ContextIds, Input::ReferenceContextIds];
@@ -402,9 +403,63 @@ fn closest_name(name: &str) -> Option<&'static str> {
         .map(|(candidate, _)| find(candidate).map(|info| info.name).unwrap_or(candidate))
 }
 
+/// The agreement figures in `figures` that speak for `metric`: figures of the judge tasks it
+/// asks, measured in its setting. Every support-verdict figure was measured judging an
+/// answer's claims against retrieved passages, so it speaks for metrics that judge the
+/// answer by the contexts (faithfulness) and not for, say, answer_correctness (the answer
+/// against the reference); a figure whose measure names a metric (`answer relevance
+/// pairwise accuracy`) speaks only for that metric.
+pub fn measured_for(metric: &dyn Metric, figures: Vec<Measurement>) -> Vec<Measurement> {
+    let requirements = metric.requirements();
+    let own = metric.info().name.replace('_', " ");
+    figures
+        .into_iter()
+        .filter(|figure| requirements.tasks.contains(&figure.task))
+        .filter(|figure| {
+            figure.task != TaskKind::SupportVerdicts || requirements.answer_by_contexts
+        })
+        .filter(|figure| {
+            catalogue()
+                .map(|info| info.name.replace('_', " "))
+                .filter(|name| figure.measure.starts_with(&format!("{name} ")))
+                .all(|name| name == own)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression: `metrics explain answer_correctness` listed faithfulness's figures (the
+    /// same support-verdict task, measured judging answers against contexts, not against a
+    /// reference).
+    #[test]
+    fn figures_speak_only_for_the_metric_s_own_tasks_and_setting() {
+        let figures = rageval_tasks::measurements();
+        let measured = |name: &str| {
+            let metric = build(name).unwrap();
+            measured_for(metric.as_ref(), figures.clone())
+        };
+        let faithfulness = measured("faithfulness");
+        assert!(!faithfulness.is_empty());
+        assert!(
+            faithfulness
+                .iter()
+                .all(|f| f.task == TaskKind::SupportVerdicts)
+        );
+        assert!(
+            measured("answer_correctness")
+                .iter()
+                .all(|f| f.task != TaskKind::SupportVerdicts),
+            "{:?}",
+            measured("answer_correctness")
+        );
+        for figure in measured("answer_relevance") {
+            assert!(!figure.measure.starts_with("faithfulness"), "{figure}");
+        }
+        assert!(measured("rouge_l").is_empty());
+    }
 
     #[test]
     fn names_and_aliases_are_unique() {

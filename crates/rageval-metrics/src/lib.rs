@@ -29,6 +29,6 @@ mod metric;
 pub mod retrieval;
 pub mod scoring;
 
-pub use catalogue::{build, catalogue, find, input_defaults, model_free_defaults};
+pub use catalogue::{build, catalogue, find, input_defaults, measured_for, model_free_defaults};
 pub use metric::{Input, Metric, MetricError, MetricInfo, ModeInfo, ModelFree, Requirements};
 pub use scoring::{Failure, Judges, ScoringContext};

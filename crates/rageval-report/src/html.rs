@@ -20,6 +20,7 @@ use rageval_core::{Evidence, Outcome, Sample, Verdict, VerdictTarget};
 
 use crate::agreement_render::render_agreement;
 use crate::escape::escape_html as e;
+use crate::judge_agreement::{chance_suffix, judges_html};
 use crate::judge_report::judge_html;
 use crate::outcome_text::detail_value;
 use crate::page::{html_document, number, shorten};
@@ -127,11 +128,12 @@ fn summary_section(run: &RunData, metrics: &[String]) -> String {
         values.sort_by(f64::total_cmp);
         let _ = writeln!(
             html,
-            "<tr><td><code>{}</code></td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+            "<tr><td><code>{}</code></td><td class=\"num\">{}{}</td><td class=\"num\">{}</td>\
              <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
              <td>{}</td></tr>",
             e(name),
             number(m.mean),
+            chance_suffix(run, name),
             interval(m),
             m.n_scored,
             m.n_undefined,
@@ -148,6 +150,7 @@ fn summary_section(run: &RunData, metrics: &[String]) -> String {
         }
     }
     html.push_str("</tbody></table>\n");
+    html.push_str(&judges_html(run, metrics));
     if !rows.is_empty() {
         html.push_str("<h3>Means with 95% intervals</h3>\n");
         html.push_str(&interval_chart(&rows, 640, false));

@@ -24,6 +24,8 @@
 //!   [`render_run_summary`], [`render_agreement`], [`render_sample_table`] and
 //!   [`render_compare_body`] are pieces of the pages for other HTML (`rageval serve`), and
 //!   [`html_document`] their shell.
+//! - [`TaskJudgeRecord`]: which judge answered each judged metric's tasks and its measured
+//!   agreement ([`judge_lines`]), shown beside the metric's score in every human file.
 //! - [`Gate`]: `--fail-under` thresholds; [`render_junit`] the CI report of a gate.
 //! - [`Comparison`]: the version table of two or more runs — system versions over the same
 //!   questions, samples paired by id and question ([`Pairing`]) — with paired statistics
@@ -50,6 +52,7 @@ mod escape;
 mod gate;
 mod html;
 mod journal;
+mod judge_agreement;
 mod judge_report;
 mod manifest;
 mod markdown;
@@ -93,7 +96,10 @@ pub use escape::{escape_html, escape_markdown_cell};
 pub use gate::{FailingSample, Gate, GateCheck, GateOutcome, Threshold, render_junit};
 pub use html::{render_html, render_run_summary, render_sample_table};
 pub use journal::{JournalWriter, ResultRecord};
-pub use manifest::{DatasetInfo, Manifest, MetricRecord, RunStatus, ToolInfo};
+pub use judge_agreement::{CHANCE, INCLUDES_CHANCE, UNMEASURED, includes_chance, judge_lines};
+pub use manifest::{
+    DatasetInfo, Manifest, MeasuredFigure, MetricRecord, RunStatus, TaskJudgeRecord, ToolInfo,
+};
 pub use markdown::render_markdown;
 pub use page::html_document;
 pub use rank_agreement::{

@@ -41,6 +41,36 @@ pub struct MetricRecord {
     pub name: String,
     pub formula: String,
     pub source: String,
+    /// Who answered each judge task the metric asks, with the agreement measured for that
+    /// implementation on that task in this metric's setting (empty for a model-free metric,
+    /// and in runs written before it was recorded).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub judges: Vec<TaskJudgeRecord>,
+}
+
+/// One judge task of a metric and the implementation that answered it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskJudgeRecord {
+    /// The task (`support_verdicts`).
+    pub task: String,
+    /// The implementation, e.g. `llm openai:gpt-4o`, `llm gguf:qwen.gguf`, `heuristic
+    /// content_word_overlap v3`, or `unavailable`.
+    pub answered_by: String,
+    /// Agreement with human labels measured for it; empty: unmeasured.
+    #[serde(default)]
+    pub measured: Vec<MeasuredFigure>,
+}
+
+/// One agreement figure measured on human-labelled data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MeasuredFigure {
+    pub dataset: String,
+    /// `pairwise accuracy`, `balanced accuracy`, … (each at chance 0.5).
+    pub measure: String,
+    pub value: f64,
+    /// Over how many items.
+    pub count: usize,
+    pub unit: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use crate::RunData;
 use crate::agreement_render::agreement_markdown;
 use crate::escape::escape_markdown_cell as cell;
+use crate::judge_agreement::{chance_suffix, judges_markdown};
 use crate::judge_report::judge_markdown;
 use crate::page::number;
 use crate::rank_agreement_render::rank_agreement_markdown;
@@ -40,9 +41,10 @@ pub fn render_markdown(run: &RunData) -> String {
         };
         let _ = writeln!(
             md,
-            "| `{}` | {} | {} | {} | {} | {} |",
+            "| `{}` | {}{} | {} | {} | {} | {} |",
             cell(name),
             number(s.mean),
+            chance_suffix(run, name),
             s.ci95
                 .map_or_else(|| "—".into(), |[l, h]| format!("[{l:.4}, {h:.4}]")),
             s.n_scored,
@@ -55,6 +57,7 @@ pub fn render_markdown(run: &RunData) -> String {
         "\nIntervals: {} bootstrap of the mean, {} resamples, seed {}.",
         run.summary.bootstrap.method, run.summary.bootstrap.resamples, run.summary.bootstrap.seed
     );
+    md.push_str(&judges_markdown(run, &metrics));
 
     let mut reasons = String::new();
     for name in &metrics {

@@ -46,6 +46,7 @@ pub fn write_run<S: AsRef<str>>(path: &Path, sha256: &str, results: &[(S, &str, 
                 name: name.clone(),
                 formula: format!("{name} formula"),
                 source: "test".into(),
+                judges: Vec::new(),
             })
             .collect(),
         serde_json::json!({}),

@@ -19,7 +19,7 @@ use rust_xlsxwriter::{Format, Workbook, Worksheet, XlsxError};
 
 use crate::outcome_text::outcome_reason;
 use crate::rank_agreement_render::rank_agreement_sheet;
-use crate::{ReportError, RunData};
+use crate::{INCLUDES_CHANCE, ReportError, RunData, includes_chance, judge_lines};
 
 /// Excel's limit on the characters of one cell.
 const CELL_LIMIT: usize = 32_767;
@@ -99,6 +99,8 @@ fn summary_sheet(
         "max",
         "undefined_reasons",
         "failed_errors",
+        "judge",
+        "judge_note",
     ];
     write_header(sheet, &header, bold)?;
     let mut row = 1u32;
@@ -129,11 +131,16 @@ fn summary_sheet(
         }
         write_text(sheet, row, 10, &counted(&m.undefined_reasons))?;
         write_text(sheet, row, 11, &counted(&m.failed_errors))?;
+        write_text(sheet, row, 12, &judge_lines(run, name).join("\n"))?;
+        if includes_chance(run, name) {
+            write_text(sheet, row, 13, INCLUDES_CHANCE)?;
+        }
         row += 1;
     }
     sheet.set_column_width(0, 24)?;
     sheet.set_column_width(10, 40)?;
     sheet.set_column_width(11, 40)?;
+    sheet.set_column_width(12, 60)?;
     sheet.set_freeze_panes(1, 1)?;
     Ok(())
 }

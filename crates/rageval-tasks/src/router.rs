@@ -118,17 +118,23 @@ pub enum Answerer {
 }
 
 impl TaskRoute {
-    /// One line for stderr, e.g. `support_verdicts: heuristic content_word_overlap v1 —
-    /// WikiEval faithfulness pairwise accuracy 1.00 (10 pairs); ...`.
-    pub fn summary(&self) -> String {
-        let who = match &self.answered_by {
+    /// The implementation in a few words: `llm BACKEND:MODEL`, `heuristic NAME vN
+    /// (EMBEDDER)`, or `unavailable`.
+    pub fn who(&self) -> String {
+        match &self.answered_by {
             None => "unavailable".to_owned(),
             Some(Answerer::Llm { backend, model, .. }) => format!("llm {backend}:{model}"),
             Some(Answerer::Heuristic(info)) => match &info.embedder {
                 Some(embedder) => format!("heuristic {} v{} ({embedder})", info.name, info.version),
                 None => format!("heuristic {} v{}", info.name, info.version),
             },
-        };
+        }
+    }
+
+    /// One line for stderr, e.g. `support_verdicts: heuristic content_word_overlap v1 —
+    /// WikiEval faithfulness pairwise accuracy 1.00 (10 pairs); ...`.
+    pub fn summary(&self) -> String {
+        let who = self.who();
         let figures: Vec<String> = self.measured.iter().map(ToString::to_string).collect();
         if self.answered_by.is_none() {
             format!("{}: {who}", self.task)

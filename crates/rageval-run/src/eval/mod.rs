@@ -574,6 +574,7 @@ fn fresh_manifest(
             name: metric.name(),
             formula: metric.formula().0.to_string(),
             source: metric.formula().1.to_string(),
+            judges: setup.metric_judges(metric.as_ref()),
         })
         .collect();
     let settings = json!({

@@ -577,6 +577,8 @@ fn fresh_manifest(
         name: metric.name(),
         formula: metric.formula().0.to_string(),
         source: metric.formula().1.to_string(),
+        // This run measures its judge; agreement.json holds the figures.
+        judges: Vec::new(),
     };
     let settings = json!({
         "labels": options.labels.display().to_string(),

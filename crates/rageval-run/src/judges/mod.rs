@@ -223,6 +223,39 @@ impl JudgeSetup {
         self.description["model"].as_str()
     }
 
+    /// Who answers each task `metric` asks, with the figures measured for that
+    /// implementation in the metric's setting (`rageval_metrics::measured_for`): the
+    /// manifest's `metrics[].judges`, which the reports show beside the metric's score.
+    pub fn metric_judges(
+        &self,
+        metric: &dyn rageval_metrics::Metric,
+    ) -> Vec<rageval_report::TaskJudgeRecord> {
+        let Some(tasks) = self.judges.tasks() else {
+            return Vec::new();
+        };
+        let routes = tasks.describe();
+        metric
+            .requirements()
+            .tasks
+            .iter()
+            .filter_map(|task| routes.iter().find(|route| route.task == *task))
+            .map(|route| rageval_report::TaskJudgeRecord {
+                task: route.task.to_string(),
+                answered_by: route.who(),
+                measured: rageval_metrics::measured_for(metric, route.measured.clone())
+                    .into_iter()
+                    .map(|m| rageval_report::MeasuredFigure {
+                        dataset: m.dataset,
+                        measure: m.measure,
+                        value: m.value,
+                        count: m.count,
+                        unit: m.unit,
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+
     /// One line per task the metrics need: who answers it and how well it measured.
     pub fn route_lines(&self, needed: &[TaskKind]) -> Vec<String> {
         let Some(tasks) = self.judges.tasks() else {

@@ -134,34 +134,44 @@ fn explain(info: &MetricInfo, out: &mut dyn Write) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A measured accuracy this close to 0.5 is near chance.
-const NEAR_CHANCE: f64 = 0.1;
-
-/// The offline heuristic judge's measured agreement for the tasks a judged metric asks
-/// (`rageval judge-check` measures any judge the same way), with a warning near chance.
+/// The offline heuristic judge's measured agreement for the tasks a judged metric asks, in
+/// its setting (`rageval judge-check` measures any judge the same way), each with its 95%
+/// interval and a warning where that interval reaches chance; "unmeasured" when none.
 fn offline_agreement(info: &MetricInfo) -> String {
     let Ok(metric) = rageval_metrics::build(info.name) else {
         return String::new();
     };
-    let tasks = metric.requirements().tasks;
-    let figures: Vec<_> = rageval_tasks::measurements()
-        .into_iter()
-        .filter(|m| tasks.contains(&m.task))
-        .collect();
-    if figures.is_empty() {
+    if metric.requirements().tasks.is_empty() {
         return String::new();
     }
-    let mut text = String::from(
-        "  offline:  the heuristic judge's measured agreement with human labels
-",
-    );
+    // Only figures measured for this metric's own tasks, in its setting.
+    let figures = rageval_metrics::measured_for(metric.as_ref(), rageval_tasks::measurements());
+    let mut text = if figures.is_empty() {
+        String::from(
+            "  offline:  the heuristic judge's agreement with human labels on this metric's tasks \
+             is unmeasured\n",
+        )
+    } else {
+        String::from("  offline:  the heuristic judge's measured agreement with human labels\n")
+    };
     for figure in figures {
-        let warning = if (figure.value - 0.5).abs() < NEAR_CHANCE {
-            "  — near chance: use a model judge for this"
+        let shown = rageval_report::MeasuredFigure {
+            dataset: figure.dataset,
+            measure: figure.measure,
+            value: figure.value,
+            count: figure.count,
+            unit: figure.unit,
+        };
+        let warning = if shown.includes_chance() {
+            "  — interval includes chance: use a model judge for this"
         } else {
             ""
         };
-        text.push_str(&format!("    {}: {figure}{warning}\n", figure.task));
+        text.push_str(&format!(
+            "    {}: {}{warning}\n",
+            figure.task,
+            shown.describe()
+        ));
     }
     text.push_str("    (measure any judge: `rageval judge-check`, docs/judge-fidelity.md)\n");
     text

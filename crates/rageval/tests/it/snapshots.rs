@@ -263,3 +263,18 @@ fn rank_figures() {
         insta::assert_snapshot!("rank_figures", stdout(&output));
     });
 }
+
+/// `metrics explain` lists only the figures measured for the metric's own tasks in its
+/// setting: answer_correctness judges the answer against the reference, so faithfulness's
+/// support-verdict figures (answers against contexts) are not its own.
+#[test]
+fn metrics_explain_shows_only_the_metric_s_own_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    for metric in ["faithfulness", "answer_correctness"] {
+        let output = rageval(dir.path(), &["metrics", "explain", metric]);
+        assert!(output.status.success(), "{}", stderr(&output));
+        with_filters(dir.path(), || {
+            insta::assert_snapshot!(format!("explain_{metric}"), stdout(&output));
+        });
+    }
+}

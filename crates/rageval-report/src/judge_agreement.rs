@@ -1,0 +1,278 @@
+//! Which judge answered each judged metric and how well that judge was measured to agree with
+//! people on the metric's tasks — the words every human file puts beside a judged score, from
+//! the manifest's [`MetricRecord::judges`]. A figure is shown with a 95% Wilson interval over
+//! its items; where that interval reaches chance (0.5 for pairwise accuracy, balanced
+//! accuracy and AUROC alike) the score is marked "interval includes chance".
+//!
+//! The interval treats the figure as a proportion of `count` independent items: exact for
+//! pairwise accuracy, an approximation for balanced accuracy and AUROC. Nothing here
+//! measures agreement; `rageval judge-check` does.
+
+use crate::{
+    MeasuredFigure, MetricRecord, RunData, TaskJudgeRecord, escape_html, escape_markdown_cell,
+};
+
+/// Every figure recorded here is at chance at 0.5.
+pub const CHANCE: f64 = 0.5;
+/// What a score is marked with when a figure's interval reaches chance.
+pub const INCLUDES_CHANCE: &str = "interval includes chance";
+/// What a task without measured figures says.
+pub const UNMEASURED: &str = "unmeasured";
+
+/// z for a two-sided 95% interval.
+const Z95: f64 = 1.959_963_984_540_054;
+
+impl MeasuredFigure {
+    /// The 95% Wilson score interval of the figure over its items (`None` without items).
+    pub fn ci95(&self) -> Option<[f64; 2]> {
+        if self.count == 0 || !self.value.is_finite() {
+            return None;
+        }
+        let n = self.count as f64;
+        let p = self.value.clamp(0.0, 1.0);
+        let z2 = Z95 * Z95;
+        let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
+        let half = Z95 / (1.0 + z2 / n) * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+        Some([(centre - half).max(0.0), (centre + half).min(1.0)])
+    }
+
+    /// Whether the interval reaches chance (no interval counts as reaching it).
+    pub fn includes_chance(&self) -> bool {
+        self.ci95()
+            .is_none_or(|[low, high]| low <= CHANCE && CHANCE <= high)
+    }
+
+    /// `WikiEval pairwise accuracy 0.90 [0.74, 0.97] (30 pairs)`.
+    pub fn describe(&self) -> String {
+        let interval = self.ci95().map_or(String::new(), |[low, high]| {
+            format!(" [{low:.2}, {high:.2}]")
+        });
+        format!(
+            "{} {} {:.2}{interval} ({} {})",
+            self.dataset, self.measure, self.value, self.count, self.unit
+        )
+    }
+}
+
+impl TaskJudgeRecord {
+    /// `support_verdicts: heuristic … v3 — WikiEval … ; …` or `… — unmeasured`.
+    pub fn describe(&self) -> String {
+        let figures: Vec<String> = self.measured.iter().map(MeasuredFigure::describe).collect();
+        let measured = if figures.is_empty() {
+            UNMEASURED.to_string()
+        } else {
+            figures.join("; ")
+        };
+        format!("{}: {} — {measured}", self.task, self.answered_by)
+    }
+}
+
+/// The judge lines of the metric `name` in `run` (empty for a model-free metric or a run
+/// that did not record its judges).
+pub fn judge_lines(run: &RunData, name: &str) -> Vec<String> {
+    record(run, name).map_or_else(Vec::new, |r| {
+        r.judges.iter().map(TaskJudgeRecord::describe).collect()
+    })
+}
+
+/// Whether a figure measured for the judge of the metric `name` has an interval that
+/// reaches chance.
+pub fn includes_chance(run: &RunData, name: &str) -> bool {
+    record(run, name).is_some_and(|r| {
+        r.judges
+            .iter()
+            .flat_map(|j| &j.measured)
+            .any(MeasuredFigure::includes_chance)
+    })
+}
+
+/// The mean's cell suffix: ` (interval includes chance)` where so, else nothing.
+pub(crate) fn chance_suffix(run: &RunData, name: &str) -> &'static str {
+    if includes_chance(run, name) {
+        " (interval includes chance)"
+    } else {
+        ""
+    }
+}
+
+/// The "Judges" list of report.html: one item per judged metric (nothing when none).
+pub(crate) fn judges_html(run: &RunData, metrics: &[String]) -> String {
+    let items: Vec<String> = metrics
+        .iter()
+        .filter_map(|name| {
+            let lines = judge_lines(run, name);
+            (!lines.is_empty()).then(|| {
+                let lines: Vec<String> = lines.iter().map(|l| escape_html(l)).collect();
+                format!(
+                    "<li><code>{}</code>: {}</li>",
+                    escape_html(name),
+                    lines.join("<br>")
+                )
+            })
+        })
+        .collect();
+    if items.is_empty() {
+        return String::new();
+    }
+    format!(
+        "<h3 id=\"judges\">Judges</h3>\n<p class=\"muted\">Who answered each judged metric's \
+         tasks, and its agreement with human labels measured on labelled sets (95% Wilson \
+         intervals; chance is 0.5).</p>\n<ul>\n{}\n</ul>\n",
+        items.join("\n")
+    )
+}
+
+/// The same list for report.md.
+pub(crate) fn judges_markdown(run: &RunData, metrics: &[String]) -> String {
+    let mut md = String::new();
+    for name in metrics {
+        for line in judge_lines(run, name) {
+            md.push_str(&format!("- `{name}`: {}\n", escape_markdown_cell(&line)));
+        }
+    }
+    if md.is_empty() {
+        return md;
+    }
+    format!(
+        "\nJudges (agreement with human labels measured on labelled sets, 95% Wilson \
+         intervals; chance is 0.5):\n\n{md}"
+    )
+}
+
+fn record<'a>(run: &'a RunData, name: &str) -> Option<&'a MetricRecord> {
+    run.manifest.metrics.iter().find(|m| m.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn figure(value: f64, count: usize) -> MeasuredFigure {
+        MeasuredFigure {
+            dataset: "WikiEval".into(),
+            measure: "pairwise accuracy".into(),
+            value,
+            count,
+            unit: "pairs".into(),
+        }
+    }
+
+    /// Wilson interval by hand (Wilson 1927; e.g. Agresti & Coull 1998, eq. 2): p = 0.8,
+    /// n = 10: centre (0.8 + 3.8415/20) / 1.38415 = 0.71674, half-width
+    /// 1.95996/1.38415 · √(0.016 + 0.0096037) = 0.22658 → [0.4902, 0.9433].
+    #[test]
+    fn the_interval_is_wilson_s() {
+        let [low, high] = figure(0.8, 10).ci95().unwrap();
+        assert!(
+            (low - 0.4902).abs() < 1e-3 && (high - 0.9433).abs() < 1e-3,
+            "{low} {high}"
+        );
+        assert!(figure(0.8, 10).includes_chance());
+        assert!(!figure(0.8, 100).includes_chance());
+        assert!(figure(0.52, 219).includes_chance());
+        assert!(figure(0.9, 0).ci95().is_none() && figure(0.9, 0).includes_chance());
+        assert_eq!(
+            figure(1.0, 10).describe(),
+            "WikiEval pairwise accuracy 1.00 [0.72, 1.00] (10 pairs)"
+        );
+    }
+
+    #[test]
+    fn a_task_without_figures_reads_unmeasured() {
+        let record = TaskJudgeRecord {
+            task: "support_verdicts".into(),
+            answered_by: "llm gguf:judge.gguf".into(),
+            measured: Vec::new(),
+        };
+        assert_eq!(
+            record.describe(),
+            "support_verdicts: llm gguf:judge.gguf — unmeasured"
+        );
+    }
+
+    /// Every human file names the judge of a judged metric beside its score, with its
+    /// figures or "unmeasured", and marks a score whose judge's interval reaches chance.
+    #[test]
+    fn every_human_file_names_the_judge_and_marks_chance() {
+        use crate::testing::calamine::{Data, Reader, Xlsx, open_workbook};
+        use crate::{render_html, render_markdown, write_xlsx};
+        use rageval_core::Outcome;
+
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run");
+        crate::testing::write_run(
+            &path,
+            "abc",
+            &[
+                ("q1", "faithfulness", Outcome::bare(0.5)),
+                ("q1", "answer_correctness", Outcome::bare(0.25)),
+                ("q1", "rouge_l", Outcome::bare(0.75)),
+            ],
+        );
+        let mut run = RunData::load(&path).unwrap();
+        for record in &mut run.manifest.metrics {
+            record.judges = match record.name.as_str() {
+                "faithfulness" => vec![TaskJudgeRecord {
+                    task: "support_verdicts".into(),
+                    answered_by: "heuristic content_word_overlap v3".into(),
+                    measured: vec![figure(0.52, 219)],
+                }],
+                "answer_correctness" => vec![TaskJudgeRecord {
+                    task: "support_verdicts".into(),
+                    answered_by: "llm gguf:judge.gguf".into(),
+                    measured: Vec::new(),
+                }],
+                _ => Vec::new(),
+            };
+        }
+        assert!(includes_chance(&run, "faithfulness"));
+        assert!(!includes_chance(&run, "answer_correctness"));
+        let faithful = "support_verdicts: heuristic content_word_overlap v3 — WikiEval \
+                        pairwise accuracy 0.52 [0.45, 0.59] (219 pairs)";
+        let unmeasured = "support_verdicts: llm gguf:judge.gguf — unmeasured";
+
+        let html = render_html(&run, &[]);
+        assert!(
+            html.contains(faithful) && html.contains(unmeasured),
+            "{html}"
+        );
+        assert!(html.contains("0.5000 (interval includes chance)"));
+        assert!(!html.contains("0.7500 (interval includes chance)"));
+        let md = render_markdown(&run);
+        assert!(
+            md.contains(&format!("- `faithfulness`: {faithful}")),
+            "{md}"
+        );
+        assert!(md.contains(&format!("- `answer_correctness`: {unmeasured}")));
+        assert!(md.contains("| 0.5000 (interval includes chance) |"), "{md}");
+        assert!(!md.contains("`rouge_l`:"));
+
+        let xlsx = path.join("results.xlsx");
+        write_xlsx(&run, &[], &xlsx).unwrap();
+        let mut workbook: Xlsx<_> = open_workbook(&xlsx).unwrap();
+        let sheet = workbook.worksheet_range("summary").unwrap();
+        assert_eq!(
+            sheet.get_value((0, 12)),
+            Some(&Data::String("judge".into()))
+        );
+        let row = |metric: &str| {
+            (1..sheet.height() as u32)
+                .find(|&r| sheet.get_value((r, 0)) == Some(&Data::String(metric.into())))
+                .unwrap()
+        };
+        let faithfulness = row("faithfulness");
+        assert_eq!(
+            sheet.get_value((faithfulness, 12)),
+            Some(&Data::String(faithful.into()))
+        );
+        assert_eq!(
+            sheet.get_value((faithfulness, 13)),
+            Some(&Data::String(INCLUDES_CHANCE.into()))
+        );
+        assert_eq!(
+            sheet.get_value((row("answer_correctness"), 12)),
+            Some(&Data::String(unmeasured.into()))
+        );
+        assert_eq!(sheet.get_value((row("rouge_l"), 12)), Some(&Data::Empty));
+    }
+}

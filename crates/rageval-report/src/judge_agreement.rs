@@ -9,7 +9,8 @@
 //! measures agreement; `rageval judge-check` does.
 
 use crate::{
-    MeasuredFigure, MetricRecord, RunData, TaskJudgeRecord, escape_html, escape_markdown_cell,
+    Manifest, MeasuredFigure, MetricRecord, RunData, TaskJudgeRecord, escape_html,
+    escape_markdown_cell,
 };
 
 /// Every figure recorded here is at chance at 0.5.
@@ -67,18 +68,18 @@ impl TaskJudgeRecord {
     }
 }
 
-/// The judge lines of the metric `name` in `run` (empty for a model-free metric or a run
-/// that did not record its judges).
-pub fn judge_lines(run: &RunData, name: &str) -> Vec<String> {
-    record(run, name).map_or_else(Vec::new, |r| {
+/// The judge lines of the metric `name` in a run's manifest (empty for a model-free metric
+/// or a run that did not record its judges).
+pub fn judge_lines(manifest: &Manifest, name: &str) -> Vec<String> {
+    record(manifest, name).map_or_else(Vec::new, |r| {
         r.judges.iter().map(TaskJudgeRecord::describe).collect()
     })
 }
 
 /// Whether a figure measured for the judge of the metric `name` has an interval that
 /// reaches chance.
-pub fn includes_chance(run: &RunData, name: &str) -> bool {
-    record(run, name).is_some_and(|r| {
+pub fn includes_chance(manifest: &Manifest, name: &str) -> bool {
+    record(manifest, name).is_some_and(|r| {
         r.judges
             .iter()
             .flat_map(|j| &j.measured)
@@ -86,9 +87,26 @@ pub fn includes_chance(run: &RunData, name: &str) -> bool {
     })
 }
 
+/// The lines the console prints under the summary table: per judged metric and task, who
+/// answered and its measured agreement, `(interval includes chance)` where so.
+pub fn render_judge_lines(manifest: &Manifest, metrics: &[String]) -> String {
+    let mut text = String::new();
+    for name in metrics {
+        let chance = if includes_chance(manifest, name) {
+            " (interval includes chance)"
+        } else {
+            ""
+        };
+        for line in judge_lines(manifest, name) {
+            text.push_str(&format!("judge of {name}: {line}{chance}\n"));
+        }
+    }
+    text
+}
+
 /// The mean's cell suffix: ` (interval includes chance)` where so, else nothing.
 pub(crate) fn chance_suffix(run: &RunData, name: &str) -> &'static str {
-    if includes_chance(run, name) {
+    if includes_chance(&run.manifest, name) {
         " (interval includes chance)"
     } else {
         ""
@@ -100,7 +118,7 @@ pub(crate) fn judges_html(run: &RunData, metrics: &[String]) -> String {
     let items: Vec<String> = metrics
         .iter()
         .filter_map(|name| {
-            let lines = judge_lines(run, name);
+            let lines = judge_lines(&run.manifest, name);
             (!lines.is_empty()).then(|| {
                 let lines: Vec<String> = lines.iter().map(|l| escape_html(l)).collect();
                 format!(
@@ -126,7 +144,7 @@ pub(crate) fn judges_html(run: &RunData, metrics: &[String]) -> String {
 pub(crate) fn judges_markdown(run: &RunData, metrics: &[String]) -> String {
     let mut md = String::new();
     for name in metrics {
-        for line in judge_lines(run, name) {
+        for line in judge_lines(&run.manifest, name) {
             md.push_str(&format!("- `{name}`: {}\n", escape_markdown_cell(&line)));
         }
     }
@@ -139,8 +157,8 @@ pub(crate) fn judges_markdown(run: &RunData, metrics: &[String]) -> String {
     )
 }
 
-fn record<'a>(run: &'a RunData, name: &str) -> Option<&'a MetricRecord> {
-    run.manifest.metrics.iter().find(|m| m.name == name)
+fn record<'a>(manifest: &'a Manifest, name: &str) -> Option<&'a MetricRecord> {
+    manifest.metrics.iter().find(|m| m.name == name)
 }
 
 #[cfg(test)]
@@ -225,8 +243,8 @@ mod tests {
                 _ => Vec::new(),
             };
         }
-        assert!(includes_chance(&run, "faithfulness"));
-        assert!(!includes_chance(&run, "answer_correctness"));
+        assert!(includes_chance(&run.manifest, "faithfulness"));
+        assert!(!includes_chance(&run.manifest, "answer_correctness"));
         let faithful = "support_verdicts: heuristic content_word_overlap v3 — WikiEval \
                         pairwise accuracy 0.52 [0.45, 0.59] (219 pairs)";
         let unmeasured = "support_verdicts: llm gguf:judge.gguf — unmeasured";
@@ -246,6 +264,14 @@ mod tests {
         assert!(md.contains(&format!("- `answer_correctness`: {unmeasured}")));
         assert!(md.contains("| 0.5000 (interval includes chance) |"), "{md}");
         assert!(!md.contains("`rouge_l`:"));
+        let console = render_judge_lines(&run.manifest, &run.metric_names());
+        assert_eq!(
+            console,
+            format!(
+                "judge of faithfulness: {faithful} (interval includes chance)\n\
+                 judge of answer_correctness: {unmeasured}\n"
+            )
+        );
 
         let xlsx = path.join("results.xlsx");
         write_xlsx(&run, &[], &xlsx).unwrap();

@@ -131,8 +131,8 @@ fn summary_sheet(
         }
         write_text(sheet, row, 10, &counted(&m.undefined_reasons))?;
         write_text(sheet, row, 11, &counted(&m.failed_errors))?;
-        write_text(sheet, row, 12, &judge_lines(run, name).join("\n"))?;
-        if includes_chance(run, name) {
+        write_text(sheet, row, 12, &judge_lines(&run.manifest, name).join("\n"))?;
+        if includes_chance(&run.manifest, name) {
             write_text(sheet, row, 13, INCLUDES_CHANCE)?;
         }
         row += 1;

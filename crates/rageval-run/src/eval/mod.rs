@@ -341,7 +341,15 @@ pub fn run(
         None,
         scored.cells,
     );
-    let footer = session::footer(&account, &session::this_session(&prepared.manifest));
+    // The judge line, then which judge answered each judged metric and how well it was
+    // measured to agree with people.
+    let footer = format!(
+        "{}\n{}",
+        session::footer(&account, &session::this_session(&prepared.manifest)),
+        rageval_report::render_judge_lines(&prepared.manifest, &summary.metric_order)
+    )
+    .trim_end()
+    .to_string();
     summary.judge = Some(account);
     prepared.run.finish(&mut prepared.manifest, &summary)?;
     if let Some(labels) = &options.labels {

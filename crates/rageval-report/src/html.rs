@@ -20,6 +20,7 @@ use crate::agreement_render::render_agreement;
 use crate::escape::escape_html as e;
 use crate::judge_report::judge_html;
 use crate::page::{html_document, number, shorten};
+use crate::report_samples::report_samples;
 use crate::svg::{IntervalRow, histogram, interval_chart};
 use crate::{MetricSummary, RunData};
 
@@ -40,8 +41,12 @@ pub fn render_html(run: &RunData, samples: &[Sample]) -> String {
     page.push_str(&render_agreement(run, ""));
     page.push_str(&render_run_summary(run));
     let every_sample: Vec<usize> = (0..run.sample_ids().len()).collect();
+    let listed = report_samples(run, &every_sample);
     page.push_str("<h2 id=\"per-sample\">Per sample</h2>\n");
-    page.push_str(&render_sample_table(run, samples, &every_sample, ""));
+    if let Some(note) = listed.note() {
+        let _ = writeln!(page, "<p class=\"muted\">{}</p>", e(&note));
+    }
+    page.push_str(&render_sample_table(run, samples, &listed.listed, ""));
     page.push_str("<h2 id=\"samples\">Samples</h2>\n");
     if samples.is_empty() {
         page.push_str(
@@ -51,7 +56,9 @@ pub fn render_html(run: &RunData, samples: &[Sample]) -> String {
         );
     }
     let outcomes = run.outcomes();
-    for (index, id) in run.sample_ids().into_iter().enumerate() {
+    let ids = run.sample_ids();
+    for index in listed.listed {
+        let id = ids[index];
         page.push_str(&sample_details(
             index,
             id,

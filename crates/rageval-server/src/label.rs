@@ -187,6 +187,13 @@ pub enum LabelError {
         #[source]
         source: std::io::Error,
     },
+    #[error("{}:{line}: not a JSON object", path.display())]
+    NotJson {
+        path: PathBuf,
+        line: usize,
+        #[source]
+        source: serde_json::Error,
+    },
     #[error("{}:{line}: field `{field}`: {why}", path.display())]
     Line {
         path: PathBuf,

@@ -61,8 +61,12 @@ impl LabelsFile {
                 field,
                 why,
             };
-            let line: Map<String, Value> = serde_json::from_str(raw)
-                .map_err(|error| bad("line", format!("not a JSON object: {error}")))?;
+            let line: Map<String, Value> =
+                serde_json::from_str(raw).map_err(|source| LabelError::NotJson {
+                    path: path.to_path_buf(),
+                    line: index + 1,
+                    source,
+                })?;
             let id = match line.get("id") {
                 Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_owned(),
                 Some(Value::Number(n)) => n.to_string(),
@@ -286,6 +290,11 @@ mod tests {
         assert!(error.contains(":1: field `grade`: not a graded"), "{error}");
         let error = open("{\"id\": \"a\", \"grade\": 9}\n");
         assert!(error.contains(":1: field `grade`"), "{error}");
+        let error = open("{\"id\": \"a\", \"grade\": 2}\n[1]\n");
+        assert!(
+            error.contains("labels.jsonl:2: not a JSON object"),
+            "{error}"
+        );
         let error = open("{\"id\": \"a\", \"grade\": 2}\n{\"id\": \"a\", \"grade\": 3}\n");
         assert!(
             error.contains(":2: field `id`: `a` is labelled twice"),

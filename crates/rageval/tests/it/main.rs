@@ -5,6 +5,7 @@
 mod accounting;
 mod browser;
 mod calibrate;
+mod cdp;
 mod chromium;
 mod compare;
 mod design;
@@ -14,6 +15,7 @@ mod judge_check;
 mod judge_check_gguf;
 mod judge_check_resume;
 mod judged;
+mod label;
 mod local_models;
 mod metrics;
 mod rank;

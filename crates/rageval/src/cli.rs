@@ -12,6 +12,11 @@ use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+
+    /// Rubric metrics of one's own: a TOML file of `[[metric]]` tables (repeatable; default:
+    /// the `[[metric]]` tables of the judge's configuration file). See docs/rubrics.md
+    #[arg(long, global = true, value_name = "FILE")]
+    pub metric_file: Vec<PathBuf>,
 }
 
 /// What a command prints on stderr besides errors. Every command but `trec` (whose `-q` is
@@ -481,6 +486,11 @@ pub enum DataFormat {
     Json,
     Csv,
     Xlsx,
+    /// OpenInference spans as Phoenix exports them: one sample per trace
+    #[value(name = "openinference")]
+    OpenInference,
+    /// A Langfuse export of traces and observations: one sample per trace
+    Langfuse,
 }
 
 #[derive(Debug, Args)]

@@ -246,3 +246,52 @@ impl Metric for RubricMetric {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn defined(name: &str, line: usize) -> DefinedRubric {
+        DefinedRubric {
+            rubric: Rubric {
+                name: name.into(),
+                summary: None,
+                criterion_en: "The answer is kind.".into(),
+                criterion_zh: None,
+                reads: vec![RubricField::Answer],
+                scale: RubricScale::OneToFive,
+                examples: Vec::new(),
+            },
+            file: PathBuf::from("rageval.toml"),
+            line,
+        }
+    }
+
+    // Only refusals are tested here: a successful registration is process-wide and would
+    // change the catalogue under the crate's other tests (the binary's tests register).
+    #[test]
+    fn a_taken_name_is_refused_with_both_places() {
+        let builtin = register(vec![defined("faithfulness", 3)]).unwrap_err();
+        assert_eq!(
+            builtin.to_string(),
+            "rageval.toml:3: field `name`: metric `faithfulness` is already defined by the \
+             catalogue (`rageval metrics` lists it)"
+        );
+        let twice = register(vec![defined("kind", 2), defined("kind", 9)]).unwrap_err();
+        assert_eq!(
+            twice.to_string(),
+            "rageval.toml:9: field `name`: metric `kind` is already defined at rageval.toml:2"
+        );
+        assert!(build("kind").is_none());
+    }
+
+    #[test]
+    fn the_description_names_scale_criterion_and_hash() {
+        let registered = describe_rubric(defined("kind", 4));
+        assert_eq!(registered.info.summary, "The answer is kind.");
+        assert_eq!(registered.info.inputs, [Input::Answer]);
+        assert!(registered.info.formula.contains("«The answer is kind.»"));
+        assert!(registered.info.formula.contains("(s − 1) / 4"));
+        assert!(registered.info.source.contains(&registered.rubric.hash()));
+    }
+}

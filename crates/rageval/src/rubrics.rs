@@ -99,9 +99,8 @@ pub fn register_for(command: &Command, metric_files: &[PathBuf]) -> anyhow::Resu
     let config = match command {
         Command::Eval(args) => args.judge.config.clone(),
         Command::JudgeCheck(args) => args.judge.config.clone(),
-        Command::Metrics(_) | Command::Calibrate(_) | Command::Merge(_) | Command::Pipeline(_) => {
-            None
-        }
+        Command::Pipeline(args) => args.eval.judge.config.clone(),
+        Command::Metrics(_) | Command::Calibrate(_) | Command::Merge(_) => None,
         _ => return Ok(()),
     };
     let files: Vec<PathBuf> = if metric_files.is_empty() {

@@ -193,3 +193,31 @@ fn judge_check_measures_a_rubric_with_repeats() {
             .unwrap();
     assert_eq!(agreement["stability"]["repeats"], 2);
 }
+
+#[test]
+fn calibrate_takes_a_rubric_by_its_name() {
+    let dir = tempfile::tempdir().unwrap();
+    dataset(dir.path());
+    let endpoint = endpoint(MockConfig::default());
+    let output = endpoint.eval(
+        dir.path(),
+        &["data.jsonl", "--metrics", "cites_policy", "--out", "run"],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let labels = [
+        r#"{"id": "a", "metric": "cites_policy", "label": true}"#,
+        r#"{"id": "b", "metric": "cites_policy", "label": false}"#,
+        r#"{"id": "c", "metric": "cites_policy", "label": false}"#,
+    ];
+    fs::write(dir.path().join("labels.jsonl"), labels.join("\n")).unwrap();
+    let calibrated = rageval(
+        dir.path(),
+        &["calibrate", "run", "--labels", "labels.jsonl"],
+    );
+    assert!(calibrated.status.success(), "{}", stderr(&calibrated));
+    let summary: serde_json::Value =
+        serde_json::from_slice(&fs::read(dir.path().join("run/summary.json")).unwrap()).unwrap();
+    let block = &summary["calibrated"]["cites_policy"];
+    assert_eq!(block["n_labels"], 3, "{summary}");
+    assert_eq!(block["labels_only"]["mean"].as_f64().unwrap(), 1.0 / 3.0);
+}

@@ -167,7 +167,8 @@ pub struct EvalArgs {
     #[arg(long = "map", value_name = "FIELD=COLUMN")]
     pub field_map: Vec<String>,
 
-    /// The dataset's format, when its extension does not say it.
+    /// The dataset's format, when its extension does not say it. Trace exports, one sample
+    /// per trace, are read only when named: `openinference` (Phoenix spans), `langfuse`.
     #[arg(long, value_enum)]
     pub format: Option<DataFormat>,
 
@@ -857,7 +858,8 @@ pub struct RankDataArgs {
     #[arg(long = "map", value_name = "FIELD=COLUMN")]
     pub field_map: Vec<String>,
 
-    /// The dataset's format, when its extension does not say it.
+    /// The dataset's format, when its extension does not say it. Trace exports, one sample
+    /// per trace, are read only when named: `openinference` (Phoenix spans), `langfuse`.
     #[arg(long, value_enum)]
     pub format: Option<DataFormat>,
 

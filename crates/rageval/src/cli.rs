@@ -12,6 +12,11 @@ use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+
+    /// Rubric metrics of one's own: a TOML file of `[[metric]]` tables (repeatable; default:
+    /// the `[[metric]]` tables of the judge's configuration file). See docs/rubrics.md
+    #[arg(long, global = true, value_name = "FILE")]
+    pub metric_file: Vec<PathBuf>,
 }
 
 /// What a command prints on stderr besides errors. Every command but `trec` (whose `-q` is
@@ -169,7 +174,8 @@ pub struct EvalArgs {
     #[arg(long = "map", value_name = "FIELD=COLUMN")]
     pub field_map: Vec<String>,
 
-    /// The dataset's format, when its extension does not say it.
+    /// The dataset's format, when its extension does not say it. Trace exports, one sample
+    /// per trace, are read only when named: `openinference` (Phoenix spans), `langfuse`.
     #[arg(long, value_enum)]
     pub format: Option<DataFormat>,
 
@@ -488,6 +494,11 @@ pub enum DataFormat {
     Json,
     Csv,
     Xlsx,
+    /// OpenInference spans as Phoenix exports them: one sample per trace
+    #[value(name = "openinference")]
+    OpenInference,
+    /// A Langfuse export of traces and observations: one sample per trace
+    Langfuse,
 }
 
 #[derive(Debug, Args)]
@@ -854,7 +865,8 @@ pub struct RankDataArgs {
     #[arg(long = "map", value_name = "FIELD=COLUMN")]
     pub field_map: Vec<String>,
 
-    /// The dataset's format, when its extension does not say it.
+    /// The dataset's format, when its extension does not say it. Trace exports, one sample
+    /// per trace, are read only when named: `openinference` (Phoenix spans), `langfuse`.
     #[arg(long, value_enum)]
     pub format: Option<DataFormat>,
 

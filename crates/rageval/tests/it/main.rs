@@ -21,10 +21,12 @@ mod metrics;
 mod rank;
 mod report;
 mod resume;
+mod rubrics;
 mod s4_pipeline;
 mod scale;
 mod snapshots;
 mod sources;
+mod traces;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -33,6 +33,7 @@ mod accounting;
 mod agreement;
 mod agreement_render;
 mod calibrated;
+mod calibrated_render;
 mod compare;
 mod compare_render;
 mod error;
@@ -68,6 +69,9 @@ pub use agreement::{
 };
 pub use agreement_render::render_agreement;
 pub use calibrated::Calibrated;
+pub use calibrated_render::{
+    CALIBRATED_COLUMNS, calibrated_html, calibrated_markdown, calibrated_rows,
+};
 pub use compare::{CompareSettings, Comparison, MetricDelta, PairComparison, SampleFlip};
 pub use compare_render::{
     compare_title, render_compare_body, render_compare_html, render_compare_markdown,

@@ -54,6 +54,7 @@ pub fn render_markdown(run: &RunData) -> String {
         "\nIntervals: {} bootstrap of the mean, {} resamples, seed {}.",
         run.summary.bootstrap.method, run.summary.bootstrap.resamples, run.summary.bootstrap.seed
     );
+    md.push_str(&crate::calibrated_markdown(&run.summary));
 
     let mut reasons = String::new();
     for name in &metrics {

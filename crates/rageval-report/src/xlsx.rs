@@ -3,7 +3,8 @@
 //! Three sheets: `summary` (one row per metric, the fields of `summary.json`), `samples`
 //! (one row per sample, one column per metric: the score, or `undefined: reason` /
 //! `failed: error`), and `results` (one row per line of `results.jsonl`, evidence as JSON),
-//! from which the journal can be rebuilt exactly.
+//! from which the journal can be rebuilt exactly; with human labels, a `calibrated` sheet
+//! (judge-only, labels-only and PPI++ means with their intervals).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -94,6 +95,7 @@ fn build_workbook(run: &RunData) -> Result<Workbook, XlsxError> {
     sheet.set_column_width(10, 40)?;
     sheet.set_column_width(11, 40)?;
     sheet.set_freeze_panes(1, 1)?;
+    crate::calibrated_render::add_calibrated_sheet(&mut workbook, &run.summary)?;
 
     let outcomes = run.outcomes();
     let sheet = workbook.add_worksheet().set_name("samples")?;

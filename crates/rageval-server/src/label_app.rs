@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::{Next, from_fn_with_state, map_response};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
@@ -181,22 +181,8 @@ async fn own_host_only(State(state): State<LabelState>, request: Request, next: 
     }
 }
 
-async fn security_headers(mut response: Response) -> Response {
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
-    );
-    headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    headers.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    response
+async fn security_headers(response: Response) -> Response {
+    crate::app::with_security_headers(response, CONTENT_SECURITY_POLICY)
 }
 
 async fn page(State(state): State<LabelState>) -> Html<String> {

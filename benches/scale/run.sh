@@ -9,7 +9,8 @@ cd "$(dirname "$0")/../.."
 WORK=${WORK:-/tmp/rageval-scale}
 SIZES=${SIZES:-"10000 100000"}
 mkdir -p "$WORK"
-cargo build --release -p rageval -p rageval-testkit --example mock_endpoint
+cargo build --release -p rageval
+cargo build --release -p rageval-testkit --example mock_endpoint
 BIN=$PWD/target/release/rageval
 MOCK=$PWD/target/release/examples/mock_endpoint
 for n in $SIZES; do

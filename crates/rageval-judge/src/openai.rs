@@ -14,7 +14,8 @@ use serde_json::{Value, json};
 
 use crate::chat::{ChatModel, ChatRequest, ChatResponse, Embedder, Usage};
 use crate::error::JudgeError;
-use crate::settings::EndpointSettings;
+use crate::secret::ApiKey;
+use crate::settings::{EndpointSettings, url_secrets};
 
 /// Longest quoted error-body line, in characters.
 const MAX_ERROR_LINE_CHARS: usize = 200;
@@ -25,6 +26,9 @@ pub struct OpenAiBackend {
     client: reqwest::Client,
     settings: EndpointSettings,
     endpoint: String,
+    /// Every credential an error body might echo: the key, header values, and what the
+    /// base URL carries in its user info or query string.
+    secrets: Vec<ApiKey>,
 }
 
 impl OpenAiBackend {
@@ -57,10 +61,18 @@ impl OpenAiBackend {
                 endpoint: endpoint.clone(),
                 source: source.without_url(),
             })?;
+        let secrets = settings
+            .api_key
+            .iter()
+            .cloned()
+            .chain(settings.extra_headers.iter().map(|(_, v)| ApiKey::new(v)))
+            .chain(url_secrets(&settings.base_url).into_iter().map(ApiKey::new))
+            .collect();
         Ok(OpenAiBackend {
             client,
             settings,
             endpoint,
+            secrets,
         })
     }
 
@@ -145,10 +157,9 @@ impl OpenAiBackend {
         if line.is_empty() {
             return "(empty body)".into();
         }
-        match &self.settings.api_key {
-            Some(key) => key.redact_in(&line),
-            None => line,
-        }
+        self.secrets
+            .iter()
+            .fold(line, |line, secret| secret.redact_in(&line))
     }
 
     pub(crate) fn protocol(&self, detail: impl Into<String>) -> JudgeError {

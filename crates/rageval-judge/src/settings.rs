@@ -144,6 +144,55 @@ pub fn display_endpoint(url: &str) -> String {
     }
 }
 
+/// What a URL may carry that is a credential: the user and password of `user:pass@` and
+/// the values of its query string, percent-decoded and as written (a server may echo either).
+pub(crate) fn url_secrets(url: &str) -> Vec<String> {
+    let mut secrets = Vec::new();
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let (before_query, query) = rest.split_once('?').unwrap_or((rest, ""));
+    let authority = before_query.split('/').next().unwrap_or("");
+    if let Some((userinfo, _)) = authority.rsplit_once('@') {
+        secrets.extend(userinfo.split(':').map(str::to_owned));
+    }
+    let query = query.split('#').next().unwrap_or("");
+    secrets.extend(
+        query
+            .split('&')
+            .filter_map(|pair| pair.split_once('=').map(|(_, value)| value.to_owned())),
+    );
+    let decoded: Vec<String> = secrets
+        .iter()
+        .filter_map(|s| percent_decoded(s).filter(|d| d != s))
+        .collect();
+    secrets.extend(decoded);
+    secrets.retain(|s| !s.is_empty());
+    secrets
+}
+
+/// `%XX` sequences decoded; `None` when the result is not UTF-8.
+fn percent_decoded(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
 pub(crate) fn parse_headers(raw: &str) -> Result<Vec<(String, String)>, JudgeError> {
     raw.split(['\n', ';'])
         .map(str::trim)
@@ -244,6 +293,15 @@ mod tests {
     fn missing_model_names_the_variable() {
         let err = EndpointSettings::from_lookup(lookup(&[])).unwrap_err();
         assert!(err.to_string().contains(ENV_JUDGE_MODEL), "{err}");
+    }
+
+    #[test]
+    fn url_secrets_are_the_user_info_and_query_values() {
+        assert_eq!(
+            url_secrets("https://me:s%40cret@host:8443/v1?key=abc&x=1"),
+            vec!["me", "s%40cret", "abc", "1", "s@cret"]
+        );
+        assert!(url_secrets("http://127.0.0.1:8080/v1").is_empty());
     }
 
     #[test]

@@ -292,13 +292,22 @@ fn entries() -> impl Iterator<Item = &'static Entry> {
     ENTRIES.iter().chain(JUDGED.iter())
 }
 
-/// Every metric's description, in catalogue order.
+/// Every metric's description, in catalogue order, then the registered rubrics
+/// ([`crate::rubric`]).
 pub fn catalogue() -> impl Iterator<Item = &'static MetricInfo> {
-    entries().map(|entry| &entry.info)
+    entries()
+        .map(|entry| &entry.info)
+        .chain(crate::rubric::infos())
 }
 
-/// The entry whose name or alias is `name` (no mode, no cut-off).
+/// The entry whose name or alias is `name` (no mode, no cut-off), or the registered rubric
+/// of that name.
 pub fn find(name: &str) -> Option<&'static MetricInfo> {
+    find_builtin(name).or_else(|| crate::rubric::infos().into_iter().find(|i| i.name == name))
+}
+
+/// The built-in entry whose name or alias is `name`.
+pub(crate) fn find_builtin(name: &str) -> Option<&'static MetricInfo> {
     entry(name).map(|entry| &entry.info)
 }
 
@@ -307,9 +316,13 @@ fn entry(name: &str) -> Option<&'static Entry> {
 }
 
 /// Builds a metric from a spec: a name or alias, `:MODE` for metrics with modes, `@k` for
-/// metrics that take a cut-off (`answer_relevance:embedding`, `id_ndcg@10`).
+/// metrics that take a cut-off (`answer_relevance:embedding`, `id_ndcg@10`), or the name
+/// of a registered rubric.
 pub fn build(spec: &str) -> Result<Box<dyn Metric>, MetricError> {
     let spec = spec.trim();
+    if let Some(rubric) = crate::rubric::build(spec) {
+        return Ok(rubric);
+    }
     let (base, cutoff) = match spec.split_once('@') {
         Some((base, k)) => match k.parse::<usize>() {
             Ok(k) if k >= 1 => (base, Some(k)),

@@ -12,6 +12,8 @@
 //!   verdicts, generated questions) exactly once.
 //! - [`lexical`]: answer against reference (exact match, edit distances, BLEU, ROUGE, chrF).
 //! - [`retrieval`]: retrieved contexts against gold contexts, by id or by string similarity.
+//! - [`rubric`]: rubric metrics of one's own, registered at start-up and judged through
+//!   the `custom_rubric` task.
 //! - [`judged`]: the model-judged metrics of seeds S0–S4 and ragas (context precision,
 //!   recall, relevance, faithfulness, answer relevance and correctness, semantic
 //!   similarity, entity recall, noise sensitivity).
@@ -27,6 +29,7 @@ mod judged_catalogue;
 pub mod lexical;
 mod metric;
 pub mod retrieval;
+pub mod rubric;
 pub mod scoring;
 
 pub use catalogue::{build, catalogue, find, input_defaults, measured_for, model_free_defaults};

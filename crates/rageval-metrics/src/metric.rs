@@ -134,6 +134,13 @@ pub trait Metric: Send + Sync {
         Requirements::default()
     }
 
+    /// What defines it beyond its name when that can differ between runs (a rubric's
+    /// hash): a run records it in its identity, so an edited definition is not resumed
+    /// into an old run. `None` for the catalogue's metrics, whose name says it all.
+    fn definition(&self) -> Option<String> {
+        None
+    }
+
     /// Scores one sample. Never panics; a sample lacking an input gets `Undefined`, a judge
     /// that gives no usable answer `Failed`. `scoring` holds the judges and the results
     /// shared with the sample's other metrics.

@@ -24,6 +24,7 @@ use crate::judge_agreement::{chance_suffix, judges_html};
 use crate::judge_report::judge_html;
 use crate::outcome_text::detail_value;
 use crate::page::{html_document, number, shorten};
+use crate::report_samples::report_samples;
 use crate::svg::{IntervalRow, histogram, interval_chart};
 use crate::{MetricSummary, RunData, render_rank_agreement};
 
@@ -44,10 +45,14 @@ pub fn render_html(run: &RunData, samples: &[Sample]) -> String {
     page.push_str(&render_agreement(run, ""));
     page.push_str(&render_run_summary(run));
     page.push_str(&render_rank_agreement(run, ""));
-    // Rows in the dataset's order; each keeps its journal index as its anchor.
-    let order = run.input_order(samples);
+    // Rows in the dataset's order (the samples that matter in a large run); each keeps its
+    // journal index as its anchor.
+    let listed = report_samples(run, &run.input_order(samples));
     page.push_str("<h2 id=\"per-sample\">Per sample</h2>\n");
-    page.push_str(&render_sample_table(run, samples, &order, ""));
+    if let Some(note) = listed.note() {
+        let _ = writeln!(page, "<p class=\"muted\">{}</p>", e(&note));
+    }
+    page.push_str(&render_sample_table(run, samples, &listed.listed, ""));
     page.push_str("<h2 id=\"samples\">Samples</h2>\n");
     if samples.is_empty() {
         page.push_str(
@@ -58,7 +63,7 @@ pub fn render_html(run: &RunData, samples: &[Sample]) -> String {
     }
     let outcomes = run.outcomes();
     let ids = run.sample_ids();
-    for index in order {
+    for index in listed.listed {
         let id = ids[index];
         page.push_str(&sample_details(
             index,
@@ -78,6 +83,7 @@ pub fn render_run_summary(run: &RunData) -> String {
     let metrics = run.metric_names();
     let mut html = meta_table(run);
     html.push_str(&summary_section(run, &metrics));
+    html.push_str(&crate::calibrated_html(&run.summary));
     html.push_str(&reasons_section(run, &metrics));
     html.push_str(&judge_html(run.summary.judge.as_ref()));
     html

@@ -43,6 +43,7 @@ mod accounting;
 mod agreement;
 mod agreement_render;
 mod calibrated;
+mod calibrated_render;
 mod compare;
 mod compare_pairing;
 mod compare_render;
@@ -61,6 +62,7 @@ mod page;
 mod rank_agreement;
 mod rank_agreement_render;
 mod reader;
+mod report_samples;
 mod reports;
 mod run_dir;
 mod run_samples;
@@ -83,6 +85,9 @@ pub use agreement::{
 };
 pub use agreement_render::render_agreement;
 pub use calibrated::Calibrated;
+pub use calibrated_render::{
+    CALIBRATED_COLUMNS, calibrated_html, calibrated_markdown, calibrated_rows,
+};
 pub use compare::{
     CompareSettings, Comparison, MetricDelta, PairComparison, Reading, RunRow, SampleFlip,
 };
@@ -112,6 +117,7 @@ pub use rank_agreement_render::{
     MEAN_ROW_LABEL, RANK_AGREEMENT_SHEET_COLUMNS, render_rank_agreement,
 };
 pub use reader::{RunData, read_results};
+pub use report_samples::{EVERY_SAMPLE_UP_TO, ReportSamples, report_samples};
 pub use reports::{HTML_FILE, MARKDOWN_FILE, XLSX_FILE, write_reports};
 pub use run_dir::{MANIFEST_FILE, RESULTS_FILE, RunDir, SUMMARY_FILE, sha256_bytes, sha256_file};
 pub use run_samples::{open_run_dataset, read_dataset_of, read_run_samples};

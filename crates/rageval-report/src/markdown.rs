@@ -58,6 +58,7 @@ pub fn render_markdown(run: &RunData) -> String {
         run.summary.bootstrap.method, run.summary.bootstrap.resamples, run.summary.bootstrap.seed
     );
     md.push_str(&judges_markdown(run, &metrics));
+    md.push_str(&crate::calibrated_markdown(&run.summary));
 
     let mut reasons = String::new();
     for name in &metrics {

@@ -9,6 +9,8 @@
 //! the retriever's order against the judge's); and `results` (one row per line of
 //! `results.jsonl`, evidence as JSON), from which the journal can be rebuilt exactly.
 //! Without the dataset the `samples` rows keep the journal's order and have no texts.
+//! With human labels, a `calibrated` sheet (judge-only, labels-only and PPI++ means with
+//! their intervals).
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
@@ -75,6 +77,7 @@ fn build_workbook(run: &RunData, samples: &[Sample]) -> Result<Workbook, XlsxErr
         rank_agreement_sheet(workbook.add_worksheet(), rows, &bold)?;
     }
     results_sheet(workbook.add_worksheet(), run, &bold)?;
+    crate::calibrated_render::add_calibrated_sheet(&mut workbook, &run.summary)?;
     Ok(workbook)
 }
 

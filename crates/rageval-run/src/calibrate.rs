@@ -167,31 +167,10 @@ fn write_summary(run_dir: &Path, summary: &Summary) -> Result<()> {
 /// The calibrated means as a text table for a terminal: judge-only, labels-only and PPI++
 /// with their intervals, the labels used and λ.
 pub fn render(summary: &Summary) -> String {
-    let mut lines = vec![vec![
-        "metric".to_string(),
-        "judge only".into(),
-        "labels only".into(),
-        "calibrated (PPI++)".into(),
-        "labels".into(),
-        "λ".into(),
-    ]];
-    let show = |e: &rageval_core::calibration::Estimate| {
-        format!("{:.4} [{:.4}, {:.4}]", e.mean, e.ci95.low, e.ci95.high)
-    };
-    for name in &summary.metric_order {
-        let Some(c) = summary.calibrated.get(name) else {
-            continue;
-        };
-        lines.push(vec![
-            name.clone(),
-            show(&c.judge_only),
-            show(&c.labels_only),
-            show(&c.estimate),
-            c.estimate.n_labels.to_string(),
-            c.estimate
-                .lambda
-                .map_or_else(|| "—".into(), |l| format!("{l:.2}")),
-        ]);
-    }
+    let lines: Vec<Vec<String>> =
+        std::iter::once(rageval_report::CALIBRATED_COLUMNS.map(String::from))
+            .chain(rageval_report::calibrated_rows(summary))
+            .map(Vec::from)
+            .collect();
     crate::plan::aligned(&lines)
 }

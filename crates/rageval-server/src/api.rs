@@ -41,7 +41,7 @@ impl IntoResponse for ApiError {
     }
 }
 
-fn json_response(value: &impl Serialize) -> Response {
+pub(crate) fn json_response(value: &impl Serialize) -> Response {
     match serde_json::to_vec(value) {
         Ok(bytes) => ([(header::CONTENT_TYPE, "application/json")], bytes).into_response(),
         Err(error) => (

@@ -73,11 +73,17 @@ pub fn app(state: AppState) -> Router {
 const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'; \
      img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
-async fn security_headers(mut response: Response) -> Response {
+async fn security_headers(response: Response) -> Response {
+    with_security_headers(response, CONTENT_SECURITY_POLICY)
+}
+
+/// `response` with the headers every page of ours carries: the content security policy
+/// `policy`, no MIME sniffing, no referrer, no caching.
+pub(crate) fn with_security_headers(mut response: Response, policy: &'static str) -> Response {
     let headers = response.headers_mut();
     headers.insert(
         header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+        HeaderValue::from_static(policy),
     );
     headers.insert(
         header::X_CONTENT_TYPE_OPTIONS,

@@ -9,13 +9,16 @@
 //! - [`SampleFilter`]: which samples a page or the API shows.
 //! - [`Token`], [`check_exposure`], [`ENV_SERVE_TOKEN`]: bearer-token access, required
 //!   beyond loopback.
+//! - [`label_server`]: `rageval label`, a page on loopback where a person labels a seeded
+//!   sample of a run's samples into a labels file for `judge-check` and `calibrate`.
 //!
 //! Pages and answers show run names and relative paths, never where the server's files
 //! lie (`public`).
 //!
-//! The server only reads: it has no route that writes, and it renders with
-//! `rageval-report`'s own renderers and comparison, so a page shows the same numbers as the
-//! files and `rageval compare`. It knows no model and no metric formula.
+//! `serve` only reads: it has no route that writes (the labelling page writes its labels
+//! file and nothing else), and it renders with `rageval-report`'s own renderers and
+//! comparison, so a page shows the same numbers as the files and `rageval compare`. It
+//! knows no model and no metric formula.
 
 mod api;
 mod app;
@@ -23,6 +26,11 @@ mod auth;
 mod compare;
 mod error;
 mod filter;
+mod label;
+mod label_app;
+mod label_file;
+mod label_page;
+mod label_sample;
 mod pages;
 mod public;
 mod query;
@@ -32,4 +40,6 @@ pub use app::{AppState, Server, app};
 pub use auth::{ENV_SERVE_TOKEN, Token, check_exposure};
 pub use error::ServerError;
 pub use filter::{SampleFilter, StatusFilter};
+pub use label::{LabelError, LabelOptions, LabelScale, PageLanguage, default_labels_path};
+pub use label_app::{LabelServer, LabelSessionInfo, label_server};
 pub use runs::{RunEntry, RunState, RunsRoot, check_name};

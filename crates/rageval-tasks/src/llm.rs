@@ -7,17 +7,18 @@
 //! ladder are the judge's.
 
 mod ranking;
+mod rubric;
 
 use std::collections::BTreeMap;
 
-use rageval_judge::{ChatModel, Judge, Models, Sampling, StructuredRequest};
+use rageval_judge::{ChatModel, Judge, Models, Sampling, StructuredRequest, TemplateId};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use crate::error::TaskError;
 use crate::judged::{Implementation, Judged};
-use crate::prompt::pack::render;
-use crate::prompt::{Fence, LangChoice};
+use crate::prompt::pack::{Rendered, render};
+use crate::prompt::{Fence, Lang, LangChoice};
 use crate::schema::{Shape, item_key, output_schema};
 use crate::task::{
     AnswerFromContexts, AnswerRubric, ContextAnswer, ContextRelevance, ContextUsefulness,
@@ -48,6 +49,16 @@ pub(crate) trait LlmTask {
     }
     /// The typed value, or why the (schema-valid) answer cannot be used.
     fn convert(&self, raw: Self::Raw) -> Result<Self::Output, String>;
+    /// The id the cache and the manifest know the rendered call by: the template's, unless
+    /// the call's instructions come partly from elsewhere (a rubric's text).
+    fn template_id(&self, template: TemplateId) -> TemplateId {
+        template
+    }
+    /// Slots whose text depends on the pack chosen for the call (our text, not material).
+    fn pack_parts(&self, lang: Lang) -> Vec<Part<'_>> {
+        let _ = lang;
+        Vec::new()
+    }
 }
 
 /// Asks `judge` for `task` in the pack `lang` picks.
@@ -57,7 +68,8 @@ pub(crate) async fn ask<T: LlmTask>(
     task: &T,
 ) -> Result<Judged<T::Output>, TaskError> {
     let lang = lang.pick(task.deciding_text());
-    let parts = task.parts();
+    let mut parts = task.parts();
+    parts.extend(task.pack_parts(lang));
     let fence = Fence::around(material(&parts));
     let rendered = render(
         T::KIND,
@@ -66,6 +78,10 @@ pub(crate) async fn ask<T: LlmTask>(
         &slots(&fence, &parts),
         &task.template_parts(),
     )?;
+    let rendered = Rendered {
+        template: task.template_id(rendered.template),
+        messages: rendered.messages,
+    };
     let request = StructuredRequest {
         template: rendered.template.clone(),
         messages: rendered.messages,
@@ -365,6 +381,7 @@ impl LlmTask for ContextsCheck {
             contexts: self.contexts.len(),
             split: self.split_reference,
             usefulness: self.usefulness,
+            ..Shape::default()
         }
     }
     fn template_parts(&self) -> Vec<&'static str> {

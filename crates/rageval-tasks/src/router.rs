@@ -21,6 +21,7 @@ use crate::judged::{HeuristicInfo, Judged};
 use crate::llm::{self, LlmTask};
 use crate::measured::{Measurement, measurements_for};
 use crate::prompt::{Lang, LangChoice, pack};
+use crate::rubric::{JudgeRubric, RubricGrade};
 use crate::task::{
     AnswerFromContexts, AnswerRubric, ContextAnswer, ContextOrder, ContextRelevance,
     ContextUsefulness, ContextsCheck, ContextsChecked, ExtractEntities, GenerateQuestions,
@@ -444,6 +445,20 @@ impl TaskJudge {
         task: &ContextUsefulness,
     ) -> Result<Judged<UsefulnessVerdict>, TaskError> {
         self.either(task, |h| h.context_usefulness(task)).await
+    }
+
+    /// [`JudgeRubric`]: the chat model only; the heuristic judge cannot read a free
+    /// criterion, so without a chat model the rubric is unavailable (never guessed).
+    pub async fn judge_rubric(&self, task: &JudgeRubric) -> Result<Judged<RubricGrade>, TaskError> {
+        match self.route(TaskKind::CustomRubric)? {
+            Route::Llm => self.run_llm(task).await,
+            Route::Heuristic => Err(TaskError::Unavailable {
+                task: TaskKind::CustomRubric,
+                why: "a rubric of one's own needs a chat model; the heuristic judge cannot read \
+                      a free criterion"
+                    .into(),
+            }),
+        }
     }
 
     /// [`AnswerRubric`].

@@ -24,6 +24,8 @@ pub struct Shape {
     pub split: bool,
     /// [`TaskKind::ContextsCheck`]: each context is judged useful or not.
     pub usefulness: bool,
+    /// [`TaskKind::CustomRubric`]: a pass/fail verdict rather than a 1–5 score.
+    pub pass_fail: bool,
 }
 
 /// The key of the `i`-th (0-based) item with prefix `prefix` (`s1`, `q3`, ...).
@@ -103,6 +105,14 @@ pub fn output_schema(task: TaskKind, shape: Shape) -> Value {
             ("found", json!({"type": "boolean"})),
         ]),
         TaskKind::MergeAnswers => object([("answer", json!({"type": "string", "minLength": 1}))]),
+        TaskKind::CustomRubric if shape.pass_fail => object([
+            ("reason", reason()),
+            (
+                "verdict",
+                json!({"type": "string", "enum": ["pass", "fail"]}),
+            ),
+        ]),
+        TaskKind::CustomRubric => object([("reason", reason()), ("score", integer(1, 5))]),
     }
 }
 
@@ -311,6 +321,7 @@ mod tests {
                     contexts: 2,
                     split: true,
                     usefulness: true,
+                    ..Shape::default()
                 },
             );
             assert_eq!(schema["type"], "object", "{task}");

@@ -43,6 +43,8 @@ pub enum TaskKind {
     MergeAnswers,
     /// [`ContextsCheck`].
     ContextsCheck,
+    /// [`JudgeRubric`](crate::rubric::JudgeRubric): a rubric of the user's own.
+    CustomRubric,
 }
 
 /// Whether a task judges given material or writes new text; the router's policy chooses an
@@ -58,7 +60,7 @@ pub enum TaskFamily {
 
 impl TaskKind {
     /// Every task, in a stable order.
-    pub const ALL: [TaskKind; 15] = [
+    pub const ALL: [TaskKind; 16] = [
         TaskKind::SplitStatements,
         TaskKind::SupportVerdicts,
         TaskKind::ContextRelevance,
@@ -74,6 +76,7 @@ impl TaskKind {
         TaskKind::AnswerFromContexts,
         TaskKind::MergeAnswers,
         TaskKind::ContextsCheck,
+        TaskKind::CustomRubric,
     ];
 
     /// The snake_case name (also the prompt template's name).
@@ -94,6 +97,7 @@ impl TaskKind {
             TaskKind::AnswerFromContexts => "answer_from_contexts",
             TaskKind::MergeAnswers => "merge_answers",
             TaskKind::ContextsCheck => "contexts_check",
+            TaskKind::CustomRubric => "custom_rubric",
         }
     }
 

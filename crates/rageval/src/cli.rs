@@ -11,6 +11,11 @@ use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+
+    /// Rubric metrics of one's own: a TOML file of `[[metric]]` tables (repeatable; default:
+    /// the `[[metric]]` tables of the judge's configuration file). See docs/rubrics.md
+    #[arg(long, global = true, value_name = "FILE")]
+    pub metric_file: Vec<PathBuf>,
 }
 
 /// What a command prints on stderr besides errors. Every command but `trec` (whose `-q` is
@@ -93,6 +98,12 @@ pub enum Command {
     /// narrower than the labels alone when the judge is informative. Writes the `calibrated`
     /// block into summary.json and rewrites the reports.
     Calibrate(Box<CalibrateArgs>),
+    /// Label a seeded random sample of a finished run's samples in a browser page on
+    /// 127.0.0.1, one at a time by keyboard (1–5 or y/n, n/→ next, b/← back), the judge's
+    /// verdict shown only once the label is saved. Every label is saved at once to a labels
+    /// file (one per labeller and metric) that `judge-check --labels` and `calibrate
+    /// --labels` read; opening the page again resumes at the first item without a label.
+    Label(Box<LabelArgs>),
     /// Rank, reference answers, then `eval` with the generated references on each question's
     /// first --top-k retrieved contexts, and the report — one folder (default
     /// runs/<dataset name>-pipeline) with a resumable directory per stage: rank/, reference/,
@@ -129,6 +140,7 @@ impl Command {
             Command::Index(args) => args.output,
             Command::Search(args) => args.output,
             Command::Calibrate(args) => args.output,
+            Command::Label(args) => args.output,
             Command::Merge(args) => args.output,
             _ => OutputArgs::default(),
         }
@@ -161,7 +173,8 @@ pub struct EvalArgs {
     #[arg(long = "map", value_name = "FIELD=COLUMN")]
     pub field_map: Vec<String>,
 
-    /// The dataset's format, when its extension does not say it.
+    /// The dataset's format, when its extension does not say it. Trace exports, one sample
+    /// per trace, are read only when named: `openinference` (Phoenix spans), `langfuse`.
     #[arg(long, value_enum)]
     pub format: Option<DataFormat>,
 
@@ -505,6 +518,11 @@ pub enum DataFormat {
     Json,
     Csv,
     Xlsx,
+    /// OpenInference spans as Phoenix exports them: one sample per trace
+    #[value(name = "openinference")]
+    OpenInference,
+    /// A Langfuse export of traces and observations: one sample per trace
+    Langfuse,
 }
 
 #[derive(Debug, Args)]
@@ -871,7 +889,8 @@ pub struct RankDataArgs {
     #[arg(long = "map", value_name = "FIELD=COLUMN")]
     pub field_map: Vec<String>,
 
-    /// The dataset's format, when its extension does not say it.
+    /// The dataset's format, when its extension does not say it. Trace exports, one sample
+    /// per trace, are read only when named: `openinference` (Phoenix spans), `langfuse`.
     #[arg(long, value_enum)]
     pub format: Option<DataFormat>,
 
@@ -1032,4 +1051,64 @@ pub struct PipelineArgs {
 
     #[command(flatten)]
     pub reference: ReferenceOptions,
+}
+
+/// Arguments of `rageval label`.
+#[derive(Debug, Args)]
+pub struct LabelArgs {
+    /// A finished run directory (its dataset must still be readable: the page shows the
+    /// samples' texts)
+    pub run: PathBuf,
+
+    /// The metric to label (default: the run's first metric scored by a judge)
+    #[arg(long, value_name = "NAME")]
+    pub metric: Option<String>,
+
+    /// How many samples to label (all the metric's scored samples when fewer)
+    #[arg(long, default_value_t = 50, value_name = "N")]
+    pub samples: usize,
+
+    /// The seed of the random sample and its order
+    #[arg(long, default_value_t = rageval_core::stats::DEFAULT_SEED)]
+    pub seed: u64,
+
+    /// A dataset field to stratify the sample by (each value gets its proportional share)
+    #[arg(long, value_name = "FIELD")]
+    pub stratify: Option<String>,
+
+    /// Who labels: each labeller's labels go to a file of their own
+    #[arg(long, default_value = "labeller", value_name = "NAME")]
+    pub labeller: String,
+
+    /// binary (y/n) or graded (1–5); default binary when every score of the metric is 0
+    /// or 1, else graded
+    #[arg(long, value_enum)]
+    pub scale: Option<LabelScaleArg>,
+
+    /// The page's language (default: the run's judge language, else the questions')
+    #[arg(long, value_enum)]
+    pub lang: Option<PageLangArg>,
+
+    /// The labels file (default: RUN/labels/LABELLER.METRIC.jsonl)
+    #[arg(long, value_name = "FILE")]
+    pub labels: Option<PathBuf>,
+
+    /// The port to listen on at 127.0.0.1 (0 picks a free one)
+    #[arg(long, default_value_t = 8322)]
+    pub port: u16,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LabelScaleArg {
+    Binary,
+    Graded,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PageLangArg {
+    En,
+    Zh,
 }

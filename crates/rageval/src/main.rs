@@ -5,6 +5,7 @@
 mod cli;
 mod commands;
 mod judge;
+mod rubrics;
 mod ui;
 
 use std::io::Write;
@@ -17,7 +18,8 @@ fn main() -> ExitCode {
     let output = cli.command.output();
     init_tracing(output.verbose);
     let ui = ui::Ui::new(output.quiet, output.progress);
-    let exit = match commands::dispatch(cli.command, &ui) {
+    let registered = rubrics::register_for(&cli.command, &cli.metric_file);
+    let exit = match registered.and_then(|()| commands::dispatch(cli.command, &ui)) {
         Ok(exit) => exit,
         Err(error) => {
             report_error(&error);

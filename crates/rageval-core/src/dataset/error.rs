@@ -222,6 +222,14 @@ pub enum DatasetErrorKind {
         /// The extension, when the file has one.
         extension: Option<String>,
     },
+    /// A file of traces in which no trace has a retriever step.
+    #[error(
+        "no trace has a retriever span ({skipped} traces skipped); a trace becomes a sample only when its contexts were retrieved in it"
+    )]
+    NoRetrieverTraces {
+        /// The traces read and skipped.
+        skipped: usize,
+    },
     /// A directory without seed S3 files.
     #[error("the directory holds no GT_*.json or FULL_*.json files")]
     NoSeedFiles,

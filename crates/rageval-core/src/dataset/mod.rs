@@ -8,6 +8,8 @@
 //! | [`Format::Csv`] | `.csv`, `.tsv` | header row; list cells as JSON or Python list reprs |
 //! | [`Format::Xlsx`] | `.xlsx` | first sheet, or [`ReadOptions::sheet`] |
 //! | seed S3 | a directory | one sample per `FULL_*.json`, else `GT_*.json` |
+//! | [`Format::OpenInference`] | `--format openinference` | Phoenix span exports (JSONL or JSON); a sample per trace |
+//! | [`Format::Langfuse`] | `--format langfuse` | Langfuse trace exports (JSONL or JSON); a sample per trace |
 //!
 //! Column names are matched per record against one alias table ([`Field::aliases`]):
 //! ours and ragas ≥ 0.2 (`user_input`, `retrieved_contexts`, `response`, `reference`, …),
@@ -38,8 +40,11 @@ mod error;
 mod field;
 mod json;
 mod jsonl;
+mod langfuse;
+mod openinference;
 mod reader;
 mod seed_files;
+mod traces;
 mod value;
 mod xlsx;
 

@@ -10,7 +10,7 @@ use std::path::Path;
 use super::error::{DatasetError, DatasetErrorKind};
 use super::field::FieldMap;
 use super::value::{Record, RecordBuilder};
-use super::{csv, json, jsonl, seed_files, xlsx};
+use super::{csv, json, jsonl, langfuse, openinference, seed_files, xlsx};
 use crate::sample::Sample;
 
 /// A dataset file format.
@@ -25,6 +25,12 @@ pub enum Format {
     Csv,
     /// An Excel workbook (`.xlsx`); the first sheet unless [`ReadOptions::sheet`] names one.
     Xlsx,
+    /// OpenInference spans as Phoenix exports them (JSONL, or a JSON array); one sample per
+    /// trace. Only by `--format openinference`.
+    OpenInference,
+    /// A Langfuse export of traces and observations (JSONL or JSON); one sample per trace.
+    /// Only by `--format langfuse`.
+    Langfuse,
 }
 
 impl Format {
@@ -42,6 +48,8 @@ impl Format {
             "json" => Some(Format::Json),
             "csv" | "tsv" => Some(Format::Csv),
             "xlsx" => Some(Format::Xlsx),
+            "openinference" => Some(Format::OpenInference),
+            "langfuse" => Some(Format::Langfuse),
             _ => None,
         }
     }
@@ -53,6 +61,8 @@ impl Format {
             Format::Json => "json",
             Format::Csv => "csv",
             Format::Xlsx => "xlsx",
+            Format::OpenInference => "openinference",
+            Format::Langfuse => "langfuse",
         }
     }
 }
@@ -89,12 +99,21 @@ pub struct DatasetReader {
     /// Records and record errors yielded so far, to tell an empty file at the end.
     items: usize,
     finished: bool,
+    /// Trace formats: the ids of traces left out for lack of a retriever step.
+    skipped_traces: Vec<String>,
 }
 
 impl DatasetReader {
     /// The path being read.
     pub fn path(&self) -> &Path {
         self.builder.file()
+    }
+
+    /// For [`Format::OpenInference`] and [`Format::Langfuse`]: the ids of the traces that
+    /// were skipped because they have no retriever span, in file order (empty otherwise).
+    /// Known as soon as the reader is open; the caller reports them.
+    pub fn skipped_traces(&self) -> &[String] {
+        &self.skipped_traces
     }
 }
 
@@ -129,6 +148,7 @@ pub fn open(path: &Path, options: &ReadOptions) -> Result<DatasetReader, Dataset
     let metadata = std::fs::metadata(path)
         .map_err(|error| DatasetError::file(path, DatasetErrorKind::Io(error)))?;
     let field_map = options.field_map.clone();
+    let mut skipped_traces = Vec::new();
     let (source, builder) = if metadata.is_dir() {
         let builder = RecordBuilder::new(path, field_map, false);
         (Source::Loaded(seed_files::load(path)?.into_iter()), builder)
@@ -150,6 +170,22 @@ pub fn open(path: &Path, options: &ReadOptions) -> Result<DatasetReader, Dataset
                 let records = xlsx::load(path, options.sheet.as_deref(), &mut builder)?;
                 Source::Loaded(records.into_iter())
             }
+            Format::OpenInference | Format::Langfuse => {
+                let records = json_records(path)?;
+                let traces = if format == Format::OpenInference {
+                    openinference::traces(path, records)
+                } else {
+                    langfuse::traces(path, records)
+                };
+                if traces.records.is_empty() && !traces.skipped.is_empty() {
+                    let kind = DatasetErrorKind::NoRetrieverTraces {
+                        skipped: traces.skipped.len(),
+                    };
+                    return Err(DatasetError::file(path, kind));
+                }
+                skipped_traces = traces.skipped;
+                Source::Loaded(traces.records.into_iter())
+            }
         };
         (source, builder)
     };
@@ -158,7 +194,22 @@ pub fn open(path: &Path, options: &ReadOptions) -> Result<DatasetReader, Dataset
         builder,
         items: 0,
         finished: false,
+        skipped_traces,
     })
+}
+
+/// The records of a JSON array file or a JSONL file, for the trace formats. A Parquet row
+/// source can take this place: the trace readers only ask for a stream of records.
+fn json_records(
+    path: &Path,
+) -> Result<Box<dyn Iterator<Item = Result<Record, DatasetError>>>, DatasetError> {
+    let array = Format::from_path(path) == Some(Format::Json);
+    Ok(
+        match array.then(|| json::load(path)).transpose()?.flatten() {
+            Some(records) => Box::new(records.into_iter()),
+            None => Box::new(jsonl::JsonlRecords::open(path)?),
+        },
+    )
 }
 
 /// Reads every sample of a dataset, stopping at the first error.

@@ -6,4 +6,5 @@ mod datasets;
 mod rank_reference;
 mod sample_round_trip;
 mod text_reference;
+mod traces;
 mod trec_fixtures;

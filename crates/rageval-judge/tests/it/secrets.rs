@@ -144,7 +144,33 @@ weight = 2
             "{chain}"
         );
     }
-    assert!(a.stats().chat_requests > 0 && b.stats().chat_requests > 0);
+    // A 401 halts the judge at once: one request reached the pool, and the calls after it
+    // repeat the halt's cause, key hidden, without sending anything.
+    assert_eq!(a.stats().chat_requests + b.stats().chat_requests, 1);
+
+    // Regression: the endpoint whose URL carries the key, alone (no api_key to redact by),
+    // quoted the key from its 401 body; every credential of the URL is redacted now.
+    let alone = format!(
+        "[judge]\nmodel = \"mock-chat\"\n\n[judge.cache]\nmode = \"off\"\n\n\
+         [[judge.endpoints]]\nbase_url = \"{with_credentials}\"\n"
+    );
+    let settings =
+        JudgeSettings::resolve_with(&JudgeFlags::default(), Some((file, &alone)), |_| None)
+            .unwrap();
+    assert!(!format!("{settings:?}").contains(KEY), "{settings:?}");
+    let before = b.stats().chat_requests;
+    let err = settings
+        .build()
+        .unwrap()
+        .ask::<Verdict>(&request("t", "Item."))
+        .await
+        .unwrap_err();
+    let chain = error_chain(&err);
+    assert!(
+        !chain.contains(KEY) && !format!("{err:?}").contains(KEY),
+        "{chain}"
+    );
+    assert_eq!(b.stats().chat_requests, before + 1);
 
     // A malformed file that holds the key: the error points at the line, not the value.
     let broken = format!("[judge]\nmodel = \"m\"\napi_key = [\"{KEY}\"]\n");

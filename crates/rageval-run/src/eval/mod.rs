@@ -146,7 +146,9 @@ pub fn run(
         }
         _ => (judges::resolve(&options.judge, env)?, None),
     };
-    let mut samples = dataset::open(&options.data, &options.read_options()?)?.peekable();
+    let reader = dataset::open(&options.data, &options.read_options()?)?;
+    note_skipped_traces(reader.skipped_traces(), observer);
+    let mut samples = reader.peekable();
     let metrics = choose_metrics(options, &setup, &mut samples, observer)?;
     drop(samples);
     let names: Vec<String> = metrics.iter().map(|m| m.name()).collect();
@@ -397,6 +399,7 @@ fn identity(
     if let Some(shard) = options.shard {
         settings.insert(SHARD_SETTING.into(), shard.to_string());
     }
+    settings.extend(metric_definitions(metrics));
     Ok(RunIdentity {
         command: "eval".into(),
         dataset_sha256: fresh.dataset.sha256.clone(),
@@ -473,7 +476,9 @@ pub fn dry_run_over(
             ));
         }
     }
-    let mut samples = dataset::open(&options.data, &options.read_options()?)?.peekable();
+    let reader = dataset::open(&options.data, &options.read_options()?)?;
+    note_skipped_traces(reader.skipped_traces(), observer);
+    let mut samples = reader.peekable();
     let metrics = choose_metrics(options, &setup, &mut samples, observer)?;
     drop(samples);
     let names: Vec<String> = metrics.iter().map(|m| m.name()).collect();
@@ -821,6 +826,35 @@ fn describe_format(path: &Path, given: Option<dataset::Format>) -> String {
             .map(|e| e.to_string_lossy().to_lowercase())
             .unwrap_or_default(),
     }
+}
+
+/// The definitions of metrics whose name does not say it all (rubrics), as identity
+/// settings; none for the catalogue's metrics, so their runs keep the identity they had.
+pub(crate) fn metric_definitions(
+    metrics: &[Box<dyn Metric>],
+) -> impl Iterator<Item = (String, String)> + '_ {
+    metrics.iter().filter_map(|metric| {
+        let definition = metric.definition()?;
+        Some((format!("metric:{}", metric.name()), definition))
+    })
+}
+
+/// Names the traces a trace format skipped for lack of a retriever span (a few ids, and
+/// the count).
+fn note_skipped_traces(skipped: &[String], observer: &dyn Observer) {
+    const SHOWN: usize = 5;
+    if skipped.is_empty() {
+        return;
+    }
+    let mut shown: Vec<&str> = skipped.iter().take(SHOWN).map(String::as_str).collect();
+    if skipped.len() > SHOWN {
+        shown.push("…");
+    }
+    observer.note(format!(
+        "note: {} traces skipped, they have no retriever span: {}",
+        skipped.len(),
+        shown.join(", ")
+    ));
 }
 
 /// `runs/<dataset file stem>`.

@@ -195,7 +195,7 @@ pub fn run(
     let run_path = options.run_path();
     let samples_text = samples_jsonl(&material.samples)?;
     let fresh = fresh_manifest(options, &material, &setup, &run_path, &samples_text)?;
-    let identity = RunIdentity {
+    let mut identity = RunIdentity {
         command: "judge-check".into(),
         dataset_sha256: fresh.dataset.sha256.clone(),
         metrics: vec![metric.name()],
@@ -208,6 +208,9 @@ pub fn run(
         ]
         .into(),
     };
+    identity
+        .settings
+        .extend(crate::eval::metric_definitions(&material.metrics));
     let mut prepared = resume::prepare(&run_path, options.overwrite, false, fresh, &identity)?;
     for note in &prepared.notes {
         observer.note(format!("note: {note}"));

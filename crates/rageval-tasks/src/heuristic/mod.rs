@@ -170,6 +170,7 @@ impl Heuristic {
                 | TaskKind::AnswerFromContexts
                 | TaskKind::MergeAnswers
                 | TaskKind::ContextsCheck
+                | TaskKind::CustomRubric
         )
     }
 
@@ -242,7 +243,8 @@ impl Heuristic {
             | TaskKind::ExtractEntities
             | TaskKind::AnswerFromContexts
             | TaskKind::MergeAnswers
-            | TaskKind::ContextsCheck => return None,
+            | TaskKind::ContextsCheck
+            | TaskKind::CustomRubric => return None,
         };
         Some(HeuristicInfo {
             name: name.to_owned(),

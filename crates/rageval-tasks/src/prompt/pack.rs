@@ -51,6 +51,7 @@ const FILES: &[(Lang, &str, &str)] = pack!(
     "answer_from_contexts",
     "merge_answers",
     "contexts_check",
+    "custom_rubric",
 );
 
 /// One parsed template.

@@ -7,9 +7,9 @@
 use rageval_judge::{GgufChat, GgufOptions, Judge, JudgeConfig, ModelFiles, Models, Rung};
 use rageval_tasks::{
     AnswerFromContexts, AnswerRubric, ContextRelevance, ContextUsefulness, ContextsCheck,
-    ExtractEntities, GenerateQuestions, GradeRelevance, GradeRelevanceBatch, MergeAnswers,
-    OrderContexts, PairwisePreference, Policy, QuestionSimilarity, SplitStatements,
-    SupportVerdicts, TaskJudge, TaskKind,
+    ExtractEntities, GenerateQuestions, GradeRelevance, GradeRelevanceBatch, JudgeRubric,
+    MergeAnswers, OrderContexts, PairwisePreference, Policy, QuestionSimilarity, Rubric,
+    RubricField, RubricScale, SplitStatements, SupportVerdicts, TaskJudge, TaskKind,
 };
 
 /// (question, context, answer): five English, five Chinese.
@@ -171,6 +171,24 @@ async fn ask(router: &TaskJudge, kind: TaskKind, item: (&str, &str, &str)) -> Op
             .merge_answers(&MergeAnswers {
                 question,
                 answers: vec![answer, context],
+            })
+            .await
+            .map(|j| j.rung),
+        TaskKind::CustomRubric => router
+            .judge_rubric(&JudgeRubric {
+                rubric: std::sync::Arc::new(Rubric {
+                    name: "grounded".into(),
+                    summary: None,
+                    criterion_en: "The answer says only what the passage says.".into(),
+                    criterion_zh: None,
+                    reads: vec![RubricField::Contexts, RubricField::Answer],
+                    scale: RubricScale::PassFail,
+                    examples: Vec::new(),
+                }),
+                question,
+                answer,
+                contexts: vec![context],
+                reference: String::new(),
             })
             .await
             .map(|j| j.rung),

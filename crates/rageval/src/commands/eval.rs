@@ -118,5 +118,7 @@ pub(super) fn format_of(format: DataFormat) -> Format {
         DataFormat::Json => Format::Json,
         DataFormat::Csv => Format::Csv,
         DataFormat::Xlsx => Format::Xlsx,
+        DataFormat::OpenInference => Format::OpenInference,
+        DataFormat::Langfuse => Format::Langfuse,
     }
 }

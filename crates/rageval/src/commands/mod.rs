@@ -8,6 +8,7 @@ pub mod compare;
 pub mod eval;
 pub mod index;
 pub mod judge_check;
+pub mod label;
 pub mod merge;
 pub mod metrics;
 pub mod rank;
@@ -126,6 +127,7 @@ pub fn dispatch(command: Command, ui: &Ui) -> anyhow::Result<Exit> {
         Command::Collect(args) => collect::run(&args, ui, out)?,
         Command::JudgeCheck(args) => judge_check::run(&args, ui, out)?,
         Command::Calibrate(args) => calibrate::run(&args, ui, out)?,
+        Command::Label(args) => label::run(&args, ui, out)?,
         Command::Rank(args) => rank::run(&args, ui, out)?,
         Command::Reference(args) => rank::reference::run(&args, ui, out)?,
         Command::Pipeline(args) => rank::pipeline::run(*args, ui, out)?,

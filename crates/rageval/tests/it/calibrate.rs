@@ -71,6 +71,20 @@ fn eval_with_labels_and_calibrate_write_the_calibrated_block() {
     let judged = summary["metrics"]["faithfulness"]["mean"].as_f64().unwrap();
     assert!((block["judge_only"]["mean"].as_f64().unwrap() - judged).abs() < 1e-12);
     assert!(summary["calibrated"]["rouge_l"].is_null());
+    // The reports show the three means side by side.
+    let md = fs::read_to_string(dir.path().join("run/report.md")).unwrap();
+    assert!(md.contains("## Calibrated with human labels"), "{md}");
+    assert!(md.contains("| `faithfulness` |"), "{md}");
+    let html = fs::read_to_string(dir.path().join("run/report.html")).unwrap();
+    assert!(html.contains("id=\"calibrated\""));
+    let mut workbook: calamine::Xlsx<_> =
+        calamine::open_workbook(dir.path().join("run/results.xlsx")).unwrap();
+    let sheet = calamine::Reader::worksheet_range(&mut workbook, "calibrated").unwrap();
+    assert_eq!(
+        sheet.get_value((1, 10)),
+        Some(&calamine::Data::Float(12.0)),
+        "n_labels of faithfulness"
+    );
 
     // `calibrate` on the finished run writes the same block again.
     let again = rageval(

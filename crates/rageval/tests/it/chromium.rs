@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 /// How long one page may take to render before the test gives up.
 const RENDER_LIMIT: Duration = Duration::from_secs(90);
 
-fn chromium() -> PathBuf {
+pub fn chromium() -> PathBuf {
     std::env::var_os("PATH")
         .iter()
         .flat_map(std::env::split_paths)

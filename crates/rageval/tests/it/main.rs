@@ -5,6 +5,7 @@
 mod accounting;
 mod browser;
 mod calibrate;
+mod cdp;
 mod chromium;
 mod compare;
 mod design;
@@ -14,15 +15,18 @@ mod judge_check;
 mod judge_check_gguf;
 mod judge_check_resume;
 mod judged;
+mod label;
 mod local_models;
 mod metrics;
 mod rank;
 mod report;
 mod resume;
+mod rubrics;
 mod s4_pipeline;
 mod scale;
 mod snapshots;
 mod sources;
+mod traces;
 mod version_table;
 
 use std::path::{Path, PathBuf};

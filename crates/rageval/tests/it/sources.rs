@@ -156,6 +156,7 @@ fn collect_writes_a_dataset_that_eval_scores() {
         "sources.toml",
         "--out",
         "data.jsonl",
+        "--progress",
     ];
     let out = rageval(dir.path(), &args);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -164,7 +165,12 @@ fn collect_writes_a_dataset_that_eval_scores() {
         "{}",
         stdout(&out)
     );
-    assert!(stderr(&out).contains("collected 20/20"), "{}", stderr(&out));
+    // `--progress` asks for plain progress lines; the last one says where the stage ended.
+    assert!(
+        stderr(&out).contains("collecting 20/20"),
+        "{}",
+        stderr(&out)
+    );
     let text = std::fs::read_to_string(dir.path().join("data.jsonl")).unwrap();
     assert_eq!(text.lines().count(), 20);
     let first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();

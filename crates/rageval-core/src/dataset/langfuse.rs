@@ -1,0 +1,246 @@
+//! Langfuse trace exports read as one sample per trace.
+//!
+//! Records are traces, observations, or both: a trace as Langfuse's public API returns it
+//! (`id`, `name`, `input`, `output`, `sessionId`, and `observations` as full objects or as
+//! ids) and observations (`id`, `traceId`, `type` — `SPAN`, `GENERATION`, `EVENT`, or the
+//! newer `RETRIEVER` and friends — `name`, `startTime`, `endTime`, `parentObservationId`,
+//! `input`, `output`). A record with `traceId` and `type` is an observation; any other
+//! record with an `id` is a trace, and its embedded observation objects are read too.
+//!
+//! Per trace: the question is the trace's `input` (else the root observation's), searched
+//! for a question-like key when it is JSON; the contexts are the documents in the output of
+//! the last retriever observation (type `RETRIEVER`, or a `SPAN` whose name says
+//! "retriev"); the answer is the output of the last-ending `GENERATION`, else the trace's
+//! `output`. Documents may be strings or objects such as LangChain's
+//! `{page_content, metadata}`; ids and scores are taken from the object or its metadata. A
+//! trace without a retriever observation is skipped.
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use super::error::{DatasetError, DatasetErrorKind};
+use super::traces::{
+    Groups, TraceRecords, TraceSample, answer_text, compare_times, context, id_at, question_text,
+};
+use super::value::Record;
+
+/// What one trace's records hold.
+#[derive(Debug, Default)]
+struct Trace {
+    /// The trace record itself, when the export has one.
+    header: Option<Map<String, Value>>,
+    observations: Vec<Map<String, Value>>,
+    line: Option<usize>,
+}
+
+/// Groups the records of `source` into traces and makes one record per trace.
+pub(crate) fn traces(
+    file: &Path,
+    source: impl Iterator<Item = Result<Record, DatasetError>>,
+) -> TraceRecords {
+    let mut out = TraceRecords::default();
+    let mut groups: Groups<(usize, Map<String, Value>, bool)> = Groups::default();
+    for item in source {
+        let mut record = match item {
+            Ok(record) => record,
+            Err(error) => {
+                out.records.push(Err(error));
+                continue;
+            }
+        };
+        let observation = record.fields.contains_key("type");
+        let trace = if observation {
+            id_at(&record.fields, &["traceId", "trace_id"])
+        } else {
+            id_at(&record.fields, &["id", "traceId"])
+        };
+        let Some(trace) = trace else {
+            let field = if observation { "traceId" } else { "id" };
+            out.records.push(Err(DatasetError::at(
+                file,
+                record.line,
+                DatasetErrorKind::MissingField,
+            )
+            .with_field(field)));
+            continue;
+        };
+        if !observation {
+            if let Some(Value::Array(embedded)) = record.fields.remove("observations") {
+                for item in embedded {
+                    if let Value::Object(fields) = item {
+                        groups.push(trace.clone(), (record.line, fields, true));
+                    }
+                }
+            }
+        }
+        groups.push(trace, (record.line, record.fields, observation));
+    }
+    for (id, members) in groups.into_ordered() {
+        let mut trace = Trace::default();
+        for (line, fields, observation) in members {
+            trace.line = Some(trace.line.map_or(line, |first| first.min(line)));
+            if observation {
+                trace.observations.push(fields);
+            } else {
+                trace.header = Some(fields);
+            }
+        }
+        match sample(id, trace) {
+            Ok(sample) => out.records.push(sample.into_record(file, "input")),
+            Err(skipped) => out.skipped.push(skipped),
+        }
+    }
+    out
+}
+
+fn kind(observation: &Map<String, Value>) -> String {
+    observation
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_ascii_uppercase()
+}
+
+fn is_retriever(observation: &Map<String, Value>) -> bool {
+    let name = observation
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_lowercase();
+    match kind(observation).as_str() {
+        "RETRIEVER" => true,
+        "SPAN" => name.contains("retriev"),
+        _ => false,
+    }
+}
+
+/// The sample of one trace, or its id when it has no retriever observation.
+fn sample(id: String, mut trace: Trace) -> Result<TraceSample, String> {
+    trace
+        .observations
+        .sort_by(|a, b| compare_times(a.get("startTime"), b.get("startTime")));
+    let Some(retriever) = trace.observations.iter().rev().find(|o| is_retriever(o)) else {
+        return Err(id);
+    };
+    let ids: Vec<String> = trace
+        .observations
+        .iter()
+        .filter_map(|o| id_at(o, &["id"]))
+        .collect();
+    let root = trace
+        .observations
+        .iter()
+        .find(|o| id_at(o, &["parentObservationId"]).is_none_or(|parent| !ids.contains(&parent)));
+    let header = trace.header.as_ref();
+    let question = header
+        .and_then(|h| h.get("input"))
+        .and_then(question_text)
+        .or_else(|| root.and_then(|r| r.get("input")).and_then(question_text))
+        .or_else(|| retriever.get("input").and_then(question_text));
+    let last_generation = trace
+        .observations
+        .iter()
+        .filter(|o| kind(o) == "GENERATION")
+        .reduce(|latest, o| {
+            let later = compare_times(o.get("endTime"), latest.get("endTime")).is_ge();
+            if later { o } else { latest }
+        });
+    let answer = last_generation
+        .and_then(|g| g.get("output"))
+        .and_then(answer_text)
+        .or_else(|| header.and_then(|h| h.get("output")).and_then(answer_text));
+    let mut metadata = Map::new();
+    let name = header
+        .and_then(|h| h.get("name"))
+        .or_else(|| root.and_then(|r| r.get("name")));
+    if let Some(name) = name.filter(|n| !n.is_null()) {
+        metadata.insert("trace_name".into(), name.clone());
+    }
+    if let Some(session) = header
+        .and_then(|h| h.get("sessionId"))
+        .filter(|s| !s.is_null())
+    {
+        metadata.insert("session_id".into(), session.clone());
+    }
+    Ok(TraceSample {
+        id,
+        line: trace.line.unwrap_or(1),
+        question,
+        contexts: documents(retriever.get("output")),
+        answer,
+        metadata,
+    })
+}
+
+/// The documents in a retriever's output: a list, or a list under a common key.
+fn documents(output: Option<&Value>) -> Vec<Value> {
+    let list = match output {
+        Some(Value::Array(items)) => items,
+        Some(Value::Object(object)) => {
+            let found = ["documents", "nodes", "results", "output"]
+                .iter()
+                .find_map(|key| object.get(*key).and_then(Value::as_array));
+            match found {
+                Some(items) => items,
+                None => return Vec::new(),
+            }
+        }
+        _ => return Vec::new(),
+    };
+    list.iter().filter_map(document).collect()
+}
+
+/// One document: a string, or an object with its text, and maybe an id and a score, at
+/// its top level, under `node`, or in its `metadata`.
+fn document(item: &Value) -> Option<Value> {
+    let object = match item {
+        Value::String(text) => return Some(context(text.clone(), None, None)),
+        Value::Object(object) => object,
+        _ => return None,
+    };
+    let node = object.get("node").and_then(Value::as_object);
+    let metadata = object.get("metadata").and_then(Value::as_object);
+    let places: Vec<&Map<String, Value>> = [Some(object), node, metadata]
+        .into_iter()
+        .flatten()
+        .collect();
+    let text = places.iter().find_map(|place| {
+        ["page_content", "pageContent", "content", "text"]
+            .iter()
+            .find_map(|key| place.get(*key).and_then(Value::as_str))
+    })?;
+    let id = places
+        .iter()
+        .find_map(|place| id_at(place, &["id", "id_", "doc_id", "document_id", "source"]));
+    let score = places.iter().find_map(|place| {
+        ["score", "relevance_score"]
+            .iter()
+            .find_map(|key| place.get(*key).and_then(Value::as_f64))
+    });
+    Some(context(text.to_owned(), id, score))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn langchain_and_llamaindex_documents_are_read() {
+        let output = json!([
+            {"page_content": "a", "metadata": {"id": "d1", "score": 0.5}},
+            {"node": {"id_": "n2", "text": "b"}, "score": 0.25},
+            "c",
+        ]);
+        let read = documents(Some(&output));
+        assert_eq!(
+            read,
+            vec![
+                json!({"text": "a", "id": "d1", "score": 0.5}),
+                json!({"text": "b", "id": "n2", "score": 0.25}),
+                json!({"text": "c"}),
+            ]
+        );
+    }
+}

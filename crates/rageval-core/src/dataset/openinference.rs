@@ -1,0 +1,277 @@
+//! OpenInference spans (as Arize Phoenix exports them) read as one sample per trace.
+//!
+//! Each record is one span. Phoenix writes spans in three spellings, all accepted: the
+//! spans dataframe (`context.trace_id`, `span_kind`, `parent_id`, `attributes.input.value`,
+//! `attributes.retrieval.documents` as a list of `{document.id, document.score,
+//! document.content}`), the REST/client span (`context: {trace_id, span_id}`, `attributes`
+//! nested by dots or flat), and OpenTelemetry's flat attribute keys
+//! (`retrieval.documents.0.document.content`). Every span is flattened to dotted keys, so
+//! the three look alike from here on.
+//!
+//! Per trace: the question is the root span's `input.value` (a JSON input is searched for a
+//! question-like key), the contexts are the documents of the last `RETRIEVER` span (id,
+//! score and content), and the answer is the last-ending `LLM` span's final output message,
+//! else its `output.value`. A trace without a `RETRIEVER` span is skipped.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use super::error::DatasetError;
+use super::traces::{
+    Groups, TraceRecords, TraceSample, answer_text, compare_times, context, id_at, question_text,
+};
+use super::value::Record;
+
+const TRACE_ID: &[&str] = &["context.trace_id", "trace_id", "traceId", "context.traceId"];
+const SPAN_ID: &[&str] = &["context.span_id", "span_id", "spanId", "context.spanId"];
+const PARENT_ID: &[&str] = &["parent_id", "parent_span_id", "parentSpanId"];
+const SPAN_KIND: &[&str] = &["openinference.span.kind", "span_kind", "spanKind"];
+const DOCUMENTS: &str = "retrieval.documents.";
+
+/// One span, flattened.
+#[derive(Debug)]
+struct Span {
+    line: usize,
+    id: Option<String>,
+    parent: Option<String>,
+    /// Upper case: `RETRIEVER`, `LLM`, `CHAIN`, ...
+    kind: String,
+    /// Dotted keys, the `attributes.` prefix dropped, to leaf values.
+    flat: BTreeMap<String, Value>,
+}
+
+impl Span {
+    fn get(&self, key: &str) -> Option<&Value> {
+        self.flat.get(key).filter(|value| !value.is_null())
+    }
+
+    fn start(&self) -> Option<&Value> {
+        self.get("start_time").or_else(|| self.get("startTime"))
+    }
+
+    fn end(&self) -> Option<&Value> {
+        self.get("end_time").or_else(|| self.get("endTime"))
+    }
+}
+
+/// Groups the spans of `source` into traces and makes one record per trace.
+pub(crate) fn traces(
+    file: &Path,
+    source: impl Iterator<Item = Result<Record, DatasetError>>,
+) -> TraceRecords {
+    let mut out = TraceRecords::default();
+    let mut groups = Groups::default();
+    for item in source {
+        let record = match item {
+            Ok(record) => record,
+            Err(error) => {
+                out.records.push(Err(error));
+                continue;
+            }
+        };
+        let mut flat = BTreeMap::new();
+        flatten("", Value::Object(record.fields), &mut flat);
+        let flat: Map<String, Value> = flat.into_iter().collect();
+        let Some(trace) = id_at(&flat, TRACE_ID) else {
+            let error = DatasetError::at(
+                file,
+                record.line,
+                super::error::DatasetErrorKind::MissingField,
+            )
+            .with_field("context.trace_id");
+            out.records.push(Err(error));
+            continue;
+        };
+        let span = Span {
+            line: record.line,
+            id: id_at(&flat, SPAN_ID),
+            parent: id_at(&flat, PARENT_ID),
+            kind: id_at(&flat, SPAN_KIND)
+                .unwrap_or_default()
+                .to_ascii_uppercase(),
+            flat: flat.into_iter().collect(),
+        };
+        groups.push(trace, span);
+    }
+    for (trace, spans) in groups.into_ordered() {
+        match sample(trace, spans) {
+            Ok(sample) => out.records.push(sample.into_record(file, "input.value")),
+            Err(skipped) => out.skipped.push(skipped),
+        }
+    }
+    out
+}
+
+/// The sample of one trace, or its id when it has no retriever span.
+fn sample(trace: String, mut spans: Vec<Span>) -> Result<TraceSample, String> {
+    // Stable: spans with equal or unknown times keep file order.
+    spans.sort_by(|a, b| compare_times(a.start(), b.start()));
+    let Some(retriever) = spans.iter().rev().find(|span| span.kind == "RETRIEVER") else {
+        return Err(trace);
+    };
+    let ids: Vec<&str> = spans.iter().filter_map(|s| s.id.as_deref()).collect();
+    let root = spans
+        .iter()
+        .find(|span| span.parent.as_deref().is_none_or(|p| !ids.contains(&p)))
+        .or(spans.first());
+    let line = spans.iter().map(|s| s.line).min().unwrap_or(1);
+    let question = root
+        .and_then(|root| root.get("input.value"))
+        .and_then(question_text)
+        .or_else(|| retriever.get("input.value").and_then(question_text));
+    let last_llm = spans
+        .iter()
+        .filter(|span| span.kind == "LLM")
+        .reduce(|latest, span| {
+            let later = compare_times(span.end(), latest.end()).is_ge();
+            if later { span } else { latest }
+        });
+    let answer = match last_llm {
+        Some(llm) => llm_answer(llm),
+        None => root
+            .and_then(|root| root.get("output.value"))
+            .and_then(answer_text),
+    };
+    let mut metadata = Map::new();
+    if let Some(name) = root.and_then(|root| root.get("name")) {
+        metadata.insert("trace_name".into(), name.clone());
+    }
+    if let Some(session) = root.and_then(|root| root.get("session.id")) {
+        metadata.insert("session_id".into(), session.clone());
+    }
+    Ok(TraceSample {
+        id: trace,
+        line,
+        question,
+        contexts: documents(retriever),
+        answer,
+        metadata,
+    })
+}
+
+/// The last output message of an LLM span, else its `output.value`.
+fn llm_answer(span: &Span) -> Option<String> {
+    let last_message = span
+        .flat
+        .iter()
+        .filter_map(|(key, value)| {
+            let rest = key.strip_prefix("llm.output_messages.")?;
+            let (index, field) = rest.split_once('.')?;
+            (field == "message.content")
+                .then(|| index.parse::<usize>().ok())
+                .flatten()
+                .map(|index| (index, value))
+        })
+        .max_by_key(|(index, _)| *index)
+        .and_then(|(_, value)| value.as_str())
+        .filter(|text| !text.trim().is_empty())
+        .map(str::to_owned);
+    last_message.or_else(|| span.get("output.value").and_then(answer_text))
+}
+
+/// The retriever's documents in their order, as context objects.
+fn documents(span: &Span) -> Vec<Value> {
+    #[derive(Default)]
+    struct Document {
+        id: Option<String>,
+        score: Option<f64>,
+        content: Option<String>,
+    }
+    let mut found: BTreeMap<usize, Document> = BTreeMap::new();
+    for (key, value) in span.flat.range(DOCUMENTS.to_owned()..) {
+        let Some(rest) = key.strip_prefix(DOCUMENTS) else {
+            break;
+        };
+        let Some((index, field)) = rest.split_once('.') else {
+            continue;
+        };
+        let Ok(index) = index.parse::<usize>() else {
+            continue;
+        };
+        let document = found.entry(index).or_default();
+        match field {
+            "document.id" => {
+                document.id = match value {
+                    Value::String(s) => Some(s.clone()),
+                    Value::Number(n) => Some(n.to_string()),
+                    _ => None,
+                }
+            }
+            "document.score" => {
+                document.score = match value {
+                    Value::Number(n) => n.as_f64(),
+                    Value::String(s) => s.trim().parse().ok(),
+                    _ => None,
+                }
+            }
+            "document.content" => document.content = value.as_str().map(str::to_owned),
+            _ => {}
+        }
+    }
+    found
+        .into_values()
+        .map(|doc| context(doc.content.unwrap_or_default(), doc.id, doc.score))
+        .collect()
+}
+
+/// Every leaf of `value` under its dotted path; list items under their index. A leading
+/// `attributes.` is dropped, so a dataframe column and a span's attribute share one key.
+fn flatten(prefix: &str, value: Value, out: &mut BTreeMap<String, Value>) {
+    let join = |key: &str| {
+        let path = if prefix.is_empty() {
+            key.to_owned()
+        } else {
+            format!("{prefix}.{key}")
+        };
+        match path.strip_prefix("attributes.") {
+            Some(rest) => rest.to_owned(),
+            None => path,
+        }
+    };
+    match value {
+        Value::Object(object) => {
+            for (key, value) in object {
+                flatten(&join(&key), value, out);
+            }
+        }
+        Value::Array(items) if !prefix.is_empty() => {
+            for (index, value) in items.into_iter().enumerate() {
+                flatten(&join(&index.to_string()), value, out);
+            }
+        }
+        leaf => {
+            out.insert(prefix.to_owned(), leaf);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_three_spellings_flatten_alike() {
+        let dataframe = json!({"attributes.retrieval.documents": [
+            {"document.id": "d1", "document.content": "x"}
+        ]});
+        let nested = json!({"attributes": {"retrieval": {"documents": [
+            {"document": {"id": "d1", "content": "x"}}
+        ]}}});
+        let flat = json!({"attributes": {
+            "retrieval.documents.0.document.id": "d1",
+            "retrieval.documents.0.document.content": "x"
+        }});
+        let keys = |value: Value| {
+            let mut out = BTreeMap::new();
+            flatten("", value, &mut out);
+            out
+        };
+        let expected = keys(flat);
+        assert_eq!(keys(dataframe), expected);
+        assert_eq!(keys(nested), expected);
+        assert!(expected.contains_key("retrieval.documents.0.document.content"));
+    }
+}

@@ -1,0 +1,385 @@
+//! Rubric metrics of one's own, read from `[[metric]]` tables (docs/rubrics.md) and
+//! registered with `rageval-metrics` before a command that builds metrics runs.
+//!
+//! Where from: every `--metric-file FILE`, else the configuration file the judge reads
+//! (`--config`, else `RAGEVAL_CONFIG`, else `./rageval.toml` when it exists). Other tables
+//! of those files are the judge's and are ignored here. Every error names the file, the
+//! line and the field.
+
+use std::path::{Path, PathBuf};
+
+use rageval_metrics::rubric::{DefinedRubric, register};
+use rageval_tasks::{Rubric, RubricExample, RubricField, RubricScale};
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::cli::Command;
+
+/// A rubric file that cannot be used.
+#[derive(Debug)]
+pub struct RubricFileError {
+    pub file: PathBuf,
+    pub line: Option<usize>,
+    pub field: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for RubricFileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+        }
+        write!(f, ": field `{}`: {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for RubricFileError {}
+
+#[derive(Deserialize)]
+struct Root {
+    #[serde(default)]
+    metric: Vec<Spanned<FileRubric>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileRubric {
+    name: Spanned<String>,
+    #[serde(default)]
+    summary: Option<String>,
+    criterion: Spanned<FileCriterion>,
+    reads: Spanned<Vec<Spanned<String>>>,
+    scale: Spanned<String>,
+    #[serde(default)]
+    examples: Vec<Spanned<FileExample>>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum FileCriterion {
+    One(String),
+    PerPack(PerPack),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PerPack {
+    en: String,
+    #[serde(default)]
+    zh: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileExample {
+    #[serde(default)]
+    question: Option<String>,
+    #[serde(default)]
+    answer: Option<String>,
+    #[serde(default)]
+    contexts: Option<Vec<String>>,
+    #[serde(default)]
+    reference: Option<String>,
+    grade: Spanned<FileGrade>,
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum FileGrade {
+    Word(String),
+    Number(i64),
+}
+
+/// Reads the rubrics for `command` and registers them; commands that build no metric read
+/// nothing.
+pub fn register_for(command: &Command, metric_files: &[PathBuf]) -> anyhow::Result<()> {
+    let config = match command {
+        Command::Eval(args) => args.judge.config.clone(),
+        Command::JudgeCheck(args) => args.judge.config.clone(),
+        Command::Pipeline(args) => args.eval.judge.config.clone(),
+        Command::Metrics(_) | Command::Calibrate(_) | Command::Merge(_) => None,
+        _ => return Ok(()),
+    };
+    let files: Vec<PathBuf> = if metric_files.is_empty() {
+        let named = config.or_else(|| {
+            std::env::var_os(rageval_judge::config::ENV_CONFIG)
+                .filter(|value| !value.is_empty())
+                .map(PathBuf::from)
+        });
+        let default = PathBuf::from(rageval_judge::config::DEFAULT_CONFIG_FILE);
+        // A missing named file is the judge's error to report; rubrics read what exists.
+        named
+            .or_else(|| default.is_file().then_some(default))
+            .filter(|path| path.is_file())
+            .into_iter()
+            .collect()
+    } else {
+        metric_files.to_vec()
+    };
+    let mut rubrics = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).map_err(|error| RubricFileError {
+            file: file.clone(),
+            line: None,
+            field: "metric".into(),
+            message: format!("cannot read the file: {error}"),
+        })?;
+        rubrics.extend(parse(&text, file)?);
+    }
+    register(rubrics)?;
+    Ok(())
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|b| **b == b'\n')
+        .count()
+        + 1
+}
+
+/// The `[[metric]]` tables of one file.
+pub fn parse(text: &str, file: &Path) -> Result<Vec<DefinedRubric>, RubricFileError> {
+    let error = |span: std::ops::Range<usize>, field: String, message: String| RubricFileError {
+        file: file.to_path_buf(),
+        line: Some(line_of(text, span.start)),
+        field,
+        message,
+    };
+    let root: Root = toml::from_str(text).map_err(|parse| {
+        let message = parse.message().to_owned();
+        let field = message
+            .split('`')
+            .nth(1)
+            .filter(|_| message.contains("field"))
+            .unwrap_or("metric")
+            .to_owned();
+        RubricFileError {
+            file: file.to_path_buf(),
+            line: parse.span().map(|span| line_of(text, span.start)),
+            field,
+            message,
+        }
+    })?;
+    let mut out = Vec::new();
+    for (index, table) in root.metric.into_iter().enumerate() {
+        let at = |field: &str| format!("metric[{}].{field}", index + 1);
+        let header_line = line_of(text, table.span().start);
+        let table = table.into_inner();
+
+        let name = table.name.get_ref().trim().to_owned();
+        let valid = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '-');
+        if !valid {
+            return Err(error(
+                table.name.span(),
+                at("name"),
+                "a metric name is letters, digits, `_` and `-` (no spaces, `:` or `@`)".into(),
+            ));
+        }
+
+        let (criterion_en, criterion_zh) = match table.criterion.get_ref() {
+            FileCriterion::One(text) => (text.clone(), None),
+            FileCriterion::PerPack(pack) => (pack.en.clone(), pack.zh.clone()),
+        };
+        if criterion_en.trim().is_empty()
+            || criterion_zh.as_ref().is_some_and(|t| t.trim().is_empty())
+        {
+            return Err(error(
+                table.criterion.span(),
+                at("criterion"),
+                "the criterion is empty; write what a good sample does".into(),
+            ));
+        }
+
+        let scale = RubricScale::from_name(table.scale.get_ref()).ok_or_else(|| {
+            error(
+                table.scale.span(),
+                at("scale"),
+                format!(
+                    "unknown scale `{}`; hint: use \"pass_fail\" or \"1-5\"",
+                    table.scale.get_ref()
+                ),
+            )
+        })?;
+
+        let mut reads = Vec::new();
+        for field in table.reads.get_ref() {
+            let parsed = RubricField::from_name(field.get_ref().trim()).ok_or_else(|| {
+                error(
+                    field.span(),
+                    at("reads"),
+                    format!(
+                        "unknown field `{}`; hint: question, answer, contexts or reference",
+                        field.get_ref()
+                    ),
+                )
+            })?;
+            if !reads.contains(&parsed) {
+                reads.push(parsed);
+            }
+        }
+        if reads.is_empty() {
+            return Err(error(
+                table.reads.span(),
+                at("reads"),
+                "name at least one field the judge reads (question, answer, contexts, reference)"
+                    .into(),
+            ));
+        }
+        reads.sort_by_key(|field| RubricField::ALL.iter().position(|f| f == field));
+
+        let mut examples = Vec::new();
+        for (number, example) in table.examples.into_iter().enumerate() {
+            let example_span = example.span();
+            let example = example.into_inner();
+            let field =
+                |name: &str| format!("metric[{}].examples[{}].{name}", index + 1, number + 1);
+            let grade = match (scale, example.grade.get_ref()) {
+                (RubricScale::PassFail, FileGrade::Word(word)) if word == "pass" => Some(1),
+                (RubricScale::PassFail, FileGrade::Word(word)) if word == "fail" => Some(0),
+                (RubricScale::OneToFive, FileGrade::Number(n @ 1..=5)) => u8::try_from(*n).ok(),
+                _ => None,
+            };
+            let Some(grade) = grade else {
+                let wanted = match scale {
+                    RubricScale::PassFail => "\"pass\" or \"fail\"",
+                    RubricScale::OneToFive => "a whole number from 1 to 5",
+                };
+                return Err(error(
+                    example.grade.span(),
+                    field("grade"),
+                    format!("a {} rubric's example grade is {wanted}", scale.name()),
+                ));
+            };
+            let mut fields = Vec::new();
+            let values = [
+                (RubricField::Question, example.question),
+                (RubricField::Answer, example.answer),
+                (
+                    RubricField::Contexts,
+                    example.contexts.map(|c| c.join("\n\n")),
+                ),
+                (RubricField::Reference, example.reference),
+            ];
+            for (kind, value) in values {
+                let Some(value) = value else { continue };
+                if !reads.contains(&kind) {
+                    return Err(error(
+                        example_span.clone(),
+                        field(kind.name()),
+                        format!(
+                            "the rubric does not read `{}`; hint: add it to `reads` or drop it here",
+                            kind.name()
+                        ),
+                    ));
+                }
+                fields.push((kind, value));
+            }
+            examples.push(RubricExample {
+                fields,
+                grade,
+                reason: example.reason,
+            });
+        }
+
+        out.push(DefinedRubric {
+            rubric: Rubric {
+                name,
+                summary: table.summary,
+                criterion_en,
+                criterion_zh,
+                reads,
+                scale,
+                examples,
+            },
+            file: file.to_path_buf(),
+            line: header_line,
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+[judge]
+model = "m"
+
+[[metric]]
+name = "cites_policy"
+criterion = { en = "The answer names the policy number it relies on.", zh = "回答写出了所依据的政策编号。" }
+reads = ["answer", "question"]
+scale = "pass_fail"
+
+[[metric.examples]]
+answer = "Refunds within 30 days (policy 7)."
+grade = "pass"
+reason = "names policy 7"
+
+[[metric]]
+name = "polite"
+criterion = "The answer is polite."
+reads = ["answer"]
+scale = "1-5"
+"#;
+
+    fn parse_text(text: &str) -> Result<Vec<DefinedRubric>, RubricFileError> {
+        parse(text, Path::new("rageval.toml"))
+    }
+
+    #[test]
+    fn good_tables_parse_with_their_lines() {
+        let rubrics = parse_text(GOOD).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(rubrics.len(), 2);
+        let cites = &rubrics[0];
+        assert_eq!(cites.line, 5);
+        assert_eq!(
+            cites.rubric.reads,
+            [RubricField::Question, RubricField::Answer]
+        );
+        assert_eq!(cites.rubric.examples[0].grade, 1);
+        assert_eq!(rubrics[1].rubric.scale, RubricScale::OneToFive);
+    }
+
+    #[test]
+    fn bad_entries_name_file_line_and_field() {
+        let cases = [
+            (
+                GOOD.replace("scale = \"1-5\"", "scale = \"1-10\""),
+                "rageval.toml:20: field `metric[2].scale`: unknown scale `1-10`",
+            ),
+            (
+                GOOD.replace("reads = [\"answer\"]", "reads = [\"answr\"]"),
+                "rageval.toml:19: field `metric[2].reads`: unknown field `answr`",
+            ),
+            (
+                GOOD.replace("grade = \"pass\"", "grade = 4"),
+                "rageval.toml:13: field `metric[1].examples[1].grade`",
+            ),
+            (
+                GOOD.replace("name = \"polite\"", "name = \"po lite\""),
+                "rageval.toml:17: field `metric[2].name`",
+            ),
+            (
+                GOOD.replace("criterion = \"The answer is polite.\"\n", ""),
+                "rageval.toml:16: field `criterion`: missing field `criterion`",
+            ),
+            (
+                GOOD.replace("scale = \"1-5\"", "scale = \"1-5\"\nweight = 2"),
+                "rageval.toml:21: field `weight`: unknown field `weight`",
+            ),
+        ];
+        for (text, expected) in cases {
+            let error = parse_text(&text).map(|_| ()).unwrap_err().to_string();
+            assert!(error.starts_with(expected), "{error}\nexpected: {expected}");
+        }
+    }
+}

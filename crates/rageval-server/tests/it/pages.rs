@@ -194,3 +194,34 @@ async fn pages_load_nothing_from_elsewhere_and_say_so_in_their_headers() {
     assert_eq!(missing.status, StatusCode::NOT_FOUND);
     assert!(missing.body.contains("no page at /nowhere"));
 }
+
+/// A run page names the judge of each judged metric and its measured agreement, as the
+/// run's report.html does, and marks a mean whose judge's figures reach chance.
+#[tokio::test]
+async fn a_run_page_names_each_judged_metric_s_judge_and_its_agreement() {
+    let dir = fixture();
+    let manifest_path = dir.path().join("runs/base/manifest.json");
+    let mut manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest_path).unwrap()).unwrap();
+    for metric in manifest["metrics"].as_array_mut().unwrap() {
+        if metric["name"] == "faithfulness" {
+            metric["judges"] = serde_json::json!([{
+                "task": "support_verdicts",
+                "answered_by": "heuristic content_word_overlap v3",
+                "measured": [{"dataset": "DuReader zh", "measure": "pairwise accuracy",
+                              "value": 0.52, "count": 219, "unit": "pairs"}]
+            }]);
+        }
+    }
+    std::fs::write(&manifest_path, manifest.to_string()).unwrap();
+    let app = server(dir.path(), None);
+    let html = get(&app, "/runs/base").await.body;
+    assert!(
+        html.contains(
+            "support_verdicts: heuristic content_word_overlap v3 — DuReader zh pairwise \
+             accuracy 0.52 [0.45, 0.59] (219 pairs)"
+        ),
+        "{html}"
+    );
+    assert!(html.contains("(interval includes chance)"));
+}

@@ -302,6 +302,7 @@ impl SupportItem {
             support: self.verdict,
             context,
             reason: self.reason,
+            score: None,
         })
     }
 }

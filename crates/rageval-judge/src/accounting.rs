@@ -6,7 +6,9 @@
 //! nothing now and are tallied apart, as are answers shared with an identical call in
 //! flight. A cap is checked before a request is sent, reserving the call (and its estimated
 //! cost) so that concurrent calls cannot overshoot it together; calls in flight always
-//! finish. This module keeps books; it never calls a model.
+//! finish. Answers that come through a provider's batch job cost the batch price (half the
+//! list price unless the table says otherwise): a judge in batch mode books with
+//! [`PriceTable::for_batch`]. This module keeps books; it never calls a model.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -42,6 +44,10 @@ const BUILTIN_PRICES: &[(&str, f64, f64)] = &[
     ("deepseek-reasoner", 0.28, 0.42),
 ];
 
+/// What a batch job costs against the synchronous price when the table names no batch price
+/// for the model: OpenAI's and Azure OpenAI's batch APIs bill half the list price.
+pub const DEFAULT_BATCH_DISCOUNT: f64 = 0.5;
+
 /// A model's price, US dollars per million tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Price {
@@ -58,12 +64,22 @@ impl Price {
             + usage.completion_tokens as f64 * self.completion_per_million)
             / 1e6
     }
+
+    /// This price times `factor`, both parts.
+    pub fn scaled(&self, factor: f64) -> Price {
+        Price {
+            prompt_per_million: self.prompt_per_million * factor,
+            completion_per_million: self.completion_per_million * factor,
+        }
+    }
 }
 
-/// Prices by model name.
+/// Prices by model name: the synchronous price, and the batch price where it is not
+/// [`DEFAULT_BATCH_DISCOUNT`] of it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PriceTable {
     prices: BTreeMap<String, Price>,
+    batch_prices: BTreeMap<String, Price>,
 }
 
 impl Default for PriceTable {
@@ -85,13 +101,17 @@ impl PriceTable {
                 (model.to_owned(), price)
             })
             .collect();
-        PriceTable { prices }
+        PriceTable {
+            prices,
+            batch_prices: BTreeMap::new(),
+        }
     }
 
     /// A table with no price.
     pub fn empty() -> Self {
         PriceTable {
             prices: BTreeMap::new(),
+            batch_prices: BTreeMap::new(),
         }
     }
 
@@ -103,11 +123,42 @@ impl PriceTable {
     /// The price of `model`: an exact match, else the name without a provider prefix
     /// (`openai/gpt-4o`) or a dated snapshot suffix (`gpt-4o-2024-08-06`, `gpt-4-0613`).
     pub fn get(&self, model: &str) -> Option<Price> {
-        let unprefixed = model.rsplit('/').next().unwrap_or(model);
-        [model, unprefixed, undated(unprefixed)]
-            .into_iter()
-            .find_map(|name| self.prices.get(name).copied())
+        lookup(&self.prices, model)
     }
+
+    /// Sets (or overrides) one model's batch price.
+    pub fn insert_batch(&mut self, model: impl Into<String>, price: Price) {
+        self.batch_prices.insert(model.into(), price);
+    }
+
+    /// The price of `model` in a batch job: its batch price when one is set (looked up like
+    /// [`PriceTable::get`]), else [`DEFAULT_BATCH_DISCOUNT`] of its synchronous price.
+    pub fn batch_price(&self, model: &str) -> Option<Price> {
+        lookup(&self.batch_prices, model)
+            .or_else(|| self.get(model).map(|p| p.scaled(DEFAULT_BATCH_DISCOUNT)))
+    }
+
+    /// The table a judge whose every answer comes through a batch job books with: each
+    /// model's price is its [`PriceTable::batch_price`].
+    pub fn for_batch(&self) -> PriceTable {
+        let names = self.prices.keys().chain(self.batch_prices.keys());
+        let prices = names
+            .filter_map(|name| Some((name.clone(), self.batch_price(name)?)))
+            .collect();
+        PriceTable {
+            prices,
+            batch_prices: BTreeMap::new(),
+        }
+    }
+}
+
+/// `model`'s entry: an exact match, else the name without a provider prefix or a snapshot
+/// date.
+fn lookup(prices: &BTreeMap<String, Price>, model: &str) -> Option<Price> {
+    let unprefixed = model.rsplit('/').next().unwrap_or(model);
+    [model, unprefixed, undated(unprefixed)]
+        .into_iter()
+        .find_map(|name| prices.get(name).copied())
 }
 
 /// `name` without a trailing `-YYYY-MM-DD` or `-NNNN` snapshot date.
@@ -399,6 +450,30 @@ mod tests {
         let mut custom = PriceTable::empty();
         custom.insert("llama-3-8b", mini);
         assert_eq!(custom.get("llama-3-8b"), Some(mini));
+    }
+
+    #[test]
+    fn batch_price_is_half_unless_the_table_says_otherwise() {
+        let mut table = PriceTable::builtin();
+        let mini = table.get("gpt-4o-mini").unwrap();
+        assert_eq!(table.batch_price("gpt-4o-mini"), Some(mini.scaled(0.5)));
+        assert_eq!(
+            table.batch_price("openai/gpt-4o-mini-2024-07-18"),
+            Some(mini.scaled(0.5))
+        );
+        let custom = Price {
+            prompt_per_million: 0.1,
+            completion_per_million: 0.2,
+        };
+        table.insert_batch("gpt-4o", custom);
+        assert_eq!(table.batch_price("gpt-4o-2024-08-06"), Some(custom));
+        assert_eq!(table.batch_price("llama-3-8b"), None);
+        let batch = table.for_batch();
+        assert_eq!(batch.get("gpt-4o"), Some(custom));
+        assert_eq!(batch.get("gpt-4o-mini"), Some(mini.scaled(0.5)));
+        // A batch price for a model with no synchronous price still counts.
+        table.insert_batch("llama-3-8b", custom);
+        assert_eq!(table.for_batch().get("llama-3-8b"), Some(custom));
     }
 
     #[test]

@@ -3,10 +3,16 @@
 //! A key is the SHA-256 of a canonical JSON (sorted keys, no whitespace) of everything that
 //! decides an answer: backend kind, model, prompt-template id and version, the rendered
 //! messages, the sampling parameters and the output schema. The value is the raw answer
-//! text, its usage and finish reason — never a header, a key or an endpoint URL. The file is
+//! text, its usage and finish reason, and the *origin* of the answer — a short hash of the
+//! endpoint that wrote it, so a run can say when it reuses answers another endpoint serving
+//! the same model name wrote — never a header, a key or an endpoint URL. The file is
 //! in WAL mode; each write is one statement in its own transaction, so a crash leaves either
 //! the whole entry or none. SQLite work runs on tokio's blocking pool so it never stalls the
 //! runtime; a cancelled caller leaves the write to finish on its own.
+//!
+//! SQLite's locking needs a local file system: a cache on NFS or another network file
+//! system can be corrupted by two machines writing at once. To share answers between
+//! machines, export them as JSON lines and import them on the other side ([`transfer`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -18,6 +24,10 @@ use sha2::{Digest, Sha256};
 
 use crate::chat::{ChatResponse, Usage};
 use crate::error::JudgeError;
+
+mod transfer;
+
+pub use transfer::{CacheLine, Transferred};
 
 /// Bumped when the key recipe or the table changes, so old entries are never misread.
 pub const CACHE_FORMAT: u32 = 1;
@@ -86,6 +96,29 @@ fn write_canonical(value: &Value, out: &mut String) {
     }
 }
 
+/// The origin recorded with an answer: the first 16 hex digits of the SHA-256 of the
+/// endpoint as [`ChatModel::endpoint`](crate::ChatModel::endpoint) names it (redacted), so
+/// the cache holds no URL.
+pub fn origin_of(endpoint: &str) -> String {
+    Sha256::digest(endpoint.as_bytes())
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Adds the `origin` column to a cache file written before it existed (its answers keep no
+/// origin).
+fn add_origin_column(connection: &Connection) -> rusqlite::Result<()> {
+    let has_origin = connection
+        .prepare("SELECT 1 FROM pragma_table_info('answers') WHERE name = 'origin'")?
+        .exists([])?;
+    if !has_origin {
+        connection.execute_batch("ALTER TABLE answers ADD COLUMN origin TEXT")?;
+    }
+    Ok(())
+}
+
 /// A handle on the cache file; clones share one connection.
 #[derive(Debug, Clone)]
 pub struct Cache {
@@ -136,6 +169,7 @@ impl Cache {
                 ) WITHOUT ROWID;",
             )
             .map_err(fail)?;
+        add_origin_column(&connection).map_err(fail)?;
         Ok(Cache {
             connection: Arc::new(Mutex::new(connection)),
             path,
@@ -149,21 +183,31 @@ impl Cache {
 
     /// The stored answer for `key`, if any.
     pub async fn get(&self, key: CacheKey) -> Result<Option<ChatResponse>, JudgeError> {
+        Ok(self.get_with_origin(key).await?.map(|(answer, _)| answer))
+    }
+
+    /// The stored answer for `key` and its origin ([`origin_of`] of the endpoint that wrote
+    /// it; `None` for answers stored without one), if any.
+    pub async fn get_with_origin(
+        &self,
+        key: CacheKey,
+    ) -> Result<Option<(ChatResponse, Option<String>)>, JudgeError> {
         self.blocking(move |connection| {
             connection
                 .query_row(
-                    "SELECT text, prompt_tokens, completion_tokens, finish_reason
+                    "SELECT text, prompt_tokens, completion_tokens, finish_reason, origin
                      FROM answers WHERE key = ?1",
                     params![key.hex()],
                     |row| {
-                        Ok(ChatResponse {
+                        let answer = ChatResponse {
                             text: row.get(0)?,
                             usage: Usage {
                                 prompt_tokens: row.get::<_, i64>(1)?.max(0) as u64,
                                 completion_tokens: row.get::<_, i64>(2)?.max(0) as u64,
                             },
                             finish_reason: row.get(3)?,
-                        })
+                        };
+                        Ok((answer, row.get(4)?))
                     },
                 )
                 .optional()
@@ -171,12 +215,27 @@ impl Cache {
         .await
     }
 
-    /// Stores `answer` under `key` (replacing an older one), in one transaction.
+    /// Stores `answer` under `key` (replacing an older one), in one transaction, with no
+    /// origin.
     pub async fn put(
         &self,
         key: CacheKey,
         template: String,
         model: String,
+        answer: ChatResponse,
+    ) -> Result<(), JudgeError> {
+        self.put_with_origin(key, template, model, None, answer)
+            .await
+    }
+
+    /// Stores `answer` under `key` with its origin ([`origin_of`] the endpoint that wrote
+    /// it), in one transaction.
+    pub async fn put_with_origin(
+        &self,
+        key: CacheKey,
+        template: String,
+        model: String,
+        origin: Option<String>,
         answer: ChatResponse,
     ) -> Result<(), JudgeError> {
         let now = SystemTime::now()
@@ -188,8 +247,8 @@ impl Cache {
                 .execute(
                     "INSERT OR REPLACE INTO answers
                      (key, template, model, text, prompt_tokens, completion_tokens,
-                      finish_reason, created_unix)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                      finish_reason, created_unix, origin)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                     params![
                         key.hex(),
                         template,
@@ -198,7 +257,8 @@ impl Cache {
                         answer.usage.prompt_tokens as i64,
                         answer.usage.completion_tokens as i64,
                         answer.finish_reason,
-                        now
+                        now,
+                        origin
                     ],
                 )
                 .map(|_| ())

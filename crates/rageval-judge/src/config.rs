@@ -29,6 +29,7 @@ use crate::settings::{
 };
 
 mod file;
+pub mod snippet;
 
 use file::{FileEndpoint, FileJudge, HeaderSpec};
 
@@ -136,7 +137,11 @@ impl JudgeSettings {
                     file: path.display().to_string(),
                     line: None,
                     field: String::new(),
-                    message: format!("cannot read: {e}"),
+                    message: if e.kind() == std::io::ErrorKind::NotFound {
+                        format!("no such settings file (named by --config or {ENV_CONFIG})")
+                    } else {
+                        format!("cannot read: {e}")
+                    },
                 })?;
                 Self::resolve_with(flags, Some((&path, &text)), lookup)
             }
@@ -185,6 +190,7 @@ impl JudgeSettings {
             cache_mode: self.cache_mode,
             budget: self.budget,
             prices: self.prices.clone(),
+            halt_after: Some(crate::health::DEFAULT_HALT_AFTER),
         }
     }
 
@@ -350,16 +356,7 @@ impl<L: Fn(&str) -> Option<String>> Resolver<'_, L> {
             }),
             (None, None) => default_cache_path(|name| (self.lookup)(name)),
         };
-        let mut prices = PriceTable::builtin();
-        for (name, price) in &file.prices {
-            prices.insert(
-                name.clone(),
-                Price {
-                    prompt_per_million: price.prompt_per_million.0,
-                    completion_per_million: price.completion_per_million.0,
-                },
-            );
-        }
+        let prices = self.prices()?;
         let budget = Budget {
             max_calls: flags.max_calls.or(file.caps.max_calls),
             max_cost_usd: flags.max_cost_usd.or(file.caps.max_cost_usd.map(|c| c.0)),
@@ -396,6 +393,54 @@ impl<L: Fn(&str) -> Option<String>> Resolver<'_, L> {
             budget,
             config_file,
         })
+    }
+
+    /// The built-in price table with the file's `[judge.prices."MODEL"]` entries: the
+    /// synchronous price, and the batch price when both `batch_*` keys are given (one alone
+    /// is an error: half a price would be guessed).
+    fn prices(&self) -> Result<PriceTable, JudgeError> {
+        let mut prices = PriceTable::builtin();
+        for (name, price) in &self.file.prices {
+            prices.insert(
+                name.clone(),
+                Price {
+                    prompt_per_million: price.prompt_per_million.0,
+                    completion_per_million: price.completion_per_million.0,
+                },
+            );
+            match (
+                price.batch_prompt_per_million,
+                price.batch_completion_per_million,
+            ) {
+                (Some(prompt), Some(completion)) => prices.insert_batch(
+                    name.clone(),
+                    Price {
+                        prompt_per_million: prompt.0,
+                        completion_per_million: completion.0,
+                    },
+                ),
+                (None, None) => {}
+                (prompt, _) => {
+                    let key = match prompt {
+                        Some(_) => "batch_prompt_per_million",
+                        None => "batch_completion_per_million",
+                    };
+                    // The table may be written `prices."NAME"` or `prices.NAME`.
+                    let quoted = format!("judge.prices.\"{name}\".{key}");
+                    let bare = format!("judge.prices.{name}.{key}");
+                    let field = match self.file.line_of(&bare) {
+                        Some(_) => bare,
+                        None => quoted,
+                    };
+                    return Err(self.file_error(
+                        &field,
+                        "a batch price needs both batch_prompt_per_million and \
+                         batch_completion_per_million",
+                    ));
+                }
+            }
+        }
+        Ok(prices)
     }
 
     /// The endpoint list: a base URL from the flags or `RAGEVAL_JUDGE_BASE_URL` replaces the

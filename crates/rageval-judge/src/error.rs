@@ -171,6 +171,80 @@ pub enum JudgeError {
     #[error("cancelled")]
     Cancelled,
 
+    /// The judge was halted because it refuses or cannot answer calls ([`crate::health`]):
+    /// the call was not sent.
+    #[error("{0}")]
+    Unavailable(Box<crate::health::Halt>),
+
+    /// Batch mode: this request has no batch answer yet. It is recorded as pending and goes
+    /// out in the next batch job; the caller holds the work back (a stop, not a failure) and
+    /// runs it again once the answers are loaded.
+    #[error("waiting for a batch answer (request {key})")]
+    Pending {
+        /// The request's batch key (`custom_id` of its batch input line).
+        key: String,
+    },
+
+    /// A batch job did not answer this request: it expired or was cancelled first, the job
+    /// failed, the answer is missing from the output, or the server answered it with a
+    /// status worth another try. Never retried in place: the batch was the attempt, and
+    /// resubmitting it is the batch settings' decision.
+    #[error("batch request {custom_id} at {endpoint} was not answered: {}", item_failure(*.status, .code, .message))]
+    BatchItem {
+        /// Endpoint, redacted.
+        endpoint: String,
+        /// The request's `custom_id`.
+        custom_id: String,
+        /// The HTTP status the batch recorded for it, if any.
+        status: Option<u16>,
+        /// The batch's error code (`batch_expired`, `batch_cancelled`, ...), if any.
+        code: Option<String>,
+        /// What the batch said.
+        message: String,
+    },
+
+    /// A batch input or output file is malformed.
+    #[error("{}", config_location(.file, *.line, "", .message))]
+    BatchFile {
+        /// The file (a path, or a file id on the server).
+        file: String,
+        /// 1-based line, when known.
+        line: Option<usize>,
+        /// What is wrong.
+        message: String,
+    },
+
+    /// A batch file could not be read or written.
+    #[error("batch file {path}")]
+    BatchIo {
+        /// The file or directory.
+        path: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// A line of an exported cache file (`rageval cache import`) is malformed.
+    #[error("{}", config_location(.file, *.line, "", .message))]
+    CacheFile {
+        /// The file.
+        file: String,
+        /// 1-based line, when known.
+        line: Option<usize>,
+        /// What is wrong.
+        message: String,
+    },
+
+    /// An exported cache file could not be read or written.
+    #[error("cache file {path}")]
+    CacheFileIo {
+        /// The file.
+        path: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+
     /// A configuration file is wrong. Values are never quoted: they may be secrets.
     #[error("{}", config_location(.file, *.line, .field, .message))]
     Config {
@@ -183,6 +257,22 @@ pub enum JudgeError {
         /// What is wrong.
         message: String,
     },
+}
+
+/// `http 500, batch_expired: message`, leaving out what is unknown.
+fn item_failure(status: Option<u16>, code: &Option<String>, message: &str) -> String {
+    let mut parts = Vec::new();
+    if let Some(status) = status {
+        parts.push(format!("http {status}"));
+    }
+    if let Some(code) = code {
+        parts.push(code.clone());
+    }
+    if parts.is_empty() {
+        message.to_owned()
+    } else {
+        format!("{}: {message}", parts.join(", "))
+    }
 }
 
 /// `file:line: field: message`, leaving out what is unknown.
@@ -226,13 +316,17 @@ impl JudgeError {
         }
     }
 
-    /// Whether the error means "stop", not "this call failed": a cap was reached or the
-    /// judge was cancelled. Callers end the run cleanly (keeping what finished) instead of
-    /// recording a failed score.
+    /// Whether the error means "stop", not "this call failed": a cap was reached, the
+    /// judge was cancelled, it was halted as unavailable, or (batch mode) the answer is
+    /// pending in the next batch job. Callers end the run or the pass cleanly (keeping what
+    /// finished) instead of recording a failed score.
     pub fn is_stop(&self) -> bool {
         matches!(
             self,
-            JudgeError::BudgetExhausted { .. } | JudgeError::Cancelled
+            JudgeError::BudgetExhausted { .. }
+                | JudgeError::Cancelled
+                | JudgeError::Unavailable(_)
+                | JudgeError::Pending { .. }
         )
     }
 
@@ -272,6 +366,34 @@ mod tests {
         };
         assert!(timeout.is_retryable() && timeout.is_overload());
         assert!(!status(500).is_overload() && status(429).is_overload());
+    }
+
+    #[test]
+    fn a_pending_batch_answer_is_a_stop_and_batch_items_say_why() {
+        let pending = JudgeError::Pending { key: "ab12".into() };
+        assert!(pending.is_stop() && !pending.is_retryable());
+        assert_eq!(
+            pending.to_string(),
+            "waiting for a batch answer (request ab12)"
+        );
+        let item = JudgeError::BatchItem {
+            endpoint: "http://127.0.0.1/v1".into(),
+            custom_id: "ab12".into(),
+            status: None,
+            code: Some("batch_expired".into()),
+            message: "too late".into(),
+        };
+        assert!(!item.is_stop() && !item.is_retryable());
+        assert_eq!(
+            item.to_string(),
+            "batch request ab12 at http://127.0.0.1/v1 was not answered: batch_expired: too late"
+        );
+        let file = JudgeError::BatchFile {
+            file: "out.jsonl".into(),
+            line: Some(3),
+            message: "not a batch output line".into(),
+        };
+        assert_eq!(file.to_string(), "out.jsonl:3: not a batch output line");
     }
 
     #[test]

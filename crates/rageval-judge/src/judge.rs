@@ -26,6 +26,7 @@ use crate::chat::{
 };
 use crate::error::JudgeError;
 use crate::flight::{Flights, Role as FlightRole};
+use crate::health::{Halt, Health};
 use crate::limiter::{Limiter, LimiterConfig, rough_tokens};
 use crate::retry::RetryPolicy;
 use crate::structured::{
@@ -52,6 +53,11 @@ pub struct JudgeConfig {
     pub budget: Budget,
     /// Prices for the cost so far and the cost cap (the built-in table by default).
     pub prices: PriceTable,
+    /// Calls failed in a row that halt the judge as unavailable ([`crate::health`]);
+    /// `None` (the default here) never halts. Settings resolved for a run
+    /// ([`crate::config::JudgeSettings::judge_config`]) halt after
+    /// [`crate::health::DEFAULT_HALT_AFTER`].
+    pub halt_after: Option<u32>,
 }
 
 /// A structured answer.
@@ -121,6 +127,10 @@ pub struct JudgeStats {
     pub current_limit: u64,
     /// Calls answered by an identical call in flight, without a request of their own.
     pub deduplicated: u64,
+    /// Of the completions answered from the cache, those another endpoint wrote (another
+    /// server under the same model name; answers stored before origins were kept count as
+    /// this judge's own).
+    pub cache_hits_other_origin: u64,
 }
 
 #[derive(Debug, Default)]
@@ -133,6 +143,7 @@ struct Counters {
     cache_write_errors: AtomicU64,
     schema_fallbacks: AtomicU64,
     deduplicated: AtomicU64,
+    cache_hits_other_origin: AtomicU64,
 }
 
 fn bump(counter: &AtomicU64) {
@@ -164,6 +175,7 @@ struct Inner<M> {
     ledger: Ledger,
     flights: Flights,
     cancel: CancelToken,
+    health: Health,
 }
 
 /// What a request is expected to take, for the limiter and the caps.
@@ -200,6 +212,7 @@ impl<M> Judge<M> {
         let mut attempt = 0;
         loop {
             attempt += 1;
+            inner.health.check()?;
             let reservation = inner.ledger.reserve(site.model, estimate.budget)?;
             let permit = inner.limiter.acquire(estimate.limiter_tokens).await?;
             bump(&inner.counters.attempts);
@@ -208,6 +221,7 @@ impl<M> Judge<M> {
             let error = match result {
                 Ok(mut value) => {
                     let (used, counted) = usage(&mut value);
+                    inner.health.answered();
                     inner.limiter.on_success();
                     inner
                         .limiter
@@ -228,6 +242,14 @@ impl<M> Judge<M> {
             match retry.next_delay_for(attempt, &error, !site.limits_itself) {
                 Some(wait) => {
                     bump(&inner.counters.retries);
+                    tracing::debug!(
+                        template = site.template,
+                        model = site.model,
+                        attempt,
+                        wait_ms = wait.as_millis() as u64,
+                        %error,
+                        "judge call failed; retrying after a back-off"
+                    );
                     tokio::time::sleep(wait).await;
                 }
                 None if attempt > 1 && error.is_retryable() => {
@@ -321,7 +343,11 @@ impl<M: ChatModel + Embedder> Judge<M> {
                 move || model.embed(batch_ref),
                 |_| (used, true),
             );
-            let fresh = inner.cancel.run(call).await?;
+            let fresh = inner.cancel.run(call).await;
+            if let Err(error) = &fresh {
+                inner.health.failed(error, &model.endpoint(), name);
+            }
+            let fresh = fresh?;
             if fresh.len() != batch.len() {
                 return Err(JudgeError::Protocol {
                     endpoint: inner.model.endpoint(),
@@ -359,6 +385,7 @@ impl<M: ChatModel + Embedder> Judge<M> {
 impl<M: ChatModel> Judge<M> {
     /// A judge over `model`, with `cache` when given (no cache means every call is a miss).
     pub fn new(model: M, cache: Option<Cache>, config: JudgeConfig) -> Self {
+        let config_halt_after = config.halt_after;
         let limiter = Limiter::new(config.limiter.clone());
         let ledger = Ledger::new(config.prices.clone(), config.budget);
         Judge {
@@ -373,6 +400,7 @@ impl<M: ChatModel> Judge<M> {
                 ledger,
                 flights: Flights::default(),
                 cancel: CancelToken::new(),
+                health: Health::new(config_halt_after),
             }),
         }
     }
@@ -397,6 +425,12 @@ impl<M: ChatModel> Judge<M> {
     /// then on the run is stopping, and results that failed for want of budget are not done.
     pub fn budget_refusal(&self) -> Option<Cap> {
         self.inner.ledger.refused()
+    }
+
+    /// Why the judge was halted as unavailable ([`crate::health`]), if it was: from then
+    /// on every call fails at once and the run is stopping.
+    pub fn halted(&self) -> Option<Halt> {
+        self.inner.health.halted()
     }
 
     /// The backend.
@@ -432,8 +466,11 @@ impl<M: ChatModel> Judge<M> {
         let mode = inner.config.cache_mode;
         let template = template.to_string();
         if let (Some(cache), CacheMode::ReadWrite | CacheMode::Offline) = (&inner.cache, mode) {
-            if let Some(response) = cache.get(key).await? {
+            if let Some((response, origin)) = cache.get_with_origin(key).await? {
                 bump(&inner.counters.cache_hits);
+                if origin.is_some_and(|origin| origin != self.origin()) {
+                    bump(&inner.counters.cache_hits_other_origin);
+                }
                 inner.ledger.cached(&template, 1, response.usage);
                 return Ok(Completion {
                     response,
@@ -472,10 +509,11 @@ impl<M: ChatModel> Judge<M> {
         let inner = &self.inner;
         if let (Some(cache), CacheMode::ReadWrite) = (&inner.cache, inner.config.cache_mode) {
             let stored = cache
-                .put(
+                .put_with_origin(
                     key,
                     template.to_string(),
                     inner.model.model().to_owned(),
+                    Some(self.origin()),
                     response.clone(),
                 )
                 .await;
@@ -510,22 +548,27 @@ impl<M: ChatModel> Judge<M> {
             limiter_tokens: rough_tokens(request),
             budget,
         };
-        self.with_retries(
-            site,
-            estimate,
-            move || model.chat(request),
-            |response: &mut ChatResponse| {
-                // Servers that send no usage get their tokens counted here, once; the count
-                // is stored with the answer, so a replay reports the same tokens.
-                if response.usage.total() == 0 {
-                    response.usage = tokens::count_usage(name, request, &response.text);
-                    (response.usage, true)
-                } else {
-                    (response.usage, false)
-                }
-            },
-        )
-        .await
+        let result = self
+            .with_retries(
+                site,
+                estimate,
+                move || model.chat(request),
+                |response: &mut ChatResponse| {
+                    // Servers that send no usage get their tokens counted here, once; the count
+                    // is stored with the answer, so a replay reports the same tokens.
+                    if response.usage.total() == 0 {
+                        response.usage = tokens::count_usage(name, request, &response.text);
+                        (response.usage, true)
+                    } else {
+                        (response.usage, false)
+                    }
+                },
+            )
+            .await;
+        if let Err(error) = &result {
+            self.inner.health.failed(error, &model.endpoint(), name);
+        }
+        result
     }
 
     /// Asks for a value of type `T` matching `request.schema`, climbing the ladder: schema
@@ -716,6 +759,7 @@ impl<M: ChatModel> Judge<M> {
             limit_cuts: self.inner.limiter.cuts(),
             current_limit: self.inner.limiter.current_limit() as u64,
             deduplicated: load(&c.deduplicated),
+            cache_hits_other_origin: load(&c.cache_hits_other_origin),
         }
     }
 
@@ -742,6 +786,11 @@ impl<M: ChatModel> Judge<M> {
             sampling: request.sampling.clone(),
             response_schema,
         }
+    }
+
+    /// This judge's origin in the cache (a hash of its endpoint).
+    fn origin(&self) -> String {
+        crate::cache::origin_of(&self.inner.model.endpoint())
     }
 
     fn cache_key(&self, template: &TemplateId, request: &ChatRequest) -> CacheKey {

@@ -28,9 +28,15 @@
 //!   (weights, per-endpoint limiters, health, down endpoints skipped until they recover).
 //! - [`config`]: [`config::JudgeSettings`], everything above resolved once from flags, the
 //!   environment and `rageval.toml` into plain values (parsing only, no network).
-//! - [`accounting`]: tokens and cost per template, the price table, the caps.
+//! - [`accounting`]: tokens and cost per template, the price table (batch prices
+//!   included), the caps.
+//! - [`batch`]: provider batch jobs — request and output lines, files within the
+//!   provider's limits, [`BatchClient`] for the files and batches endpoints, and
+//!   [`BatchModel`], which answers calls from loaded batch answers or marks them pending.
 //! - [`tokens`]: token counts with tiktoken, and the [`PlanEstimate`] for dry runs.
 //! - [`cancel`]: [`CancelToken`], which aborts calls in flight and refuses new ones.
+//! - [`health`]: [`Halt`] — a judge that refuses every call, or fails many in a row, is
+//!   halted so a run stops with the cause instead of failing cell after cell.
 //! - [`judge`]: [`Judge`], which chains them: cache → single flight → caps → limiter →
 //!   backend with retries → ladder.
 //! - [`error`]: the one error type, [`JudgeError`], and which errors are retryable.
@@ -44,6 +50,7 @@
 //! It never prints: callers read [`Judge::stats`] and [`Judge::rung_counts`].
 
 pub mod accounting;
+pub mod batch;
 pub mod cache;
 pub mod cancel;
 pub mod chat;
@@ -52,6 +59,7 @@ pub mod error;
 mod flight;
 #[cfg(feature = "gguf")]
 pub mod gguf;
+pub mod health;
 pub mod judge;
 pub mod limiter;
 pub mod local;
@@ -68,6 +76,7 @@ pub mod structured;
 pub mod tokens;
 
 pub use accounting::{Budget, Cap, Price, PriceTable, TemplateUsage, UsageReport};
+pub use batch::{BatchClient, BatchModel, BatchStore};
 pub use cache::{Cache, CacheKey, CacheMode};
 pub use cancel::CancelToken;
 pub use chat::{ChatModel, ChatRequest, ChatResponse, Embedder, Message, Role, Sampling, Usage};
@@ -75,6 +84,7 @@ pub use config::{JudgeFlags, JudgeSettings};
 pub use error::JudgeError;
 #[cfg(feature = "gguf")]
 pub use gguf::{GgufChat, GgufOptions};
+pub use health::Halt;
 pub use judge::{Answer, Completion, Embeddings, Judge, JudgeConfig, JudgeStats};
 pub use limiter::{Limiter, LimiterConfig};
 pub use local::OnFirstUse;

@@ -7,6 +7,7 @@
 
 use std::time::Duration;
 
+use reqwest::Method;
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -69,30 +70,58 @@ impl OpenAiBackend {
     }
 
     async fn post(&self, path: &str, body: &Value) -> Result<Value, JudgeError> {
-        let url = format!("{}/{path}", self.settings.base_url);
         let response = self
-            .client
-            .post(url)
-            .json(body)
-            .send()
-            .await
-            .map_err(|e| self.transport_error(e))?;
+            .send(self.request(Method::POST, path).json(body))
+            .await?;
+        self.json_body(response).await
+    }
+
+    /// A request to `path` under the base URL, with the client's headers and timeouts.
+    pub(crate) fn request(&self, method: Method, path: &str) -> reqwest::RequestBuilder {
+        self.client
+            .request(method, format!("{}/{path}", self.settings.base_url))
+    }
+
+    /// Sends one request (one attempt); a non-success status becomes [`JudgeError::Status`]
+    /// with the first line of the body, the key redacted.
+    pub(crate) async fn send(
+        &self,
+        request: reqwest::RequestBuilder,
+    ) -> Result<reqwest::Response, JudgeError> {
+        let response = request.send().await.map_err(|e| self.transport_error(e))?;
         let status = response.status();
-        if !status.is_success() {
-            let retry_after = retry_after(response.headers());
-            let body = response.text().await.unwrap_or_default();
-            return Err(JudgeError::Status {
-                endpoint: self.endpoint.clone(),
-                status: status.as_u16(),
-                first_line: self.first_line(&body),
-                retry_after,
-            });
+        if status.is_success() {
+            return Ok(response);
         }
+        let retry_after = retry_after(response.headers());
+        let body = response.text().await.unwrap_or_default();
+        Err(JudgeError::Status {
+            endpoint: self.endpoint.clone(),
+            status: status.as_u16(),
+            first_line: self.first_line(&body),
+            retry_after,
+        })
+    }
+
+    /// The body of a success as JSON.
+    pub(crate) async fn json_body(&self, response: reqwest::Response) -> Result<Value, JudgeError> {
         let text = response.text().await.map_err(|e| self.transport_error(e))?;
         serde_json::from_str(&text).map_err(|e| JudgeError::Protocol {
             endpoint: self.endpoint.clone(),
             detail: format!("body is not json ({e}): {}", self.first_line(&text)),
         })
+    }
+
+    /// The body of a success as bytes.
+    pub(crate) async fn bytes_body(
+        &self,
+        response: reqwest::Response,
+    ) -> Result<Vec<u8>, JudgeError> {
+        let bytes = response
+            .bytes()
+            .await
+            .map_err(|e| self.transport_error(e))?;
+        Ok(bytes.to_vec())
     }
 
     fn transport_error(&self, error: reqwest::Error) -> JudgeError {
@@ -122,7 +151,7 @@ impl OpenAiBackend {
         }
     }
 
-    fn protocol(&self, detail: impl Into<String>) -> JudgeError {
+    pub(crate) fn protocol(&self, detail: impl Into<String>) -> JudgeError {
         JudgeError::Protocol {
             endpoint: self.endpoint.clone(),
             detail: detail.into(),
@@ -199,40 +228,53 @@ impl ChatModel for OpenAiBackend {
     }
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, JudgeError> {
-        let mut body = json!({
-            "model": self.settings.model,
-            "messages": request.messages,
-            "temperature": request.sampling.temperature,
-        });
-        if let Some(top_p) = request.sampling.top_p {
-            body["top_p"] = json!(top_p);
-        }
-        if let Some(max_tokens) = request.sampling.max_tokens {
-            body["max_tokens"] = json!(max_tokens);
-        }
-        if let Some(seed) = request.sampling.seed {
-            body["seed"] = json!(seed);
-        }
-        if let Some(schema) = &request.response_schema {
-            body["response_format"] = json!({
-                "type": "json_schema",
-                "json_schema": {"name": schema.name, "schema": schema.schema},
-            });
-        }
+        let body = chat_body(&self.settings.model, request);
         let value = self.post("chat/completions", &body).await?;
-        let wire: WireChat = serde_json::from_value(value)
-            .map_err(|e| self.protocol(format!("not a chat completion: {e}")))?;
-        let choice = wire
-            .choices
-            .into_iter()
-            .next()
-            .ok_or_else(|| self.protocol("chat completion without choices"))?;
-        Ok(ChatResponse {
-            text: choice.message.and_then(|m| m.content).unwrap_or_default(),
-            usage: wire.usage.unwrap_or_default(),
-            finish_reason: choice.finish_reason,
-        })
+        parse_chat_completion(value).map_err(|detail| self.protocol(detail))
     }
+}
+
+/// The `/chat/completions` body for `request` to `model`: what the backend sends, and what a
+/// batch input line carries (see [`crate::batch`]), so both ask exactly the same thing.
+pub(crate) fn chat_body(model: &str, request: &ChatRequest) -> Value {
+    let mut body = json!({
+        "model": model,
+        "messages": request.messages,
+        "temperature": request.sampling.temperature,
+    });
+    if let Some(top_p) = request.sampling.top_p {
+        body["top_p"] = json!(top_p);
+    }
+    if let Some(max_tokens) = request.sampling.max_tokens {
+        body["max_tokens"] = json!(max_tokens);
+    }
+    if let Some(seed) = request.sampling.seed {
+        body["seed"] = json!(seed);
+    }
+    if let Some(schema) = &request.response_schema {
+        body["response_format"] = json!({
+            "type": "json_schema",
+            "json_schema": {"name": schema.name, "schema": schema.schema},
+        });
+    }
+    body
+}
+
+/// A chat completion body read into a [`ChatResponse`] (first choice; usage when the server
+/// sent it), or what is wrong with it.
+pub(crate) fn parse_chat_completion(value: Value) -> Result<ChatResponse, String> {
+    let wire: WireChat =
+        serde_json::from_value(value).map_err(|e| format!("not a chat completion: {e}"))?;
+    let choice = wire
+        .choices
+        .into_iter()
+        .next()
+        .ok_or_else(|| "chat completion without choices".to_owned())?;
+    Ok(ChatResponse {
+        text: choice.message.and_then(|m| m.content).unwrap_or_default(),
+        usage: wire.usage.unwrap_or_default(),
+        finish_reason: choice.finish_reason,
+    })
 }
 
 impl Embedder for OpenAiBackend {

@@ -121,6 +121,10 @@ pub struct JudgeUsage {
     pub failed_attempts: u64,
     /// Retries scheduled after a retryable failure.
     pub retries: u64,
+    /// Answers taken from the cache that another endpoint wrote (another server under the
+    /// same model name).
+    #[serde(default)]
+    pub cache_hits_other_endpoint: u64,
     /// Per prompt template, `id@version` (embeddings under `embedding`).
     pub templates: BTreeMap<String, CallTally>,
     /// Per task: how many times each implementation answered it.
@@ -134,6 +138,7 @@ impl JudgeUsage {
         self.attempts += other.attempts;
         self.failed_attempts += other.failed_attempts;
         self.retries += other.retries;
+        self.cache_hits_other_endpoint += other.cache_hits_other_endpoint;
         for (name, tally) in &other.templates {
             self.templates.entry(name.clone()).or_default().add(tally);
         }
@@ -166,6 +171,12 @@ pub enum SessionEnd {
     Interrupted,
     /// An error (bad data) stopped a resumed run; its finished cells are kept.
     Failed,
+    /// The judge refused or could not answer calls (unreachable, 401/403/404, every call of
+    /// a stage failing): the run stopped with the cause, resumable.
+    JudgeUnavailable,
+    /// Batch mode: the next stage's requests were written out for another engine to
+    /// answer (`--export-requests`); resumable with their answers.
+    RequestsExported,
 }
 
 /// One `rageval eval` invocation on a run directory.
@@ -204,8 +215,9 @@ pub struct JudgeModel {
 /// asked of them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JudgeAccount {
-    /// `endpoint` (a model behind an OpenAI-compatible endpoint) or `offline` (the heuristic
-    /// judge, no model).
+    /// `endpoint` (a model behind an OpenAI-compatible endpoint), `local` (a GGUF file for
+    /// every task), `offline` (the heuristic judge with the embedded models) or `heuristic`
+    /// (the heuristic judge alone).
     pub kind: String,
     pub models: Vec<JudgeModel>,
     /// Endpoints as shown in the manifest (no credentials).

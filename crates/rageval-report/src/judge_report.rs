@@ -33,10 +33,15 @@ fn model_line(model: &JudgeModel) -> String {
 }
 
 fn kind_line(account: &JudgeAccount) -> &'static str {
-    if account.kind == "offline" {
-        "offline: the heuristic judge, no model"
-    } else {
-        "a model behind an OpenAI-compatible endpoint"
+    match account.kind.as_str() {
+        "endpoint" => "a model behind an OpenAI-compatible endpoint",
+        "local" => "a local GGUF chat model (llama.cpp) for every task",
+        "heuristic" => "the heuristic judge alone, no model",
+        "offline" => {
+            "offline: the heuristic judge for verdicts, the embedded models for writing and \
+             embeddings"
+        }
+        _ => "unknown",
     }
 }
 

@@ -32,6 +32,7 @@
 mod accounting;
 mod agreement;
 mod agreement_render;
+mod calibrated;
 mod compare;
 mod compare_render;
 mod error;
@@ -43,6 +44,7 @@ mod judge_report;
 mod manifest;
 mod markdown;
 mod page;
+mod rank_agreement;
 mod reader;
 mod reports;
 mod run_dir;
@@ -64,6 +66,7 @@ pub use agreement::{
     UnstableItem, VerdictChange, chance_level,
 };
 pub use agreement_render::render_agreement;
+pub use calibrated::Calibrated;
 pub use compare::{CompareSettings, Comparison, MetricDelta, PairComparison, SampleFlip};
 pub use compare_render::{
     compare_title, render_compare_body, render_compare_html, render_compare_markdown,
@@ -76,6 +79,7 @@ pub use journal::{JournalWriter, ResultRecord};
 pub use manifest::{DatasetInfo, Manifest, MetricRecord, RunStatus, ToolInfo};
 pub use markdown::render_markdown;
 pub use page::html_document;
+pub use rank_agreement::{RANK_AGREEMENT_FILE, RankAgreementRow};
 pub use reader::{RunData, read_results};
 pub use reports::{HTML_FILE, MARKDOWN_FILE, XLSX_FILE, write_reports};
 pub use run_dir::{MANIFEST_FILE, RESULTS_FILE, RunDir, SUMMARY_FILE, sha256_bytes, sha256_file};

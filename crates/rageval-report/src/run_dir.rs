@@ -92,6 +92,16 @@ impl RunDir {
 
     /// Writes the summary, then marks the manifest complete.
     pub fn finish(&self, manifest: &mut Manifest, summary: &Summary) -> Result<(), ReportError> {
+        self.finish_with(manifest, summary)
+    }
+
+    /// Writes `summary` (a command's own summary shape, e.g. `rank`'s) as `summary.json`,
+    /// then marks the manifest complete.
+    pub fn finish_with(
+        &self,
+        manifest: &mut Manifest,
+        summary: &impl Serialize,
+    ) -> Result<(), ReportError> {
         write_json_atomically(&self.path.join(SUMMARY_FILE), "the summary", summary)?;
         manifest.status = RunStatus::Complete;
         manifest.finished_at = Some(crate::utc_timestamp());

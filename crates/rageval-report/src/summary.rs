@@ -55,6 +55,10 @@ pub struct Summary {
     /// runs written before accounting, and in summaries of no run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge: Option<JudgeAccount>,
+    /// Per metric with human labels: the calibrated (PPI++) mean beside the labels-only and
+    /// judge-only means (`rageval calibrate`, `eval --labels`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub calibrated: BTreeMap<String, crate::Calibrated>,
 }
 
 #[derive(Debug, Default)]
@@ -98,7 +102,14 @@ impl Aggregator {
     }
 
     /// The summary of everything added, with intervals from `resamples` draws under `seed`.
-    pub fn finish(self, samples: usize, resamples: usize, seed: u64) -> Summary {
+    /// It depends on the outcomes alone, not on the order they were added in: the scores are
+    /// sorted before the bootstrap draws from them, so a run resumed, scored in batch passes
+    /// or merged from shards (whose journals hold the cells in another order) gets the
+    /// summary of the run scored in one go.
+    pub fn finish(mut self, samples: usize, resamples: usize, seed: u64) -> Summary {
+        for tally in self.tallies.values_mut() {
+            tally.values.sort_by(f64::total_cmp);
+        }
         let metrics = self
             .order
             .iter()
@@ -134,6 +145,7 @@ impl Aggregator {
                 level: CONFIDENCE,
             },
             judge: None,
+            calibrated: BTreeMap::new(),
         }
     }
 }
@@ -157,6 +169,24 @@ mod tests {
         assert_eq!(m.undefined_reasons["no reference"], 2);
         let [low, high] = m.ci95.unwrap();
         assert!((0.0..=0.5).contains(&low) && (0.5..=1.0).contains(&high));
+    }
+
+    #[test]
+    fn the_summary_does_not_depend_on_the_order_of_the_outcomes() {
+        let values: Vec<f64> = (0..200)
+            .map(|i| f64::from((i * 37) % 101) / 100.0)
+            .collect();
+        let summary = |values: &mut dyn Iterator<Item = &f64>| {
+            let mut aggregator = Aggregator::new(vec!["m".into()]);
+            for value in values {
+                aggregator.add("m", &Outcome::bare(*value));
+            }
+            aggregator.finish(200, 500, 7)
+        };
+        assert_eq!(
+            summary(&mut values.iter()),
+            summary(&mut values.iter().rev())
+        );
     }
 
     #[test]

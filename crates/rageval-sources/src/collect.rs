@@ -4,13 +4,21 @@
 //! Resumable: the output is scanned first, and only questions whose id is not in it are
 //! asked. Each record is one `write` of a complete line followed by a flush, so a crash can
 //! at worst leave a last line without its newline; the next run cuts that line off before
-//! appending (a line that is not a complete JSON object never counts as done). Records come
-//! in completion order; `id` ties them to the questions.
+//! appending (a line that is not a complete JSON object never counts as done). Records are
+//! appended in completion order; once every question has its record, the file is rewritten
+//! in question order (a sibling file renamed over it, so it is never half-written), records
+//! of ids that are not among the questions last.
 //!
 //! A question that fails (after the clients' own retries) is reported and left out, so a
 //! rerun asks it again. An error that would fail every question — bad credentials, a missing
-//! index, a bad template — stops the run: no new question starts, the ones in flight finish
-//! and are written, and the error is returned.
+//! index, a bad template, a placeholder without a value, hits without the text field, a
+//! server that refuses connections — stops the run: no new question starts, the ones in
+//! flight finish and are written, and the error is returned.
+//!
+//! Empty results — no contexts from the retriever, an empty answer after the generator's
+//! own retries — are written and counted in the report; with
+//! [`CollectOptions::fail_on_empty`] they are failures instead (left out, asked again by a
+//! rerun).
 
 use std::collections::HashSet;
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -46,12 +54,16 @@ pub enum ContextSource {
 pub struct CollectOptions {
     /// Questions in flight at once (at least 1).
     pub concurrency: usize,
+    /// Whether a question without contexts or with an empty answer fails instead of being
+    /// written (and counted).
+    pub fail_on_empty: bool,
 }
 
 impl Default for CollectOptions {
     fn default() -> Self {
         CollectOptions {
             concurrency: DEFAULT_CONCURRENCY,
+            fail_on_empty: false,
         }
     }
 }
@@ -76,8 +88,16 @@ pub struct CollectReport {
     pub written: usize,
     /// Questions that failed, with their errors, in completion order.
     pub failed: Vec<(String, SourceError)>,
-    /// Records of the output whose id is not among the questions (kept as they are).
+    /// Records of the output whose id is not among the questions (kept, last).
     pub unknown_ids: usize,
+    /// Ids of the records written without contexts (the retriever found nothing), in
+    /// completion order.
+    pub without_contexts: Vec<String>,
+    /// Ids of the records written with an empty answer, in completion order.
+    pub empty_answers: Vec<String>,
+    /// Whether every question has its record, so the output is complete and in question
+    /// order.
+    pub complete: bool,
 }
 
 /// Collects a record for every sample whose id is not yet in `out`.
@@ -114,6 +134,9 @@ pub async fn collect(
         written: 0,
         failed: Vec::new(),
         unknown_ids,
+        without_contexts: Vec::new(),
+        empty_answers: Vec::new(),
+        complete: false,
     };
     let to_ask = todo.len();
     let mut queue = todo.into_iter();
@@ -137,10 +160,16 @@ pub async fn collect(
             origin: "collect".into(),
             detail: format!("a question's task failed: {e}"),
         })?;
-        match result {
+        match result.and_then(|asked| empty_as_error(asked, options, &provenance)) {
             Ok(asked) => {
                 writer.write(&record(&sample, &asked, &provenance))?;
                 report.written += 1;
+                if asked.contexts.is_empty() {
+                    report.without_contexts.push(sample.id.clone());
+                }
+                if asked.generated.answer.trim().is_empty() {
+                    report.empty_answers.push(sample.id.clone());
+                }
             }
             Err(error) if error.is_fatal() => {
                 fatal.get_or_insert(error);
@@ -153,10 +182,40 @@ pub async fn collect(
             failed: report.failed.len(),
         });
     }
-    match fatal {
-        Some(error) => Err(error),
-        None => Ok(report),
+    if let Some(error) = fatal {
+        return Err(error);
     }
+    drop(writer);
+    if report.failed.is_empty() {
+        let order: Vec<&str> = samples.iter().map(|s| s.id.as_str()).collect();
+        order_output(out, &order)?;
+        report.complete = true;
+    }
+    Ok(report)
+}
+
+/// An empty result as the error it is when `options` says so: no contexts from the
+/// retriever, or an empty answer.
+fn empty_as_error(
+    asked: Asked,
+    options: &CollectOptions,
+    provenance: &Provenance,
+) -> Result<Asked, SourceError> {
+    if !options.fail_on_empty {
+        return Ok(asked);
+    }
+    if asked.generated.answer.trim().is_empty() {
+        return Err(SourceError::EmptyAnswer {
+            endpoint: provenance.generator.clone(),
+            attempts: asked.generated.attempts,
+        });
+    }
+    if asked.contexts.is_empty() {
+        return Err(SourceError::NoContexts {
+            retriever: provenance.retriever.clone(),
+        });
+    }
+    Ok(asked)
 }
 
 /// One question's contexts and answer, and how long they took.
@@ -175,14 +234,21 @@ async fn ask(
     let (contexts, generated) = match source {
         ContextSource::Retriever(retriever) => {
             let retrieved = retriever.retrieve(sample).await?;
-            let generated = generator.generate(sample, &retrieved).await?;
+            let generated = answer_or_empty(generator.generate(sample, &retrieved).await)?;
             // A generator that says which contexts it answered from (e.g. the baseline after
             // leaving some out to fit its window) is judged against those.
             let contexts = generated.contexts.clone().unwrap_or(retrieved);
             (contexts, generated)
         }
         ContextSource::Generator => {
-            let generated = generator.generate(sample, &[]).await?;
+            let generated = answer_or_empty(generator.generate(sample, &[]).await)?;
+            if generated.answer.is_empty() && generated.contexts.is_none() {
+                return Ok(Asked {
+                    contexts: Vec::new(),
+                    generated,
+                    millis: started.elapsed().as_millis() as u64,
+                });
+            }
             let contexts = generated.contexts.clone().ok_or_else(|| SourceError::Config {
                 origin: generator.describe(),
                 detail: "contexts were to come from the generator, and it reports none (set a contexts path for a JSON response)".into(),
@@ -195,6 +261,20 @@ async fn ask(
         generated,
         millis: started.elapsed().as_millis() as u64,
     })
+}
+
+/// A generator's empty answer (after its own retries) as an empty answer, for `collect` to
+/// count or fail on.
+fn answer_or_empty(result: Result<Generated, SourceError>) -> Result<Generated, SourceError> {
+    match result {
+        Err(SourceError::EmptyAnswer { attempts, .. }) => Ok(Generated {
+            answer: String::new(),
+            contexts: None,
+            attempts,
+            details: Map::new(),
+        }),
+        other => other,
+    }
 }
 
 #[derive(Serialize)]
@@ -320,4 +400,56 @@ pub fn scan_output(path: &Path) -> Result<HashSet<String>, SourceError> {
         ids.insert(id);
     }
     Ok(ids)
+}
+
+/// Rewrites `path` with its records in the order of `ids` (records of other ids last, in
+/// their order; blank lines dropped), through a sibling file renamed over it. Does nothing
+/// when the records are in that order already.
+pub fn order_output(path: &Path, ids: &[&str]) -> Result<(), SourceError> {
+    let text = std::fs::read_to_string(path).map_err(|e| SourceError::io(path, e))?;
+    let position: std::collections::HashMap<&str, usize> = ids
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(i, id)| (*id, i))
+        .collect();
+    let mut lines: Vec<(usize, &str)> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let id = serde_json::from_str::<Value>(line)
+            .ok()
+            .and_then(|v| v.get("id").and_then(scalar_text))
+            .ok_or_else(|| SourceError::Output {
+                path: path.to_owned(),
+                line: i + 1,
+                detail: "not a json record with an `id`".into(),
+            })?;
+        let key = position.get(id.as_str()).copied().unwrap_or(usize::MAX);
+        lines.push((key, line));
+    }
+    let in_order = lines.windows(2).all(|w| w[0].0 <= w[1].0);
+    if in_order && lines.len() == text.lines().count() {
+        return Ok(());
+    }
+    lines.sort_by_key(|(key, _)| *key);
+    let mut ordered = String::with_capacity(text.len());
+    for (_, line) in lines {
+        ordered.push_str(line);
+        ordered.push('\n');
+    }
+    let name = path
+        .file_name()
+        .map_or_else(|| "collected".into(), |n| n.to_string_lossy().into_owned());
+    let staging = path.with_file_name(format!(".{name}.ordering-{}", std::process::id()));
+    let written = std::fs::File::create(&staging).and_then(|mut file| {
+        file.write_all(ordered.as_bytes())?;
+        file.sync_all()
+    });
+    if let Err(e) = written.and_then(|()| std::fs::rename(&staging, path)) {
+        let _ = std::fs::remove_file(&staging);
+        return Err(SourceError::io(path, e));
+    }
+    Ok(())
 }

@@ -23,13 +23,19 @@
 //!
 //! Secrets come from the environment (the `ENV_*` constants) or the file; the environment
 //! wins, and neither is ever printed. Unknown keys are errors, so a typo does not silently
-//! fall back to a default. Every error names the file and the key.
+//! fall back to a default. Every error names the file and the key; a TOML error also its
+//! line and column, and shows the line with a caret under the error (quoted values masked).
+//!
+//! [`SourcesConfig::locate`] finds the file as the judge finds its settings: `--config`, else
+//! `RAGEVAL_CONFIG`, else `./rageval.toml` when it exists, so one file can hold both.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use rageval_judge::ApiKey;
+use rageval_judge::config::snippet::{locate_error, mask_quoted};
+use rageval_judge::config::{DEFAULT_CONFIG_FILE, ENV_CONFIG};
 use serde::Deserialize;
 
 use crate::elastic::{EsAuth, EsSettings};
@@ -144,9 +150,18 @@ impl SourcesConfig {
     /// Reads a settings file.
     pub fn read(path: &Path) -> Result<SourcesConfig, SourceError> {
         let text = std::fs::read_to_string(path).map_err(|e| SourceError::io(path, e))?;
-        let file: SourcesFile = toml::from_str(&text).map_err(|e| SourceError::Config {
-            origin: path.display().to_string(),
-            detail: e.to_string().trim_end().replace('\n', " "),
+        let file: SourcesFile = toml::from_str(&text).map_err(|e| {
+            let message = mask_quoted(e.message());
+            match locate_error(&text, &e) {
+                Some(at) => SourceError::Config {
+                    origin: format!("{}:{}:{}", path.display(), at.line, at.column),
+                    detail: format!("{message}\n{}", at.snippet),
+                },
+                None => SourceError::Config {
+                    origin: path.display().to_string(),
+                    detail: message,
+                },
+            }
         })?;
         Ok(SourcesConfig {
             path: Some(path.to_owned()),
@@ -154,9 +169,40 @@ impl SourcesConfig {
         })
     }
 
+    /// The settings file `flag` names (`--config`), else the one [`ENV_CONFIG`] names, else
+    /// [`DEFAULT_CONFIG_FILE`] in the current directory when it exists; no file at all gives
+    /// [`SourcesConfig::empty`]. A named file that does not exist is an error saying so.
+    pub fn locate(
+        flag: Option<&Path>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<SourcesConfig, SourceError> {
+        let named = match flag {
+            Some(path) => Some((path.to_owned(), "--config")),
+            None => env(ENV_CONFIG)
+                .filter(|v| !v.trim().is_empty())
+                .map(|v| (PathBuf::from(v), ENV_CONFIG)),
+        };
+        match named {
+            Some((path, by)) if !path.exists() => Err(SourceError::Config {
+                origin: path.display().to_string(),
+                detail: format!("no such settings file (named by {by})"),
+            }),
+            Some((path, _)) => SourcesConfig::read(&path),
+            None if Path::new(DEFAULT_CONFIG_FILE).is_file() => {
+                SourcesConfig::read(Path::new(DEFAULT_CONFIG_FILE))
+            }
+            None => Ok(SourcesConfig::empty()),
+        }
+    }
+
     /// No file: every setting must come from flags or the environment.
     pub fn empty() -> SourcesConfig {
         SourcesConfig::default()
+    }
+
+    /// The file the settings were read from, if any.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
     }
 
     fn origin(&self, key: &str) -> String {
@@ -174,9 +220,14 @@ impl SourcesConfig {
     }
 
     fn missing(&self, key: &str, hint: &str) -> SourceError {
+        let no_file = if self.path.is_none() {
+            format!("; no settings file was read (pass --config FILE, or set {ENV_CONFIG})")
+        } else {
+            String::new()
+        };
         SourceError::Config {
             origin: self.origin(key),
-            detail: format!("missing{hint}"),
+            detail: format!("missing{hint}{no_file}"),
         }
     }
 
@@ -493,7 +544,64 @@ mod tests {
             .local(None, None, None)
             .unwrap_err()
             .to_string();
-        assert_eq!(err, "[local] index: missing (or pass --index)");
+        assert_eq!(
+            err,
+            "[local] index: missing (or pass --index); no settings file was read (pass --config FILE, or set RAGEVAL_CONFIG)"
+        );
+    }
+
+    #[test]
+    fn toml_errors_keep_line_column_and_a_caret_without_values() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(
+            dir.path(),
+            "s.toml",
+            "[elasticsearch]\nurl = \"http://es\"\npassword = hunter2\n",
+        );
+        let err = SourcesConfig::read(&path).unwrap_err().to_string();
+        let origin = format!("{}:3:12: ", path.display());
+        assert!(err.starts_with(&origin), "{err}");
+        assert!(
+            err.ends_with("\n  |\n3 | password = …\n  |            ^"),
+            "{err}"
+        );
+        assert!(!err.contains("hunter2"), "{err}");
+        let path = write(
+            dir.path(),
+            "t.toml",
+            "[service]\nurl = \"http://x\"\nrespones = \"json\"\n",
+        );
+        let err = SourcesConfig::read(&path).unwrap_err().to_string();
+        assert!(
+            err.contains("t.toml:3:1: unknown field `respones`"),
+            "{err}"
+        );
+        assert!(err.ends_with("3 | respones = \"…\"\n  | ^^^^^^^^"), "{err}");
+    }
+
+    #[test]
+    fn a_named_settings_file_that_does_not_exist_is_reported_as_such() {
+        let dir = tempfile::tempdir().unwrap();
+        let absent = dir.path().join("absent.toml");
+        let err = SourcesConfig::locate(Some(&absent), &no_env)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.ends_with("absent.toml: no such settings file (named by --config)"),
+            "{err}"
+        );
+        let by_env = |name: &str| (name == ENV_CONFIG).then(|| absent.display().to_string());
+        let err = SourcesConfig::locate(None, &by_env)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.ends_with("absent.toml: no such settings file (named by RAGEVAL_CONFIG)"),
+            "{err}"
+        );
+        let present = write(dir.path(), "s.toml", "[local]\nindex = \"kids.index\"\n");
+        let by_env = |name: &str| (name == ENV_CONFIG).then(|| present.display().to_string());
+        let config = SourcesConfig::locate(None, &by_env).unwrap();
+        assert_eq!(config.path(), Some(present.as_path()));
     }
 
     #[test]

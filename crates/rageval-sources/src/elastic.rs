@@ -238,11 +238,12 @@ impl EsRetriever {
                 .collect::<Vec<_>>()
                 .join("\n"),
             _ => {
-                return Err(self.response_error(format!(
-                    "hit `{es_id}` has no text field `{}` in its _source (fields: {})",
-                    s.text_field,
-                    field_names(&source_value)
-                )));
+                return Err(SourceError::MissingTextField {
+                    endpoint: self.endpoint.clone(),
+                    hit: es_id,
+                    field: s.text_field.to_string(),
+                    fields: field_names(&source_value),
+                });
             }
         };
         let id = match &s.id_field {
@@ -451,9 +452,9 @@ mod tests {
         let bad = json!({"hits": {"hits": [{"_id": "b", "_source": {"title": "x"}}]}});
         let err = r.hits(&bad).unwrap_err().to_string();
         assert!(
-            err.contains("hit `b` has no text field `metadata.content`"),
+            err.contains("hit `b` from http://127.0.0.1:9 has no text field `metadata.content`"),
             "{err}"
         );
-        assert!(err.contains("fields: title"), "{err}");
+        assert!(err.contains("(its fields: title)"), "{err}");
     }
 }

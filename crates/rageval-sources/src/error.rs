@@ -133,6 +133,21 @@ pub enum SourceError {
         detail: String,
     },
 
+    /// Hits of a search lack the field the settings name as the chunk text.
+    #[error(
+        "hit `{hit}` from {endpoint} has no text field `{field}` in its _source (its fields: {fields})"
+    )]
+    MissingTextField {
+        /// Endpoint, redacted.
+        endpoint: String,
+        /// The hit's `_id`.
+        hit: String,
+        /// The configured text field.
+        field: String,
+        /// The `_source` fields the hit has, comma-separated (`none` when it has none).
+        fields: String,
+    },
+
     /// The service answered with an empty answer every time it was asked.
     #[error("{endpoint} gave an empty answer {attempts} times")]
     EmptyAnswer {
@@ -140,6 +155,14 @@ pub enum SourceError {
         endpoint: String,
         /// Requests made.
         attempts: u32,
+    },
+
+    /// The retriever found nothing for a question (an error only when `collect` is told to
+    /// fail on empty results).
+    #[error("{retriever} returned no contexts")]
+    NoContexts {
+        /// The retriever, as it describes itself.
+        retriever: String,
     },
 
     /// Every retry failed; the cause is the final attempt's error.
@@ -213,11 +236,15 @@ impl SourceError {
     }
 
     /// Whether the error will recur for every question, so collecting should stop: bad
-    /// credentials, a missing index, bad settings or templates, an unreadable file.
+    /// credentials, a missing index, bad settings or templates, a placeholder without a
+    /// value, hits without the configured text field, a server that cannot be connected to
+    /// (after the retries), an unreadable file.
     pub fn is_fatal(&self) -> bool {
         match self {
             SourceError::Config { .. }
             | SourceError::Template { .. }
+            | SourceError::MissingVariable { .. }
+            | SourceError::MissingTextField { .. }
             | SourceError::Io { .. }
             | SourceError::Client { .. }
             | SourceError::Unauthorized { .. }
@@ -226,9 +253,32 @@ impl SourceError {
             | SourceError::Exists { .. }
             | SourceError::Output { .. }
             | SourceError::Dataset(_) => true,
+            SourceError::Transport { source, .. } => source.is_connect(),
             SourceError::RetriesExhausted { last, .. } => last.is_fatal(),
             SourceError::Answer(error) => answer_is_fatal(error),
             _ => false,
+        }
+    }
+
+    /// How to fix an error whose fix is known, for the binary to print as a `hint:`.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            SourceError::MissingTextField { fields, .. } => Some(format!(
+                "set [elasticsearch] text_field to the _source field that holds the chunk text \
+                 (dotted for nested fields; this hit has: {fields})"
+            )),
+            SourceError::Transport { endpoint, source } if source.is_connect() => Some(format!(
+                "nothing answers at {endpoint}: start the server, or fix the url \
+                 ([elasticsearch] url or {}, [service] url)",
+                crate::config::ENV_ES_URL
+            )),
+            SourceError::NoContexts { .. } => Some(
+                "check the query template's filters (a collection or index name that matches \
+                 nothing gives no hits)"
+                    .into(),
+            ),
+            SourceError::RetriesExhausted { last, .. } => last.hint(),
+            _ => None,
         }
     }
 

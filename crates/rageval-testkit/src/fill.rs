@@ -3,8 +3,9 @@
 //!
 //! Mirrors the neutral bench mock (`shared/bench/mock_llm.py`): `response_format` schema
 //! first, else a JSON Schema written in a message; every property filled; `enum` → first
-//! value; arrays → 3 items within `minItems`/`maxItems`; booleans `true`; numbers `1` for
-//! verdict-like names, else `0`, clamped. One deliberate difference: strings come from the
+//! value; arrays → 3 items within `minItems`/`maxItems` (an array of exactly as many items
+//! as its items' enum has values — an ordering — gets every value once); booleans `true`;
+//! numbers `1` for verdict-like names, else `0`, clamped. One deliberate difference: strings come from the
 //! *first* user message, so a re-ask (whose last message is an instruction) still answers
 //! about the same material. Nothing here touches the network.
 
@@ -242,6 +243,13 @@ impl Filler<'_> {
                     .get("items")
                     .cloned()
                     .unwrap_or(json!({"type": "string"}));
+                // An ordering (exactly as many items as the enum has values): each value once.
+                if let Some(values) = items.get("enum").and_then(Value::as_array)
+                    && min == values.len() as u64
+                    && max == min
+                {
+                    return Value::Array(values.clone());
+                }
                 Value::Array(
                     (0..count)
                         .map(|_| self.fill(&items, name, depth + 1))

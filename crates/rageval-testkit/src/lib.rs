@@ -7,12 +7,20 @@
 //! - [`MockConfig`]: latency; fault rates (500, 429 with `Retry-After`, hangs, garbage or
 //!   truncated JSON) drawn deterministically from (seed, request content, times seen), as in
 //!   the bench mock `shared/bench/mock_llm.py`; an optional required API key; a [`Script`]
-//!   closure for scripted answers instead of the schema-driven ones.
+//!   closure for scripted answers instead of the schema-driven ones; [`MockBatchConfig`]
+//!   for batch jobs (how long each state lasts, expiry after some requests).
+//! - The files and batches endpoints (`/v1/files`, `/v1/batches`): jobs answered request by
+//!   request exactly as `/v1/chat/completions` would answer them, per-request faults in
+//!   the error file, cancellation; [`MockServer::run_batch_file`] answers a request file
+//!   the way `vllm run-batch` does.
 //!
 //! Only for tests and benchmarks: it never binds anything but loopback, and it is not the
 //! neutral referee for comparisons with other tools (the bench mock is).
 
+mod batch;
 mod fill;
+mod multipart;
 mod server;
 
+pub use batch::MockBatchConfig;
 pub use server::{FaultCounts, GARBAGE_SENTENCE, MockConfig, MockServer, MockStats, Reply, Script};

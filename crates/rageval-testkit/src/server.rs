@@ -1,5 +1,6 @@
 //! The mock server: an axum app on 127.0.0.1 at a random port, speaking enough of the
-//! OpenAI API (`/v1/chat/completions`, `/v1/embeddings`, `/v1/models`) for rageval's tests.
+//! OpenAI API (`/v1/chat/completions`, `/v1/embeddings`, `/v1/models`, and the files and
+//! batches endpoints of [`crate::batch`]) for rageval's tests.
 //!
 //! Faults are drawn like the bench mock's: one draw per request from a hash of (seed, the
 //! request's content, how many times that content was seen), so a retried request gets a
@@ -20,6 +21,7 @@ use axum::routing::{get, post};
 use serde_json::{Value, json};
 use tokio::task::JoinHandle;
 
+use crate::batch::{BatchState, MockBatchConfig};
 use crate::fill::{Rng, find_schema, hash_u64, instance, message_texts, sentence_pool, unit_draw};
 
 /// The text a garbage answer holds when it does not cut valid JSON in half.
@@ -68,6 +70,8 @@ pub struct MockConfig {
     pub model: String,
     /// Embedding dimension.
     pub embedding_dim: usize,
+    /// How batch jobs progress and end.
+    pub batch: MockBatchConfig,
 }
 
 impl Default for MockConfig {
@@ -86,6 +90,7 @@ impl Default for MockConfig {
             script: None,
             model: "mock-chat".into(),
             embedding_dim: 8,
+            batch: MockBatchConfig::default(),
         }
     }
 }
@@ -114,9 +119,10 @@ pub struct MockStats {
     pub embedding_requests: u64,
     /// Strings embedded (answered embedding requests).
     pub embedding_inputs: u64,
-    /// Prompt tokens (characters / 4) of answered chat requests.
+    /// Prompt tokens (characters / 4) of answered chat requests, synchronous or in a batch.
     pub prompt_tokens: u64,
-    /// Completion tokens (characters / 4) of answered chat requests.
+    /// Completion tokens (characters / 4) of answered chat requests, synchronous or in a
+    /// batch.
     pub completion_tokens: u64,
     /// HTTP status → count of answers sent.
     pub status_counts: BTreeMap<u16, u64>,
@@ -128,21 +134,30 @@ pub struct MockStats {
     pub in_flight: u64,
     /// Peak requests in flight.
     pub max_in_flight: u64,
+    /// Files uploaded to `/v1/files`.
+    pub files_uploaded: u64,
+    /// Batch jobs created (whether their input was valid or not).
+    pub batches_created: u64,
+    /// Batch request lines answered with a success (in an output file).
+    pub batch_requests_answered: u64,
+    /// Batch request lines that failed (in an error file), expired and cancelled included.
+    pub batch_requests_failed: u64,
 }
 
-struct Shared {
-    config: MockConfig,
+pub(crate) struct Shared {
+    pub(crate) config: MockConfig,
     state: Mutex<MockState>,
 }
 
 #[derive(Default)]
-struct MockState {
-    stats: MockStats,
+pub(crate) struct MockState {
+    pub(crate) stats: MockStats,
     seen: HashMap<String, u64>,
+    pub(crate) batch: BatchState,
 }
 
 impl Shared {
-    fn lock(&self) -> MutexGuard<'_, MockState> {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, MockState> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
@@ -181,11 +196,21 @@ impl MockServer {
         self.shared.lock().stats.clone()
     }
 
+    /// Answers a batch input file (JSONL request lines) the way `vllm run-batch` does: one
+    /// output line per request, in order, failures inline with their status and the error
+    /// as a string. Each request is answered as `/v1/chat/completions` would answer it,
+    /// fault draws included.
+    pub fn run_batch_file(&self, input: &str) -> String {
+        self.shared.run_batch_file(input)
+    }
+
     /// Zeroes the counters and the fault-draw memory (a repeated run draws the same faults).
+    /// Files and batch jobs stay, so a resumed run can still poll and download them.
     pub fn reset(&self) {
         let mut state = self.shared.lock();
         let in_flight = state.stats.in_flight;
-        *state = MockState::default();
+        state.stats = MockStats::default();
+        state.seen.clear();
         state.stats.in_flight = in_flight;
     }
 }
@@ -203,6 +228,7 @@ fn router(shared: Arc<Shared>) -> Router {
         .route("/v1/embeddings", post(embeddings))
         .route("/v1/models", get(models))
         .route("/health", get(|| async { "ok" }))
+        .merge(crate::batch::routes(Arc::clone(&shared)))
         .with_state(shared)
 }
 
@@ -264,7 +290,7 @@ impl Drop for InFlight {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Fault {
+pub(crate) enum Fault {
     Fail,
     RateLimit,
     Hang,
@@ -290,7 +316,7 @@ fn approx_tokens(chars: usize) -> u64 {
 
 impl Shared {
     /// One fault draw for this request, counting it as seen once more.
-    fn draw(&self, chat: bool, body: &Value) -> (Option<Fault>, String, u64) {
+    pub(crate) fn draw(&self, chat: bool, body: &Value) -> (Option<Fault>, String, u64) {
         let key = request_key(chat, body);
         let body_hash = format!("{:016x}", hash_u64(&[&key]));
         let occurrence = {
@@ -324,7 +350,7 @@ impl Shared {
         (None, body_hash, occurrence)
     }
 
-    fn count_fault(&self, fault: Fault) {
+    pub(crate) fn count_fault(&self, fault: Fault) {
         let mut state = self.lock();
         let f = &mut state.stats.faults;
         match fault {
@@ -343,6 +369,20 @@ impl Shared {
                     == Some(format!("Bearer {key}").as_str())
             }
         }
+    }
+
+    /// The status and message a request is refused with: 401 without the configured key,
+    /// 400 without the required header.
+    pub(crate) fn refusal(&self, headers: &HeaderMap) -> Option<(u16, String)> {
+        if !self.authorized(headers) {
+            return Some((401, "mock: invalid api key".into()));
+        }
+        if let Some((name, value)) = &self.config.require_header {
+            if headers.get(name.as_str()).and_then(|v| v.to_str().ok()) != Some(value.as_str()) {
+                return Some((400, format!("mock: missing header {name}")));
+            }
+        }
+        None
     }
 }
 
@@ -367,19 +407,8 @@ async fn prelude(
     headers: &HeaderMap,
     raw: &Bytes,
 ) -> Result<(Value, Option<Fault>, String, u64), Response> {
-    if !shared.authorized(headers) {
-        return Err(guard.error(
-            401,
-            "mock: invalid api key",
-            "invalid_request_error",
-            HeaderMap::new(),
-        ));
-    }
-    if let Some((name, value)) = &shared.config.require_header {
-        if headers.get(name.as_str()).and_then(|v| v.to_str().ok()) != Some(value.as_str()) {
-            let message = format!("mock: missing header {name}");
-            return Err(guard.error(400, &message, "invalid_request_error", HeaderMap::new()));
-        }
+    if let Some((status, message)) = shared.refusal(headers) {
+        return Err(guard.error(status, &message, "invalid_request_error", HeaderMap::new()));
     }
     let body: Value = serde_json::from_slice(raw).map_err(|e| {
         guard.error(
@@ -424,60 +453,97 @@ async fn chat(State(shared): State<Arc<Shared>>, headers: HeaderMap, raw: Bytes)
             Err(response) => return response,
         };
     let config = &shared.config;
-    let content = match &config.script {
-        Some(script) => match script(&body) {
-            Reply::Content(text) => text,
-            Reply::Status(429, text) => {
-                return guard.answer(429, retry_after_headers(config.retry_after), text);
-            }
-            Reply::Status(status, text) => return guard.answer(status, HeaderMap::new(), text),
-            Reply::Hang => {
-                tokio::time::sleep(config.hang).await;
-                schema_answer(config.seed, &body)
-            }
-        },
-        None => schema_answer(config.seed, &body),
-    };
-    let content = if fault == Some(Fault::Garbage) {
-        shared.count_fault(Fault::Garbage);
-        garble(&content, config.seed, &body_hash, occurrence)
-    } else {
-        content
-    };
-    let prompt_chars: usize = message_texts(&body)
-        .iter()
-        .map(|(_, t)| t.chars().count())
-        .sum::<usize>()
-        + body
-            .get("response_format")
-            .filter(|f| f.get("type").and_then(Value::as_str) == Some("json_schema"))
-            .map_or(0, |f| f.to_string().chars().count());
-    let usage = (
-        approx_tokens(prompt_chars),
-        approx_tokens(content.chars().count()),
-    );
-    {
-        let mut state = shared.lock();
-        state.stats.prompt_tokens += usage.0;
-        state.stats.completion_tokens += usage.1;
-    }
-    let answer = json!({
-        "id": format!("chatcmpl-{body_hash}-{occurrence}"),
-        "object": "chat.completion",
-        "created": 0,
-        "model": config.model,
-        "choices": [{
-            "index": 0,
-            "message": {"role": "assistant", "content": content},
-            "finish_reason": "stop"
-        }],
-        "usage": {
-            "prompt_tokens": usage.0,
-            "completion_tokens": usage.1,
-            "total_tokens": usage.0 + usage.1
+    let content = match scripted_content(config, &body) {
+        Ok(Scripted::Content(content)) => content,
+        Ok(Scripted::HangThenContent(content)) => {
+            tokio::time::sleep(config.hang).await;
+            content
         }
-    });
+        Err((429, text)) => {
+            return guard.answer(429, retry_after_headers(config.retry_after), text);
+        }
+        Err((status, text)) => return guard.answer(status, HeaderMap::new(), text),
+    };
+    let answer = shared.completion(&body, content, fault, &body_hash, occurrence);
     guard.answer(200, HeaderMap::new(), answer.to_string())
+}
+
+/// The content a chat request gets, before garbling.
+pub(crate) enum Scripted {
+    /// Answer with it.
+    Content(String),
+    /// The script asked for a hang first (the synchronous endpoint sleeps, a batch does not).
+    HangThenContent(String),
+}
+
+/// What the script (or, without one, the schema) answers for `body`; `Err` is the status
+/// and body a script chose instead.
+pub(crate) fn scripted_content(
+    config: &MockConfig,
+    body: &Value,
+) -> Result<Scripted, (u16, String)> {
+    match &config.script {
+        Some(script) => match script(body) {
+            Reply::Content(text) => Ok(Scripted::Content(text)),
+            Reply::Status(status, text) => Err((status, text)),
+            Reply::Hang => Ok(Scripted::HangThenContent(schema_answer(config.seed, body))),
+        },
+        None => Ok(Scripted::Content(schema_answer(config.seed, body))),
+    }
+}
+
+impl Shared {
+    /// The chat completion for `content` (garbled when the draw said so), its usage counted
+    /// in the stats: what the synchronous endpoint returns and a batch line's body holds.
+    pub(crate) fn completion(
+        &self,
+        body: &Value,
+        content: String,
+        fault: Option<Fault>,
+        body_hash: &str,
+        occurrence: u64,
+    ) -> Value {
+        let config = &self.config;
+        let content = if fault == Some(Fault::Garbage) {
+            self.count_fault(Fault::Garbage);
+            garble(&content, config.seed, body_hash, occurrence)
+        } else {
+            content
+        };
+        let prompt_chars: usize = message_texts(body)
+            .iter()
+            .map(|(_, t)| t.chars().count())
+            .sum::<usize>()
+            + body
+                .get("response_format")
+                .filter(|f| f.get("type").and_then(Value::as_str) == Some("json_schema"))
+                .map_or(0, |f| f.to_string().chars().count());
+        let usage = (
+            approx_tokens(prompt_chars),
+            approx_tokens(content.chars().count()),
+        );
+        {
+            let mut state = self.lock();
+            state.stats.prompt_tokens += usage.0;
+            state.stats.completion_tokens += usage.1;
+        }
+        json!({
+            "id": format!("chatcmpl-{body_hash}-{occurrence}"),
+            "object": "chat.completion",
+            "created": 0,
+            "model": config.model,
+            "choices": [{
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": "stop"
+            }],
+            "usage": {
+                "prompt_tokens": usage.0,
+                "completion_tokens": usage.1,
+                "total_tokens": usage.0 + usage.1
+            }
+        })
+    }
 }
 
 /// The schema-driven answer: an instance of the request's schema, `{"answer": ...}` for a

@@ -4,7 +4,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 
 /// Evaluate retrieval-augmented generation: how good retrieval and answers are, and why.
 #[derive(Debug, Parser)]
@@ -14,6 +14,25 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// What a command prints on stderr besides errors. Every command but `trec` (whose `-q` is
+/// trec_eval's per-query output) takes these.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct OutputArgs {
+    /// Print nothing on stderr but errors and warnings: no notes, no progress
+    #[arg(short, long)]
+    pub quiet: bool,
+
+    /// Debug events on stderr: judge retries, back-offs, halts and routing (-vv: trace);
+    /// endpoints are redacted and keys never appear
+    #[arg(short, long, action = ArgAction::Count)]
+    pub verbose: u8,
+
+    /// Progress lines on stderr even when it is not a terminal (a CI log): stage,
+    /// done/total, failures, model calls, rate and ETA, at most every two seconds
+    #[arg(long)]
+    pub progress: bool,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Score every sample of a dataset and write a run directory.
@@ -21,11 +40,12 @@ pub enum Command {
     /// Model-judged metrics ask the judge: an OpenAI-compatible endpoint (--judge-model), or
     /// without one the offline heuristic judge (stderr and the manifest say who answers each
     /// task). Samples are streamed and scored concurrently; running the same command again
-    /// resumes an unfinished run. A judge that fails marks its cells `failed`, it is not an
-    /// error: the exit code is 2 only for bad usage or bad data (1 for a failed gate). The
-    /// judge's calls, tokens and cost go into summary.json and the reports; --dry-run
-    /// estimates them first; a run stopped by --max-calls / --max-cost exits 3, resumable
-    /// (Ctrl-C: 130).
+    /// resumes an unfinished run. An answer that never parses marks its cell `failed` with
+    /// the raw text; a judge that refuses or cannot answer (unreachable, 401/403/404, an
+    /// unknown model, every call failing) stops the run with the cause, exit 4, resumable.
+    /// The judge's calls, tokens and cost go into summary.json and the reports; --dry-run
+    /// estimates them first; a run stopped by --max-calls / --max-cost exits 3, Ctrl-C 130,
+    /// both resumable. Exit codes: README, "Exit codes".
     Eval(Box<EvalArgs>),
     /// List the metrics, or explain one.
     Metrics(MetricsArgs),
@@ -46,7 +66,7 @@ pub enum Command {
     /// Measure the judge against human labels: pairwise accuracy, balanced accuracy and
     /// AUROC, or rank correlations and κ, with 95% bootstrap intervals; writes a run directory.
     JudgeCheck(Box<crate::commands::judge_check::JudgeCheckArgs>),
-    /// Order each question's contexts with the judge and compare with the retriever (seed S3).
+    /// Order each question's contexts with the judge and compare with the retriever.
     ///
     /// Every context is graded 0–3, --grade-batch contexts per call, concurrently; the useful
     /// ones are ordered by windows of --window contexts, each ordered by the judge in two
@@ -54,23 +74,72 @@ pub enum Command {
     /// bradley-terry`, by both-order pairwise comparisons; with `--algorithm insertion`, by
     /// the seed's binary insertion sort). Writes rankings.jsonl (per question: judge order,
     /// good/bad, grades, every window and comparison, calls, rounds, agreement with the
-    /// retriever) and summary.json (averages) into the run directory.
+    /// retriever), rank_agreement.jsonl and summary.json (averages, the judge's accounts)
+    /// into the run directory, one question at a time: running the same command again
+    /// resumes it. Questions whose grades did not all come back are left out of the figures
+    /// and counted. --dry-run estimates the calls first; caps, Ctrl-C and a judge that does
+    /// not answer stop it resumably (exit 3, 130, 4).
     Rank(Box<RankArgs>),
     /// Write a reference answer per question from all its contexts: GT_{question}.json, and
-    /// FULL_{question}.json when the data has the system's answer (seed S3).
+    /// FULL_{question}.json when the data has the system's answer.
     ///
     /// `slow` answers from each context alone, `fast` from shuffled groups of 20; the partial
     /// answers are merged in rounds. No prompt over --context-window less --answer-tokens is
-    /// ever sent: long contexts are split, groups and merges packed to fit.
+    /// ever sent: long contexts are split, groups and merges packed to fit. Needs a judge
+    /// model that writes (an endpoint, or --judge gguf:PATH). One question at a time into a
+    /// resumable directory; --dry-run estimates the calls first.
     Reference(Box<ReferenceArgs>),
-    /// Seed S3 in one command: rank, reference answers, then `eval` with the generated
-    /// references on each question's first --top-k retrieved contexts, and the report.
+    /// Calibrate a finished run's means with human labels on some of its samples:
+    /// prediction-powered inference (PPI++) gives an unbiased mean with a valid 95% interval,
+    /// narrower than the labels alone when the judge is informative. Writes the `calibrated`
+    /// block into summary.json and rewrites the reports.
+    Calibrate(Box<CalibrateArgs>),
+    /// Rank, reference answers, then `eval` with the generated references on each question's
+    /// first --top-k retrieved contexts, and the report — one folder (default
+    /// runs/<dataset name>-pipeline) with a resumable directory per stage: rank/, reference/,
+    /// dataset.jsonl, eval/. Run again after a stop, finished stages are kept.
     Pipeline(Box<PipelineArgs>),
+    /// Join the run directories of `eval --shard i/n` into the one run a single machine
+    /// would have written.
+    ///
+    /// The shards must be complete runs of the same data, metrics, settings and judge, each
+    /// shard of n exactly once, every sample in its own shard and in no other (and, when the
+    /// dataset is still readable, every sample in one). Writes results.jsonl, a summary with
+    /// intervals recomputed over every sample, the manifest (every shard's sessions and
+    /// judge accounts) and the reports. docs/scale.md shows a Kubernetes Indexed Job and a
+    /// CI matrix that shard, then merge.
+    Merge(MergeArgs),
+    /// Move judge answers between machines: export the answer cache as JSON lines, import
+    /// them into another cache.
+    ///
+    /// The cache is one SQLite file; keep it on a local disk (SQLite's locks do not hold on
+    /// NFS or other network file systems) and move answers with these commands instead.
+    Cache(CacheArgs),
+}
+
+impl Command {
+    /// The command's stderr options (the defaults for commands without them).
+    pub fn output(&self) -> OutputArgs {
+        match self {
+            Command::Eval(args) => args.output,
+            Command::Pipeline(args) => args.eval.output,
+            Command::Rank(args) => args.data.output,
+            Command::Reference(args) => args.data.output,
+            Command::JudgeCheck(args) => args.output,
+            Command::Collect(args) => args.output,
+            Command::Index(args) => args.output,
+            Command::Search(args) => args.output,
+            Command::Calibrate(args) => args.output,
+            Command::Merge(args) => args.output,
+            _ => OutputArgs::default(),
+        }
+    }
 }
 
 #[derive(Debug, Args)]
 pub struct EvalArgs {
-    /// The dataset: JSONL, JSON, CSV or XLSX, or a directory of seed-S3 GT_*/FULL_* files.
+    /// The dataset: JSONL, JSON, CSV or XLSX, or a directory of GT_*/FULL_* files (as
+    /// `rageval reference` writes them).
     pub data: PathBuf,
 
     /// Metrics to run, comma-separated (`rageval metrics` lists them; `NAME:MODE` picks a
@@ -118,16 +187,19 @@ pub struct EvalArgs {
     pub show_settings: bool,
 
     /// Estimate, without any model call, what the run would ask of the judge: model calls,
-    /// prompt and completion tokens and cost, per metric, for the whole run and per prompt
-    /// template (prompts rendered as a real run renders them, counted with tiktoken). Sends
-    /// nothing, writes nothing.
+    /// prompt and completion tokens and cost, per metric (per stage for `pipeline`), for the
+    /// whole run and per prompt template (prompts rendered as a real run renders them,
+    /// counted with tiktoken). Sends nothing, writes nothing.
     #[arg(long)]
     pub dry_run: bool,
 
     #[command(flatten)]
     pub gate: GateArgs,
 
-    /// Score only the first K retrieved contexts of each sample (seed S3). K is lowered
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    /// Score only the first K retrieved contexts of each sample. K is lowered
     /// further for a sample whose largest judge prompt would not fit --context-window;
     /// results then say how many contexts were scored (`top_k` in the evidence).
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
@@ -138,8 +210,141 @@ pub struct EvalArgs {
     #[arg(long)]
     pub retry_failed: bool,
 
+    /// Score only shard I of N (1 ≤ I ≤ N): the samples whose id's SHA-256 modulo N is
+    /// I − 1. N machines each run the same command with their own shard and their own --out;
+    /// `rageval merge` joins the run directories into one run (docs/scale.md)
+    #[arg(long, value_name = "I/N", value_parser = shard)]
+    pub shard: Option<rageval_run::shard::Shard>,
+
+    /// Write no report.html, report.md or results.xlsx (`rageval report RUN_DIR` writes
+    /// them later): for shards, whose merge writes the reports, and for very large runs
+    #[arg(long)]
+    pub no_reports: bool,
+
+    #[command(flatten)]
+    pub batch: BatchArgs,
+
+    #[command(flatten)]
+    pub labels: LabelsArgs,
+
     #[command(flatten)]
     pub judge: JudgeArgs,
+}
+
+/// Batch mode: the judge's requests answered by batch jobs or by files another engine
+/// answers (docs/scale.md).
+#[derive(Debug, Clone, Args)]
+pub struct BatchArgs {
+    /// Answer the judge's requests with batch jobs at the judge endpoint (OpenAI-compatible
+    /// /v1/files and /v1/batches: OpenAI, Azure OpenAI; about half the price, no rate
+    /// limits). The run goes in passes: each stage's requests (statements, then verdicts on
+    /// them, ...) go out as jobs, polled with their status shown, and the next pass reads
+    /// the answers. Needs the judge cache; a run killed while polling resumes the same jobs
+    #[arg(long, conflicts_with = "export_requests")]
+    pub batch: bool,
+
+    /// What becomes of a request a batch job did not answer (expired, cancelled, 429,
+    /// 5xx): `resubmit` it in the next stage's job (at most twice), or ask it at once with
+    /// a `sync` call (booked at the batch price)
+    #[arg(long, value_enum, default_value_t = BatchFallbackArg::Resubmit)]
+    pub batch_fallback: BatchFallbackArg,
+
+    /// Seconds before a batch job is polled again; the wait doubles after each poll, up to
+    /// 60 s
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = positive_seconds)]
+    pub batch_poll: std::time::Duration,
+
+    /// Write the next stage's judge requests into DIR as OpenAI batch input files (what
+    /// `vllm run-batch -i` reads) and stop with exit 5; answer them, then run the same
+    /// command with --import-responses
+    #[arg(long, value_name = "DIR")]
+    pub export_requests: Option<PathBuf>,
+
+    /// Read batch answers (OpenAI batch output files, what `vllm run-batch -o` writes)
+    /// before scoring; they are kept in the run directory. Needs --export-requests (or
+    /// --batch) for the requests still unanswered
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    pub import_responses: Vec<PathBuf>,
+}
+
+impl BatchArgs {
+    /// Whether any batch flag is given.
+    pub fn any(&self) -> bool {
+        self.batch || self.export_requests.is_some() || !self.import_responses.is_empty()
+    }
+}
+
+/// `--batch-fallback`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BatchFallbackArg {
+    Resubmit,
+    Sync,
+}
+
+fn shard(raw: &str) -> Result<rageval_run::shard::Shard, String> {
+    raw.parse()
+}
+
+/// Arguments of `rageval merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The shards' run directories (each written by `eval --shard i/n`), in any order
+    #[arg(required = true, num_args = 1.., value_name = "RUN_DIR")]
+    pub runs: Vec<PathBuf>,
+
+    /// The run directory to write
+    #[arg(long, short)]
+    pub out: PathBuf,
+
+    /// Replace a run already at --out
+    #[arg(long)]
+    pub overwrite: bool,
+
+    #[command(flatten)]
+    pub gate: GateArgs,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// Arguments of `rageval cache`.
+#[derive(Debug, Args)]
+pub struct CacheArgs {
+    #[command(subcommand)]
+    pub action: CacheAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CacheAction {
+    /// Write every answer and embedding of the judge cache to FILE, one JSON line each
+    /// (key, template, model, text, tokens, origin)
+    Export {
+        /// The file to write (`-`: stdout)
+        file: PathBuf,
+        #[command(flatten)]
+        cache: CacheLocation,
+    },
+    /// Add the entries of FILE (written by `cache export`) to the judge cache; entries it
+    /// holds already are kept
+    Import {
+        /// The file to read (`-`: stdin)
+        file: PathBuf,
+        #[command(flatten)]
+        cache: CacheLocation,
+    },
+}
+
+/// Which cache file `rageval cache` works on.
+#[derive(Debug, Clone, Args)]
+pub struct CacheLocation {
+    /// The cache file (default: [judge.cache] path in rageval.toml, else
+    /// $RAGEVAL_CACHE_DIR/judge.sqlite, else ~/.cache/rageval/judge.sqlite)
+    #[arg(long, value_name = "PATH")]
+    pub cache: Option<PathBuf>,
+
+    /// Judge settings file (default: $RAGEVAL_CONFIG, else ./rageval.toml when present)
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -147,6 +352,38 @@ pub enum LangArg {
     Auto,
     En,
     Zh,
+}
+
+/// Human labels on some samples, for calibrated means (`eval --labels`, `calibrate`).
+#[derive(Debug, Clone, Args)]
+pub struct LabelsArgs {
+    /// Human labels on some of the samples (JSONL: `{"id", "label": true|false}` or
+    /// `{"id", "grade": N}`, optionally `"metric"`; judge-check's binary and graded
+    /// shapes): the summary gets, per labelled metric, the calibrated mean (PPI++) with its
+    /// 95% interval beside the labels-only and judge-only means (docs/calibration.md)
+    #[arg(long, value_name = "FILE")]
+    pub labels: Option<PathBuf>,
+
+    /// The scale of graded labels, e.g. 1..5 (normalised to 0..1)
+    #[arg(long, value_name = "MIN..MAX", requires = "labels")]
+    pub label_scale: Option<rageval_core::calibration::labels::GradeScale>,
+
+    /// The metric of labels that name none
+    #[arg(long = "label-metric", value_name = "METRIC", requires = "labels")]
+    pub label_metric: Option<String>,
+}
+
+/// Arguments of `rageval calibrate`.
+#[derive(Debug, Args)]
+pub struct CalibrateArgs {
+    /// A finished run directory
+    pub run: PathBuf,
+
+    #[command(flatten)]
+    pub labels: LabelsArgs,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// Quality gates for CI, shared by `eval` and `report`.
@@ -343,7 +580,7 @@ pub struct JudgeArgs {
     pub judge_embedding_model: Option<String>,
 
     /// The judge model's context window in tokens: a sample's contexts are cut (the last
-    /// first) until its largest prompt fits (seed S3). Tokens are estimated: a quarter of
+    /// first) until its largest prompt fits. Tokens are estimated: a quarter of
     /// the characters, one per Chinese/Japanese/Korean character
     #[arg(long, default_value_t = 32_768, value_name = "TOKENS")]
     pub context_window: u64,
@@ -469,6 +706,9 @@ pub struct IndexArgs {
     /// RAGEVAL_JUDGE_API_KEY)
     #[arg(long, value_name = "MODEL")]
     pub embed_model: Option<String>,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// Arguments of `rageval search`.
@@ -491,6 +731,9 @@ pub struct SearchArgs {
     /// Print each hit as a JSON line (id, score, text, source, lines)
     #[arg(long)]
     pub json: bool,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// How a local index ranks chunks.
@@ -517,7 +760,7 @@ pub enum RetrieverKind {
 pub enum GeneratorKind {
     /// The RAG service under test (`[service]` in --config)
     Http,
-    /// The baseline RAG (seed S4): the retrieved contexts answered by the judge's chat model
+    /// The baseline RAG: the retrieved contexts answered by the judge's chat model
     /// (`--judge-*`, `[judge]` in --config)
     Baseline,
 }
@@ -527,8 +770,8 @@ pub enum GeneratorKind {
 #[derive(Debug, Args)]
 #[command(mut_arg("config", |a| a.help(
     "Settings file: `[elasticsearch]`, `[service]`, `[local]` for the sources (see \
-     docs/sources.md), `[judge]` for the baseline's chat model (default for the judge: \
-     $RAGEVAL_CONFIG, else ./rageval.toml when present)"
+     docs/sources.md), `[judge]` for the baseline's chat model (default: $RAGEVAL_CONFIG, \
+     else ./rageval.toml when present)"
 )))]
 #[command(mut_arg("concurrency", |a| a.help(
     "Questions in flight at once (default 4); also the most judge calls in flight"
@@ -546,7 +789,8 @@ pub struct CollectArgs {
     #[arg(long, value_enum, default_value_t = GeneratorKind::Http)]
     pub generator: GeneratorKind,
 
-    /// The dataset to write (JSONL); a rerun appends only the questions missing from it
+    /// The dataset to write (JSONL); a rerun appends only the questions missing from it.
+    /// Once every question has its record, the file is rewritten in question order
     #[arg(long, short, value_name = "DATA.jsonl")]
     pub out: PathBuf,
 
@@ -574,12 +818,21 @@ pub struct CollectArgs {
     #[arg(long, value_name = "N")]
     pub samples: Option<usize>,
 
+    /// Treat a question without contexts (the retriever found nothing) or with an empty
+    /// answer as failed: left out of the output (a rerun asks it again), exit code 2.
+    /// Without it, such questions are written and counted in a warning
+    #[arg(long)]
+    pub fail_on_empty: bool,
+
     /// Print the resolved settings (secrets masked) and exit without asking anything
     #[arg(long, hide = true)]
     pub show_settings: bool,
 
     #[command(flatten)]
     pub judge: JudgeArgs,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// The dataset options shared by `rank` and `reference`.
@@ -606,17 +859,31 @@ pub struct RankDataArgs {
     #[arg(long, value_name = "N")]
     pub samples: Option<usize>,
 
-    /// The output directory (default: `runs/<dataset name>-<command>`).
+    /// The output directory (default: `runs/<dataset name>-<command>`). A run there with
+    /// the same data, settings and judge is resumed; another is refused.
     #[arg(long, short)]
     pub out: Option<PathBuf>,
 
-    /// Replace what is already in the output directory.
+    /// Replace what is already in the output directory instead of resuming it.
     #[arg(long)]
     pub overwrite: bool,
+
+    /// When resuming, do again the questions whose judge calls failed.
+    #[arg(long)]
+    pub retry_failed: bool,
 
     /// Seed of every random choice (pair draws, the fast mode's shuffle).
     #[arg(long, default_value_t = rageval_rank::ranking::DEFAULT_SEED)]
     pub seed: u64,
+
+    /// Estimate, without any model call, what the command would ask of the judge: calls,
+    /// prompt and completion tokens and cost, per kind of call. Sends nothing, writes
+    /// nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// How `rank` orders the useful contexts.
@@ -691,7 +958,8 @@ pub enum ReferenceModeArg {
 /// The reference options shared by `reference` and `pipeline`.
 #[derive(Debug, Clone, Args)]
 pub struct ReferenceOptions {
-    /// Slow or fast (seed S3)
+    /// Slow: an answer per context, then merged; fast: an answer per shuffled group of
+    /// --group-size contexts, then merged
     #[arg(long, value_enum, default_value_t = ReferenceModeArg::Fast)]
     pub mode: ReferenceModeArg,
 
@@ -723,6 +991,14 @@ pub struct ReferenceArgs {
 /// default 10, is also the cut-off of the ranking's top-k overlap and nDCG@k) plus the
 /// ranking and reference options.
 #[derive(Debug, Args)]
+#[command(mut_arg("out", |a| a.help(
+    "The folder of the stages: rank/, reference/, dataset.jsonl, eval/ (default: \
+     `runs/<dataset name>-pipeline`). Each stage resumes a run there with the same data, \
+     settings and judge"
+)))]
+#[command(mut_arg("overwrite", |a| a.help(
+    "Start every stage over instead of resuming it"
+)))]
 pub struct PipelineArgs {
     #[command(flatten)]
     pub eval: EvalArgs,

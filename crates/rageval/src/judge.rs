@@ -1,14 +1,13 @@
-//! The judge's command-line flags ([`JudgeArgs`]) turned into the judge crate's settings:
-//! flags over `RAGEVAL_JUDGE_*` over `rageval.toml` over defaults (docs/configuration.md).
-//! Resolving reads the settings file and the environment; it connects to nothing.
-//! [`local`] finds the embedded models used when no endpoint is configured.
+//! The judge's command-line flags ([`JudgeArgs`]) as `rageval-run`'s [`JudgeOptions`]:
+//! flags over `RAGEVAL_JUDGE_*` over `rageval.toml` over defaults (docs/configuration.md),
+//! merged when a command resolves them. Nothing here reads a file or connects.
 
-pub mod local;
+use rageval_judge::config::JudgeFlags;
+use rageval_run::LocalJudge as RunLocalJudge;
+use rageval_run::judges::JudgeOptions;
+use rageval_tasks::{Lang, LangChoice};
 
-use anyhow::Context as _;
-use rageval_judge::config::{JudgeFlags, JudgeSettings};
-
-use crate::cli::JudgeArgs;
+use crate::cli::{JudgeArgs, LangArg, LocalJudge};
 
 /// The flags as the judge crate takes them.
 pub fn flags(args: &JudgeArgs) -> JudgeFlags {
@@ -29,11 +28,33 @@ pub fn flags(args: &JudgeArgs) -> JudgeFlags {
     }
 }
 
-/// The judge settings for this run, from the flags, the process environment and the
-/// settings file.
-pub fn settings(args: &JudgeArgs) -> anyhow::Result<JudgeSettings> {
-    JudgeSettings::resolve(&flags(args), |name| std::env::var(name).ok())
-        .context("cannot resolve the judge settings")
+/// The judge options of these flags.
+pub fn options(args: &JudgeArgs) -> JudgeOptions {
+    JudgeOptions {
+        flags: flags(args),
+        local: args.local_judge.as_ref().map(|local| match local {
+            LocalJudge::Gguf(path) => RunLocalJudge::Gguf(path.clone()),
+            LocalJudge::Heuristic => RunLocalJudge::Heuristic,
+        }),
+        models_dir: args.models_dir.clone(),
+        lang: lang(args.lang),
+        context_window: args.context_window,
+        batch: false,
+    }
+}
+
+/// `--lang` as the prompt packs take it.
+pub fn lang(lang: LangArg) -> LangChoice {
+    match lang {
+        LangArg::Auto => LangChoice::Auto,
+        LangArg::En => LangChoice::Force(Lang::En),
+        LangArg::Zh => LangChoice::Force(Lang::Zh),
+    }
+}
+
+/// The process environment, as `rageval-run` reads it.
+pub fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
 }
 
 #[cfg(test)]
@@ -42,7 +63,14 @@ mod tests {
 
     use clap::Parser;
 
+    use rageval_judge::config::JudgeSettings;
+
     use super::*;
+
+    /// The judge settings of these flags, the process environment and the settings file.
+    fn settings(args: &JudgeArgs) -> anyhow::Result<JudgeSettings> {
+        Ok(rageval_run::judges::settings(&options(args), &env)?)
+    }
 
     #[derive(Parser)]
     struct Probe {

@@ -1,9 +1,11 @@
-//! The `rageval` binary: argument parsing, settings and printing. Every command's work is
-//! done by the library crates; this crate only wires them together.
+//! The `rageval` binary: argument parsing, printing and exit codes. Every command's work is
+//! done by the library crates (`rageval-run` for the judged commands); this crate only
+//! wires them together, and only `main` turns an outcome into an exit code.
 
 mod cli;
 mod commands;
 mod judge;
+mod ui;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -12,13 +14,32 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
-    match commands::dispatch(cli) {
-        Ok(code) => code,
+    let output = cli.command.output();
+    init_tracing(output.verbose);
+    let ui = ui::Ui::new(output.quiet, output.progress);
+    let exit = match commands::dispatch(cli.command, &ui) {
+        Ok(exit) => exit,
         Err(error) => {
             report_error(&error);
-            ExitCode::from(commands::EXIT_ERROR)
+            commands::Exit::Error
         }
-    }
+    };
+    ExitCode::from(exit.code())
+}
+
+/// `-v`: debug events of the judge (retries, back-offs, halts) and of the run (routing) on
+/// stderr; `-vv`: trace. Endpoints are redacted and keys never reach an event.
+fn init_tracing(verbose: u8) {
+    let level = match verbose {
+        0 => return,
+        1 => tracing::Level::DEBUG,
+        _ => tracing::Level::TRACE,
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_max_level(level)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .try_init();
 }
 
 /// Prints an error and its causes to stderr, one per line, with a hint where one is known.

@@ -1,6 +1,7 @@
 //! Integration tests of `rageval-core` against files on disk and reference implementations:
 //! one test binary, one module per concern.
 
+mod calibration_simulation;
 mod datasets;
 mod rank_reference;
 mod sample_round_trip;

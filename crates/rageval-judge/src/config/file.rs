@@ -2,8 +2,10 @@
 //!
 //! Unknown keys inside `[judge]` are errors (a typo must not silently fall back to a
 //! default); other top-level tables belong to other parts of rageval and are ignored here.
-//! Errors name the file, the line and the key, and never quote a value: `toml`'s own
-//! messages have their quoted strings masked, since a misplaced value may be a key.
+//! Errors name the file, the line and the key, then the column and the line with a caret
+//! under the error ([`snippet`](super::snippet)), and never quote a value: `toml`'s own
+//! messages and the shown line have their quoted strings masked, since a misplaced value
+//! may be a key.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -11,6 +13,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use super::snippet::mask_quoted;
 use crate::cache::CacheMode;
 use crate::error::JudgeError;
 use crate::secret::ApiKey;
@@ -177,12 +180,15 @@ pub(crate) struct FileCaps {
     pub max_cost_usd: Option<NonNegative>,
 }
 
-/// `[judge.prices."MODEL"]`.
+/// `[judge.prices."MODEL"]`: the synchronous price, and the batch price when the provider's
+/// batch discount is not the default half.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct FilePrice {
     pub prompt_per_million: NonNegative,
     pub completion_per_million: NonNegative,
+    pub batch_prompt_per_million: Option<NonNegative>,
+    pub batch_completion_per_million: Option<NonNegative>,
 }
 
 /// A newtype whose deserialization checks the value, so that `toml` reports a bad one at
@@ -243,9 +249,8 @@ fn api_key<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<ApiKey>, D::
 pub(crate) fn parse(path: &Path, text: &str) -> Result<FileJudge, JudgeError> {
     let lines = key_lines(text);
     let root: FileRoot = toml::from_str(text).map_err(|error| {
-        let line = error
-            .span()
-            .map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1);
+        let located = super::snippet::locate_error(text, &error);
+        let line = located.as_ref().map(|l| l.line);
         let field = line
             .and_then(|l| {
                 lines
@@ -255,11 +260,15 @@ pub(crate) fn parse(path: &Path, text: &str) -> Result<FileJudge, JudgeError> {
                     .next()
             })
             .unwrap_or_else(|| "judge".to_owned());
+        let message = mask_quoted(error.message());
         JudgeError::Config {
             file: path.display().to_string(),
             line,
             field,
-            message: mask_quoted(error.message()),
+            message: match located {
+                Some(at) => format!("{message} (column {})\n{}", at.column, at.snippet),
+                None => message,
+            },
         }
     })?;
     let mut judge = root.judge;
@@ -296,22 +305,4 @@ fn key_lines(text: &str) -> BTreeMap<String, usize> {
         }
     }
     found
-}
-
-/// `toml`'s message with every double-quoted string replaced by `"…"`.
-fn mask_quoted(message: &str) -> String {
-    let mut out = String::with_capacity(message.len());
-    let mut inside = false;
-    for c in message.chars() {
-        if c == '"' {
-            if inside {
-                out.push('…');
-            }
-            inside = !inside;
-            out.push(c);
-        } else if !inside {
-            out.push(c);
-        }
-    }
-    out.trim_end().to_owned()
 }

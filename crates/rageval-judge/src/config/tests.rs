@@ -253,6 +253,10 @@ fn file_errors_name_file_line_and_key_without_values() {
         text.contains(":2: judge.modle: unknown field `modle`"),
         "{text}"
     );
+    assert!(
+        text.ends_with("(column 1)\n  |\n2 | modle = \"…\"\n  | ^^^^^"),
+        "{text}"
+    );
 
     // A secret put where a table belongs is not quoted back.
     let err = resolve(
@@ -351,7 +355,40 @@ fn the_config_file_is_found_by_flag_or_env_and_missing_ones_are_errors() {
     };
     let err = JudgeSettings::resolve(&missing, env(&[])).unwrap_err();
     assert!(
-        err.to_string().contains("absent.toml: cannot read"),
+        err.to_string()
+            .contains("absent.toml: no such settings file (named by --config or RAGEVAL_CONFIG)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_batch_price_overrides_half_the_price_and_needs_both_parts() {
+    let file = "[judge]\nmodel = \"my-llama\"\n[judge.prices.\"my-llama\"]\n\
+                prompt_per_million = 1.0\ncompletion_per_million = 2.0\n\
+                batch_prompt_per_million = 0.25\nbatch_completion_per_million = 0.75\n";
+    let s = resolve(&JudgeFlags::default(), file, &[]).unwrap();
+    let batch = s.prices.batch_price("my-llama").unwrap();
+    assert_eq!(
+        (batch.prompt_per_million, batch.completion_per_million),
+        (0.25, 0.75)
+    );
+    // Without batch keys, the batch price is half the price.
+    let plain = "[judge.prices.other]\nprompt_per_million = 1.0\ncompletion_per_million = 2.0\n";
+    let s = resolve(&JudgeFlags::default(), plain, &[]).unwrap();
+    assert_eq!(
+        s.prices
+            .batch_price("other")
+            .unwrap()
+            .completion_per_million,
+        1.0
+    );
+    let half = "[judge.prices.other]\nprompt_per_million = 1.0\ncompletion_per_million = 2.0\n\
+                batch_prompt_per_million = 0.5\n";
+    let err = resolve(&JudgeFlags::default(), half, &[])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains(":4:") && err.contains("batch_completion_per_million"),
         "{err}"
     );
 }

@@ -2,6 +2,7 @@
 //! (`rageval-testkit`), over real HTTP on 127.0.0.1, and against the embedded local models
 //! from the models folder (`scripts/fetch-models.sh`).
 
+mod batch;
 mod cancel;
 mod caps;
 mod dedupe;

@@ -54,8 +54,11 @@ pub struct Manifest {
     pub chunk_overlap: usize,
     /// Chunks in the index.
     pub chunks: usize,
-    /// The documents, in indexing order.
+    /// The documents, in indexing order (empty ones included, with 0 chunks).
     pub documents: Vec<DocumentEntry>,
+    /// Files left out because their content could not be read, in indexing order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<SkippedEntry>,
     /// The embedding model of `vectors.f32`, when there is one.
     pub embedding: Option<EmbeddingEntry>,
 }
@@ -69,8 +72,40 @@ pub struct DocumentEntry {
     pub kind: String,
     /// SHA-256 of its bytes.
     pub sha256: String,
-    /// Chunks it gave.
+    /// Chunks it gave (0: the document has no text).
     pub chunks: usize,
+    /// The encoding a text-like file was read in; absent for PDF and DOCX.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<String>,
+}
+
+/// A file left out of the index, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkippedEntry {
+    /// Path as given when indexing.
+    pub path: String,
+    /// What is wrong with its content.
+    pub reason: String,
+}
+
+/// What became of one file given to [`IndexBuilder::add_file`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileOutcome {
+    /// Its chunks were queued.
+    Indexed {
+        /// How many.
+        chunks: usize,
+        /// The encoding a text-like file was read in.
+        encoding: Option<&'static str>,
+    },
+    /// It holds no text (an empty file, a PDF without a text layer); listed with 0 chunks.
+    Empty,
+    /// Its content cannot be read (undecodable text, a malformed PDF or DOCX); left out and
+    /// listed in [`Manifest::skipped`].
+    Skipped {
+        /// Why.
+        reason: String,
+    },
 }
 
 /// The model that embedded the chunks.
@@ -145,6 +180,7 @@ pub struct IndexBuilder {
     splitter: Splitter,
     chunks: Vec<IndexedChunk>,
     documents: Vec<DocumentEntry>,
+    skipped: Vec<SkippedEntry>,
 }
 
 impl IndexBuilder {
@@ -154,6 +190,33 @@ impl IndexBuilder {
             splitter,
             chunks: Vec::new(),
             documents: Vec::new(),
+            skipped: Vec::new(),
+        }
+    }
+
+    /// Loads one file and queues its chunks. A file whose content cannot be read is left out
+    /// and recorded, not an error; a file that cannot be opened is.
+    pub fn add_file(&mut self, path: &Path) -> Result<FileOutcome, SourceError> {
+        match super::loader::load(path) {
+            Ok(document) => {
+                let chunks = self.add(&document)?;
+                Ok(if chunks == 0 {
+                    FileOutcome::Empty
+                } else {
+                    FileOutcome::Indexed {
+                        chunks,
+                        encoding: document.encoding,
+                    }
+                })
+            }
+            Err(SourceError::Document { path, detail }) => {
+                self.skipped.push(SkippedEntry {
+                    path: path.display().to_string(),
+                    reason: detail.clone(),
+                });
+                Ok(FileOutcome::Skipped { reason: detail })
+            }
+            Err(error) => Err(error),
         }
     }
 
@@ -192,6 +255,7 @@ impl IndexBuilder {
             kind: document.kind.name().into(),
             sha256: document.sha256.clone(),
             chunks: added,
+            encoding: document.encoding.map(str::to_owned),
         });
         Ok(added)
     }
@@ -284,6 +348,7 @@ impl IndexBuilder {
             chunk_overlap: self.splitter.chunk_overlap,
             chunks: self.chunks.len(),
             documents: self.documents.clone(),
+            skipped: self.skipped.clone(),
             embedding,
         };
         let path = dir.join(MANIFEST_FILE);

@@ -1,11 +1,17 @@
 //! Documents into text: PDF, DOCX, HTML, Markdown and plain text, plus JSONL files of
-//! chunks already split (kept as they are).
+//! chunks already split (not split again).
 //!
 //! The kind comes from the file extension. PDF text comes from `pdf-extract` (pure Rust, on
 //! `lopdf`): it reads the `ToUnicode` maps and CID fonts that Chinese PDFs written by office
 //! suites use, page by page; pages are joined by a blank line so that the splitter prefers to
-//! cut there. Text must be UTF-8 (a BOM is accepted). A file that cannot be read names the
-//! file and what is wrong; nothing here panics on a malformed document (a panic inside the
+//! cut there. Text-like files are decoded in the encoding they were saved in
+//! ([`encoding`](super::encoding): UTF-8/16 with a BOM, GBK, Big5, Shift-JIS, ...). Every
+//! format's text, given chunks included, is normalised by
+//! [`normalize_text`](super::normalize::normalize_text) (NFKC and the CJK radicals it leaves).
+//!
+//! A file whose content cannot be read is a [`SourceError::Document`] naming the file and
+//! what is wrong (the index skips such files and counts them); a file that cannot be opened
+//! is [`SourceError::Io`]. Nothing here panics on a malformed document (a panic inside the
 //! PDF parser is caught and reported as an error).
 
 use std::path::{Path, PathBuf};
@@ -13,6 +19,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use super::encoding::decode;
+use super::normalize::normalize_text;
 use super::{docx, html};
 use crate::error::SourceError;
 use crate::json_path::scalar_text;
@@ -94,8 +102,21 @@ pub struct Document {
     pub kind: DocumentKind,
     /// SHA-256 of the file's bytes, hex.
     pub sha256: String,
-    /// Its text or chunks.
+    /// The encoding a text-like file was read in (`UTF-8`, `GBK`, ...); `None` for PDF and
+    /// DOCX.
+    pub encoding: Option<&'static str>,
+    /// Its text or chunks, normalised.
     pub content: Content,
+}
+
+impl Document {
+    /// Whether it holds no text to index.
+    pub fn is_empty(&self) -> bool {
+        match &self.content {
+            Content::Text(text) => text.trim().is_empty(),
+            Content::Chunks(chunks) => chunks.iter().all(|c| c.text.trim().is_empty()),
+        }
+    }
 }
 
 /// Reads one document.
@@ -106,22 +127,57 @@ pub fn load(path: &Path) -> Result<Document, SourceError> {
         path: path.to_owned(),
         detail,
     };
-    let content = match kind {
-        DocumentKind::Pdf => Content::Text(pdf_text(&bytes).map_err(bad)?),
-        DocumentKind::Docx => Content::Text(docx::docx_to_text(&bytes).map_err(bad)?),
-        DocumentKind::Html => Content::Text(html::html_to_text(utf8(&bytes).map_err(bad)?)),
-        DocumentKind::Markdown => Content::Text(markdown_text(utf8(&bytes).map_err(bad)?)),
-        DocumentKind::Text => Content::Text(utf8(&bytes).map_err(bad)?.replace("\r\n", "\n")),
+    let text = |html: bool| decode(&bytes, html).map_err(bad);
+    let (content, encoding) = match kind {
+        DocumentKind::Pdf => (Content::Text(pdf_text(&bytes).map_err(bad)?), None),
+        DocumentKind::Docx => (
+            Content::Text(docx::docx_to_text(&bytes).map_err(bad)?),
+            None,
+        ),
+        DocumentKind::Html => {
+            let decoded = text(true)?;
+            let body = html::html_to_text(&decoded.text);
+            (Content::Text(body), Some(decoded.encoding))
+        }
+        DocumentKind::Markdown => {
+            let decoded = text(false)?;
+            let body = markdown_text(&decoded.text.replace("\r\n", "\n"));
+            (Content::Text(body), Some(decoded.encoding))
+        }
+        DocumentKind::Text => {
+            let decoded = text(false)?;
+            let body = decoded.text.replace("\r\n", "\n");
+            (Content::Text(body), Some(decoded.encoding))
+        }
         DocumentKind::Chunks => {
-            Content::Chunks(chunk_lines(utf8(&bytes).map_err(bad)?).map_err(bad)?)
+            let decoded = text(false)?;
+            let chunks = chunk_lines(&decoded.text).map_err(bad)?;
+            (Content::Chunks(chunks), Some(decoded.encoding))
         }
     };
     Ok(Document {
         path: path.to_owned(),
         kind,
         sha256: hex(&Sha256::digest(&bytes)),
-        content,
+        encoding,
+        content: normalized(content),
     })
+}
+
+/// The content with every text normalised.
+fn normalized(content: Content) -> Content {
+    match content {
+        Content::Text(text) => Content::Text(normalize_text(&text)),
+        Content::Chunks(chunks) => Content::Chunks(
+            chunks
+                .into_iter()
+                .map(|chunk| GivenChunk {
+                    text: normalize_text(&chunk.text),
+                    ..chunk
+                })
+                .collect(),
+        ),
+    }
 }
 
 /// The files to index: each file as given (it must have a known extension), and every file
@@ -167,17 +223,8 @@ fn unsupported(path: &Path) -> SourceError {
     }
 }
 
-fn utf8(bytes: &[u8]) -> Result<&str, String> {
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        format!(
-            "not utf-8 text (invalid byte at offset {})",
-            e.valid_up_to()
-        )
-    })?;
-    Ok(text.strip_prefix('\u{feff}').unwrap_or(text))
-}
-
-/// The text of every page, pages separated by a blank line.
+/// The text of every page, pages separated by a blank line; empty when no page has text
+/// (scanned pages without a text layer).
 fn pdf_text(bytes: &[u8]) -> Result<String, String> {
     let pages = std::panic::catch_unwind(|| pdf_extract::extract_text_from_mem_by_pages(bytes))
         .map_err(|_| {
@@ -189,9 +236,6 @@ fn pdf_text(bytes: &[u8]) -> Result<String, String> {
         .map(|p| p.trim())
         .filter(|p| !p.is_empty())
         .collect();
-    if pages.is_empty() {
-        return Err("no text in this pdf (scanned pages need OCR first)".into());
-    }
     Ok(pages.join("\n\n"))
 }
 

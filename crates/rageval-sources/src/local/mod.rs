@@ -1,6 +1,8 @@
 //! The local corpus index: the embedded default retriever, with no server.
 //!
-//! - [`loader`]: PDF, DOCX, HTML, Markdown, plain text and JSONL chunk files into text.
+//! - [`loader`]: PDF, DOCX, HTML, Markdown, plain text and JSONL chunk files into text;
+//!   [`encoding`] decodes text-like files, [`normalize`] normalises every text (NFKC and the
+//!   CJK radicals it leaves), documents and queries alike.
 //! - [`splitter`]: seed S4's recursive character splitter (500 / 50 by default).
 //! - [`tokenizer`]: the tantivy tokenizer (rageval's jieba-backed word splitter).
 //! - [`index`]: [`IndexBuilder`] writes an index directory and its [`Manifest`].
@@ -11,15 +13,18 @@
 //! itself.
 
 mod docx;
+pub mod encoding;
 mod html;
 pub mod index;
 pub mod loader;
+pub mod normalize;
 pub mod search;
 pub mod splitter;
 pub mod tokenizer;
 pub mod vectors;
 
-pub use index::{IndexBuilder, IndexedChunk, Manifest};
+pub use index::{FileOutcome, IndexBuilder, IndexedChunk, Manifest, SkippedEntry};
 pub use loader::{Content, Document, DocumentKind, expand_inputs, load};
+pub use normalize::normalize_text;
 pub use search::{LocalIndex, LocalRetriever, Ranking};
 pub use splitter::{Chunk, Splitter};

@@ -1,7 +1,8 @@
 //! Searching a local index: BM25 over the chunk text, cosine over the chunk vectors, or both
 //! fused by reciprocal rank ([`Ranking`]).
 //!
-//! A query is tokenised like the chunks were and becomes one `should` term clause per word,
+//! A query is normalised and tokenised like the chunks were (so a query pasted from a PDF
+//! with radical code points still matches) and becomes one `should` term clause per word,
 //! as Elasticsearch's `match` query does; user text is never parsed as query syntax, so a
 //! question with `:` or quotes cannot fail. Hybrid and vector ranking need the index to
 //! hold vectors and the query to be embedded by the same model (checked by name).
@@ -21,6 +22,7 @@ use tantivy::{DocAddress, Index, IndexReader, ReloadPolicy, Searcher, TantivyDoc
 use super::index::{
     FORMAT_VERSION, Fields, MANIFEST_FILE, Manifest, TANTIVY_DIR, register_tokenizer,
 };
+use super::normalize::normalize_text;
 use super::tokenizer::TOKENIZER_NAME;
 use super::vectors::{VECTORS_FILE, Vectors, reciprocal_rank_fusion};
 use crate::error::SourceError;
@@ -205,7 +207,7 @@ impl LocalIndex {
         }
         let embedder = self.check_embedder(embedder, ranking)?;
         let vectors = embedder
-            .embed(&[query.to_owned()])
+            .embed(&[normalize_text(query)])
             .await
             .map_err(SourceError::Embedding)?;
         let embedded = vectors.first().map(Vec::as_slice).unwrap_or_default();
@@ -253,15 +255,16 @@ impl LocalIndex {
         query: &str,
         limit: usize,
     ) -> Result<Vec<(f32, DocAddress)>, SourceError> {
-        let clauses: Vec<(Occur, Box<dyn Query>)> = rageval_core::text::words(query)
-            .into_iter()
-            .map(|word| {
-                let term = Term::from_field_text(self.fields.text, &word);
-                let query: Box<dyn Query> =
-                    Box::new(TermQuery::new(term, IndexRecordOption::WithFreqs));
-                (Occur::Should, query)
-            })
-            .collect();
+        let clauses: Vec<(Occur, Box<dyn Query>)> =
+            rageval_core::text::words(&normalize_text(query))
+                .into_iter()
+                .map(|word| {
+                    let term = Term::from_field_text(self.fields.text, &word);
+                    let query: Box<dyn Query> =
+                        Box::new(TermQuery::new(term, IndexRecordOption::WithFreqs));
+                    (Occur::Should, query)
+                })
+                .collect();
         if clauses.is_empty() || limit == 0 {
             return Ok(Vec::new());
         }

@@ -54,6 +54,9 @@ fn user_message(body: &Value) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn twenty_questions_answered_from_the_local_index() {
+    if super::fixtures::skip_without_kids("twenty_questions_answered_from_the_local_index") {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let prompts = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&prompts);
@@ -81,7 +84,10 @@ async fn twenty_questions_answered_from_the_local_index() {
         retriever(dir.path()).await,
         Arc::new(generator),
         &out,
-        &CollectOptions { concurrency: 4 },
+        &CollectOptions {
+            concurrency: 4,
+            ..CollectOptions::default()
+        },
         &|_| {},
     )
     .await
@@ -137,6 +143,9 @@ fn no_chat_model_is_a_fatal_error_before_any_question() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn refused_credentials_stop_the_run() {
+    if super::fixtures::skip_without_kids("refused_credentials_stop_the_run") {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let mock = MockServer::start(MockConfig {
         api_key: Some("right".into()),
@@ -151,7 +160,10 @@ async fn refused_credentials_stop_the_run() {
         retriever(dir.path()).await,
         Arc::new(generator),
         &out,
-        &CollectOptions { concurrency: 2 },
+        &CollectOptions {
+            concurrency: 2,
+            ..CollectOptions::default()
+        },
         &|_| {},
     )
     .await

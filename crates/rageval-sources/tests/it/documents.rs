@@ -1,12 +1,14 @@
 //! Loaders on documents written the way real tools write them: a PDF with a CID font,
 //! Identity-H encoding and a ToUnicode map (what office suites emit for Chinese text, as in
 //! the kids-coding report), compressed content streams and two pages; a DOCX zip; HTML;
-//! Markdown; plain text. Then all five in one index, each found by a Chinese query.
+//! Markdown; plain text. Then all five in one index, each found by a Chinese query. Then
+//! documents as users have them: a Chromium-printed Chinese PDF whose text layer uses radical
+//! code points, a GBK text file, a file in no encoding, an empty file.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use rageval_sources::local::{Content, DocumentKind, LocalIndex, expand_inputs, load};
+use rageval_sources::local::{Content, DocumentKind, FileOutcome, LocalIndex, expand_inputs, load};
 use rageval_sources::{IndexBuilder, Splitter};
 
 use super::fixtures::BigramEmbedder;
@@ -51,13 +53,102 @@ fn pdf_with_cid_font_and_tounicode_map_reads_as_chinese_text() {
         "{text:?}"
     );
 
-    std::fs::write(
-        &path,
-        b"%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\ntrailer <<>>\n%%EOF",
-    )
-    .unwrap();
+    std::fs::write(&path, b"%PDF-1.7\n1 0 obj garbage\n%%EOF").unwrap();
     let err = load(&path).unwrap_err().to_string();
     assert!(err.starts_with(&path.display().to_string()), "{err}");
+}
+
+/// `kangxi-radicals.pdf` was printed by Chromium 156 (Debian 12's `chromium` package,
+/// `chromium --headless --no-pdf-header-footer --print-to-pdf=kangxi-radicals.pdf
+/// kangxi-radicals.html`) from the HTML file beside it, in Noto Sans CJK SC (Debian's
+/// `fonts-noto-cjk` 20220127, SIL Open Font License: Chromium embeds the used glyphs only, as
+/// Type 3 fonts). Its text layer maps 儿 人 工 手 力 to Kangxi radicals (U+2F09 U+2F08 U+2F2F
+/// U+2F3F U+2F12) and 长 to the CJK Radicals Supplement's U+2ED3, as PDFs printed by browsers
+/// and office suites with this font do.
+fn kangxi_pdf() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/kangxi-radicals.pdf")
+}
+
+#[tokio::test]
+async fn regression_chinese_pdf_with_radical_code_points_is_found_by_its_ideographs() {
+    let doc = load(&kangxi_pdf()).unwrap();
+    let Content::Text(text) = &doc.content else {
+        panic!()
+    };
+    assert!(
+        squeeze(text).contains("少儿编程教育：人工智能时代，家长关注儿童的动手能力。"),
+        "{text:?}"
+    );
+    assert!(
+        !text.chars().any(|c| ('\u{2E80}'..='\u{2FDF}').contains(&c)),
+        "{text:?}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut builder = IndexBuilder::new(Splitter::default());
+    builder.add_file(&kangxi_pdf()).unwrap();
+    let out = dir.path().join("idx");
+    builder
+        .write(&out, false, None::<&BigramEmbedder>)
+        .await
+        .unwrap();
+    let index = LocalIndex::open(&out).unwrap();
+    for query in ["少儿", "家长", "人工智能", "动手能力", "少⼉"] {
+        let hits = index.search_bm25(query, 3).unwrap();
+        assert_eq!(hits.len(), 1, "{query}");
+    }
+}
+
+#[tokio::test]
+async fn gbk_text_is_indexed_undecodable_files_skipped_and_empty_files_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, bytes: &[u8]| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    };
+    let sentence = "家长对少儿编程教育的认知程度逐年提高，市场规模约为四百八十八亿元。";
+    let (gbk, _, unmappable) = encoding_rs::GBK.encode(sentence);
+    assert!(!unmappable);
+    assert!(std::str::from_utf8(&gbk).is_err());
+    let files = [
+        write("gbk.txt", &gbk),
+        write(
+            "image.txt",
+            b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01",
+        ),
+        write("empty.md", b""),
+        write("blank.txt", b" \r\n\r\n"),
+    ];
+    let mut builder = IndexBuilder::new(Splitter::default());
+    let outcomes: Vec<FileOutcome> = files.iter().map(|f| builder.add_file(f).unwrap()).collect();
+    assert_eq!(
+        outcomes[0],
+        FileOutcome::Indexed {
+            chunks: 1,
+            encoding: Some("GBK")
+        }
+    );
+    assert!(
+        matches!(&outcomes[1], FileOutcome::Skipped { reason } if reason.contains("binary")),
+        "{outcomes:?}"
+    );
+    assert_eq!(outcomes[2..], [FileOutcome::Empty, FileOutcome::Empty]);
+    assert_eq!(builder.chunks()[0].text, sentence);
+
+    let out = dir.path().join("idx");
+    let manifest = builder
+        .write(&out, false, None::<&BigramEmbedder>)
+        .await
+        .unwrap();
+    let chunks: Vec<usize> = manifest.documents.iter().map(|d| d.chunks).collect();
+    assert_eq!(chunks, [1, 0, 0]);
+    assert_eq!(manifest.documents[0].encoding.as_deref(), Some("GBK"));
+    assert_eq!(manifest.skipped.len(), 1);
+    assert!(manifest.skipped[0].path.ends_with("image.txt"));
+    let index = LocalIndex::open(&out).unwrap();
+    let hits = index.search_bm25("少儿编程的市场规模", 3).unwrap();
+    assert_eq!(hits.len(), 1);
 }
 
 #[test]

@@ -7,6 +7,7 @@
 
 mod baseline;
 mod collect;
+mod collect_results;
 mod documents;
 mod elastic;
 mod fixtures;

@@ -1,18 +1,23 @@
 //! `rageval index DOCS… --out INDEX`: load documents, split them, write a local index (and,
 //! with `--embed-model`, the chunks' embeddings from an OpenAI-compatible endpoint).
+//!
+//! A file whose content cannot be read (text in no known encoding, a malformed PDF) is
+//! skipped with a warning; a file with no text is kept with 0 chunks; both are counted in the
+//! summary line. Text read in an encoding other than UTF-8 gets a note.
 
 use std::io::Write;
-use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::{Context as _, bail};
-use rageval_sources::local::{expand_inputs, load};
+use anyhow::bail;
+use rageval_sources::local::{FileOutcome, expand_inputs};
 use rageval_sources::{IndexBuilder, Splitter};
 
+use super::Exit;
 use super::sources::{embedder_for_flag, runtime};
 use crate::cli::IndexArgs;
+use crate::ui::Ui;
 
-pub fn run(args: &IndexArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+pub fn run(args: &IndexArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<Exit> {
     let Some(splitter) = Splitter::new(args.chunk_size, args.chunk_overlap) else {
         bail!(
             "--chunk-overlap ({}) must be smaller than --chunk-size ({}), which must be positive",
@@ -32,11 +37,35 @@ pub fn run(args: &IndexArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         bail!("no documents with a known extension under the given paths");
     }
     let mut builder = IndexBuilder::new(splitter);
+    let (mut empty, mut skipped) = (0, 0);
     for file in &files {
-        let document = load(file)?;
-        builder
-            .add(&document)
-            .with_context(|| format!("indexing {}", file.display()))?;
+        match builder.add_file(file)? {
+            FileOutcome::Indexed {
+                encoding: Some(encoding),
+                ..
+            } if encoding != "UTF-8" => {
+                ui.note(&format!("note: read {} as {encoding}", file.display()));
+            }
+            FileOutcome::Indexed { .. } => {}
+            FileOutcome::Empty => {
+                empty += 1;
+                ui.warn(&format!(
+                    "warning: {} has no text{}",
+                    file.display(),
+                    empty_hint(file)
+                ));
+            }
+            FileOutcome::Skipped { reason } => {
+                skipped += 1;
+                ui.warn(&format!("warning: skipped {}: {reason}", file.display()));
+            }
+        }
+    }
+    if builder.chunks().is_empty() {
+        bail!(
+            "nothing to index: of {} files, {empty} have no text and {skipped} cannot be read",
+            files.len()
+        );
     }
     let embedder = args
         .embed_model
@@ -48,7 +77,7 @@ pub fn run(args: &IndexArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let seconds = started.elapsed().as_secs_f64();
     writeln!(
         out,
-        "indexed {} documents into {} chunks in {} ({:.2} s, {:.0} chunks/s){}",
+        "indexed {} documents into {} chunks in {} ({:.2} s, {:.0} chunks/s); {empty} empty, {skipped} skipped{}",
         manifest.documents.len(),
         manifest.chunks,
         args.out.display(),
@@ -59,5 +88,17 @@ pub fn run(args: &IndexArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
             None => String::new(),
         }
     )?;
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
+}
+
+/// Why a file of this kind may have no text.
+fn empty_hint(file: &std::path::Path) -> &'static str {
+    let pdf = file
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("pdf"));
+    if pdf {
+        " (a pdf of scanned pages has no text layer: run OCR on it first)"
+    } else {
+        ""
+    }
 }

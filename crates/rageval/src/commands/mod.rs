@@ -1,14 +1,14 @@
-//! One function per command: `run(args, …) -> Result<ExitCode>`.
-//!
-//! Exit codes: 0 success; 2 a usage or input error (bad flags, bad data, a run directory in
-//! the way); 1 a quality gate (`--fail-under`) that failed; 130 an `eval` or `judge-check`
-//! stopped by Ctrl-C (resumable).
+//! One function per command: `run(args, ui, out) -> Result<Exit>`. A command says how it
+//! ended ([`Exit`]); `main` alone turns that into the process's exit code.
 
+pub mod cache;
+pub mod calibrate;
 pub mod collect;
 pub mod compare;
 pub mod eval;
 pub mod index;
 pub mod judge_check;
+pub mod merge;
 pub mod metrics;
 pub mod rank;
 pub mod report;
@@ -19,35 +19,134 @@ pub mod trec;
 
 use std::process::ExitCode;
 
-use crate::cli::{Cli, Command};
+use rageval_run::{Ended, Stop, Stopped};
 
-/// Exit code of every error: bad usage, bad input, or a failure to write.
-pub const EXIT_ERROR: u8 = 2;
-/// Exit code of a run whose quality gate (`--fail-under`) failed.
-pub const EXIT_GATE_FAILED: u8 = 1;
+use crate::cli::Command;
+use crate::ui::Ui;
 
-pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
-    let mut stdout = std::io::stdout().lock();
-    match cli.command {
-        Command::Eval(args) => eval::run(&args, &mut stdout),
-        Command::Metrics(args) => metrics::run(&args, &mut stdout),
-        Command::Trec(args) => trec::run(&args, &mut stdout),
-        Command::Report(args) => report::run(&args, &mut stdout),
-        Command::Compare(args) => compare::run(&args, &mut stdout),
-        Command::Serve(args) => serve::run(&args),
-        Command::Index(args) => index::run(&args, &mut stdout),
-        Command::Search(args) => search::run(&args, &mut stdout),
-        Command::Collect(args) => collect::run(&args, &mut stdout),
-        Command::JudgeCheck(args) => judge_check::run(&args, &mut stdout),
-        Command::Rank(args) => rank::run(&args, &mut stdout),
-        Command::Reference(args) => rank::reference::run(&args, &mut stdout),
-        Command::Pipeline(args) => rank::pipeline::run(args, &mut stdout),
+/// How a command ended, each with its documented exit code (README, "Exit codes").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// 0: done.
+    Success,
+    /// 1: a quality gate (`--fail-under`) failed.
+    GateFailed,
+    /// 2: bad usage, bad input, or a failure to write.
+    Error,
+    /// 3: a judge cap (`--max-calls`, `--max-cost`) stopped the run; resumable.
+    CapReached,
+    /// 4: the judge refused or could not answer (unreachable, 401/403/404, an unknown
+    /// model, every call failing), or every judged cell failed; resumable.
+    JudgeFailed,
+    /// 5: batch mode wrote the next stage's judge requests out (`--export-requests`);
+    /// resumable with their answers (`--import-responses`).
+    RequestsExported,
+    /// 130: Ctrl-C stopped the run; resumable.
+    Interrupted,
+}
+
+impl Exit {
+    /// The process exit code.
+    pub fn code(self) -> u8 {
+        match self {
+            Exit::Success => 0,
+            Exit::GateFailed => 1,
+            Exit::Error => 2,
+            Exit::CapReached => 3,
+            Exit::JudgeFailed => 4,
+            Exit::RequestsExported => 5,
+            Exit::Interrupted => 130,
+        }
     }
+
+    /// The exit of a run stopped for `stop`.
+    pub fn of_stop(stop: &Stop) -> Exit {
+        match stop {
+            Stop::Cancelled => Exit::Interrupted,
+            Stop::CapReached(_) => Exit::CapReached,
+            Stop::JudgeUnavailable(_) => Exit::JudgeFailed,
+            Stop::RequestsExported { .. } => Exit::RequestsExported,
+        }
+    }
+
+    /// The exit code of commands that still return one, as an exit.
+    pub fn of_code(code: ExitCode) -> Exit {
+        if code == ExitCode::SUCCESS {
+            Exit::Success
+        } else if code == ExitCode::from(Exit::GateFailed.code()) {
+            Exit::GateFailed
+        } else {
+            Exit::Error
+        }
+    }
+}
+
+/// A dry run's estimate on stdout, how it was made on stderr.
+pub fn estimate(
+    estimate: rageval_run::Estimate,
+    ui: &Ui,
+    out: &mut dyn std::io::Write,
+) -> anyhow::Result<Exit> {
+    use anyhow::Context as _;
+    for method in estimate.methods() {
+        ui.note(method);
+    }
+    out.write_all(estimate.render().as_bytes())
+        .context("cannot write to stdout")?;
+    Ok(Exit::Success)
+}
+
+/// Says how a stopped run stopped, and how to go on; the exit it earns.
+pub fn stopped(stopped: &Stopped, ui: &Ui) -> Exit {
+    ui.warn(&stopped.footer);
+    ui.warn(&stopped.message);
+    Exit::of_stop(&stopped.stop)
+}
+
+/// The completed value of `ended`, or the exit of its stop (after saying why).
+pub fn completed<T>(ended: Ended<T>, ui: &Ui) -> Result<T, Exit> {
+    match ended {
+        Ended::Complete(done) => Ok(done),
+        Ended::Stopped(stop) => Err(stopped(&stop, ui)),
+    }
+}
+
+pub fn dispatch(command: Command, ui: &Ui) -> anyhow::Result<Exit> {
+    let mut stdout = std::io::stdout().lock();
+    let out = &mut stdout;
+    Ok(match command {
+        Command::Eval(args) => eval::run(&args, ui, out)?,
+        Command::Metrics(args) => Exit::of_code(metrics::run(&args, out)?),
+        Command::Trec(args) => Exit::of_code(trec::run(&args, out)?),
+        Command::Report(args) => report::run(&args, ui, out)?,
+        Command::Compare(args) => Exit::of_code(compare::run(&args, out)?),
+        Command::Serve(args) => Exit::of_code(serve::run(&args)?),
+        Command::Index(args) => index::run(&args, ui, out)?,
+        Command::Search(args) => search::run(&args, ui, out)?,
+        Command::Collect(args) => collect::run(&args, ui, out)?,
+        Command::JudgeCheck(args) => judge_check::run(&args, ui, out)?,
+        Command::Calibrate(args) => calibrate::run(&args, ui, out)?,
+        Command::Rank(args) => rank::run(&args, ui, out)?,
+        Command::Reference(args) => rank::reference::run(&args, ui, out)?,
+        Command::Pipeline(args) => rank::pipeline::run(*args, ui, out)?,
+        Command::Merge(args) => merge::run(&args, ui, out)?,
+        Command::Cache(args) => cache::run(&args, ui)?,
+    })
 }
 
 /// A hint for errors whose fix is known.
 pub fn hint_for(error: &anyhow::Error) -> Option<String> {
+    use rageval_run::RunError;
     for cause in error.chain() {
+        // `RunError` wraps other crates' errors transparently: look inside.
+        let cause: &(dyn std::error::Error + 'static) = match cause.downcast_ref::<RunError>() {
+            Some(RunError::Report(inner)) => inner,
+            Some(RunError::Metric(inner)) => inner,
+            Some(RunError::ResumeRefused(inner)) => inner,
+            Some(RunError::MergeRefused(inner)) => inner,
+            Some(RunError::Dataset(inner)) => inner,
+            _ => cause,
+        };
         if let Some(hint) = cause
             .downcast_ref::<rageval_sources::SourceError>()
             .and_then(sources_hint)
@@ -64,8 +163,37 @@ pub fn hint_for(error: &anyhow::Error) -> Option<String> {
         {
             return Some("pass --overwrite, or --out with a new directory".into());
         }
-        if cause.downcast_ref::<eval::ResumeRefused>().is_some() {
+        if cause
+            .downcast_ref::<rageval_run::merge::MergeRefused>()
+            .is_some()
+        {
+            return Some(
+                "give every shard's run directory once (`eval --shard i/n` of the same command \
+                 for i = 1..n, each finished)"
+                    .into(),
+            );
+        }
+        if let Some(RunError::Batch { .. }) = cause.downcast_ref::<RunError>() {
+            return Some(
+                "the batch jobs started so far are journaled in the run directory: run the same \
+                 command again to resume them"
+                    .into(),
+            );
+        }
+        if cause
+            .downcast_ref::<rageval_run::resume::ResumeRefused>()
+            .is_some()
+        {
             return Some("pass --overwrite to start over, or --out with a new directory".into());
+        }
+        if let Some(RunError::NoWritingModel { .. }) = cause.downcast_ref::<RunError>() {
+            return Some(format!(
+                "name a judge model that writes: --judge-base-url URL --judge-model NAME (or \
+                 {} and {}, or [judge] in rageval.toml), or --judge gguf:PATH for a local GGUF \
+                 chat model you choose; the embedded 135M model is not used for this unasked",
+                rageval_judge::settings::ENV_JUDGE_BASE_URL,
+                rageval_judge::settings::ENV_JUDGE_MODEL
+            ));
         }
         if let Some(rageval_report::ReportError::Incomplete { .. }) =
             cause.downcast_ref::<rageval_report::ReportError>()
@@ -98,6 +226,6 @@ fn sources_hint(error: &rageval_sources::SourceError) -> Option<String> {
              of the same name: add the column, or change the template"
                 .into()
         }
-        _ => return None,
+        _ => return error.hint(),
     })
 }

@@ -2,18 +2,19 @@
 //! lines.
 
 use std::io::Write;
-use std::process::ExitCode;
 
 use rageval_sources::LocalIndex;
 use serde_json::json;
 
+use super::Exit;
 use super::sources::{embedder_for, ranking, runtime};
 use crate::cli::SearchArgs;
+use crate::ui::Ui;
 
 /// Characters of each hit's text shown in the table.
 const PREVIEW_CHARS: usize = 120;
 
-pub fn run(args: &SearchArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+pub fn run(args: &SearchArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<Exit> {
     let index = LocalIndex::open(&args.index)?;
     let ranking = ranking(args.ranking);
     let embedder = embedder_for(&index, ranking)?;
@@ -50,7 +51,7 @@ pub fn run(args: &SearchArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         }
     }
     if hits.is_empty() {
-        super::sources::note("no chunk matches the query");
+        ui.note("no chunk matches the query");
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }

@@ -1,7 +1,5 @@
 //! What `index`, `search` and `collect` share: a tokio runtime for the network and model
-//! calls, the embedding model of a local index, and notes on stderr.
-
-use std::io::Write;
+//! calls, and the embedding model of a local index.
 
 use anyhow::{Context as _, bail};
 use rageval_judge::minilm::KIND as MINILM_KIND;
@@ -86,9 +84,4 @@ pub fn embedder_for(index: &LocalIndex, ranking: Ranking) -> anyhow::Result<Opti
         // The index explains this itself when searched.
         None => Ok(None),
     }
-}
-
-/// A line on stderr.
-pub fn note(text: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "{text}");
 }

@@ -141,6 +141,11 @@ fn reported_pairwise_accuracy_equals_a_hand_count_with_ties() {
 
 #[test]
 fn wikieval_pairs_with_the_heuristic_judge_and_report_and_compare_work_on_the_runs() {
+    if crate::skip_without_shared(
+        "wikieval_pairs_with_the_heuristic_judge_and_report_and_compare_work_on_the_runs",
+    ) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let data = shared("wikieval/WikiEval_samples_10.jsonl");
     let data = data.to_str().unwrap();
@@ -225,6 +230,9 @@ fn wikieval_pairs_with_the_heuristic_judge_and_report_and_compare_work_on_the_ru
 
 #[test]
 fn binary_sets_report_balanced_accuracy_and_auroc() {
+    if crate::skip_without_shared("binary_sets_report_balanced_accuracy_and_auroc") {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     for (file, format, metric, samples, out) in [
         ("rgb/zh_refine.json", "rgb", "context_relevance", "2", "rgb"),
@@ -256,6 +264,9 @@ fn binary_sets_report_balanced_accuracy_and_auroc() {
 
 #[test]
 fn cranfield_grades_give_rank_correlations_within_queries() {
+    if crate::skip_without_shared("cranfield_grades_give_rank_correlations_within_queries") {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let set = ("cranfield", "cranfield", "context_relevance", "3");
     let agreement = check_set(dir.path(), set, "cran", &[]);
@@ -297,6 +308,9 @@ fn bad_labels_exit_2_naming_line_and_field_and_leave_no_run() {
 
 #[test]
 fn the_mock_endpoint_answers_and_repeats_bypass_the_cache() {
+    if crate::skip_without_shared("the_mock_endpoint_answers_and_repeats_bypass_the_cache") {
+        return;
+    }
     let endpoint = endpoint(MockConfig {
         seed: 5,
         ..MockConfig::default()
@@ -341,6 +355,9 @@ fn the_mock_endpoint_answers_and_repeats_bypass_the_cache() {
 
 #[test]
 fn every_shared_set_runs_against_the_mock_endpoint() {
+    if crate::skip_without_shared("every_shared_set_runs_against_the_mock_endpoint") {
+        return;
+    }
     let endpoint = endpoint(MockConfig {
         seed: 11,
         ..MockConfig::default()

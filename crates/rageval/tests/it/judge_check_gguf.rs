@@ -131,6 +131,9 @@ fn subsets(dir: &Path) -> Vec<(PathBuf, &'static str, &'static str, &'static str
 
 #[test]
 fn every_shared_set_runs_with_the_gguf_judge() {
+    if crate::skip_without_shared("every_shared_set_runs_with_the_gguf_judge") {
+        return;
+    }
     let model = gguf();
     assert!(
         model.is_file(),

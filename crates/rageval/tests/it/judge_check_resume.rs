@@ -33,6 +33,11 @@ fn session_calls(manifest: &Value, i: usize) -> u64 {
 
 #[test]
 fn ctrl_c_leaves_a_resumable_run_that_finishes_with_an_uninterrupted_runs_agreement() {
+    if crate::skip_without_shared(
+        "ctrl_c_leaves_a_resumable_run_that_finishes_with_an_uninterrupted_runs_agreement",
+    ) {
+        return;
+    }
     let endpoint = endpoint(MockConfig {
         latency: Duration::from_millis(150),
         seed: 3,

@@ -1,7 +1,9 @@
 //! `rageval eval` with no endpoint configured, on the embedded models that
 //! `scripts/fetch-models.sh` provisions (found beside the executable): verdicts by the
-//! heuristic judge, generated questions and entities by the GGUF chat model, embeddings by
-//! all-MiniLM-L6-v2 — and the errors when the models are not where the flags say.
+//! heuristic judge and embeddings by all-MiniLM-L6-v2, tasks that need a model that writes
+//! refused with the way to name one; `--judge gguf:PATH` naming the provided GGUF model —
+//! tested with assertions that hold for any answer it may write, since a small model's free
+//! text varies with the CPU; and the errors when the models are not where the flags say.
 
 use std::fs;
 use std::path::Path;
@@ -9,10 +11,18 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::judged::checked_cells;
-use crate::{rageval, stderr};
+use crate::{rageval, repo_root, stderr};
 
 const METRICS: &str = "faithfulness,answer_relevance,answer_relevance:embedding,\
                        semantic_similarity,context_entity_recall";
+
+/// The provided GGUF chat model.
+fn gguf() -> String {
+    repo_root()
+        .join("models/SmolLM2-135M-Instruct.Q4_1.gguf")
+        .display()
+        .to_string()
+}
 
 fn tiny_dataset(dir: &Path) -> std::path::PathBuf {
     let rows = [
@@ -42,7 +52,7 @@ fn tiny_dataset(dir: &Path) -> std::path::PathBuf {
 }
 
 #[test]
-fn without_an_endpoint_the_embedded_models_and_the_heuristic_judge_score_every_cell() {
+fn without_an_endpoint_the_heuristic_judge_and_minilm_answer_and_writing_tasks_say_how() {
     let dir = tempfile::tempdir().unwrap();
     let data = tiny_dataset(dir.path());
     let output = rageval(
@@ -64,52 +74,88 @@ fn without_an_endpoint_the_embedded_models_and_the_heuristic_judge_score_every_c
         "{err}"
     );
     assert!(
-        err.contains(
-            "judge: generate_questions: llm gguf:SmolLM2-135M-Instruct.Q4_1 — no agreement measured"
-        ),
+        err.contains("judge: split_statements: heuristic sentence_split"),
         "{err}"
     );
     assert!(
-        err.contains("judge: split_statements: heuristic sentence_split"),
+        err.contains("note: answer_relevance will fail on every sample")
+            && err.contains("--judge gguf:PATH"),
         "{err}"
     );
 
     let lines = checked_cells(&dir.path().join("run"), 3, 5);
-    let scored = |metric: &str| {
+    let count = |metric: &str, status: &str| {
         lines
             .iter()
-            .filter(|l| l["metric"] == metric && l["status"] == "score")
+            .filter(|l| l["metric"] == metric && l["status"] == status)
             .count()
     };
     // MiniLM embeds every response and reference; the heuristic judges every statement.
-    assert_eq!(scored("semantic_similarity"), 3);
-    assert_eq!(scored("faithfulness"), 3);
-    // The GGUF model's answers are schema-constrained, so its questions always parse.
-    assert_eq!(scored("answer_relevance"), 3);
-    assert_eq!(scored("answer_relevance:embedding"), 3);
+    assert_eq!(count("semantic_similarity", "score"), 3);
+    assert_eq!(count("faithfulness", "score"), 3);
+    // No model writes unasked: the cells that need one fail, saying how to name one.
+    for metric in ["answer_relevance", "context_entity_recall"] {
+        assert_eq!(count(metric, "failed"), 3, "{metric}");
+    }
+    let error = lines
+        .iter()
+        .find(|l| l["metric"] == "answer_relevance")
+        .and_then(|l| l["error"].as_str())
+        .unwrap();
+    assert!(error.contains("needs a chat model"), "{error}");
 
     let manifest: Value =
         serde_json::from_slice(&fs::read(dir.path().join("run/manifest.json")).unwrap()).unwrap();
     let judge = &manifest["settings"]["judge"];
     assert_eq!(judge["kind"], "offline", "{judge}");
-    assert!(
-        judge["models"]["chat_model"]
-            .as_str()
-            .unwrap()
-            .ends_with("SmolLM2-135M-Instruct.Q4_1.gguf"),
-        "{judge}"
-    );
-    assert!(judge["stats"]["attempts"].as_u64().unwrap() > 0, "{judge}");
+    assert!(judge["models"]["chat_model"].is_null(), "{judge}");
     let routes = judge["routes"].as_array().unwrap();
     let route = |task: &str| routes.iter().find(|r| r["task"] == task).unwrap();
     assert_eq!(
         route("support_verdicts")["answered_by"]["kind"],
         "heuristic"
     );
-    assert_eq!(
-        route("generate_questions")["answered_by"]["backend"],
-        "gguf"
+    assert!(route("generate_questions")["answered_by"].is_null());
+}
+
+/// `--judge gguf:PATH`: the named model answers every task. Its answers are constrained to
+/// each task's schema, but what it writes (and whether a long answer is cut off) varies with
+/// the CPU, so only what holds for any answer is asserted: every cell a score, a reasoned
+/// undefined or a failure with its error; the forecast said before the run.
+#[test]
+fn a_named_gguf_model_answers_every_task_and_the_run_says_how_long_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = tiny_dataset(dir.path());
+    let judge = format!("--judge=gguf:{}", gguf());
+    let output = rageval(
+        dir.path(),
+        &[
+            "eval",
+            data.to_str().unwrap(),
+            "--metrics",
+            "answer_relevance,faithfulness",
+            "--samples",
+            "1",
+            "--out",
+            "run",
+            &judge,
+        ],
     );
+    let err = stderr(&output);
+    // 4 only if every judged cell failed (a cut-off answer, say); never a crash or NaN.
+    assert!(matches!(output.status.code(), Some(0 | 4)), "{err}");
+    assert!(
+        err.contains("the in-process GGUF model reads about"),
+        "{err}"
+    );
+    assert!(
+        err.contains("judge: generate_questions: llm gguf:SmolLM2-135M-Instruct.Q4_1"),
+        "{err}"
+    );
+    checked_cells(&dir.path().join("run"), 1, 2);
+    let manifest: Value =
+        serde_json::from_slice(&fs::read(dir.path().join("run/manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["settings"]["judge"]["kind"], "local");
 }
 
 #[test]
@@ -167,10 +213,14 @@ fn judge_gguf_names_a_model_file_and_bad_values_are_usage_errors() {
 }
 
 /// Issue 3's two real sets on the embedded defaults, every judged metric: FiQA (English,
-/// ragas's sample) and the S4 kids-coding set (Chinese), two samples each — a CI-sized cut
-/// of a run that takes about half a minute per sample here.
+/// ragas's sample) and the S4 kids-coding set (Chinese), two samples each. What the offline
+/// judges answer is scored on every sample; what needs a model that writes fails on every
+/// sample, saying how to name one — never a silent guess.
 #[test]
-fn fiqa_and_kids_coding_score_every_judged_metric_on_the_embedded_defaults() {
+fn fiqa_and_kids_coding_on_the_embedded_defaults() {
+    if crate::skip_without_shared("fiqa_and_kids_coding_on_the_embedded_defaults") {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let fiqa = crate::repo_root().join("examples/fiqa-30.jsonl");
     let kids = crate::judged::kids_coding_dataset(dir.path());
@@ -191,15 +241,11 @@ fn fiqa_and_kids_coding_score_every_judged_metric_on_the_embedded_defaults() {
         assert!(output.status.success(), "{name}: {}", stderr(&output));
         let metrics = crate::judged::JUDGED.split(',').count();
         let lines = checked_cells(&dir.path().join(name), 2, metrics);
-        let failed: Vec<&Value> = lines.iter().filter(|l| l["status"] == "failed").collect();
-        assert!(failed.is_empty(), "{name}: {failed:?}");
-        for metric in [
-            "faithfulness",
-            "context_recall",
-            "answer_relevance",
-            "semantic_similarity",
-            "context_entity_recall",
-        ] {
+        for line in lines.iter().filter(|l| l["status"] == "failed") {
+            let error = line["error"].as_str().unwrap();
+            assert!(error.contains("needs a chat model"), "{name}: {line}");
+        }
+        for metric in ["faithfulness", "context_recall", "semantic_similarity"] {
             let scored = lines
                 .iter()
                 .filter(|l| l["metric"] == metric && l["status"] == "score")

@@ -4,8 +4,11 @@
 
 mod accounting;
 mod browser;
+mod calibrate;
 mod chromium;
 mod compare;
+mod design;
+mod engine;
 mod eval;
 mod judge_check;
 mod judge_check_gguf;
@@ -17,6 +20,8 @@ mod rank;
 mod report;
 mod resume;
 mod s4_pipeline;
+mod scale;
+mod snapshots;
 mod sources;
 
 use std::path::{Path, PathBuf};
@@ -29,6 +34,26 @@ pub fn repo_root() -> PathBuf {
         .nth(2)
         .expect("crate lives under crates/")
         .to_path_buf()
+}
+
+/// Whether `../shared/validation` (the labelled sets beside this repository in its
+/// development workplace, never copied into it) is missing; if so, says that the calling
+/// test is skipped and why.
+#[allow(
+    clippy::print_stderr,
+    reason = "a skipped test says why in the test output"
+)]
+pub fn skip_without_shared(test: &str) -> bool {
+    let shared = repo_root().join("../shared/validation");
+    if shared.is_dir() {
+        return false;
+    }
+    eprintln!(
+        "skipped {test}: {} is absent (the shared labelled sets exist only beside this \
+         repository where it is developed)",
+        shared.display()
+    );
+    true
 }
 
 /// Runs the binary with `args` in `dir`.

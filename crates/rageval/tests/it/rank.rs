@@ -67,6 +67,11 @@ fn rgb_dataset(dir: &Path, questions: usize) -> PathBuf {
 
 #[test]
 fn rank_orders_rgb_positives_above_negatives_with_the_offline_judge() {
+    if crate::skip_without_shared(
+        "rank_orders_rgb_positives_above_negatives_with_the_offline_judge",
+    ) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let data = rgb_dataset(dir.path(), 12);
     let out = dir.path().join("ranked");
@@ -136,8 +141,9 @@ fn rank_orders_rgb_positives_above_negatives_with_the_offline_judge() {
     assert!(slow["summary"]["rounds"]["max"].as_u64().unwrap() > 20);
     assert_eq!(slow["settings"]["algorithm"], "insertion");
 
-    // An existing run is not overwritten by accident.
-    let output = rageval(
+    // Run again, the finished run is resumed: nothing to rank, the same figures. With other
+    // settings the directory is refused, never overwritten by accident.
+    let again = rageval(
         dir.path(),
         &[
             "rank",
@@ -146,9 +152,28 @@ fn rank_orders_rgb_positives_above_negatives_with_the_offline_judge() {
             out.to_str().unwrap(),
         ],
     );
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("12 finished questions kept"),
+        "{}",
+        stderr(&again)
+    );
+    assert_eq!(jsonl(&out.join("rankings.jsonl")), rankings);
+    let output = rageval(
+        dir.path(),
+        &[
+            "rank",
+            data.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--algorithm",
+            "insertion",
+        ],
+    );
     assert_eq!(output.status.code(), Some(2));
     assert!(
-        stderr(&output).contains("--overwrite"),
+        stderr(&output).contains("its algorithm was listwise, now insertion")
+            && stderr(&output).contains("--overwrite"),
         "{}",
         stderr(&output)
     );

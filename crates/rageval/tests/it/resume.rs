@@ -96,8 +96,9 @@ fn retry_failed_replaces_failed_cells() {
             embedding_dim: 16,
             ..MockConfig::default()
         });
+        // Every judged cell failed: the run is complete, and no success.
         let output = rageval(dir.path(), &args(data, &refusing.flags()));
-        assert!(output.status.success(), "{}", stderr(&output));
+        assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
         let lines = checked_cells(&dir.path().join("run"), 30, 4);
         assert!(lines.iter().all(|l| l["status"] == "failed"));
     }
@@ -105,9 +106,10 @@ fn retry_failed_replaces_failed_cells() {
         embedding_dim: 16,
         ..MockConfig::default()
     });
-    // Without --retry-failed a finished run has nothing left to do.
+    // Without --retry-failed a finished run has nothing left to do (and its cells are still
+    // all failed).
     let output = rageval(dir.path(), &args(data, &healthy.flags()));
-    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
     assert!(
         stderr(&output).contains("0 cells scored now"),
         "{}",

@@ -1,0 +1,281 @@
+//! `--dry-run`: what a command would ask of the judge — model calls, prompt and completion
+//! tokens, cost — per stage and in total, before any request is sent or any file written.
+//!
+//! Every stage runs its real code (metrics, rankings, reference rounds) against the
+//! [`Planner`]'s local stand-in for the models, so the prompts counted are the prompts a
+//! real run renders; only the answers are made up ([`planner`] says how).
+//!
+//! - [`planner`]: the stand-in models;
+//! - [`eval`]: `eval`'s plan, per metric and for the whole run;
+//! - [`rank`]: the plans of `rank` and `reference` (and so of `pipeline`).
+
+pub mod eval;
+pub mod planner;
+pub mod rank;
+
+use std::collections::BTreeMap;
+
+use rageval_report::{CallTally, JudgeModel, JudgeUsage};
+
+use crate::error::Result;
+use crate::judges::{self, Env, JudgeOptions, JudgeSetup};
+
+pub use planner::Planner;
+
+/// The judges of `options` with their models replaced by the [`Planner`]'s local stand-ins:
+/// no request, no model loaded, no cache file. The planner is `None` when no model is
+/// configured (nothing would be sent).
+pub fn planning_setup(
+    options: &JudgeOptions,
+    env: Env<'_>,
+) -> Result<(JudgeSetup, Option<Planner>)> {
+    let mut planner = None;
+    let setup = judges::resolve_with(options, env, |settings, local| {
+        let heuristic = rageval_tasks::Heuristic::lexical();
+        let made = match local {
+            Some(models) => Planner::over(models, settings, heuristic),
+            None => Planner::new(settings, heuristic)?,
+        };
+        let judge = made.judge();
+        planner = Some(made);
+        Ok(judge)
+    })?;
+    Ok((setup, planner))
+}
+
+/// The rows of a stage planned by one judge: one per task asked, then the total.
+pub(crate) fn rows_by_task(usage: &JudgeUsage) -> Vec<EstimateRow> {
+    let mut rows: BTreeMap<String, EstimateRow> = BTreeMap::new();
+    for (template, tally) in &usage.templates {
+        let task = template
+            .split(['.', '@'])
+            .next()
+            .unwrap_or(template)
+            .to_string();
+        let row = rows.entry(task.clone()).or_insert_with(|| EstimateRow {
+            label: task,
+            tally: CallTally {
+                cost_usd: Some(0.0),
+                ..CallTally::default()
+            },
+            heuristic: 0,
+        });
+        row.tally.add(tally);
+    }
+    for (task, tally) in &usage.tasks {
+        if tally.heuristic > 0 {
+            rows.entry(task.clone())
+                .or_insert_with(|| EstimateRow {
+                    label: task.clone(),
+                    tally: CallTally {
+                        cost_usd: Some(0.0),
+                        ..CallTally::default()
+                    },
+                    heuristic: 0,
+                })
+                .heuristic += tally.heuristic;
+        }
+    }
+    let mut rows: Vec<EstimateRow> = rows.into_values().collect();
+    rows.push(EstimateRow::of("total", usage));
+    rows
+}
+
+/// One row of an estimate: a metric alone, a kind of call, or a stage's total.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EstimateRow {
+    pub label: String,
+    pub tally: CallTally,
+    /// Answers the heuristic judge would give (free).
+    pub heuristic: u64,
+}
+
+impl EstimateRow {
+    /// A row from a judge's usage.
+    pub fn of(label: impl Into<String>, usage: &JudgeUsage) -> Self {
+        EstimateRow {
+            label: label.into(),
+            tally: usage.total.clone(),
+            heuristic: usage.heuristic_calls(),
+        }
+    }
+}
+
+/// The estimate of one stage (`eval`, `rank`, `reference`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StageEstimate {
+    pub stage: &'static str,
+    /// Units planned (samples, questions).
+    pub units: usize,
+    /// What a unit is, in the plural.
+    pub unit_name: &'static str,
+    /// The rows; the last is the stage's total.
+    pub rows: Vec<EstimateRow>,
+    /// The stage's total by prompt template.
+    pub templates: BTreeMap<String, CallTally>,
+    /// How the estimate is made, for stderr.
+    pub method: &'static str,
+}
+
+impl StageEstimate {
+    /// The stage's total row.
+    pub fn total(&self) -> Option<&EstimateRow> {
+        self.rows.last()
+    }
+}
+
+/// A command's estimate: its stages and the models' prices.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Estimate {
+    pub models: Vec<JudgeModel>,
+    pub stages: Vec<StageEstimate>,
+    /// With `--batch`: the batch stages and jobs the run would need.
+    pub batch: Option<crate::batch::plan::BatchPlan>,
+}
+
+impl Estimate {
+    pub fn new(models: Vec<JudgeModel>, stages: Vec<StageEstimate>) -> Self {
+        Estimate {
+            models,
+            stages,
+            batch: None,
+        }
+    }
+
+    /// The total over every stage.
+    pub fn total(&self) -> EstimateRow {
+        let mut total = EstimateRow {
+            label: "total".into(),
+            tally: CallTally {
+                cost_usd: Some(0.0),
+                ..CallTally::default()
+            },
+            heuristic: 0,
+        };
+        for row in self.stages.iter().filter_map(StageEstimate::total) {
+            total.tally.add(&row.tally);
+            total.heuristic += row.heuristic;
+        }
+        total
+    }
+
+    /// The estimate as text tables: the models and prices, then each stage's rows and its
+    /// prompt templates, then the total when there are several stages.
+    pub fn render(&self) -> String {
+        let mut text = String::new();
+        let units: Vec<String> = self
+            .stages
+            .iter()
+            .map(|s| format!("{} {} {}", s.stage, s.units, s.unit_name))
+            .collect();
+        text.push_str(&format!(
+            "dry run ({}); no request was sent and nothing written\n",
+            units.join(", ")
+        ));
+        for model in &self.models {
+            let price = match &model.price {
+                Some(p) => format!(
+                    "${} / ${} per million prompt / completion tokens",
+                    p.prompt_per_million, p.completion_per_million
+                ),
+                None => "no price known, so no cost is estimated".into(),
+            };
+            text.push_str(&format!("{} model {}: {price}\n", model.role, model.model));
+        }
+        let header = [
+            "",
+            "model calls",
+            "prompt tokens",
+            "completion tokens",
+            "cost (USD)",
+            "heuristic answers",
+        ];
+        for stage in &self.stages {
+            let mut head = header.map(String::from).to_vec();
+            head[0] = stage.stage.to_string();
+            let mut lines = vec![head];
+            lines.extend(stage.rows.iter().map(cells));
+            text.push('\n');
+            text.push_str(&aligned(&lines));
+            if !stage.templates.is_empty() {
+                let mut head = header.map(String::from).to_vec();
+                head[0] = format!("{} by prompt template", stage.stage);
+                head.pop();
+                let mut lines = vec![head];
+                for (name, tally) in &stage.templates {
+                    let mut line = cells(&EstimateRow {
+                        label: name.clone(),
+                        tally: tally.clone(),
+                        heuristic: 0,
+                    });
+                    line.pop();
+                    lines.push(line);
+                }
+                text.push_str(&aligned(&lines));
+            }
+        }
+        if self.stages.len() > 1 {
+            let mut head = header.map(String::from).to_vec();
+            head[0] = "all stages".into();
+            text.push('\n');
+            text.push_str(&aligned(&[head, cells(&self.total())]));
+        }
+        if let Some(batch) = &self.batch {
+            text.push_str(&batch.render());
+        }
+        text
+    }
+
+    /// How each stage's estimate is made.
+    pub fn methods(&self) -> Vec<&'static str> {
+        let mut methods: Vec<&'static str> = self.stages.iter().map(|s| s.method).collect();
+        methods.dedup();
+        methods
+    }
+}
+
+/// One row: label, calls, tokens, cost (`—` without a price), heuristic answers.
+fn cells(row: &EstimateRow) -> Vec<String> {
+    let t = &row.tally;
+    vec![
+        row.label.clone(),
+        t.calls.to_string(),
+        t.prompt_tokens.to_string(),
+        t.completion_tokens.to_string(),
+        t.cost_usd
+            .map_or_else(|| "—".into(), |usd| format!("{usd:.6}")),
+        row.heuristic.to_string(),
+    ]
+}
+
+/// `lines` as a text table: the first column left-aligned, the others right-aligned.
+pub(crate) fn aligned(lines: &[Vec<String>]) -> String {
+    let mut text = String::new();
+    let columns = lines.first().map_or(0, Vec::len);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| {
+            lines
+                .iter()
+                .map(|l| l.get(c).map_or(0, |cell| cell.chars().count()))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for line in lines {
+        let cells: Vec<String> = line
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(c, (cell, &width))| {
+                if c == 0 {
+                    format!("{cell:<width$}")
+                } else {
+                    format!("{cell:>width$}")
+                }
+            })
+            .collect();
+        text.push_str(cells.join("  ").trim_end());
+        text.push('\n');
+    }
+    text
+}

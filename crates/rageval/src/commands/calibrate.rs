@@ -1,0 +1,51 @@
+//! `rageval calibrate RUN_DIR --labels FILE`: the calibrated means of a finished run
+//! (`rageval_run::calibrate`) on stdout, the reports rewritten.
+
+use std::io::Write;
+
+use anyhow::Context as _;
+use rageval_report::{Gate, RunData, Summary};
+use rageval_run::calibrate::{self, CalibrateOptions};
+use rageval_run::reports::{finish_reports, samples_of};
+
+use super::Exit;
+use crate::cli::{CalibrateArgs, LabelsArgs};
+use crate::ui::Ui;
+
+pub fn run(args: &CalibrateArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<Exit> {
+    let Some(options) = options(&args.labels) else {
+        anyhow::bail!("--labels names the labels file to calibrate with");
+    };
+    let (summary, _) = calibrate::calibrate(&args.run, &options, ui)?;
+    print(&summary, out)?;
+    if summary.calibrated.is_empty() {
+        ui.warn("warning: no metric could be calibrated with these labels (see the notes)");
+    }
+    let run = RunData::load(&args.run)?;
+    let samples = samples_of(&run.manifest, ui);
+    let finished = finish_reports(&run, &samples, &Gate::parse::<String>(&[])?, None)?;
+    super::report::gate_lines(&finished, ui, out)
+}
+
+/// The calibration options of `--labels`, `--label-scale`, `--label-metric`.
+pub fn options(args: &LabelsArgs) -> Option<CalibrateOptions> {
+    Some(CalibrateOptions {
+        labels: args.labels.clone()?,
+        scale: args.label_scale,
+        metric: args.label_metric.clone(),
+    })
+}
+
+/// The calibrated means, when the summary has any.
+pub fn print(summary: &Summary, out: &mut dyn Write) -> anyhow::Result<()> {
+    if summary.calibrated.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "\ncalibrated with human labels (PPI++; 95% intervals):"
+    )
+    .context("cannot write to stdout")?;
+    out.write_all(calibrate::render(summary).as_bytes())
+        .context("cannot write to stdout")
+}

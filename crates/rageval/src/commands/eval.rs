@@ -1,0 +1,122 @@
+//! `rageval eval`: the flags as `rageval_run::eval`'s options, then the summary table, the
+//! judge's footer and the gate's lines on stdout, notes on stderr.
+
+use std::io::Write;
+
+use anyhow::Context as _;
+use rageval_core::dataset::Format;
+use rageval_judge::batch::{FailedItems, PollPolicy};
+use rageval_report::{Gate, render_summary_table};
+use rageval_run::batch::BatchMode;
+use rageval_run::eval::{self, EvalOptions};
+
+use super::{Exit, calibrate, completed, estimate};
+use crate::cli::{BatchArgs, BatchFallbackArg, DataFormat, EvalArgs, GateArgs};
+use crate::judge;
+use crate::ui::Ui;
+
+pub fn run(args: &EvalArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<Exit> {
+    let options = options(args)?;
+    if args.show_settings {
+        let resolved = eval::resolved_settings(&options, &judge::env, ui)?;
+        writeln!(out, "{}", serde_json::to_string_pretty(&resolved)?)
+            .context("cannot write to stdout")?;
+        return Ok(Exit::Success);
+    }
+    if args.dry_run {
+        return estimate(eval::dry_run(&options, &judge::env, ui)?, ui, out);
+    }
+    let cancel = crate::ui::cancel_on_ctrl_c();
+    let done = match completed(eval::run(&options, &judge::env, ui, &cancel)?, ui) {
+        Ok(done) => done,
+        Err(exit) => return Ok(exit),
+    };
+    out.write_all(render_summary_table(&done.summary).as_bytes())
+        .context("cannot write to stdout")?;
+    calibrate::print(&done.summary, out)?;
+    writeln!(out, "{}", done.footer).context("cannot write to stdout")?;
+    for line in eval::unscored_notes(&done.summary) {
+        ui.note(&line);
+    }
+    if done.scored.cut > 0 {
+        ui.note(&format!(
+            "{} samples had their contexts cut to fit (--top-k / --context-window)",
+            done.scored.cut
+        ));
+    }
+    ui.note(&format!(
+        "wrote {} ({} samples × {} metrics; {} cells scored now, {} of them failed)",
+        done.path.display(),
+        done.summary.samples,
+        done.summary.metric_order.len(),
+        done.scored.cells,
+        done.scored.failed
+    ));
+    let exit = super::report::gate_lines(&done.finished, ui, out)?;
+    if let Some(error) = &done.judge_failed_everything {
+        ui.warn(&format!(
+            "error: every judged cell failed, most often with: {error}; the judge answered \
+             nothing usable (see summary.json's failed_errors). Fix the judge, then run the \
+             same command with --retry-failed to score those cells again."
+        ));
+        return Ok(Exit::JudgeFailed);
+    }
+    Ok(exit)
+}
+
+/// `eval`'s options from its flags.
+pub fn options(args: &EvalArgs) -> anyhow::Result<EvalOptions> {
+    Ok(EvalOptions {
+        data: args.data.clone(),
+        format: args.format.map(format_of),
+        field_map: args.field_map.clone(),
+        sheet: args.sheet.clone(),
+        metrics: args.metrics.clone(),
+        out: args.out.clone(),
+        overwrite: args.overwrite,
+        samples: args.samples,
+        seed: args.seed,
+        bootstrap_resamples: args.bootstrap_resamples,
+        top_k: args.top_k,
+        retry_failed: args.retry_failed,
+        gate: gate(&args.gate)?,
+        junit: args.gate.junit.clone(),
+        labels: calibrate::options(&args.labels),
+        judge: judge::options(&args.judge),
+        shard: args.shard,
+        batch: batch_mode(&args.batch),
+        reports: !args.no_reports,
+    })
+}
+
+/// Batch mode from its flags, when any is given.
+fn batch_mode(args: &BatchArgs) -> Option<BatchMode> {
+    args.any().then(|| BatchMode {
+        submit: args.batch,
+        failed_items: match args.batch_fallback {
+            BatchFallbackArg::Resubmit => FailedItems::Resubmit,
+            BatchFallbackArg::Sync => FailedItems::Sync,
+        },
+        export: args.export_requests.clone(),
+        import: args.import_responses.clone(),
+        poll: PollPolicy {
+            first: args.batch_poll,
+            ..PollPolicy::default()
+        },
+        ..BatchMode::default()
+    })
+}
+
+/// The `--fail-under` thresholds.
+pub fn gate(args: &GateArgs) -> anyhow::Result<Gate> {
+    Ok(Gate::parse(&args.fail_under)?)
+}
+
+pub(super) fn format_of(format: DataFormat) -> Format {
+    match format {
+        DataFormat::Jsonl => Format::Jsonl,
+        DataFormat::Json => Format::Json,
+        DataFormat::Csv => Format::Csv,
+        DataFormat::Xlsx => Format::Xlsx,
+    }
+}

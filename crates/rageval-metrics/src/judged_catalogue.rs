@@ -2,6 +2,8 @@
 //! is a registry; it is long because the table is.
 
 use crate::catalogue::{Builder, Entry};
+use rageval_tasks::SupportCredit;
+
 use crate::judged::{Correctness, JudgedKind, Noise, Precision, Relevance};
 use crate::metric::{Input, MetricInfo, ModeInfo};
 
@@ -17,6 +19,24 @@ const Q_CONTEXTS_ANSWER: &[Input] = &[Input::Question, Input::Contexts, Input::A
 const AP_FORMULA: &str = "v_k = 1 when the judge finds context k useful for arriving at the \
      reference answer (k in retrieved order, all contexts judged concurrently); \
      AP = Σ_k v_k·P@k / Σ_k v_k, P@k = (Σ_{j≤k} v_j) / k; 0 when no context is useful";
+
+const RECALL_FORMULA: &str = "reference → statements (the sample's reference_statements when \
+     given); every statement judged against all contexts in one call; credit per statement: \
+     fully supported 1, partially supported 0.5, not supported or contradicted 0 — a judge \
+     that measures a degree of support (the heuristic) gives a supported statement that \
+     degree instead; score = mean credit; undefined when the reference states nothing";
+
+const FAITHFULNESS_FORMULA: &str = "answer → atomic claims (the sample's answer_statements \
+     when given); all claims judged in one call as fully / partially / not supported / \
+     contradicted, with the supporting context; credit per claim: 1 when fully supported \
+     (the judge's degree of support instead, when it measures one: the heuristic), else 0; \
+     score = mean credit (partial and contradicted counted in the evidence); undefined when \
+     the answer states no claims";
+
+const STATEMENT_RECALL_FORMULA: &str = "reference → statements; all judged against the \
+     answer in one call; credit per statement as context_recall's (fully 1, partially 0.5, \
+     else 0; a measured degree of support instead where the judge gives one); score = mean \
+     credit; undefined when the reference states nothing";
 
 const JUDGED_ENTRIES: usize = 11;
 
@@ -128,13 +148,29 @@ pub(crate) static JUDGED: [Entry; JUDGED_ENTRIES] = [
         "share of the reference's statements that the contexts support",
         Q_CONTEXTS_REFERENCE,
         (
-            "reference → statements (the sample's reference_statements when given); every \
-         statement judged against all contexts in one call; fully supported ÷ statements; \
-         undefined when the reference states nothing",
-            "seed S4; ragas LLMContextRecall (ragas splits and classifies in one call)",
+            RECALL_FORMULA,
+            "seed S4 and ragas LLMContextRecall, with partial support given partial credit",
         ),
-        &[],
-        &[JudgedKind::ContextRecall],
+        &[
+            mode(
+                "graded",
+                "share of the reference the contexts hold, partial support counting half",
+                RECALL_FORMULA,
+                "seed S4 and ragas LLMContextRecall, with partial credit on a linear \
+                 three-step scale (as TruLens's groundedness normalises its ratings)",
+            ),
+            mode(
+                "binary",
+                "S4's count: only fully supported statements count",
+                "as `graded`, credit 1 for fully supported and 0 otherwise, whatever the \
+                 judge's degree: fully supported ÷ statements",
+                "seed S4; ragas LLMContextRecall (ragas splits and classifies in one call)",
+            ),
+        ],
+        &[
+            JudgedKind::ContextRecall(SupportCredit::Graded),
+            JudgedKind::ContextRecall(SupportCredit::FullOnly),
+        ],
     ),
     entry(
         "context_relevance",
@@ -155,14 +191,30 @@ pub(crate) static JUDGED: [Entry; JUDGED_ENTRIES] = [
         "share of the answer's claims that the contexts fully support",
         Q_CONTEXTS_ANSWER,
         (
-            "answer → atomic claims (the sample's answer_statements when given); all claims \
-         judged in one call as fully / partially / not supported / contradicted, with the \
-         supporting context; fully supported ÷ claims (partial and contradicted counted in the \
-         evidence); undefined when the answer states no claims",
-            "seeds S1/S4; ragas Faithfulness",
+            FAITHFULNESS_FORMULA,
+            "seeds S1/S4; ragas Faithfulness (a measured degree of support refines the count)",
         ),
-        &[],
-        &[JudgedKind::Faithfulness],
+        &[
+            mode(
+                "graded",
+                "fully supported claims, each counted by its degree of support when the judge \
+                 measures one",
+                FAITHFULNESS_FORMULA,
+                "seeds S1/S4; ragas Faithfulness (a measured degree of support refines the \
+                 count)",
+            ),
+            mode(
+                "binary",
+                "S1/S4's count: fully supported ÷ claims, whatever the judge's degree",
+                "as `graded`, credit 1 for fully supported and 0 otherwise: fully supported ÷ \
+                 claims",
+                "seeds S1/S4; ragas Faithfulness",
+            ),
+        ],
+        &[
+            JudgedKind::Faithfulness(SupportCredit::FullByDegree),
+            JudgedKind::Faithfulness(SupportCredit::FullOnly),
+        ],
     ),
     entry(
         "answer_relevance",
@@ -212,17 +264,16 @@ pub(crate) static JUDGED: [Entry; JUDGED_ENTRIES] = [
         "does the answer say what the reference says?",
         &[Input::Question, Input::Answer, Input::Reference],
         (
-            "mode statement_recall (default): reference statements fully supported by the answer \
-         ÷ reference statements",
-            "seed S4 (statement_recall); ragas AnswerCorrectness (ragas)",
+            "mode statement_recall (default): the reference's statements judged against the \
+         answer, partial support counting half; mean credit",
+            "seed S4 (statement_recall, binary); ragas AnswerCorrectness (ragas)",
         ),
         &[
             mode(
                 "statement_recall",
-                "share of the reference's statements that the answer supports",
-                "reference → statements; all judged against the answer in one call; fully \
-                 supported ÷ statements; undefined when the reference states nothing",
-                "seed S4",
+                "share of the reference the answer states, partial support counting half",
+                STATEMENT_RECALL_FORMULA,
+                "seed S4, with partial credit as context_recall's",
             ),
             mode(
                 "ragas",
@@ -234,10 +285,19 @@ pub(crate) static JUDGED: [Entry; JUDGED_ENTRIES] = [
                  0.25·cosine(answer, reference); undefined when the reference states nothing",
                 "ragas AnswerCorrectness (weights [0.75, 0.25], beta 1)",
             ),
+            mode(
+                "binary",
+                "S4's statement recall: only fully supported statements count",
+                "reference → statements; all judged against the answer in one call; fully \
+                 supported ÷ statements, whatever the judge's degree; undefined when the \
+                 reference states nothing",
+                "seed S4",
+            ),
         ],
         &[
-            JudgedKind::AnswerCorrectness(Correctness::StatementRecall),
+            JudgedKind::AnswerCorrectness(Correctness::StatementRecall(SupportCredit::Graded)),
             JudgedKind::AnswerCorrectness(Correctness::Ragas),
+            JudgedKind::AnswerCorrectness(Correctness::StatementRecall(SupportCredit::FullOnly)),
         ],
     ),
     entry(

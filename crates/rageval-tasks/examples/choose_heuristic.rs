@@ -7,7 +7,8 @@
 //! cargo run -p rageval-tasks --example choose_heuristic -- [--top N] [--no-embeddings] [--rows]
 //! ```
 //!
-//! Reads `../shared/validation/` relative to the workspace root and all-MiniLM-L6-v2 from
+//! Reads `../shared/validation/` relative to the workspace root (or
+//! `$RAGEVAL_VALIDATION_DIR`) and all-MiniLM-L6-v2 from
 //! the models folder (`scripts/fetch-models.sh`), caching the vectors in
 //! `target/choose-heuristic-embeddings.sqlite`; with `--no-embeddings`, overlap only (the
 //! defaults the judge uses: `--judge heuristic` and the offline routing read no embeddings
@@ -19,8 +20,8 @@
 use std::path::PathBuf;
 
 use rageval_judge::{AnyEmbedder, Cache, Judge, JudgeConfig, MiniLmEmbedder, ModelFiles, Models};
-use rageval_tasks::validation::SPLIT_SEED;
 use rageval_tasks::validation::choose::{Figure, held_out_rows, read_all, sweep_all};
+use rageval_tasks::validation::{SPLIT_SEED, validation_dir};
 
 fn figures(figures: &[Figure]) -> String {
     figures
@@ -38,7 +39,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .position(|a| a == "--top")
         .and_then(|i| args.get(i + 1))
         .map_or(Ok(5), |n| n.parse())?;
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/validation");
+    let dir = validation_dir(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."));
     let embedder = if args.iter().any(|a| a == "--no-embeddings") {
         None
     } else {

@@ -24,7 +24,8 @@
 //!
 //! Model calls go through `rageval_judge::Judge` only (cache, limits, retries, parse
 //! ladder); this crate computes no metric — formulas over verdicts live in
-//! `rageval-metrics`.
+//! `rageval-metrics`. What one support verdict counts for ([`SupportCredit`]) is defined
+//! beside the verdict, so the metrics and the [`validation`] sweep count it alike.
 
 pub mod error;
 pub mod heuristic;
@@ -49,7 +50,7 @@ pub use task::{
     AnswerFromContexts, AnswerRubric, ContextAnswer, ContextOrder, ContextRelevance,
     ContextUsefulness, ContextsCheck, ContextsChecked, ExtractEntities, GenerateQuestions,
     GeneratedQuestions, GradeRelevance, GradeRelevanceBatch, MergeAnswers, OrderContexts,
-    PairwisePreference, Preference, Preferred, QuestionSimilarity, RelevanceGrade,
-    RelevanceVerdict, RubricScore, SimilarityVerdict, SplitStatements, Support, SupportVerdict,
-    SupportVerdicts, TaskFamily, TaskKind, UsefulnessVerdict,
+    PARTIAL_SUPPORT_CREDIT, PairwisePreference, Preference, Preferred, QuestionSimilarity,
+    RelevanceGrade, RelevanceVerdict, RubricScore, SimilarityVerdict, SplitStatements, Support,
+    SupportCredit, SupportVerdict, SupportVerdicts, TaskFamily, TaskKind, UsefulnessVerdict,
 };

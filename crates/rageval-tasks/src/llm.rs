@@ -318,6 +318,7 @@ impl SupportItem {
             support: self.verdict,
             context,
             reason: self.reason,
+            score: None,
         })
     }
 }

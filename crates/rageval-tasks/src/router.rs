@@ -389,6 +389,7 @@ impl TaskJudge {
                     support: Support::NotSupported,
                     context: None,
                     reason: "there is no context to support it".into(),
+                    score: None,
                 })
                 .collect();
             return Ok(Judged::by_rule(verdicts, "no context supports anything"));

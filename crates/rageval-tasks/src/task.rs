@@ -168,9 +168,59 @@ impl Support {
         }
     }
 
-    /// Only full support counts as supported in faithfulness and recall (S1, S4).
+    /// Only full support counts as supported in seeds S1 and S4's counts (and ragas's).
     pub fn is_supported(self) -> bool {
         self == Support::FullySupported
+    }
+}
+
+/// What a partially supported statement earns in a graded metric when the judge gives no
+/// degree of support: the middle of the three-step scale not / partially / fully
+/// supported mapped linearly onto [0, 1] (TruLens's groundedness likewise maps its
+/// per-sentence ordinal rating linearly and averages it).
+pub const PARTIAL_SUPPORT_CREDIT: f64 = 0.5;
+
+/// How a metric counts one support verdict: the metric's score is the mean credit of its
+/// statements. The judge's degree of support ([`SupportVerdict::score`]) is used where
+/// one is given and the rule lets the statement earn anything; chat models give none,
+/// and every rule then falls back on the label alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SupportCredit {
+    /// 1 for `fully_supported`, else 0, whatever the degree: the counts of seeds S1 and S4
+    /// (and ragas).
+    FullOnly,
+    /// `fully_supported` earns its degree (1 without one), anything else 0: only full
+    /// support counts, as in S1, but a statement the contexts state word for word counts
+    /// more than one that barely passed (faithfulness).
+    FullByDegree,
+    /// `fully_supported` earns its degree (1 without one), `partially_supported` its degree
+    /// ([`PARTIAL_SUPPORT_CREDIT`] without one), not supported and contradicted 0: how much
+    /// of a text the other holds (context recall, answer correctness).
+    Graded,
+}
+
+impl SupportCredit {
+    /// `full_only`, `full_by_degree` or `graded`, as evidence names the rule.
+    pub fn name(self) -> &'static str {
+        match self {
+            SupportCredit::FullOnly => "full_only",
+            SupportCredit::FullByDegree => "full_by_degree",
+            SupportCredit::Graded => "graded",
+        }
+    }
+
+    /// The credit of a statement judged `support`, with the judge's degree `score` when it
+    /// gave one; always in [0, 1].
+    pub fn credit(self, support: Support, score: Option<f64>) -> f64 {
+        let degree = |fallback: f64| score.map_or(fallback, |s| s.clamp(0.0, 1.0));
+        match (self, support) {
+            (SupportCredit::FullOnly, Support::FullySupported) => 1.0,
+            (SupportCredit::FullByDegree | SupportCredit::Graded, Support::FullySupported) => {
+                degree(1.0)
+            }
+            (SupportCredit::Graded, Support::PartiallySupported) => degree(PARTIAL_SUPPORT_CREDIT),
+            _ => 0.0,
+        }
     }
 }
 
@@ -184,6 +234,19 @@ pub struct SupportVerdict {
     pub context: Option<usize>,
     /// Why.
     pub reason: String,
+    /// The judge's degree of support in [0, 1], when it measures one: the heuristic judge
+    /// gives the weighted share of the statement's content words the contexts hold
+    /// (`heuristic::SUPPORT_DEGREE`); chat models give none. It refines the label, never
+    /// replaces it: see [`SupportCredit`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+}
+
+impl SupportVerdict {
+    /// This verdict's credit under `rule`.
+    pub fn credit(&self, rule: SupportCredit) -> f64 {
+        rule.credit(self.support, self.score)
+    }
 }
 
 /// Is `context` about `question` (S4 context relevance)? One call per context; callers run

@@ -3,7 +3,7 @@
 
 use rageval_core::{Outcome, Sample, Verdict, VerdictTarget};
 use rageval_tasks::heuristic::cosine;
-use rageval_tasks::{AnswerRubric, QuestionSimilarity, SupportVerdict};
+use rageval_tasks::{AnswerRubric, QuestionSimilarity, SupportCredit, SupportVerdict};
 use serde_json::json;
 
 use super::evidence::{self, share};
@@ -16,9 +16,15 @@ pub const RAGAS_CORRECTNESS_WEIGHTS: [f64; 2] = [0.75, 0.25];
 /// ragas's β of the factuality F-score.
 pub const RAGAS_CORRECTNESS_BETA: f64 = 1.0;
 
-/// Faithfulness (S1, S4, ragas): answer claims fully supported by the contexts ÷ claims,
-/// every claim checked in one call; partial and contradicted counts in the evidence.
-pub async fn faithfulness(sample: &Sample, scoring: &ScoringContext) -> Result<Outcome, Failure> {
+/// Faithfulness: the mean credit of the answer's claims by the contexts under `credit`
+/// (by default full support counted by its degree; `FullOnly` is S1's, S4's and ragas's
+/// fully supported ÷ claims), every claim checked in one call; partial and contradicted
+/// counts in the evidence.
+pub async fn faithfulness(
+    sample: &Sample,
+    scoring: &ScoringContext,
+    credit: SupportCredit,
+) -> Result<Outcome, Failure> {
     let supported = scoring.answer_by_contexts(sample).await?;
     if supported.statements.items.is_empty() {
         return Ok(Outcome::undefined("the answer states no claims"));
@@ -27,6 +33,7 @@ pub async fn faithfulness(sample: &Sample, scoring: &ScoringContext) -> Result<O
         &supported.statements,
         &supported.verdicts,
         ("claims", "claims_from"),
+        credit,
     ))
 }
 
@@ -170,13 +177,18 @@ pub async fn correctness(
     mode: Correctness,
 ) -> Result<Outcome, Failure> {
     match mode {
-        Correctness::StatementRecall => statement_recall(sample, scoring).await,
+        Correctness::StatementRecall(credit) => statement_recall(sample, scoring, credit).await,
         Correctness::Ragas => ragas_correctness(sample, scoring).await,
     }
 }
 
-/// S4: reference statements the answer fully supports ÷ reference statements.
-async fn statement_recall(sample: &Sample, scoring: &ScoringContext) -> Result<Outcome, Failure> {
+/// S4's statement recall: the mean credit of the reference's statements by the answer
+/// under `credit` (`FullOnly`: fully supported ÷ reference statements, as S4 counts).
+async fn statement_recall(
+    sample: &Sample,
+    scoring: &ScoringContext,
+    credit: SupportCredit,
+) -> Result<Outcome, Failure> {
     let statements = scoring.reference_statements(sample).await?;
     if statements.items.is_empty() {
         return Ok(Outcome::undefined("the reference states nothing"));
@@ -186,6 +198,7 @@ async fn statement_recall(sample: &Sample, scoring: &ScoringContext) -> Result<O
         &statements,
         &judged,
         ("reference_statements", "statements_from"),
+        credit,
     ))
 }
 
@@ -225,14 +238,15 @@ async fn ragas_correctness(sample: &Sample, scoring: &ScoringContext) -> Result<
     };
     let [wf, ws] = RAGAS_CORRECTNESS_WEIGHTS;
     let value = (wf * factuality + ws * similarity) / (wf + ws);
+    // ragas counts statements: only full support is a true positive.
     let mut verdicts = relabel(
-        evidence::support(&answer.items, &by_reference.value),
+        evidence::support(&answer.items, &by_reference.value, SupportCredit::FullOnly),
         ("tp", "fp"),
     );
     let offset = verdicts.len();
     verdicts.extend(
         relabel(
-            evidence::support(&reference.items, &by_answer.value),
+            evidence::support(&reference.items, &by_answer.value, SupportCredit::FullOnly),
             ("covered", "fn"),
         )
         .into_iter()

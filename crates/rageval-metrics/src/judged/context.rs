@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use futures_util::future::join_all;
 use rageval_core::rank::{average_precision, average_precision_ragas, average_precision_strict};
 use rageval_core::{Outcome, Sample};
-use rageval_tasks::{ContextRelevance, ExtractEntities, Judged, UsefulnessVerdict};
+use rageval_tasks::{ContextRelevance, ExtractEntities, Judged, SupportCredit, UsefulnessVerdict};
 use serde_json::json;
 
 use super::Precision;
@@ -77,9 +77,14 @@ pub async fn relevance(sample: &Sample, scoring: &ScoringContext) -> Result<Outc
     ))
 }
 
-/// Context recall (S4, ragas): reference statements fully supported by the contexts ÷
-/// reference statements. All statements are checked in one call.
-pub async fn recall(sample: &Sample, scoring: &ScoringContext) -> Result<Outcome, Failure> {
+/// Context recall: the mean credit of the reference's statements by the contexts under
+/// `credit` (graded by default; `FullOnly` is S4's and ragas's fully supported ÷ reference
+/// statements). All statements are checked in one call.
+pub async fn recall(
+    sample: &Sample,
+    scoring: &ScoringContext,
+    credit: SupportCredit,
+) -> Result<Outcome, Failure> {
     let supported = scoring.reference_by_contexts(sample).await?;
     if supported.statements.items.is_empty() {
         return Ok(Outcome::undefined("the reference states nothing"));
@@ -88,6 +93,7 @@ pub async fn recall(sample: &Sample, scoring: &ScoringContext) -> Result<Outcome
         &supported.statements,
         &supported.verdicts,
         ("reference_statements", "statements_from"),
+        credit,
     ))
 }
 

@@ -1,29 +1,34 @@
 //! Judge answers as [`Verdict`]s and named numbers, the same way in every judged metric.
 
 use rageval_core::{Evidence, Outcome, Verdict, VerdictTarget};
-use rageval_tasks::{Implementation, Judged, Support, SupportVerdict};
+use rageval_tasks::{Implementation, Judged, Support, SupportCredit, SupportVerdict};
 use serde_json::{Map, Value, json};
 
 use crate::scoring::{Statements, describe};
 
-/// The score of statements judged in one call: fully supported ÷ statements, each verdict
-/// as evidence, the counts of every label, and where the statements came from (under
-/// `count_key` and `from_key`). `statements` must not be empty.
+/// The score of statements judged in one call: the mean credit of the statements under
+/// `credit` (with [`SupportCredit::FullOnly`], fully supported ÷ statements), each verdict
+/// as evidence with its credit as value, the counts of every label, the rule, and where the
+/// statements came from (under `count_key` and `from_key`). `statements` must not be empty.
 pub fn supported_share(
     statements: &Statements,
     judged: &Judged<Vec<SupportVerdict>>,
     (count_key, from_key): (&str, &str),
+    credit: SupportCredit,
 ) -> Outcome {
     let counts = SupportCounts::of(&judged.value);
+    let verdicts = support(&statements.items, &judged.value, credit);
+    let total: f64 = verdicts.iter().map(|v| v.value).sum();
     let mut details = vec![
         (count_key, json!(statements.items.len())),
         (from_key, json!(statements.from)),
         ("judged_by", json!(describe(&judged.by))),
+        ("credit", json!(credit.name())),
     ];
     details.extend(counts.details());
     Outcome::score(
-        share(counts.fully, statements.items.len()),
-        build(support(&statements.items, &judged.value), details),
+        total / statements.items.len() as f64,
+        build(verdicts, details),
     )
 }
 
@@ -66,21 +71,20 @@ pub fn judged_by<'a>(by: impl Iterator<Item = &'a Implementation>) -> String {
     names.join("; ")
 }
 
-/// One verdict per statement: value 1 when fully supported (the only support that counts,
-/// S1/S4), the label naming the support, the statement, the reason and the supporting
-/// context.
-pub fn support(statements: &[String], verdicts: &[SupportVerdict]) -> Vec<Verdict> {
+/// One verdict per statement: its credit under `credit` as value, the label naming the
+/// support, the statement, the reason and the supporting context.
+pub fn support(
+    statements: &[String],
+    verdicts: &[SupportVerdict],
+    credit: SupportCredit,
+) -> Vec<Verdict> {
     statements
         .iter()
         .zip(verdicts)
         .enumerate()
         .map(|(index, (statement, verdict))| Verdict {
             target: VerdictTarget::Statement(index),
-            value: if verdict.support.is_supported() {
-                1.0
-            } else {
-                0.0
-            },
+            value: verdict.credit(credit),
             label: Some(verdict.support.label().to_owned()),
             text: Some(statement.clone()),
             reason: Some(verdict.reason.clone()),

@@ -19,7 +19,7 @@ mod noise;
 
 use rageval_core::{Outcome, Sample};
 use rageval_judge::BoxFuture;
-use rageval_tasks::TaskKind;
+use rageval_tasks::{SupportCredit, TaskKind};
 
 use crate::metric::{Metric, MetricInfo, Requirements, lacking_input};
 use crate::scoring::{Failure, ScoringContext};
@@ -49,8 +49,9 @@ pub enum Relevance {
 /// How answer correctness is measured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Correctness {
-    /// S4: reference statements the answer supports ÷ reference statements.
-    StatementRecall,
+    /// S4: the reference statements' support by the answer, each counted by the rule
+    /// (`FullOnly`: supported ÷ reference statements, as S4 counts).
+    StatementRecall(SupportCredit),
     /// ragas: `0.75 · F1(TP, FP, FN) + 0.25 · cosine(answer, reference)`.
     Ragas,
 }
@@ -70,9 +71,11 @@ pub enum JudgedKind {
     /// S0: usefulness of each context for the generated answer, exact AP.
     UsefulContextPrecision,
     ContextRelevance,
-    ContextRecall,
+    /// The reference's statements by the contexts, each counted by the rule.
+    ContextRecall(SupportCredit),
     ContextEntityRecall,
-    Faithfulness,
+    /// The answer's statements by the contexts, each counted by the rule.
+    Faithfulness(SupportCredit),
     AnswerRelevance(Relevance),
     AnswerCorrectness(Correctness),
     SemanticSimilarity,
@@ -88,7 +91,7 @@ impl JudgedKind {
                 (&[ContextUsefulness], false)
             }
             JudgedKind::ContextRelevance => (&[TaskKind::ContextRelevance], false),
-            JudgedKind::ContextRecall | JudgedKind::Faithfulness => {
+            JudgedKind::ContextRecall(_) | JudgedKind::Faithfulness(_) => {
                 (&[SplitStatements, SupportVerdicts], false)
             }
             JudgedKind::ContextEntityRecall => (&[ExtractEntities], false),
@@ -97,7 +100,7 @@ impl JudgedKind {
             }
             JudgedKind::AnswerRelevance(Relevance::Rubric) => (&[AnswerRubric], false),
             JudgedKind::AnswerRelevance(Relevance::Embedding) => (&[GenerateQuestions], true),
-            JudgedKind::AnswerCorrectness(Correctness::StatementRecall) => {
+            JudgedKind::AnswerCorrectness(Correctness::StatementRecall(_)) => {
                 (&[SplitStatements, SupportVerdicts], false)
             }
             JudgedKind::AnswerCorrectness(Correctness::Ragas) => {
@@ -109,8 +112,8 @@ impl JudgedKind {
         Requirements {
             tasks: tasks.to_vec(),
             embeddings,
-            answer_by_contexts: self == JudgedKind::Faithfulness,
-            reference_by_contexts: self == JudgedKind::ContextRecall,
+            answer_by_contexts: matches!(self, JudgedKind::Faithfulness(_)),
+            reference_by_contexts: matches!(self, JudgedKind::ContextRecall(_)),
             reference_usefulness: matches!(self, JudgedKind::ContextPrecision(_)),
         }
     }
@@ -141,9 +144,9 @@ impl JudgedMetric {
             }
             JudgedKind::UsefulContextPrecision => context::answer_precision(sample, scoring).await,
             JudgedKind::ContextRelevance => context::relevance(sample, scoring).await,
-            JudgedKind::ContextRecall => context::recall(sample, scoring).await,
+            JudgedKind::ContextRecall(credit) => context::recall(sample, scoring, credit).await,
             JudgedKind::ContextEntityRecall => context::entity_recall(sample, scoring).await,
-            JudgedKind::Faithfulness => answer::faithfulness(sample, scoring).await,
+            JudgedKind::Faithfulness(credit) => answer::faithfulness(sample, scoring, credit).await,
             JudgedKind::AnswerRelevance(mode) => answer::relevance(sample, scoring, mode).await,
             JudgedKind::AnswerCorrectness(mode) => answer::correctness(sample, scoring, mode).await,
             JudgedKind::SemanticSimilarity => answer::similarity(sample, scoring).await,

@@ -1,9 +1,10 @@
 //! Integration tests of rageval-metrics: the judged metrics over a scripted mock judge
 //! (rageval-testkit), reproducing the seeds' worked numbers, call economy, and outcomes when
-//! the judge fails.
+//! the judge fails; graded support with the chat judge and the heuristic judge.
 
 mod economy;
 mod failures;
 mod golden;
+mod graded;
 mod ragas_modes;
 mod support;

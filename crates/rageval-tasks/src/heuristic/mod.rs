@@ -10,13 +10,16 @@
 //! - `words`: content words, inflection folding, coverage of one text by another.
 //! - `stopwords`: the English and Chinese stop-word table.
 //! - `sentences`: the sentence splitter that stands in for statement splitting.
-//! - `verdicts`: the verdicts as pure functions.
+//! - [`support`](mod@support): a statement's support — one measurement giving the label and
+//!   the degree of support graded metrics read.
+//! - `verdicts`: the other verdicts as pure functions.
 //!
 //! It writes no text beyond sentence splitting: questions, entities and answers need a
 //! model.
 
 pub(crate) mod sentences;
 mod stopwords;
+pub mod support;
 pub(crate) mod verdicts;
 pub(crate) mod words;
 
@@ -33,22 +36,22 @@ use crate::task::{
 };
 
 /// Version of the heuristic rules and thresholds, reported with every verdict.
-pub const HEURISTIC_VERSION: u32 = 2;
+pub const HEURISTIC_VERSION: u32 = 3;
 
-/// A threshold per script: English (and any non-Chinese text) and Chinese. Each value was
-/// chosen on the development half of the shared labelled sets
+/// A threshold (or rule) per script: English (and any non-Chinese text) and Chinese. Each
+/// value was chosen on the development half of the shared labelled sets
 /// ([`validation::choose`](crate::validation::choose)); `docs/judges.md` has the figures.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ByScript {
+pub struct ByScript<T = f64> {
     /// For English and other non-Chinese text.
-    pub en: f64,
+    pub en: T,
     /// For Chinese text.
-    pub zh: f64,
+    pub zh: T,
 }
 
-impl ByScript {
+impl<T: Copy> ByScript<T> {
     /// The value for `lang`.
-    pub fn get(self, lang: Lang) -> f64 {
+    pub fn get(self, lang: Lang) -> T {
         match lang {
             Lang::En => self.en,
             Lang::Zh => self.zh,
@@ -56,30 +59,39 @@ impl ByScript {
     }
 
     /// The value for the script of `text` (Chinese when Han characters dominate).
-    pub fn for_text(self, text: &str) -> f64 {
+    pub fn for_text(self, text: &str) -> T {
         self.get(Lang::detect(text))
     }
 }
 
 /// A statement is fully supported when one context holds at least this share of its content
 /// words (and every number it states appears in the contexts); by the statement's script.
-pub const SUPPORT_FULL: ByScript = ByScript { en: 0.75, zh: 0.9 };
+pub const SUPPORT_FULL: ByScript = ByScript { en: 0.5, zh: 0.65 };
 
-/// A statement is partially supported when the contexts together hold at least this share.
-/// (Faithfulness counts only full support, so no figure depends on it.)
+/// A statement is partially supported when the contexts together hold at least this share;
+/// below it a statement earns nothing in any metric. Not chosen by the sweep: the midpoint,
+/// kept from version 1.
 pub const SUPPORT_PARTIAL: f64 = 0.5;
+
+/// How a statement's degree of support ([`SupportVerdict::score`]) is measured, by the
+/// statement's script: what graded metrics count instead of the label's fixed weight
+/// ([`SupportCredit`](crate::task::SupportCredit)).
+pub const SUPPORT_DEGREE: ByScript<support::DegreeRule> = ByScript {
+    en: support::DegreeRule::new(support::Scope::AllContexts, 1.0),
+    zh: support::DegreeRule::new(support::Scope::AllContexts, 1.0),
+};
 
 /// A context is relevant when it holds at least this share of the question's content words;
 /// by the question's script.
-pub const RELEVANT_MIN: ByScript = ByScript { en: 0.45, zh: 0.75 };
+pub const RELEVANT_MIN: ByScript = ByScript { en: 0.45, zh: 0.6 };
 
 /// A context is useful when it holds at least this share of what the answer adds to the
 /// question; by the question's script.
-pub const USEFUL_MIN: ByScript = ByScript { en: 0.55, zh: 0.85 };
+pub const USEFUL_MIN: ByScript = ByScript { en: 0.55, zh: 0.35 };
 
 /// Grades 1, 2 and 3 start at 1, 2 and 3 times this share of the question's content words
 /// in the context; by the question's script.
-pub const GRADE_BAND: ByScript = ByScript { en: 0.15, zh: 0.3 };
+pub const GRADE_BAND: ByScript = ByScript { en: 0.15, zh: 0.25 };
 
 /// Differences of coverage (or focus) up to this are no preference; by the question's
 /// script.
@@ -202,6 +214,14 @@ impl Heuristic {
                     threshold("support_full.en", SUPPORT_FULL.en),
                     threshold("support_full.zh", SUPPORT_FULL.zh),
                     threshold("support_partial", SUPPORT_PARTIAL),
+                    threshold(
+                        "support_degree_number_weight.en",
+                        SUPPORT_DEGREE.en.number_weight,
+                    ),
+                    threshold(
+                        "support_degree_number_weight.zh",
+                        SUPPORT_DEGREE.zh.number_weight,
+                    ),
                 ],
                 None,
             ),
@@ -280,7 +300,7 @@ impl Heuristic {
         )
     }
 
-    /// See [`SUPPORT_FULL`] and [`SUPPORT_PARTIAL`].
+    /// See [`SUPPORT_FULL`], [`SUPPORT_PARTIAL`] and [`SUPPORT_DEGREE`].
     pub fn support_verdicts(&self, task: &SupportVerdicts) -> Judged<Vec<SupportVerdict>> {
         let contexts: Vec<words::Material> = task
             .contexts
@@ -290,7 +310,7 @@ impl Heuristic {
         let verdicts = task
             .statements
             .iter()
-            .map(|s| verdicts::support(s, &contexts))
+            .map(|s| support::support(s, &contexts))
             .collect();
         self.judged(TaskKind::SupportVerdicts, verdicts, Usage::default(), false)
     }

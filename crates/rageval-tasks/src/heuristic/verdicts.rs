@@ -1,119 +1,19 @@
-//! The lexical verdicts, as pure functions of the texts: each measures a share of content
-//! words, compares it with a named threshold and says both in its reason. Contexts are
-//! numbered from 1 in reasons, as in the prompts; indices in values are 0-based.
+//! The lexical verdicts other than support (`support`), as pure functions of the texts:
+//! each measures a share of content words, compares it with a named threshold and says
+//! both in its reason. Contexts are numbered from 1 in reasons, as in the prompts; indices
+//! in values are 0-based.
 
-use super::words::{Material, content_words, is_number, share};
-use super::{
-    GRADE_BAND, NONCOMMITTAL, PAIRWISE_MARGIN, RELEVANT_MIN, SIMILAR_OVERLAP, SUPPORT_FULL,
-    SUPPORT_PARTIAL, USEFUL_MIN,
-};
+use super::words::{Material, content_words, share};
+use super::{GRADE_BAND, NONCOMMITTAL, PAIRWISE_MARGIN, RELEVANT_MIN, SIMILAR_OVERLAP, USEFUL_MIN};
 use crate::task::{
     ContextOrder, Preference, Preferred, RelevanceGrade, RelevanceVerdict, RubricScore,
-    SimilarityVerdict, Support, SupportVerdict, UsefulnessVerdict,
+    SimilarityVerdict, UsefulnessVerdict,
 };
-
-/// Support of one statement by the contexts: full when one context holds at least
-/// [`SUPPORT_FULL`] of its content words and every number it states appears in the
-/// contexts; partial when the contexts together hold at least [`SUPPORT_PARTIAL`]; else not
-/// supported. Contradiction is never inferred from words alone.
-pub(crate) fn support(statement: &str, contexts: &[Material]) -> SupportVerdict {
-    let words = content_words(statement);
-    if words.is_empty() {
-        return SupportVerdict {
-            support: Support::NotSupported,
-            context: None,
-            reason: "the statement has no content words to look up".into(),
-        };
-    }
-    let Some((best, best_share)) = contexts
-        .iter()
-        .enumerate()
-        .map(|(j, context)| (j, context.coverage(&words)))
-        .fold(None, |acc: Option<(usize, f64)>, (j, s)| match acc {
-            Some((_, top)) if top >= s => acc,
-            _ => Some((j, s)),
-        })
-    else {
-        return SupportVerdict {
-            support: Support::NotSupported,
-            context: None,
-            reason: "there is no context".into(),
-        };
-    };
-    let in_any = |w: &String| contexts.iter().any(|c| c.contains(w));
-    let together = share(words.iter().filter(|w| in_any(w)).count(), words.len());
-    let missing_numbers: Vec<&str> = words
-        .iter()
-        .filter(|w| is_number(w) && !in_any(w))
-        .map(String::as_str)
-        .collect();
-    let n = words.len();
-    let full = SUPPORT_FULL.for_text(statement);
-    let numbers_note = if missing_numbers.is_empty() {
-        String::new()
-    } else {
-        format!(
-            "; {} appear{} in no context",
-            missing_numbers.join(", "),
-            if missing_numbers.len() == 1 { "s" } else { "" }
-        )
-    };
-    if best_share >= full && missing_numbers.is_empty() {
-        SupportVerdict {
-            support: Support::FullySupported,
-            context: Some(best),
-            reason: format!(
-                "{best_share:.2} of the statement's {n} content words appear in context {} \
-                 (≥ {full:.2})",
-                best + 1
-            ),
-        }
-    } else if together >= SUPPORT_PARTIAL {
-        SupportVerdict {
-            support: Support::PartiallySupported,
-            context: Some(best),
-            reason: format!(
-                "{together:.2} of the statement's {n} content words appear in the contexts \
-                 (≥ {SUPPORT_PARTIAL:.2}), at most {best_share:.2} in one context (context {}; \
-                 {full:.2} needed for full support){numbers_note}",
-                best + 1
-            ),
-        }
-    } else {
-        SupportVerdict {
-            support: Support::NotSupported,
-            context: None,
-            reason: format!(
-                "only {together:.2} of the statement's {n} content words appear in the \
-                 contexts (< {SUPPORT_PARTIAL:.2}){numbers_note}"
-            ),
-        }
-    }
-}
 
 /// The share of the question's content words found in `context` (0 when the question has
 /// none): the overlap signal of the relevance-type verdicts.
 pub(crate) fn question_overlap(question: &str, context: &str) -> f64 {
     question_coverage(question, &Material::new(context)).map_or(0.0, |(covered, _)| covered)
-}
-
-/// Per statement of a sample: the largest share of its content words one context holds,
-/// and whether every number it states appears in the contexts — what [`support`] compares
-/// with [`SUPPORT_FULL`]. `None` for a statement without content words.
-pub(crate) fn support_shares(statement: &str, contexts: &[Material]) -> Option<(f64, bool)> {
-    let words = content_words(statement);
-    if words.is_empty() {
-        return None;
-    }
-    let best = contexts
-        .iter()
-        .map(|c| c.coverage(&words))
-        .fold(0.0, f64::max);
-    let numbers = words
-        .iter()
-        .filter(|w| is_number(w))
-        .all(|w| contexts.iter().any(|c| c.contains(w)));
-    Some((best, numbers))
 }
 
 /// The share of a question's content words found in `context`, with a reason prefix.

@@ -7,6 +7,7 @@
 //! - [`rgb`]: RGB's passages with and without the answer, and its counterfactual passages,
 //!   Chinese and English.
 //! - [`dureader`]: DuReader's documents with the annotators' selection, Chinese.
+//! - [`kids`]: the S4 article's kids-coding questions with their gold chunks, Chinese.
 //! - [`uhgeval`](mod@uhgeval) and [`cranfield`](mod@cranfield): readers of UHGEval's
 //!   keywords and Cranfield's graded judgements.
 //! - [`split`]: the seeded development / held-out split by question.
@@ -20,18 +21,19 @@ mod all;
 pub mod choose;
 pub mod cranfield;
 pub mod dureader;
+pub mod kids;
 pub mod rgb;
 pub mod split;
 pub mod uhgeval;
 pub mod wikieval;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
 
 use crate::error::TaskError;
 use crate::router::TaskJudge;
-use crate::task::{SplitStatements, SupportVerdicts};
+use crate::task::{SplitStatements, SupportCredit, SupportVerdicts};
 
 pub use all::{
     DUREADER_FILE, RGB_EN_FACT_FILE, RGB_ZH_FACT_FILE, RGB_ZH_REFINE_FILE, WIKIEVAL_FILE,
@@ -41,6 +43,7 @@ pub use cranfield::{CranfieldJudgement, read_cranfield};
 pub use dureader::{
     DuReaderDocument, DuReaderRelevance, DuReaderRow, dureader_relevance, read_dureader,
 };
+pub use kids::{KIDS_CODING_FILE, KidsCodingRow, read_kids_coding};
 pub use rgb::{RgbRelevance, RgbRow, read_rgb, rgb_counterfactual, rgb_relevance};
 pub use split::{Part, SPLIT_SEED};
 pub use uhgeval::{UhgevalKeyword, read_uhgeval};
@@ -48,6 +51,20 @@ pub use wikieval::{
     WikiEvalFigures, WikiEvalRow, read_wikieval, wikieval, wikieval_answer_relevance,
     wikieval_context_relevance, wikieval_faithfulness,
 };
+
+/// The environment variable that names the folder of the shared labelled sets, for a
+/// checkout that does not sit beside them.
+pub const ENV_VALIDATION_DIR: &str = "RAGEVAL_VALIDATION_DIR";
+
+/// Where the shared labelled sets are for the workspace at `workspace_root`:
+/// `$RAGEVAL_VALIDATION_DIR` when set, else `shared/validation` beside the repository
+/// (`../shared/validation`). The folder may be absent (a clone elsewhere): callers check.
+pub fn validation_dir(workspace_root: &Path) -> PathBuf {
+    match std::env::var_os(ENV_VALIDATION_DIR) {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => workspace_root.join("../shared/validation"),
+    }
+}
 
 /// Reads JSON Lines into `T`; errors name the file and the line.
 pub(crate) fn read_jsonl<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, TaskError> {
@@ -147,8 +164,9 @@ impl BinaryAgreement {
     }
 }
 
-/// Faithfulness as the metric defines it (S1/S4): fully supported statements ÷ statements;
-/// 0 when the answer states nothing.
+/// Faithfulness as the metric's default defines it: the mean credit of the answer's
+/// statements under [`SupportCredit::FullByDegree`] (S1/S4's fully supported ÷ statements
+/// with a judge that gives no degree of support); 0 when the answer states nothing.
 pub async fn faithfulness(
     judge: &TaskJudge,
     question: &str,
@@ -172,8 +190,11 @@ pub async fn faithfulness(
         })
         .await?
         .value;
-    let supported = verdicts.iter().filter(|v| v.support.is_supported()).count();
-    Ok(supported as f64 / statements.len() as f64)
+    let credit: f64 = verdicts
+        .iter()
+        .map(|v| v.credit(SupportCredit::FullByDegree))
+        .sum();
+    Ok(credit / statements.len() as f64)
 }
 
 #[cfg(test)]

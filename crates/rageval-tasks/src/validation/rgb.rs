@@ -7,7 +7,8 @@
 //!   negative one — graded higher, preferred in both orders, and judged useful for the
 //!   reference answer while the negative is not.
 //! - [`rgb_counterfactual`] (the fact sets): the claim "query? answer." is supported by the
-//!   positive passages for the true answer and not for the fake one.
+//!   positive passages for the true answer and not for the fake one (each claim scored as
+//!   faithfulness scores a statement).
 
 use std::path::Path;
 
@@ -19,7 +20,8 @@ use crate::error::TaskError;
 use crate::prompt::Lang;
 use crate::router::TaskJudge;
 use crate::task::{
-    ContextUsefulness, GradeRelevance, PairwisePreference, Preferred, SupportVerdicts,
+    ContextUsefulness, GradeRelevance, PairwisePreference, Preferred, SupportCredit,
+    SupportVerdicts,
 };
 
 /// One RGB query.
@@ -150,8 +152,9 @@ pub(crate) fn points(preferred: Preferred, better: Preferred) -> f64 {
 }
 
 /// The claim that `answer` answers `query`: the query followed by the answer, as a
-/// question-answer pair reads.
-pub(crate) fn claim(query: &str, answer: &str) -> String {
+/// question-answer pair reads (how the sweep turns a question and its short answer into a
+/// self-contained statement).
+pub fn claim(query: &str, answer: &str) -> String {
     let query = query.trim_end_matches(['?', '？']);
     match Lang::detect(query) {
         Lang::Zh => format!("{query}？{answer}。"),
@@ -159,8 +162,9 @@ pub(crate) fn claim(query: &str, answer: &str) -> String {
     }
 }
 
-/// See the module doc: one statement per claim, judged against the positive passages;
-/// full support scores 1. Rows without a fake answer are skipped.
+/// See the module doc: one statement per claim, judged against the positive passages and
+/// scored by its credit under [`SupportCredit::FullByDegree`] (full support scores its
+/// degree, 1 without one). Rows without a fake answer are skipped.
 pub async fn rgb_counterfactual(
     judge: &TaskJudge,
     rows: &[RgbRow],
@@ -180,11 +184,12 @@ pub async fn rgb_counterfactual(
             })
             .await?
             .value;
-        let supported = |i: usize| verdicts.get(i).is_some_and(|v| v.support.is_supported());
-        agreement.add(
-            f64::from(u8::from(supported(0))),
-            f64::from(u8::from(supported(1))),
-        );
+        let credit = |i: usize| {
+            verdicts
+                .get(i)
+                .map_or(0.0, |v| v.credit(SupportCredit::FullByDegree))
+        };
+        agreement.add(credit(0), credit(1));
     }
     Ok(agreement)
 }

@@ -25,7 +25,7 @@ async fn support_reasons_state_the_share_the_context_and_the_threshold() {
     let task = SupportVerdicts {
         statements: texts(&[
             "The mission launched on Sunday, 30 July 2023 from Sriharikota.",
-            "The mission launched on Monday, 30 August 2023 from Sriharikota.",
+            "The mission launched on Monday, 30 August 2024 from Sriharikota.",
             "Brad Pitt stars as Oppenheimer.",
         ]),
         contexts: texts(&[
@@ -44,20 +44,29 @@ async fn support_reasons_state_the_share_the_context_and_the_threshold() {
     assert_eq!(
         full.reason,
         format!(
-            "1.00 of the statement's 7 content words appear in context 2 (≥ {:.2})",
+            "1.00 of the statement's 7 content words appear in context 2 (≥ {:.2}); degree \
+             of support 1.00",
             SUPPORT_FULL.en
         )
     );
+    assert_eq!(full.score, Some(1.0));
     assert_eq!(partial.support, Support::PartiallySupported);
+    let partial_degree = partial.score.expect("a degree");
+    assert!(
+        partial_degree > 0.0 && partial_degree < 1.0,
+        "{}",
+        partial.reason
+    );
     assert!(
         partial
             .reason
-            .contains("0.71 of the statement's 7 content words"),
+            .contains("0.57 of the statement's 7 content words"),
         "{}",
         partial.reason
     );
     assert_eq!(none.support, Support::NotSupported);
     assert!(none.reason.starts_with("only 0.00"), "{}", none.reason);
+    assert_eq!(none.score, Some(0.0));
     match &out.by {
         Implementation::Heuristic(info) => {
             assert_eq!(info.name, "content_word_overlap");
@@ -80,7 +89,7 @@ async fn a_missing_number_keeps_a_statement_from_full_support() {
     assert!(
         out.value[0]
             .reason
-            .ends_with("; 2010 appears in no context"),
+            .contains("; 2010 appears in no context; degree of support "),
         "{}",
         out.value[0].reason
     );

@@ -1,5 +1,7 @@
-//! Shared set-up: a task judge over the mock server, and readers of what the mock was sent.
+//! Shared set-up: a task judge over the mock server, readers of what the mock was sent, and
+//! the shared validation folder (when it exists).
 
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -82,4 +84,26 @@ pub fn judge(mock: &MockServer) -> Judge<Models> {
 /// A router that sends every task to the mock's chat model.
 pub fn llm_router(mock: &MockServer) -> TaskJudge {
     TaskJudge::new(Policy::llm()).with_llm(judge(mock))
+}
+
+/// The shared labelled sets (`rageval_tasks::validation::validation_dir`: beside the
+/// repository, or `$RAGEVAL_VALIDATION_DIR`), or `None` — after saying on stderr that the
+/// calling test checks nothing — where a checkout has no such folder.
+#[allow(
+    clippy::print_stderr,
+    reason = "a skipped test says why in the test output"
+)]
+pub fn validation_dir() -> Option<PathBuf> {
+    let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let dir = rageval_tasks::validation::validation_dir(&workspace);
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "skipped: the shared labelled sets are not at {} (set {} to their folder)",
+            dir.display(),
+            rageval_tasks::validation::ENV_VALIDATION_DIR
+        );
+        None
+    }
 }

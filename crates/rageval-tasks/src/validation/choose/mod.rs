@@ -1,6 +1,7 @@
 //! Choosing the heuristic judge's defaults by measurement: for each verdict task and
 //! script, every candidate rule (a signal — content-word overlap, MiniLM cosine or a
-//! fixed-weight blend — and its threshold) is scored on the development part of the shared
+//! fixed-weight blend — and its threshold; for support, the full-support threshold and the
+//! degree-of-support rule) is scored on the development part of the shared
 //! sets ([`Part::Dev`]); the best is the default, and its figures on the held-out part are
 //! the ones reported. `examples/choose_heuristic.rs` prints the sweep; the integration
 //! tests recompute it and fail when the choice or a held-out figure drifts from
@@ -19,12 +20,14 @@ mod sets;
 use std::collections::BTreeMap;
 
 pub use sets::{
-    CRANFIELD_DIR, Faithfulness, Passage, RubricPair, Shares, SweepData, UHGEVAL_FILE, Usefulness,
-    read_all,
+    CRANFIELD_DIR, KIDS_CODING, Passage, RubricPair, Shares, SupportUnit, SweepData, UHGEVAL_FILE,
+    Usefulness, read_all,
 };
 
 use super::split::Part;
 use super::{BinaryAgreement, PairwiseAgreement};
+use crate::heuristic::SUPPORT_PARTIAL;
+use crate::heuristic::support::DegreeRule;
 use crate::prompt::Lang;
 use crate::task::TaskKind;
 
@@ -40,6 +43,9 @@ pub enum Signal {
         /// The overlap's weight.
         weight: f64,
     },
+    /// Support: the labels from the statement's overlap with the contexts, and the degree
+    /// of support measured by the rule (`None`: the labels alone, as version 2 scored).
+    Support(Option<DegreeRule>),
 }
 
 impl Signal {
@@ -55,7 +61,7 @@ impl Signal {
     /// The signal's value, `None` when it needs a cosine that was not measured.
     pub fn value(self, overlap: f64, cosine: Option<f64>) -> Option<f64> {
         match self {
-            Signal::Overlap => Some(overlap),
+            Signal::Overlap | Signal::Support(_) => Some(overlap),
             Signal::Cosine => cosine,
             Signal::Blend { weight } => cosine.map(|c| weight * overlap + (1.0 - weight) * c),
         }
@@ -67,6 +73,8 @@ impl Signal {
             Signal::Overlap => "overlap".into(),
             Signal::Cosine => "cosine".into(),
             Signal::Blend { weight } => format!("blend {weight:.2} overlap"),
+            Signal::Support(Some(rule)) => rule.to_string(),
+            Signal::Support(None) => "labels only".into(),
         }
     }
 }
@@ -83,7 +91,15 @@ pub struct Candidate {
 
 impl std::fmt::Display for Candidate {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} ≥ {:.2}", self.signal.name(), self.threshold)
+        match self.signal {
+            Signal::Support(_) => write!(
+                f,
+                "full support at overlap ≥ {:.2}; {}",
+                self.threshold,
+                self.signal.name()
+            ),
+            _ => write!(f, "{} ≥ {:.2}", self.signal.name(), self.threshold),
+        }
     }
 }
 
@@ -403,46 +419,74 @@ fn preference_figures(
     figures
 }
 
-/// Faithfulness (fully supported statements ÷ statements) with full support from the
-/// threshold: pairs by pairwise accuracy, binary items by balanced accuracy at 0.5.
-pub fn sweep_support(data: &SweepData, lang: Lang) -> Sweep {
-    let sets = set_names(data.faithfulness.iter().map(|f| (f.set, f.lang)), lang);
-    let score = |shares: &[Shares], threshold: f64| {
-        let supported = shares
-            .iter()
-            .filter(|s| s.is_some_and(|(best, numbers)| best >= threshold && numbers))
-            .count();
-        if shares.is_empty() {
-            0.0
-        } else {
-            supported as f64 / shares.len() as f64
-        }
+/// The support rules compared: every degree rule, then the labels alone (version 2's
+/// scoring, listed last so that it wins only when strictly better).
+fn support_signals() -> Vec<Signal> {
+    DegreeRule::CANDIDATES
+        .iter()
+        .map(|&rule| Signal::Support(Some(rule)))
+        .chain([Signal::Support(None)])
+        .collect()
+}
+
+/// The score a metric gives a text under a support candidate: the mean credit of its
+/// statements (under the unit's credit rule), the label from the candidate's full-support
+/// threshold and [`SUPPORT_PARTIAL`], the degree from its rule; 0 for a text without
+/// statements.
+fn support_score(unit: &SupportUnit, text: usize, candidate: Candidate) -> f64 {
+    let statements = &unit.answers[text];
+    if statements.is_empty() {
+        return 0.0;
+    }
+    let rule = match candidate.signal {
+        Signal::Support(rule) => rule,
+        _ => None,
     };
+    let credit: f64 = statements
+        .iter()
+        .flatten()
+        .map(|coverage| {
+            let support = coverage.support(candidate.threshold, SUPPORT_PARTIAL);
+            unit.credit
+                .credit(support, rule.map(|rule| coverage.degree(rule)))
+        })
+        .sum();
+    credit / statements.len() as f64
+}
+
+/// Support, scored as the metric each set stands for scores it (faithfulness: full support
+/// by its degree; context recall on the kids-coding set: graded support), for every
+/// full-support threshold and degree rule: pairs by pairwise accuracy, binary items by
+/// balanced accuracy at 0.5.
+pub fn sweep_support(data: &SweepData, lang: Lang) -> Sweep {
+    let sets = set_names(data.support.iter().map(|f| (f.set, f.lang)), lang);
     rank(
         TaskKind::SupportVerdicts,
         lang,
-        candidates(&grid(0.5, 0.95, 0.05), &[Signal::Overlap]),
+        candidates(&grid(0.5, 0.95, 0.05), &support_signals()),
         |candidate, part| {
             sets.iter()
                 .filter_map(|&set| {
-                    let units: Vec<&Faithfulness> = data
-                        .faithfulness
+                    let units: Vec<&SupportUnit> = data
+                        .support
                         .iter()
                         .filter(|f| f.set == set && f.part == part && f.lang == lang)
                         .collect();
-                    let t = candidate.threshold;
                     if units.iter().all(|u| u.label.is_some()) {
                         figure(
                             set,
                             units.iter().copied(),
                             true,
                             |u| ("", f64::from(u8::from(u.label == Some(true)))),
-                            |u| Some(score(&u.answers[0], t)),
+                            |u| Some(support_score(u, 0, candidate)),
                         )
                     } else {
                         let mut agreement = PairwiseAgreement::default();
                         for u in &units {
-                            agreement.add(score(&u.answers[0], t), score(&u.answers[1], t));
+                            agreement.add(
+                                support_score(u, 0, candidate),
+                                support_score(u, 1, candidate),
+                            );
                         }
                         (agreement.pairs > 0).then(|| Figure {
                             set,

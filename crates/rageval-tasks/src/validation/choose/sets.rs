@@ -1,12 +1,15 @@
 //! The labelled material of the sweep, read from the shared sets with every signal a
 //! candidate rule may use measured once: content-word overlap (the heuristic's own
-//! functions), MiniLM cosine (through the judge's embedder, when one is given) and focus.
+//! functions), MiniLM cosine (through the judge's embedder, when one is given), focus, and
+//! each statement's support [`Coverage`] (from which every support rule's label and degree
+//! follow).
 
 use std::collections::HashMap;
 use std::path::Path;
 
 use rageval_judge::{Judge, Models};
 
+use super::super::kids::{KIDS_CODING_FILE, KidsCodingRow, distinct_chunks, read_kids_coding};
 use super::super::split::Part;
 use super::super::{
     DUREADER_FILE, RGB_EN_FACT_FILE, RGB_ZH_FACT_FILE, RGB_ZH_REFINE_FILE, WIKIEVAL_FILE,
@@ -15,15 +18,18 @@ use super::super::{
 use crate::error::TaskError;
 use crate::heuristic::cosine;
 use crate::heuristic::sentences::sentences;
-use crate::heuristic::verdicts::{answer_overlap, focus, question_overlap, support_shares};
+use crate::heuristic::support::Coverage;
+use crate::heuristic::verdicts::{answer_overlap, focus, question_overlap};
 use crate::heuristic::words::{Material, content_words};
 use crate::prompt::Lang;
-use crate::task::TaskKind;
+use crate::task::{SupportCredit, TaskKind};
 
 /// UHGEval's file under the validation folder.
 pub const UHGEVAL_FILE: &str = "uhgeval-zh/dataset_uhgeval_concise.jsonl";
 /// Cranfield's folder under the validation folder.
 pub const CRANFIELD_DIR: &str = "cranfield";
+/// The name of the kids-coding set in figures.
+pub const KIDS_CODING: &str = "S4 kids-coding zh";
 
 /// A (question, text) with its label and signals, from a relevance-type set.
 #[derive(Debug, Clone)]
@@ -48,23 +54,27 @@ pub struct Passage {
     pub focus: f64,
 }
 
-/// One statement's support shares: best single-context share, numbers all found. `None`
-/// for a statement without content words (never supported).
-pub type Shares = Option<(f64, bool)>;
+/// One statement's support measurement; `None` for a statement without content words
+/// (never supported).
+pub type Shares = Option<Coverage>;
 
-/// A faithfulness unit: a pair (better answer first) or a binary item.
+/// A support unit — a pair (the better text first) or a binary item — scored by the metric
+/// its set stands for: the mean credit of a text's statements under `credit`.
 #[derive(Debug, Clone)]
-pub struct Faithfulness {
+pub struct SupportUnit {
     /// The set's name.
     pub set: &'static str,
     /// The script.
     pub lang: Lang,
     /// Development or held-out.
     pub part: Part,
-    /// The statements' shares of each compared answer (one answer for a binary item).
+    /// The statements of each compared text (one text for a binary item).
     pub answers: Vec<Vec<Shares>>,
     /// The label of a binary item; `None` for a pair.
     pub label: Option<bool>,
+    /// How the metric counts a verdict: faithfulness's rule for the faithfulness sets,
+    /// context recall's for the kids-coding set.
+    pub credit: SupportCredit,
 }
 
 /// A usefulness item: the share of what the answer adds found in the passage.
@@ -97,8 +107,8 @@ pub struct RubricPair {
 pub struct SweepData {
     /// Relevance-type passages.
     pub passages: Vec<Passage>,
-    /// Faithfulness units.
-    pub faithfulness: Vec<Faithfulness>,
+    /// Support units (faithfulness and context recall).
+    pub support: Vec<SupportUnit>,
     /// Usefulness items.
     pub usefulness: Vec<Usefulness>,
     /// WikiEval answer relevance.
@@ -153,6 +163,18 @@ pub async fn read_all(
                 &row.question,
                 &document.text(),
                 document.is_selected,
+            ));
+        }
+    }
+    let kids = read_kids_coding(&dir.join(KIDS_CODING_FILE))?;
+    let kids_chunks = distinct_chunks(&kids);
+    for row in &kids {
+        for &chunk in &kids_chunks {
+            raw.push(binary(
+                KIDS_CODING,
+                &row.question,
+                chunk,
+                chunk == row.chunk,
             ));
         }
     }
@@ -215,10 +237,14 @@ pub async fn read_all(
             }
         })
         .collect();
+    let mut support = faithfulness(dir)?;
+    support.extend(kids_recall(&kids));
+    let mut usefulness = usefulness(dir)?;
+    usefulness.extend(kids_usefulness(&kids));
     Ok(SweepData {
         passages,
-        faithfulness: faithfulness(dir)?,
-        usefulness: usefulness(dir)?,
+        support,
+        usefulness,
         rubric,
     })
 }
@@ -257,21 +283,21 @@ async fn cosines(
         .collect())
 }
 
-/// The shares of each sentence of `answer` against `contexts`.
+/// The coverage of each sentence of `answer` against `contexts`.
 fn answer_shares(answer: &str, contexts: &[Material]) -> Vec<Shares> {
     sentences(answer)
         .iter()
-        .map(|s| support_shares(s, contexts))
+        .map(|s| Coverage::measure(s, contexts))
         .collect()
 }
 
 /// WikiEval (grounded over ungrounded answer), RGB's fact sets (the true claim over the
 /// fake one, against the true passages) and UHGEval's keywords.
-fn faithfulness(dir: &Path) -> Result<Vec<Faithfulness>, TaskError> {
+fn faithfulness(dir: &Path) -> Result<Vec<SupportUnit>, TaskError> {
     let mut units = Vec::new();
     for row in read_wikieval(&dir.join(WIKIEVAL_FILE))? {
         let contexts: Vec<Material> = row.context_v1.iter().map(|c| Material::new(c)).collect();
-        units.push(Faithfulness {
+        units.push(SupportUnit {
             set: "WikiEval",
             lang: Lang::En,
             part: Part::of(&row.question),
@@ -280,6 +306,7 @@ fn faithfulness(dir: &Path) -> Result<Vec<Faithfulness>, TaskError> {
                 answer_shares(&row.ungrounded_answer, &contexts),
             ],
             label: None,
+            credit: FAITHFULNESS,
         });
     }
     for (set, file) in [
@@ -295,17 +322,18 @@ fn faithfulness(dir: &Path) -> Result<Vec<Faithfulness>, TaskError> {
             }
             let contexts: Vec<Material> = row.positive.iter().map(|c| Material::new(c)).collect();
             let claim = |a: &str| {
-                vec![support_shares(
+                vec![Coverage::measure(
                     &super::super::rgb::claim(&row.query, a),
                     &contexts,
                 )]
             };
-            units.push(Faithfulness {
+            units.push(SupportUnit {
                 set,
                 lang: Lang::detect(&super::super::rgb::claim(&row.query, answer)),
                 part: Part::of(&row.query),
                 answers: vec![claim(answer), claim(fake)],
                 label: None,
+                credit: FAITHFULNESS,
             });
         }
     }
@@ -314,15 +342,74 @@ fn faithfulness(dir: &Path) -> Result<Vec<Faithfulness>, TaskError> {
         let contexts = news
             .entry(k.doc_id.clone())
             .or_insert_with(|| k.news.iter().map(|n| Material::new(n)).collect());
-        units.push(Faithfulness {
+        units.push(SupportUnit {
             set: "UHGEval zh",
             lang: Lang::detect(&k.keyword),
             part: Part::of(&k.doc_id),
             answers: vec![answer_shares(&k.keyword, contexts)],
             label: Some(k.sound),
+            credit: FAITHFULNESS,
         });
     }
     Ok(units)
+}
+
+/// Faithfulness's default rule, which the faithfulness sets stand for.
+const FAITHFULNESS: SupportCredit = SupportCredit::FullByDegree;
+
+/// Context recall on the kids-coding set: the claim "question？answer。" (one statement, as
+/// a reference statement is self-contained) with the question's own chunk as the context,
+/// against the same claim with another question's chunk — a pair per other chunk, scored by
+/// context recall's default rule.
+fn kids_recall(rows: &[KidsCodingRow]) -> Vec<SupportUnit> {
+    let chunks = distinct_chunks(rows);
+    let materials: Vec<Vec<Material>> = chunks.iter().map(|c| vec![Material::new(c)]).collect();
+    let mut units = Vec::new();
+    for row in rows {
+        let claim = super::super::rgb::claim(&row.question, &row.answer);
+        let coverage: Vec<Shares> = materials
+            .iter()
+            .map(|contexts| Coverage::measure(&claim, contexts))
+            .collect();
+        let Some(gold) = chunks.iter().position(|c| *c == row.chunk) else {
+            continue;
+        };
+        for (other, negative) in coverage.iter().enumerate() {
+            if other == gold {
+                continue;
+            }
+            units.push(SupportUnit {
+                set: KIDS_CODING,
+                lang: Lang::detect(&claim),
+                part: Part::of(&row.question),
+                answers: vec![vec![coverage[gold].clone()], vec![negative.clone()]],
+                label: None,
+                credit: SupportCredit::Graded,
+            });
+        }
+    }
+    units
+}
+
+/// The kids-coding chunks judged for usefulness to the reference answer: the question's
+/// own chunk (useful) and the other questions' chunks.
+fn kids_usefulness(rows: &[KidsCodingRow]) -> Vec<Usefulness> {
+    let chunks = distinct_chunks(rows);
+    let mut items = Vec::new();
+    for row in rows {
+        for &chunk in &chunks {
+            items.push(Usefulness {
+                set: KIDS_CODING,
+                lang: Lang::detect(&row.question),
+                part: Part::of(&row.question),
+                share: answer_overlap(&row.question, &row.answer, chunk)
+                    .ok()
+                    .map(|(s, _, _)| s),
+                label: chunk == row.chunk,
+            });
+        }
+    }
+    items
 }
 
 /// RGB's passages judged for usefulness to the reference answer: positive (useful) or not.

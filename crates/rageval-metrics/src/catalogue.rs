@@ -421,15 +421,18 @@ fn closest_name(name: &str) -> Option<&'static str> {
 /// answer's claims against retrieved passages, so it speaks for metrics that judge the
 /// answer by the contexts (faithfulness) and not for, say, answer_correctness (the answer
 /// against the reference); a figure whose measure names a metric (`answer relevance
-/// pairwise accuracy`) speaks only for that metric.
+/// pairwise accuracy`), or that was measured in one metric's setting (its `metric`),
+/// speaks only for that metric.
 pub fn measured_for(metric: &dyn Metric, figures: Vec<Measurement>) -> Vec<Measurement> {
     let requirements = metric.requirements();
     let own = metric.info().name.replace('_', " ");
     figures
         .into_iter()
         .filter(|figure| requirements.tasks.contains(&figure.task))
-        .filter(|figure| {
-            figure.task != TaskKind::SupportVerdicts || requirements.answer_by_contexts
+        .filter(|figure| match &figure.metric {
+            // Measured in one metric's setting: it speaks for that metric alone.
+            Some(metric) => metric.replace('_', " ") == own,
+            None => figure.task != TaskKind::SupportVerdicts || requirements.answer_by_contexts,
         })
         .filter(|figure| {
             catalogue()
@@ -472,6 +475,11 @@ mod tests {
             assert!(!figure.measure.starts_with("faithfulness"), "{figure}");
         }
         assert!(measured("rouge_l").is_empty());
+        // Regression: the kids-coding support figure (a reference's claim against passages)
+        // was claimed for faithfulness and context_recall read "unmeasured".
+        let kids = |f: &Measurement| f.dataset.contains("kids-coding");
+        assert!(!faithfulness.iter().any(kids), "{faithfulness:?}");
+        assert!(measured("context_recall").iter().any(kids));
     }
 
     #[test]

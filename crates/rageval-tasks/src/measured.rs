@@ -31,6 +31,10 @@ pub struct Measurement {
     pub count: usize,
     /// What an item is (`pairs`, `passages`).
     pub unit: String,
+    /// The one metric whose setting the figure was measured in (e.g. `context_recall`: a
+    /// reference's statements against passages), when the task serves several.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metric: Option<String>,
 }
 
 impl fmt::Display for Measurement {
@@ -51,6 +55,7 @@ struct Row {
     value: f64,
     count: usize,
     unit: &'static str,
+    metric: Option<&'static str>,
 }
 
 /// The measured figures of the lexical heuristic (no embedder), statements split by
@@ -67,6 +72,7 @@ const TABLE: &[Row] = &[
         value: 1.0,
         count: 10,
         unit: "pairs",
+        metric: None,
     },
     Row {
         task: TaskKind::SupportVerdicts,
@@ -75,6 +81,7 @@ const TABLE: &[Row] = &[
         value: 0.9519230769230769,
         count: 52,
         unit: "pairs",
+        metric: None,
     },
     Row {
         task: TaskKind::SupportVerdicts,
@@ -83,6 +90,7 @@ const TABLE: &[Row] = &[
         value: 0.7862903225806452,
         count: 66,
         unit: "items",
+        metric: None,
     },
     Row {
         task: TaskKind::SupportVerdicts,
@@ -91,6 +99,7 @@ const TABLE: &[Row] = &[
         value: 0.9693877551020408,
         count: 49,
         unit: "pairs",
+        metric: None,
     },
     Row {
         task: TaskKind::SupportVerdicts,
@@ -99,6 +108,7 @@ const TABLE: &[Row] = &[
         value: 0.7345576698479361,
         count: 3967,
         unit: "items",
+        metric: None,
     },
     Row {
         task: TaskKind::SupportVerdicts,
@@ -107,6 +117,7 @@ const TABLE: &[Row] = &[
         value: 0.9409772617319787,
         count: 2067,
         unit: "pairs",
+        metric: Some("context_recall"),
     },
     Row {
         task: TaskKind::AnswerRubric,
@@ -115,6 +126,7 @@ const TABLE: &[Row] = &[
         value: 0.8,
         count: 10,
         unit: "pairs",
+        metric: None,
     },
     Row {
         task: TaskKind::ContextRelevance,
@@ -123,6 +135,7 @@ const TABLE: &[Row] = &[
         value: 0.49711719702849544,
         count: 514,
         unit: "items",
+        metric: None,
     },
     Row {
         task: TaskKind::ContextRelevance,
@@ -131,6 +144,7 @@ const TABLE: &[Row] = &[
         value: 0.5227627471383975,
         count: 3844,
         unit: "pairs",
+        metric: None,
     },
     Row {
         task: TaskKind::ContextRelevance,
@@ -139,6 +153,7 @@ const TABLE: &[Row] = &[
         value: 0.7245926951128978,
         count: 4019,
         unit: "items",
+        metric: None,
     },
     Row {
         task: TaskKind::ContextRelevance,
@@ -147,6 +162,7 @@ const TABLE: &[Row] = &[
         value: 0.5315721051165382,
         count: 210,
         unit: "items",
+        metric: None,
     },
     Row {
         task: TaskKind::ContextRelevance,
@@ -155,6 +171,7 @@ const TABLE: &[Row] = &[
         value: 0.8488147073052733,
         count: 2120,
         unit: "items",
+        metric: None,
     },
     Row {
         task: TaskKind::ContextUsefulness,
@@ -163,6 +180,7 @@ const TABLE: &[Row] = &[
         value: 0.9402055977064293,
         count: 514,
         unit: "items",
+        metric: None,
     },
     Row {
         task: TaskKind::ContextUsefulness,
@@ -171,6 +189,7 @@ const TABLE: &[Row] = &[
         value: 0.9445109002333976,
         count: 4019,
         unit: "items",
+        metric: None,
     },
     Row {
         task: TaskKind::ContextUsefulness,
@@ -179,6 +198,7 @@ const TABLE: &[Row] = &[
         value: 0.9066279632317369,
         count: 2120,
         unit: "items",
+        metric: None,
     },
     Row {
         task: TaskKind::GradeRelevance,
@@ -187,6 +207,7 @@ const TABLE: &[Row] = &[
         value: 0.5171489817792069,
         count: 933,
         unit: "pairs",
+        metric: None,
     },
     Row {
         task: TaskKind::GradeRelevance,
@@ -195,6 +216,7 @@ const TABLE: &[Row] = &[
         value: 0.5218522372528616,
         count: 3844,
         unit: "pairs",
+        metric: None,
     },
     Row {
         task: TaskKind::GradeRelevance,
@@ -203,6 +225,7 @@ const TABLE: &[Row] = &[
         value: 0.788200928985299,
         count: 20883,
         unit: "pairs",
+        metric: None,
     },
     Row {
         task: TaskKind::GradeRelevance,
@@ -211,6 +234,7 @@ const TABLE: &[Row] = &[
         value: 0.5205479452054794,
         count: 219,
         unit: "pairs",
+        metric: None,
     },
     Row {
         task: TaskKind::GradeRelevance,
@@ -219,6 +243,7 @@ const TABLE: &[Row] = &[
         value: 0.9550072568940493,
         count: 2067,
         unit: "pairs",
+        metric: None,
     },
     Row {
         task: TaskKind::PairwisePreference,
@@ -227,6 +252,7 @@ const TABLE: &[Row] = &[
         value: 0.75,
         count: 10,
         unit: "pairs",
+        metric: None,
     },
     Row {
         task: TaskKind::PairwisePreference,
@@ -235,6 +261,7 @@ const TABLE: &[Row] = &[
         value: 0.5852090032154341,
         count: 933,
         unit: "pairs",
+        metric: None,
     },
     Row {
         task: TaskKind::PairwisePreference,
@@ -243,6 +270,7 @@ const TABLE: &[Row] = &[
         value: 0.5100156087408949,
         count: 3844,
         unit: "pairs",
+        metric: None,
     },
     Row {
         task: TaskKind::PairwisePreference,
@@ -251,6 +279,7 @@ const TABLE: &[Row] = &[
         value: 0.8360628262222861,
         count: 20883,
         unit: "pairs",
+        metric: None,
     },
     Row {
         task: TaskKind::PairwisePreference,
@@ -259,6 +288,7 @@ const TABLE: &[Row] = &[
         value: 0.5228310502283106,
         count: 219,
         unit: "pairs",
+        metric: None,
     },
     Row {
         task: TaskKind::PairwisePreference,
@@ -267,6 +297,7 @@ const TABLE: &[Row] = &[
         value: 0.9714562167392357,
         count: 2067,
         unit: "pairs",
+        metric: None,
     },
 ];
 
@@ -283,6 +314,7 @@ pub fn measurements() -> Vec<Measurement> {
             value: row.value,
             count: row.count,
             unit: row.unit.to_owned(),
+            metric: row.metric.map(str::to_owned),
         })
         .collect()
 }

@@ -39,6 +39,7 @@ pub async fn measure_all(dir: &Path) -> Result<Vec<Measurement>, TaskError> {
         value,
         count,
         unit: unit.to_owned(),
+        metric: None,
     };
     let pairs = |task, measure: &str, figure: PairwiseAgreement| {
         measurement(

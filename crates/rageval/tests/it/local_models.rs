@@ -70,7 +70,10 @@ fn without_an_endpoint_the_heuristic_judge_and_minilm_answer_and_writing_tasks_s
     assert!(output.status.success(), "{err}");
     // Who answers each task, with its measured agreement, is said on stderr.
     assert!(
-        err.contains("judge: support_verdicts: heuristic content_word_overlap v2 — WikiEval"),
+        err.contains(&format!(
+            "judge: support_verdicts: heuristic content_word_overlap v{} — WikiEval",
+            rageval_tasks::heuristic::HEURISTIC_VERSION
+        )),
         "{err}"
     );
     assert!(

@@ -215,12 +215,26 @@ pub enum DatasetErrorKind {
     },
     /// The file's extension names no known format.
     #[error(
-        "cannot tell the format from the extension {}; pass --format jsonl, json, csv or xlsx",
+        "cannot tell the format from the extension {}; pass --format jsonl, json, csv, xlsx, parquet or arrow",
         extension_text(extension)
     )]
     UnknownFormat {
         /// The extension, when the file has one.
         extension: Option<String>,
+    },
+    /// A Parquet or Arrow IPC file arrow-rs cannot read (a bad footer, a codec not built in).
+    #[error("cannot read the {format} file: {message}")]
+    InvalidColumnar {
+        /// `parquet` or `arrow`.
+        format: &'static str,
+        /// arrow-rs's message.
+        message: String,
+    },
+    /// A Parquet or Arrow column whose type has no JSON counterpart here.
+    #[error("column type {data_type} is not supported; hint: cast it to a string or number column")]
+    UnsupportedColumn {
+        /// The Arrow type, as arrow-rs names it.
+        data_type: String,
     },
     /// A directory without seed S3 files.
     #[error("the directory holds no GT_*.json or FULL_*.json files")]

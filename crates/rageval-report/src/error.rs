@@ -17,6 +17,8 @@ pub enum ReportError {
         #[source]
         source: std::io::Error,
     },
+    #[error("cannot write {path} as parquet: {message}")]
+    Parquet { path: PathBuf, message: String },
     #[error("cannot read {path}")]
     Read {
         path: PathBuf,

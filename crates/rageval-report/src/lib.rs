@@ -24,6 +24,7 @@
 //! - [`Gate`]: `--fail-under` thresholds; [`render_junit`] the CI report of a gate.
 //! - [`Comparison`]: two or more runs over one dataset, with paired statistics per metric.
 //! - [`render_summary_table`]: the summary as a text table for a terminal.
+//! - [`write_results_parquet`]: `results.jsonl` as `results.parquet` for Spark or pandas.
 //! - `testing` (feature `test-support`): writes complete run directories for tests.
 //!
 //! This crate knows no model and no metric formula; it stores and shows what metrics
@@ -47,6 +48,7 @@ mod page;
 mod rank_agreement;
 mod reader;
 mod reports;
+mod results_parquet;
 mod run_dir;
 mod summary;
 mod svg;
@@ -82,6 +84,7 @@ pub use page::html_document;
 pub use rank_agreement::{RANK_AGREEMENT_FILE, RankAgreementRow};
 pub use reader::{RunData, read_results};
 pub use reports::{HTML_FILE, MARKDOWN_FILE, XLSX_FILE, write_reports};
+pub use results_parquet::{RESULTS_PARQUET_FILE, write_results_parquet};
 pub use run_dir::{MANIFEST_FILE, RESULTS_FILE, RunDir, SUMMARY_FILE, sha256_bytes, sha256_file};
 pub use summary::{Aggregator, MetricSummary, Summary};
 pub use svg::{IntervalRow, histogram, interval_chart};

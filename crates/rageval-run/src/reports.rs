@@ -118,13 +118,7 @@ pub(crate) fn open_dataset(
                 .collect()
         })
         .unwrap_or_default();
-    let format = match manifest.dataset.format.as_str() {
-        "jsonl" => Some(Format::Jsonl),
-        "json" => Some(Format::Json),
-        "csv" => Some(Format::Csv),
-        "xlsx" => Some(Format::Xlsx),
-        _ => None,
-    };
+    let format = Format::from_name(manifest.dataset.format.as_str());
     let options = ReadOptions {
         format,
         field_map: FieldMap::parse(&field_map)?,

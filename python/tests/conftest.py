@@ -56,6 +56,12 @@ def locked_mock() -> Iterator[Mock]:
     yield from _start_mock("--api-key", "secret")
 
 
+@pytest.fixture(scope="session")
+def slow_mock() -> Iterator[Mock]:
+    """A mock that takes 300 ms per answer, so a run can be interrupted halfway."""
+    yield from _start_mock("--latency-ms", "300")
+
+
 @pytest.fixture(autouse=True)
 def clean_judge_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """The process environment must not choose the judge for a test."""

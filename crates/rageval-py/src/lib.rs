@@ -1,10 +1,10 @@
 //! `rageval._native`: the Rust half of the `rageval` Python package (python/rageval).
 //!
-//! - [`evaluate`]: one `eval` run through `rageval-run` — the same options, run directory,
+//! - `evaluate`: one `eval` run through `rageval-run` — the same options, run directory,
 //!   resume and messages as `rageval eval`, with the GIL released while it works;
-//! - [`compare`]: `rageval-report`'s comparison of run directories, as JSON;
-//! - [`write_results_parquet`]: a finished run's results as `results.parquet`;
-//! - [`cli`]: the `rageval` command itself, for the package's console script.
+//! - `compare`: `rageval-report`'s comparison of run directories, as JSON;
+//! - `write_results_parquet`: a finished run's results as `results.parquet`;
+//! - `cli`: the `rageval` command itself, for the package's console script.
 //!
 //! The Python side (python/rageval/__init__.py) turns data frames and lists into a dataset
 //! file, builds `Run` objects and data frames; this module never touches pandas. Errors

@@ -223,7 +223,7 @@ pub enum DatasetErrorKind {
         extension: Option<String>,
     },
     /// A Parquet or Arrow IPC file arrow-rs cannot read (a bad footer, a codec not built in).
-    #[error("cannot read the {format} file: {message}")]
+    #[error("cannot read the {format} file: {message}{}", codec_hint(message))]
     InvalidColumnar {
         /// `parquet` or `arrow`.
         format: &'static str,
@@ -239,6 +239,17 @@ pub enum DatasetErrorKind {
     /// A directory without seed S3 files.
     #[error("the directory holds no GT_*.json or FULL_*.json files")]
     NoSeedFiles,
+}
+
+/// A hint for a compression codec rageval is built without (zstd and brotli are C or large
+/// builds; see the workspace Cargo.toml).
+fn codec_hint(message: &str) -> &'static str {
+    if message.contains("Disabled feature at compile time") {
+        "; hint: rewrite the file with snappy, gzip or lz4 compression, e.g. pandas \
+         `to_parquet(path, compression=\"snappy\")`"
+    } else {
+        ""
+    }
 }
 
 /// `a`, `b` and `c` — for lists of names in messages.

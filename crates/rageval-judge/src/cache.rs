@@ -12,7 +12,7 @@
 //!
 //! SQLite's locking needs a local file system: a cache on NFS or another network file
 //! system can be corrupted by two machines writing at once. To share answers between
-//! machines, export them as JSON lines and import them on the other side ([`transfer`]).
+//! machines, export them as JSON lines and import them on the other side (`transfer`).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

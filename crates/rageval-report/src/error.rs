@@ -17,6 +17,8 @@ pub enum ReportError {
         #[source]
         source: std::io::Error,
     },
+    #[error("cannot write {path} as parquet: {message}")]
+    Parquet { path: PathBuf, message: String },
     #[error("cannot read {path}")]
     Read {
         path: PathBuf,
@@ -138,6 +140,7 @@ impl ReportError {
             | Self::NotARun { path }
             | Self::Incomplete { path }
             | Self::Xlsx { path, .. }
+            | Self::Parquet { path, .. }
             | Self::DatasetUnavailable { path, .. } => Some(path),
             Self::Encode { .. }
             | Self::BadGate { .. }

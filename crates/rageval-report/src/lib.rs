@@ -33,6 +33,7 @@
 //! - [`read_run_samples`]: a finished run's dataset read back (when it still hashes as
 //!   recorded) for the texts reports and comparisons show.
 //! - [`render_summary_table`]: the summary as a text table for a terminal.
+//! - [`write_results_parquet`]: `results.jsonl` as `results.parquet` for Spark or pandas.
 //! - `testing` (feature `test-support`): writes complete run directories for tests.
 //!
 //! This crate knows no model and no metric formula; it stores and shows what metrics
@@ -64,6 +65,7 @@ mod rank_agreement_render;
 mod reader;
 mod report_samples;
 mod reports;
+mod results_parquet;
 mod run_dir;
 mod run_samples;
 mod summary;
@@ -119,6 +121,7 @@ pub use rank_agreement_render::{
 pub use reader::{RunData, read_results};
 pub use report_samples::{EVERY_SAMPLE_UP_TO, ReportSamples, report_samples};
 pub use reports::{HTML_FILE, MARKDOWN_FILE, XLSX_FILE, write_reports};
+pub use results_parquet::{RESULTS_PARQUET_FILE, write_results_parquet};
 pub use run_dir::{MANIFEST_FILE, RESULTS_FILE, RunDir, SUMMARY_FILE, sha256_bytes, sha256_file};
 pub use run_samples::{open_run_dataset, read_dataset_of, read_run_samples};
 pub use summary::{Aggregator, MetricSummary, Summary};

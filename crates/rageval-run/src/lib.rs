@@ -16,7 +16,7 @@
 //!   [`results`]: results journals read back line by line, and their summary.
 //! - [`plan`]: `--dry-run` estimates of every stage, without a request or a file.
 //! - [`observe`]: [`Event`]s for the caller to show (notes, stages, progress).
-//! - [`eval`], [`judge_check`], [`rank`], [`reference`], [`pipeline`]: the commands.
+//! - [`eval`], [`judge_check`], [`rank`], [`reference`](mod@reference), [`pipeline`]: the commands.
 //! - [`forecast`]: before a run that asks an in-process GGUF model, its measured speed and
 //!   the time the run will take.
 //! - [`calibrate`]: human labels on some samples and the judge's scores on all turned into

@@ -115,7 +115,7 @@ impl<'a> SessionOpen<'a> {
     }
 
     /// After a sample: records this session as `running` with its numbers so far (after the
-    /// first sample, then at most every [`CHECKPOINT_EVERY`]).
+    /// first sample, then at most every `CHECKPOINT_EVERY`).
     pub fn checkpoint(
         &mut self,
         run: &RunDir,

@@ -14,6 +14,9 @@
 //!   the error file, cancellation; [`MockServer::run_batch_file`] answers a request file
 //!   the way `vllm run-batch` does.
 //!
+//! - `rageval-mock` (a binary): the mock as a process for tests outside Rust; it prints its
+//!   base URL and serves until killed.
+//!
 //! Only for tests and benchmarks: it never binds anything but loopback, and it is not the
 //! neutral referee for comparisons with other tools (the bench mock is).
 

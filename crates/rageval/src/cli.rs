@@ -233,6 +233,11 @@ pub struct EvalArgs {
     #[arg(long)]
     pub no_reports: bool,
 
+    /// The results' format: `parquet` writes results.parquet beside results.jsonl when the
+    /// run completes
+    #[arg(long, value_enum, default_value_t = ResultsFormat::Jsonl)]
+    pub results_format: ResultsFormat,
+
     #[command(flatten)]
     pub batch: BatchArgs,
 
@@ -523,6 +528,19 @@ pub enum DataFormat {
     OpenInference,
     /// A Langfuse export of traces and observations: one sample per trace
     Langfuse,
+    /// Apache Parquet, streamed
+    Parquet,
+    /// Arrow IPC (file or stream layout; Feather v2), streamed
+    Arrow,
+}
+
+/// The formats `eval` writes its results in, beside the reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ResultsFormat {
+    /// results.jsonl only (the journal every run keeps)
+    Jsonl,
+    /// results.parquet too (one row per sample × metric), for Spark or pandas
+    Parquet,
 }
 
 #[derive(Debug, Args)]

@@ -1,57 +1,7 @@
-//! The `rageval` binary: argument parsing, printing and exit codes. Every command's work is
-//! done by the library crates (`rageval-run` for the judged commands); this crate only
-//! wires them together, and only `main` turns an outcome into an exit code.
+//! The `rageval` binary: [`rageval::run`] with the process's arguments.
 
-mod cli;
-mod commands;
-mod judge;
-mod rubrics;
-mod ui;
-
-use std::io::Write;
 use std::process::ExitCode;
 
-use clap::Parser;
-
 fn main() -> ExitCode {
-    let cli = cli::Cli::parse();
-    let output = cli.command.output();
-    init_tracing(output.verbose);
-    let ui = ui::Ui::new(output.quiet, output.progress);
-    let registered = rubrics::register_for(&cli.command, &cli.metric_file);
-    let exit = match registered.and_then(|()| commands::dispatch(cli.command, &ui)) {
-        Ok(exit) => exit,
-        Err(error) => {
-            report_error(&error);
-            commands::Exit::Error
-        }
-    };
-    ExitCode::from(exit.code())
-}
-
-/// `-v`: debug events of the judge (retries, back-offs, halts) and of the run (routing) on
-/// stderr; `-vv`: trace. Endpoints are redacted and keys never reach an event.
-fn init_tracing(verbose: u8) {
-    let level = match verbose {
-        0 => return,
-        1 => tracing::Level::DEBUG,
-        _ => tracing::Level::TRACE,
-    };
-    let _ = tracing_subscriber::fmt()
-        .with_max_level(level)
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .try_init();
-}
-
-/// Prints an error and its causes to stderr, one per line, with a hint where one is known.
-fn report_error(error: &anyhow::Error) {
-    let mut stderr = std::io::stderr().lock();
-    let _ = writeln!(stderr, "error: {error}");
-    for cause in error.chain().skip(1) {
-        let _ = writeln!(stderr, "  caused by: {cause}");
-    }
-    if let Some(hint) = commands::hint_for(error) {
-        let _ = writeln!(stderr, "hint: {hint}");
-    }
+    ExitCode::from(rageval::run(std::env::args_os()))
 }

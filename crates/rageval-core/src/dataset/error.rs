@@ -215,7 +215,7 @@ pub enum DatasetErrorKind {
     },
     /// The file's extension names no known format.
     #[error(
-        "cannot tell the format from the extension {}; pass --format jsonl, json, csv or xlsx",
+        "cannot tell the format from the extension {}; pass --format jsonl, json, csv, xlsx, parquet or arrow",
         extension_text(extension)
     )]
     UnknownFormat {
@@ -230,9 +230,34 @@ pub enum DatasetErrorKind {
         /// The traces read and skipped.
         skipped: usize,
     },
+    /// A Parquet or Arrow IPC file arrow-rs cannot read (a bad footer, a codec not built in).
+    #[error("cannot read the {format} file: {message}{}", codec_hint(message))]
+    InvalidColumnar {
+        /// `parquet` or `arrow`.
+        format: &'static str,
+        /// arrow-rs's message.
+        message: String,
+    },
+    /// A Parquet or Arrow column whose type has no JSON counterpart here.
+    #[error("column type {data_type} is not supported; hint: cast it to a string or number column")]
+    UnsupportedColumn {
+        /// The Arrow type, as arrow-rs names it.
+        data_type: String,
+    },
     /// A directory without seed S3 files.
     #[error("the directory holds no GT_*.json or FULL_*.json files")]
     NoSeedFiles,
+}
+
+/// A hint for a compression codec rageval is built without (zstd and brotli are C or large
+/// builds; see the workspace Cargo.toml).
+fn codec_hint(message: &str) -> &'static str {
+    if message.contains("Disabled feature at compile time") {
+        "; hint: rewrite the file with snappy, gzip or lz4 compression, e.g. pandas \
+         `to_parquet(path, compression=\"snappy\")`"
+    } else {
+        ""
+    }
 }
 
 /// `a`, `b` and `c` — for lists of names in messages.

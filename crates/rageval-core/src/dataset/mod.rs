@@ -1,5 +1,5 @@
-//! Dataset readers: JSONL (streamed), JSON, CSV/TSV, XLSX and seed S3 `GT_*`/`FULL_*`
-//! directories, all producing [`Sample`](crate::Sample)s.
+//! Dataset readers: JSONL, Parquet and Arrow IPC (streamed), JSON, CSV/TSV, XLSX and seed S3
+//! `GT_*`/`FULL_*` directories, all producing [`Sample`](crate::Sample)s.
 //!
 //! | format | picked by | notes |
 //! |---|---|---|
@@ -7,6 +7,8 @@
 //! | [`Format::Json`] | `.json` | an array of objects; JSON Lines in a `.json` file also read |
 //! | [`Format::Csv`] | `.csv`, `.tsv` | header row; list cells as JSON or Python list reprs |
 //! | [`Format::Xlsx`] | `.xlsx` | first sheet, or [`ReadOptions::sheet`] |
+//! | [`Format::Parquet`] | `.parquet` | streamed batch by batch; snappy, gzip, lz4 codecs |
+//! | [`Format::Arrow`] | `.arrow`, `.arrows`, `.feather`, `.ipc` | IPC file or stream layout, streamed |
 //! | seed S3 | a directory | one sample per `FULL_*.json`, else `GT_*.json` |
 //! | [`Format::OpenInference`] | `--format openinference` | Phoenix span exports (JSONL or JSON); a sample per trace |
 //! | [`Format::Langfuse`] | `--format langfuse` | Langfuse trace exports (JSONL or JSON); a sample per trace |
@@ -35,6 +37,7 @@
 //! # Ok::<(), rageval_core::dataset::DatasetError>(())
 //! ```
 
+mod columnar;
 mod csv;
 mod error;
 mod field;

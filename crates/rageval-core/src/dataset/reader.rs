@@ -2,15 +2,16 @@
 //!
 //! [`open`] picks the format (from `--format` or the extension; a directory means seed S3
 //! files), does every whole-file check up front, and returns a [`DatasetReader`] that yields
-//! one `Result<Sample, _>` per record. JSONL is streamed line by line; the other formats are
-//! small enough in practice to load, which also lets them report file-level errors at once.
+//! one `Result<Sample, _>` per record. JSONL is streamed line by line, Parquet and Arrow IPC
+//! batch by batch; the other formats are small enough in practice to load, which also lets
+//! them report file-level errors at once.
 
 use std::path::Path;
 
 use super::error::{DatasetError, DatasetErrorKind};
 use super::field::FieldMap;
 use super::value::{Record, RecordBuilder};
-use super::{csv, json, jsonl, langfuse, openinference, seed_files, xlsx};
+use super::{columnar, csv, json, jsonl, langfuse, openinference, seed_files, xlsx};
 use crate::sample::Sample;
 
 /// A dataset file format.
@@ -31,6 +32,11 @@ pub enum Format {
     /// A Langfuse export of traces and observations (JSONL or JSON); one sample per trace.
     /// Only by `--format langfuse`.
     Langfuse,
+    /// Apache Parquet (`.parquet`), streamed batch by batch.
+    Parquet,
+    /// Arrow IPC, file or stream layout (`.arrow`, `.arrows`, `.feather`, `.ipc`), streamed
+    /// batch by batch.
+    Arrow,
 }
 
 impl Format {
@@ -41,7 +47,7 @@ impl Format {
     }
 
     /// The format for a name as `--format` takes it: `jsonl`, `ndjson`, `json`, `csv`,
-    /// `tsv`, `xlsx`.
+    /// `tsv`, `xlsx`, `parquet`, `arrow` (also `arrows`, `feather`, `ipc`).
     pub fn from_name(name: &str) -> Option<Format> {
         match name {
             "jsonl" | "ndjson" => Some(Format::Jsonl),
@@ -50,11 +56,13 @@ impl Format {
             "xlsx" => Some(Format::Xlsx),
             "openinference" => Some(Format::OpenInference),
             "langfuse" => Some(Format::Langfuse),
+            "parquet" => Some(Format::Parquet),
+            "arrow" | "arrows" | "feather" | "ipc" => Some(Format::Arrow),
             _ => None,
         }
     }
 
-    /// The canonical name (`jsonl`, `json`, `csv`, `xlsx`).
+    /// The canonical name (`jsonl`, `json`, `csv`, `xlsx`, `parquet`, `arrow`).
     pub fn name(self) -> &'static str {
         match self {
             Format::Jsonl => "jsonl",
@@ -63,6 +71,8 @@ impl Format {
             Format::Xlsx => "xlsx",
             Format::OpenInference => "openinference",
             Format::Langfuse => "langfuse",
+            Format::Parquet => "parquet",
+            Format::Arrow => "arrow",
         }
     }
 }
@@ -83,6 +93,8 @@ pub struct ReadOptions {
 enum Source {
     /// Read lazily, one line at a time.
     Lines(jsonl::JsonlRecords),
+    /// Read lazily, one record batch at a time (Parquet, Arrow IPC).
+    Batches(columnar::ColumnarRecords),
     /// Loaded up front; per-record errors (a non-object element, a short row) kept in place.
     Loaded(std::vec::IntoIter<Result<Record, DatasetError>>),
 }
@@ -126,6 +138,7 @@ impl Iterator for DatasetReader {
         }
         let item = match &mut self.source {
             Source::Lines(lines) => lines.next(),
+            Source::Batches(rows) => rows.next(),
             Source::Loaded(records) => records.next(),
         };
         let Some(item) = item else {
@@ -186,6 +199,8 @@ pub fn open(path: &Path, options: &ReadOptions) -> Result<DatasetReader, Dataset
                 skipped_traces = traces.skipped;
                 Source::Loaded(traces.records.into_iter())
             }
+            Format::Parquet => Source::Batches(columnar::ColumnarRecords::parquet(path)?),
+            Format::Arrow => Source::Batches(columnar::ColumnarRecords::arrow(path)?),
         };
         (source, builder)
     };
@@ -238,16 +253,21 @@ mod tests {
         assert_eq!(Format::from_path(Path::new("a.json")), Some(Format::Json));
         assert_eq!(Format::from_path(Path::new("a.tsv")), Some(Format::Csv));
         assert_eq!(Format::from_path(Path::new("a.xlsx")), Some(Format::Xlsx));
-        assert_eq!(Format::from_path(Path::new("a.parquet")), None);
+        assert_eq!(
+            Format::from_path(Path::new("a.parquet")),
+            Some(Format::Parquet)
+        );
+        assert_eq!(Format::from_path(Path::new("a.arrow")), Some(Format::Arrow));
+        assert_eq!(Format::from_path(Path::new("a.avro")), None);
         assert_eq!(Format::from_path(Path::new("noext")), None);
         assert_eq!(Format::from_name(Format::Csv.name()), Some(Format::Csv));
     }
 
     #[test]
     fn unknown_extension_suggests_format_flag() {
-        let error = unknown_format(Path::new("data.parquet"));
+        let error = unknown_format(Path::new("data.avro"));
         assert!(
-            error.to_string().contains("`.parquet`; pass --format"),
+            error.to_string().contains("`.avro`; pass --format"),
             "{error}"
         );
     }

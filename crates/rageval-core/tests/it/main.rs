@@ -2,6 +2,7 @@
 //! one test binary, one module per concern.
 
 mod calibration_simulation;
+mod columnar;
 mod datasets;
 mod rank_reference;
 mod sample_round_trip;

@@ -7,7 +7,7 @@
 //! cut there. Text-like files are decoded in the encoding they were saved in
 //! ([`encoding`](super::encoding): UTF-8/16 with a BOM, GBK, Big5, Shift-JIS, ...). Every
 //! format's text, given chunks included, is normalised by
-//! [`normalize_text`](super::normalize::normalize_text) (NFKC and the CJK radicals it leaves).
+//! [`normalize_text`] (NFKC and the CJK radicals it leaves).
 //!
 //! A file whose content cannot be read is a [`SourceError::Document`] naming the file and
 //! what is wrong (the index skips such files and counts them); a file that cannot be opened

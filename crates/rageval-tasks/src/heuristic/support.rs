@@ -84,7 +84,7 @@ fn tally(found: &mut Found, word: &str) {
 }
 
 /// Which of a statement's content words each context holds: everything the support rule
-/// reads. `None` from [`Coverage::measure`] for a statement without content words.
+/// reads. `None` from `Coverage::measure` for a statement without content words.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Coverage {
     /// The statement's content words.

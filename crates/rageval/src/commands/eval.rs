@@ -11,7 +11,7 @@ use rageval_run::batch::BatchMode;
 use rageval_run::eval::{self, EvalOptions};
 
 use super::{Exit, calibrate, completed, estimate};
-use crate::cli::{BatchArgs, BatchFallbackArg, DataFormat, EvalArgs, GateArgs};
+use crate::cli::{BatchArgs, BatchFallbackArg, DataFormat, EvalArgs, GateArgs, ResultsFormat};
 use crate::judge;
 use crate::ui::Ui;
 
@@ -43,6 +43,10 @@ pub fn run(args: &EvalArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<Exit
             "{} samples had their contexts cut to fit (--top-k / --context-window)",
             done.scored.cut
         ));
+    }
+    if args.results_format == ResultsFormat::Parquet {
+        let written = rageval_report::write_results_parquet(&done.path)?;
+        ui.note(&format!("wrote {}", written.display()));
     }
     ui.note(&format!(
         "wrote {} ({} samples × {} metrics; {} cells scored now, {} of them failed)",
@@ -120,5 +124,7 @@ pub(super) fn format_of(format: DataFormat) -> Format {
         DataFormat::Xlsx => Format::Xlsx,
         DataFormat::OpenInference => Format::OpenInference,
         DataFormat::Langfuse => Format::Langfuse,
+        DataFormat::Parquet => Format::Parquet,
+        DataFormat::Arrow => Format::Arrow,
     }
 }

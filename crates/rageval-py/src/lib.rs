@@ -1,0 +1,69 @@
+//! `rageval._native`: the Rust half of the `rageval` Python package (python/rageval).
+//!
+//! - `evaluate`: one `eval` run through `rageval-run` — the same options, run directory,
+//!   resume and messages as `rageval eval`, with the GIL released while it works;
+//! - `compare`: `rageval-report`'s comparison of run directories, as JSON;
+//! - `write_results_parquet`: a finished run's results as `results.parquet`;
+//! - `cli`: the `rageval` command itself, for the package's console script.
+//!
+//! The Python side (python/rageval/__init__.py) turns data frames and lists into a dataset
+//! file, builds `Run` objects and data frames; this module never touches pandas. Errors
+//! arrive in Python as `rageval.RagevalError` (and its subclasses) carrying the message the
+//! CLI prints. Nothing here prints.
+
+mod errors;
+mod run;
+
+use std::path::PathBuf;
+
+use pyo3::prelude::*;
+
+/// Scores a dataset file into a run directory; see `rageval.evaluate`.
+#[pyfunction]
+#[pyo3(signature = (data, out, metrics, judge, options))]
+fn evaluate(
+    py: Python<'_>,
+    data: PathBuf,
+    out: PathBuf,
+    metrics: Vec<String>,
+    judge: run::JudgeSpec,
+    options: run::RunSpec,
+) -> PyResult<Py<PyAny>> {
+    run::evaluate(py, data, out, metrics, judge, options)
+}
+
+/// The comparison of two or more run directories as JSON (the shape of `rageval compare
+/// --json`).
+#[pyfunction]
+fn compare(runs: Vec<PathBuf>) -> PyResult<String> {
+    let runs = runs
+        .iter()
+        .map(|path| rageval_report::RunData::load(path))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|error| errors::rageval_error(&error))?;
+    let comparison =
+        rageval_report::Comparison::build(&runs, rageval_report::CompareSettings::default())
+            .map_err(|error| errors::rageval_error(&error))?;
+    serde_json::to_string(&comparison).map_err(|error| errors::rageval_error(&error))
+}
+
+/// Writes `results.parquet` into a run directory from its `results.jsonl`; returns its path.
+#[pyfunction]
+fn write_results_parquet(run_dir: PathBuf) -> PyResult<PathBuf> {
+    rageval_report::write_results_parquet(&run_dir).map_err(|error| errors::rageval_error(&error))
+}
+
+/// Runs the `rageval` command with `args` (the program name first); returns its exit code.
+#[pyfunction]
+fn cli(py: Python<'_>, args: Vec<std::ffi::OsString>) -> u8 {
+    py.detach(|| rageval::run(args))
+}
+
+#[pymodule]
+fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_function(wrap_pyfunction!(evaluate, module)?)?;
+    module.add_function(wrap_pyfunction!(compare, module)?)?;
+    module.add_function(wrap_pyfunction!(write_results_parquet, module)?)?;
+    module.add_function(wrap_pyfunction!(cli, module)?)?;
+    Ok(())
+}

@@ -1,0 +1,271 @@
+//! One `eval` run from Python: the options as `rageval-run`'s [`EvalOptions`], the run on a
+//! worker thread with the GIL released, Ctrl-C turned into the run's cancel token, and the
+//! way it ended as a dict or a `rageval.errors` exception.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{RecvTimeoutError, channel};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use rageval_judge::CancelToken;
+use rageval_judge::config::JudgeFlags;
+use rageval_report::Gate;
+use rageval_run::eval::{self, EvalOptions, Evaluated};
+use rageval_run::judges::{DEFAULT_CONTEXT_WINDOW, JudgeOptions};
+use rageval_run::{Ended, Event, LocalJudge, Observer, Stop, Stopped};
+use rageval_tasks::{Lang, LangChoice};
+
+use crate::errors::{exception, message};
+
+/// How often the waiting thread looks for Ctrl-C.
+const SIGNAL_POLL: Duration = Duration::from_millis(100);
+
+/// `rageval.Judge`, as a dict of its fields.
+#[derive(Debug, FromPyObject)]
+#[pyo3(from_item_all)]
+pub struct JudgeSpec {
+    base_url: Option<String>,
+    model: Option<String>,
+    api_key: Option<String>,
+    embedding_model: Option<String>,
+    /// `heuristic` or `gguf:PATH`.
+    local: Option<String>,
+    concurrency: Option<usize>,
+    rpm: Option<u32>,
+    tpm: Option<u32>,
+    timeout: Option<f64>,
+    cache: Option<PathBuf>,
+    no_cache: bool,
+    offline: bool,
+    max_calls: Option<u64>,
+    max_cost: Option<f64>,
+    /// `auto`, `en` or `zh`.
+    lang: String,
+    context_window: Option<u64>,
+    config: Option<PathBuf>,
+    models_dir: Option<PathBuf>,
+}
+
+/// The other options of `rageval.evaluate`, as a dict.
+#[derive(Debug, FromPyObject)]
+#[pyo3(from_item_all)]
+pub struct RunSpec {
+    format: Option<String>,
+    field_map: Vec<String>,
+    sheet: Option<String>,
+    overwrite: bool,
+    samples: Option<usize>,
+    seed: Option<u64>,
+    bootstrap_resamples: Option<usize>,
+    top_k: Option<u64>,
+    retry_failed: bool,
+    fail_under: Vec<String>,
+    junit: Option<PathBuf>,
+    reports: bool,
+}
+
+/// Notes the run wants to tell, kept for `Run.notes`.
+#[derive(Default)]
+struct Notes(Mutex<Vec<String>>);
+
+impl Observer for Notes {
+    fn event(&self, event: &Event) {
+        if let (Event::Note(text), Ok(mut notes)) = (event, self.0.lock()) {
+            notes.push(text.clone());
+        }
+    }
+}
+
+pub fn evaluate(
+    py: Python<'_>,
+    data: PathBuf,
+    out: PathBuf,
+    metrics: Vec<String>,
+    judge: JudgeSpec,
+    spec: RunSpec,
+) -> PyResult<Py<PyAny>> {
+    let invalid = |text: String| exception("RagevalError", text, None, None);
+    let gate = Gate::parse(&spec.fail_under).map_err(|error| invalid(message(&error)))?;
+    let format = match &spec.format {
+        Some(name) => Some(
+            rageval_core::dataset::Format::from_name(name).ok_or_else(|| {
+                invalid(format!(
+                    "unknown format `{name}`; valid formats: jsonl, json, csv, xlsx, parquet, arrow"
+                ))
+            })?,
+        ),
+        None => None,
+    };
+    let api_key = judge.api_key.clone();
+    let run_dir = out.clone();
+    let options = EvalOptions {
+        data,
+        format,
+        field_map: spec.field_map,
+        sheet: spec.sheet,
+        metrics,
+        out: Some(out),
+        overwrite: spec.overwrite,
+        samples: spec.samples,
+        seed: spec.seed.unwrap_or(rageval_core::stats::DEFAULT_SEED),
+        bootstrap_resamples: spec
+            .bootstrap_resamples
+            .unwrap_or(rageval_core::stats::DEFAULT_BOOTSTRAP_RESAMPLES),
+        top_k: spec.top_k,
+        retry_failed: spec.retry_failed,
+        gate,
+        junit: spec.junit,
+        labels: None,
+        judge: judge_options(judge).map_err(invalid)?,
+        shard: None,
+        batch: None,
+        reports: spec.reports,
+    };
+
+    let notes = Arc::new(Notes::default());
+    let cancel = CancelToken::new();
+    let (send, receive) = channel();
+    let worker = {
+        let (notes, cancel) = (notes.clone(), cancel.clone());
+        std::thread::Builder::new()
+            .name("rageval-eval".into())
+            .spawn(move || {
+                // The process environment as the CLI reads it, with the key given in Python
+                // over `RAGEVAL_JUDGE_API_KEY`.
+                let env = move |name: &str| match (name, &api_key) {
+                    (rageval_judge::settings::ENV_JUDGE_API_KEY, Some(key)) => Some(key.clone()),
+                    _ => std::env::var(name).ok(),
+                };
+                let _ = send.send(eval::run(&options, &env, notes.as_ref(), &cancel));
+            })
+            .map_err(|error| invalid(format!("cannot start the run's thread: {error}")))?
+    };
+    // Behind a lock only so the closure that waits without the GIL may borrow it.
+    let receive = Mutex::new(receive);
+    let wait = || match receive.lock() {
+        Ok(receive) => receive.recv_timeout(SIGNAL_POLL),
+        Err(_) => Err(RecvTimeoutError::Disconnected),
+    };
+    let mut interrupted = false;
+    let ended = loop {
+        match py.detach(wait) {
+            Ok(ended) => break ended,
+            Err(RecvTimeoutError::Timeout) => {
+                // Ctrl-C: the run stops after the samples in flight and stays resumable.
+                if py.check_signals().is_err() {
+                    interrupted = true;
+                    cancel.cancel();
+                }
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                let _ = worker.join();
+                return Err(invalid("the run's thread ended without an answer".into()));
+            }
+        }
+    };
+    let _ = worker.join();
+    let notes = notes
+        .0
+        .lock()
+        .map(|notes| notes.clone())
+        .unwrap_or_default();
+    match ended {
+        Err(error) => Err(exception("RagevalError", message(&error), None, None)),
+        Ok(Ended::Stopped(stopped)) => Err(stop_error(&stopped, &run_dir, interrupted)),
+        Ok(Ended::Complete(done)) => completed(py, &done, notes),
+    }
+}
+
+/// A stopped run as the exception its stop earns, with the CLI's two lines.
+fn stop_error(stopped: &Stopped, run_dir: &Path, interrupted: bool) -> PyErr {
+    let text = format!("{}\n{}", stopped.footer, stopped.message);
+    let run_dir = Some(run_dir);
+    match &stopped.stop {
+        Stop::Cancelled if interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err(text),
+        Stop::Cancelled => exception("RunStopped", text, Some("cancelled"), run_dir),
+        Stop::CapReached(_) => exception("RunStopped", text, Some("cap"), run_dir),
+        Stop::JudgeUnavailable(_) => exception("JudgeError", text, Some("judge"), run_dir),
+        Stop::RequestsExported { .. } => exception("RunStopped", text, Some("exported"), run_dir),
+    }
+}
+
+/// A complete run as a dict; a run whose judged cells all failed as `JudgeError`, as the CLI
+/// exits 4 for it.
+fn completed(py: Python<'_>, done: &Evaluated, notes: Vec<String>) -> PyResult<Py<PyAny>> {
+    if let Some(error) = &done.judge_failed_everything {
+        let text = format!(
+            "every judged cell failed, most often with: {error}; the judge answered nothing \
+             usable (see summary.json's failed_errors). Fix the judge, then run the same \
+             command with --retry-failed to score those cells again."
+        );
+        return Err(exception(
+            "JudgeError",
+            text,
+            Some("judge"),
+            Some(done.path.as_path()),
+        ));
+    }
+    let result = PyDict::new(py);
+    result.set_item("run_dir", done.path.as_path())?;
+    let written: Vec<&Path> = done.finished.written.iter().map(PathBuf::as_path).collect();
+    result.set_item("written", written)?;
+    result.set_item("gate_passed", done.finished.passed())?;
+    result.set_item("footer", &done.footer)?;
+    result.set_item("notes", notes)?;
+    result.set_item("cells_scored", done.scored.cells)?;
+    result.set_item("cells_failed", done.scored.failed)?;
+    Ok(result.into_any().unbind())
+}
+
+/// The judge's options, as `rageval eval`'s judge flags make them.
+fn judge_options(judge: JudgeSpec) -> Result<JudgeOptions, String> {
+    let timeout = match judge.timeout {
+        Some(seconds) if seconds.is_finite() && seconds > 0.0 => {
+            Some(Duration::from_secs_f64(seconds))
+        }
+        Some(seconds) => return Err(format!("invalid timeout {seconds}: expected seconds > 0")),
+        None => None,
+    };
+    let local = match judge.local.as_deref() {
+        None => None,
+        Some("heuristic") => Some(LocalJudge::Heuristic),
+        Some(spec) => match spec.strip_prefix("gguf:") {
+            Some(path) => Some(LocalJudge::Gguf(PathBuf::from(path))),
+            None => {
+                return Err(format!(
+                    "invalid local judge `{spec}`: expected `heuristic` or `gguf:PATH`"
+                ));
+            }
+        },
+    };
+    let lang = match judge.lang.as_str() {
+        "auto" => LangChoice::Auto,
+        "en" => LangChoice::Force(Lang::En),
+        "zh" => LangChoice::Force(Lang::Zh),
+        other => return Err(format!("invalid lang `{other}`: expected auto, en or zh")),
+    };
+    Ok(JudgeOptions {
+        flags: JudgeFlags {
+            config: judge.config,
+            base_url: judge.base_url,
+            model: judge.model,
+            embedding_model: judge.embedding_model,
+            concurrency: judge.concurrency,
+            rpm: judge.rpm,
+            tpm: judge.tpm,
+            timeout,
+            no_cache: judge.no_cache,
+            offline: judge.offline,
+            cache: judge.cache,
+            max_calls: judge.max_calls,
+            max_cost_usd: judge.max_cost,
+        },
+        local,
+        models_dir: judge.models_dir,
+        lang,
+        context_window: judge.context_window.unwrap_or(DEFAULT_CONTEXT_WINDOW),
+        batch: false,
+    })
+}

@@ -1,0 +1,349 @@
+"""rageval from Python: evaluate a RAG system's samples and compare runs.
+
+``evaluate`` runs the same engine as ``rageval eval`` (the Rust library, not a subprocess):
+the same metrics, judge settings, run directory, resume and messages. It releases the GIL
+while it works, needs no event loop (so it works inside Jupyter's), and Ctrl-C stops it
+resumably. ``compare`` gives the version table of several runs as a DataFrame.
+
+    import rageval
+    run = rageval.evaluate(rows, metrics=["faithfulness"],
+                           judge=rageval.Judge(base_url="http://localhost:8000/v1", model="qwen"))
+    run.summary["metrics"]["faithfulness"]["mean"]
+    run.to_pandas()
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from dataclasses import asdict, dataclass, fields, is_dataclass
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
+
+from . import _native
+from .errors import JudgeError, RagevalError, RunStopped
+
+__all__ = [
+    "Judge",
+    "Run",
+    "evaluate",
+    "compare",
+    "RagevalError",
+    "RunStopped",
+    "JudgeError",
+]
+
+#: Where data given as rows is written, beside the run directories (the run's manifest
+#: names the file, and reports read it back).
+DATA_FOLDER = ".rageval-data"
+
+
+@dataclass
+class Judge:
+    """Who judges, as ``rageval eval``'s judge flags say it. Unset fields fall back to the
+    ``RAGEVAL_JUDGE_*`` environment variables, then ``rageval.toml``, then the defaults
+    (docs/configuration.md)."""
+
+    base_url: Optional[str] = None
+    model: Optional[str] = None
+    #: Sent as the bearer token; never written to the run directory.
+    api_key: Optional[str] = None
+    embedding_model: Optional[str] = None
+    #: ``"heuristic"`` (no model) or ``"gguf:PATH"`` (a local GGUF model).
+    local: Optional[str] = None
+    concurrency: Optional[int] = None
+    rpm: Optional[int] = None
+    tpm: Optional[int] = None
+    #: Seconds per request.
+    timeout: Optional[float] = None
+    cache: Optional[str] = None
+    no_cache: bool = False
+    offline: bool = False
+    max_calls: Optional[int] = None
+    max_cost: Optional[float] = None
+    #: ``"auto"``, ``"en"`` or ``"zh"``: the prompt pack.
+    lang: str = "auto"
+    context_window: Optional[int] = None
+    config: Optional[str] = None
+    models_dir: Optional[str] = None
+
+    def __repr__(self) -> str:
+        shown = {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name)}
+        if "api_key" in shown:
+            shown["api_key"] = "****"
+        return "Judge(" + ", ".join(f"{k}={v!r}" for k, v in shown.items()) + ")"
+
+
+class Run:
+    """A finished run directory: its summary, its results and its reports."""
+
+    def __init__(self, run_dir: Union[str, "os.PathLike[str]"], *, notes: Sequence[str] = (),
+                 gate_passed: Optional[bool] = None, footer: str = "") -> None:
+        self.run_dir = Path(run_dir)
+        #: What the run said while it worked (resuming, routing, what it left out).
+        self.notes: List[str] = list(notes)
+        #: The judge line the CLI prints under its summary table.
+        self.footer = footer
+        with open(self.run_dir / "summary.json", encoding="utf-8") as summary:
+            #: ``summary.json``: per metric mean, counts and 95% interval; the judge's accounts.
+            self.summary: Dict[str, Any] = json.load(summary)
+        #: Whether every ``fail_under`` threshold passed (``True`` without thresholds).
+        self.gate_passed = True if gate_passed is None else gate_passed
+
+    @classmethod
+    def open(cls, run_dir: Union[str, "os.PathLike[str]"]) -> "Run":
+        """A run directory written earlier (by ``evaluate`` or ``rageval eval``)."""
+        return cls(run_dir)
+
+    def _existing(self, name: str) -> Optional[Path]:
+        path = self.run_dir / name
+        return path if path.exists() else None
+
+    @property
+    def report_html(self) -> Optional[Path]:
+        return self._existing("report.html")
+
+    @property
+    def report_md(self) -> Optional[Path]:
+        return self._existing("report.md")
+
+    @property
+    def results_xlsx(self) -> Optional[Path]:
+        return self._existing("results.xlsx")
+
+    @property
+    def results_jsonl(self) -> Path:
+        return self.run_dir / "results.jsonl"
+
+    @property
+    def results_parquet(self) -> Optional[Path]:
+        return self._existing("results.parquet")
+
+    @property
+    def metrics(self) -> List[str]:
+        """The run's metrics, in the order the summary shows them."""
+        return list(self.summary.get("metric_order", []))
+
+    def results(self) -> List[Dict[str, Any]]:
+        """The journal: one dict per sample × metric (``sample_id``, ``metric``, ``status``
+        and ``value``, ``reason`` or ``error``)."""
+        with open(self.results_jsonl, encoding="utf-8") as journal:
+            return [json.loads(line) for line in journal if line.strip()]
+
+    def rows(self) -> List[Dict[str, Any]]:
+        """One dict per sample: ``sample_id``, then per metric its score (``None`` unless
+        scored) and ``<metric>_reason`` (why undefined, the failure, or the judge's reasons)."""
+        metrics = self.metrics
+        by_sample: Dict[str, Dict[str, Any]] = {}
+        for record in self.results():
+            row = by_sample.get(record["sample_id"])
+            if row is None:
+                row = {"sample_id": record["sample_id"]}
+                for metric in metrics:
+                    row[metric] = None
+                    row[f"{metric}_reason"] = None
+                by_sample[record["sample_id"]] = row
+            metric = record["metric"]
+            row[metric] = record.get("value") if record["status"] == "score" else None
+            row[f"{metric}_reason"] = _reason(record)
+        return list(by_sample.values())
+
+    def to_pandas(self) -> Any:
+        """The results as a DataFrame, one row per sample (see ``rows``)."""
+        import pandas
+
+        metrics = self.metrics
+        columns = ["sample_id"] + [c for m in metrics for c in (m, f"{m}_reason")]
+        frame = pandas.DataFrame(self.rows(), columns=columns)
+        for metric in metrics:
+            frame[metric] = frame[metric].astype("float64")
+        return frame
+
+    def __repr__(self) -> str:
+        means = {
+            name: self.summary["metrics"][name].get("mean") for name in self.metrics
+        }
+        return f"Run({str(self.run_dir)!r}, samples={self.summary.get('samples')}, means={means})"
+
+
+def _reason(record: Mapping[str, Any]) -> Optional[str]:
+    status = record.get("status")
+    if status == "undefined":
+        return record.get("reason")
+    if status == "failed":
+        return f"failed: {record.get('error')}"
+    verdicts = (record.get("evidence") or {}).get("verdicts") or []
+    reasons = [v["reason"] for v in verdicts if v.get("reason")]
+    return "; ".join(reasons) if reasons else None
+
+
+def evaluate(
+    data: Any,
+    metrics: Optional[Sequence[str]] = None,
+    judge: Optional[Judge] = None,
+    out: Union[str, "os.PathLike[str]", None] = None,
+    *,
+    format: Optional[str] = None,
+    field_map: Union[Mapping[str, str], Sequence[str], None] = None,
+    sheet: Optional[str] = None,
+    overwrite: bool = False,
+    samples: Optional[int] = None,
+    seed: Optional[int] = None,
+    bootstrap_resamples: Optional[int] = None,
+    top_k: Optional[int] = None,
+    retry_failed: bool = False,
+    fail_under: Union[Mapping[str, float], Sequence[str], None] = None,
+    junit: Union[str, "os.PathLike[str]", None] = None,
+    reports: bool = True,
+    results_format: str = "jsonl",
+) -> Run:
+    """Scores ``data`` with ``metrics`` (all that apply when empty) into the run directory
+    ``out``, resuming a run already there over the same data, and returns the ``Run``.
+
+    ``data`` is a dataset path (any format ``rageval eval`` reads), or rows: a list of
+    dicts, a pandas DataFrame, a Hugging Face ``datasets.Dataset``, a ragas
+    ``EvaluationDataset`` or anything with ``to_list()``/``to_pandas()``. Field names follow
+    the CLI's aliases (``question``/``user_input``, ``contexts``/``retrieved_contexts``,
+    ``answer``/``response``, ``reference``/``ground_truth``, ...); ``field_map`` maps others
+    (``{"question": "prompt"}``). Rows are written once to ``<out>/../.rageval-data/`` as
+    JSONL; the default ``out`` is ``runs/python-<hash of the rows>``, so the same rows resume
+    the same run.
+
+    Raises ``RagevalError`` (bad data or options), ``RunStopped`` (a cap), ``JudgeError``
+    (the judge refused or every judged cell failed), ``KeyboardInterrupt`` on Ctrl-C: the
+    run directory keeps its finished cells and the same call resumes it.
+    """
+    if results_format not in ("jsonl", "parquet"):
+        raise RagevalError(f"invalid results_format `{results_format}`: expected jsonl or parquet")
+    path, digest = _dataset_file(data, out)
+    if out is None:
+        out = Path("runs") / (f"python-{digest[:12]}" if digest else _stem(path))
+    judge = judge or Judge()
+    spec = {f.name: getattr(judge, f.name) for f in fields(judge)}
+    for key in ("cache", "config", "models_dir"):
+        if spec[key] is not None:
+            spec[key] = os.fspath(spec[key])
+    options = {
+        "format": format,
+        "field_map": _pairs(field_map),
+        "sheet": sheet,
+        "overwrite": overwrite,
+        "samples": samples,
+        "seed": seed,
+        "bootstrap_resamples": bootstrap_resamples,
+        "top_k": top_k,
+        "retry_failed": retry_failed,
+        "fail_under": _pairs(fail_under),
+        "junit": os.fspath(junit) if junit is not None else None,
+        "reports": reports,
+    }
+    done = _native.evaluate(os.fspath(path), os.fspath(out), list(metrics or []), spec, options)
+    if results_format == "parquet":
+        _native.write_results_parquet(done["run_dir"])
+    return Run(done["run_dir"], notes=done["notes"], gate_passed=done["gate_passed"],
+               footer=done["footer"])
+
+
+def compare(runs: Sequence[Union[Run, str, "os.PathLike[str]"]]) -> Any:
+    """The version table of two or more runs over the same data, as a DataFrame: one row per
+    run (``run``, ``path``), per metric its mean and 95% interval (``<metric>``,
+    ``<metric>_ci_low``, ``<metric>_ci_high``) and the judge's calls and cost, as
+    ``rageval compare`` computes them."""
+    import pandas
+
+    paths = [os.fspath(r.run_dir if isinstance(r, Run) else r) for r in runs]
+    comparison = json.loads(_native.compare(paths))
+    rows = []
+    for run in comparison["runs"]:
+        row: Dict[str, Any] = {"run": run["name"], "path": run["path"]}
+        for metric in comparison["metrics"]:
+            summary = run["metrics"].get(metric) or {}
+            interval = summary.get("ci95") or [None, None]
+            row[metric] = summary.get("mean")
+            row[f"{metric}_ci_low"] = interval[0]
+            row[f"{metric}_ci_high"] = interval[1]
+            row[f"{metric}_n"] = summary.get("n_scored")
+        judge = run.get("judge") or {}
+        row["judge_calls"] = judge.get("calls")
+        row["judge_cost_usd"] = judge.get("cost_usd")
+        rows.append(row)
+    return pandas.DataFrame(rows)
+
+
+def _pairs(values: Union[Mapping[str, Any], Sequence[str], None]) -> List[str]:
+    if values is None:
+        return []
+    if isinstance(values, Mapping):
+        return [f"{key}={value}" for key, value in values.items()]
+    return [str(value) for value in values]
+
+
+def _stem(path: Path) -> str:
+    return path.stem or path.name
+
+
+def _dataset_file(data: Any, out: Union[str, "os.PathLike[str]", None]) -> "tuple[Path, Optional[str]]":
+    """A dataset path as given, or rows written as JSONL (with the SHA-256 of the file)."""
+    if isinstance(data, (str, os.PathLike)):
+        return Path(data), None
+    lines = [json.dumps(_plain(row), ensure_ascii=False, allow_nan=False) for row in _rows(data)]
+    if not lines:
+        raise RagevalError("the data has no rows")
+    text = ("\n".join(lines) + "\n").encode("utf-8")
+    digest = hashlib.sha256(text).hexdigest()
+    parent = Path(out).parent if out is not None else Path("runs")
+    folder = parent / DATA_FOLDER
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{digest[:16]}.jsonl"
+    if not path.exists():
+        partial = path.with_suffix(".jsonl.part")
+        partial.write_bytes(text)
+        partial.replace(path)
+    return path, digest
+
+
+def _rows(data: Any) -> Iterable[Any]:
+    """The records of a DataFrame, a Hugging Face or ragas dataset, a dict of columns, or an
+    iterable of rows (duck-typed: no import of pandas, datasets or ragas)."""
+    if hasattr(data, "columns") and hasattr(data, "to_dict"):
+        return data.to_dict(orient="records")
+    if callable(getattr(data, "to_list", None)):
+        return data.to_list()
+    if callable(getattr(data, "to_pandas", None)):
+        return data.to_pandas().to_dict(orient="records")
+    if isinstance(data, Mapping):
+        columns = {key: list(values) for key, values in data.items()}
+        count = len(next(iter(columns.values()), []))
+        return [{key: values[i] for key, values in columns.items()} for i in range(count)]
+    samples = getattr(data, "samples", None)
+    if samples is not None and not isinstance(data, (list, tuple)):
+        return list(samples)
+    return list(data)
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as plain JSON: numpy arrays and scalars, pydantic models and dataclasses
+    converted; NaN (pandas' missing value) as null."""
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float):
+        return None if math.isnan(value) or math.isinf(value) else value
+    if isinstance(value, Mapping):
+        return {str(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    if callable(getattr(value, "model_dump", None)):
+        return _plain(value.model_dump(exclude_none=True))
+    if is_dataclass(value) and not isinstance(value, type):
+        return _plain(asdict(value))
+    if callable(getattr(value, "tolist", None)):
+        return _plain(value.tolist())
+    if callable(getattr(value, "item", None)):
+        return _plain(value.item())
+    if callable(getattr(value, "isoformat", None)):
+        return value.isoformat()
+    if callable(getattr(value, "to_dict", None)):
+        return _plain(value.to_dict())
+    return str(value)

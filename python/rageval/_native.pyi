@@ -1,0 +1,14 @@
+"""Type stubs of the native module (crates/rageval-py); use the functions of ``rageval``."""
+
+from typing import Any, Dict, List, Optional
+
+def evaluate(
+    data: str,
+    out: str,
+    metrics: List[str],
+    judge: Dict[str, Any],
+    options: Dict[str, Any],
+) -> Dict[str, Any]: ...
+def compare(runs: List[str]) -> str: ...
+def write_results_parquet(run_dir: str) -> str: ...
+def cli(args: List[str]) -> int: ...

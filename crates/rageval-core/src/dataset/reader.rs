@@ -218,6 +218,12 @@ pub fn open(path: &Path, options: &ReadOptions) -> Result<DatasetReader, Dataset
 fn json_records(
     path: &Path,
 ) -> Result<Box<dyn Iterator<Item = Result<Record, DatasetError>>>, DatasetError> {
+    // Span exports also come as tables (Phoenix's spans dataframe saved as Parquet).
+    match Format::from_path(path) {
+        Some(Format::Parquet) => return Ok(Box::new(columnar::ColumnarRecords::parquet(path)?)),
+        Some(Format::Arrow) => return Ok(Box::new(columnar::ColumnarRecords::arrow(path)?)),
+        _ => {}
+    }
     let array = Format::from_path(path) == Some(Format::Json);
     Ok(
         match array.then(|| json::load(path)).transpose()?.flatten() {

@@ -235,3 +235,85 @@ fn a_codec_left_out_of_the_build_gets_a_hint() {
         "{text}"
     );
 }
+
+/// Phoenix's spans dataframe saved as Parquet (flat OpenTelemetry attribute keys, nulls
+/// where a span lacks one) reads as `--format openinference` does from JSONL: one sample
+/// per trace, the retriever's documents as contexts.
+#[test]
+fn openinference_spans_read_from_parquet() {
+    let text =
+        |values: [Option<&str>; 3]| -> ArrayRef { Arc::new(StringArray::from(values.to_vec())) };
+    let columns: Vec<(&str, ArrayRef)> = vec![
+        (
+            "context.trace_id",
+            text([Some("t1"), Some("t1"), Some("t1")]),
+        ),
+        (
+            "context.span_id",
+            text([Some("s1"), Some("s2"), Some("s3")]),
+        ),
+        ("parent_id", text([None, Some("s1"), Some("s1")])),
+        (
+            "span_kind",
+            text([Some("CHAIN"), Some("RETRIEVER"), Some("LLM")]),
+        ),
+        ("name", text([Some("query"), Some("retrieve"), Some("llm")])),
+        (
+            "start_time",
+            text([
+                Some("2025-06-02T09:15:00+00:00"),
+                Some("2025-06-02T09:15:00.5+00:00"),
+                Some("2025-06-02T09:15:01+00:00"),
+            ]),
+        ),
+        (
+            "end_time",
+            text([
+                Some("2025-06-02T09:15:03+00:00"),
+                Some("2025-06-02T09:15:00.9+00:00"),
+                Some("2025-06-02T09:15:02+00:00"),
+            ]),
+        ),
+        (
+            "attributes.input.value",
+            text([Some("Which river flows through Lyon?"), None, None]),
+        ),
+        (
+            "attributes.output.value",
+            text([None, None, Some("The Rhône and the Saône.")]),
+        ),
+        (
+            "attributes.retrieval.documents.0.document.id",
+            text([None, Some("geo-17"), None]),
+        ),
+        (
+            "attributes.retrieval.documents.0.document.content",
+            text([
+                None,
+                Some("Lyon lies where the Rhône meets the Saône."),
+                None,
+            ]),
+        ),
+    ];
+    let batch = RecordBatch::try_from_iter(columns).expect("writing a test file");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("spans.parquet");
+    write_parquet(&path, std::slice::from_ref(&batch));
+    let options = ReadOptions {
+        format: Some(Format::OpenInference),
+        ..ReadOptions::default()
+    };
+    let samples = read_all(&path, &options).expect("the spans read");
+    assert_eq!(samples.len(), 1);
+    assert_eq!(samples[0].question, "Which river flows through Lyon?");
+    assert_eq!(samples[0].contexts.len(), 1);
+    assert_eq!(samples[0].contexts[0].id.as_deref(), Some("geo-17"));
+    assert_eq!(
+        samples[0].contexts[0].text,
+        "Lyon lies where the Rhône meets the Saône."
+    );
+    assert_eq!(
+        samples[0].answer.as_deref(),
+        Some("The Rhône and the Saône.")
+    );
+}

@@ -150,16 +150,21 @@ impl Server {
     /// Serves until the process ends. Files are read on the runtime's blocking pool, so
     /// one thread answers requests while others read.
     pub fn run(self) -> Result<(), ServerError> {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_io()
-            .build()
-            .map_err(ServerError::Serve)?;
-        runtime.block_on(async move {
-            let listener =
-                tokio::net::TcpListener::from_std(self.listener).map_err(ServerError::Serve)?;
-            axum::serve(listener, app(self.state))
-                .await
-                .map_err(ServerError::Serve)
-        })
+        serve_forever(self.listener, app(self.state))
     }
+}
+
+/// Serves `router` on `listener` on a current-thread runtime of its own until the process
+/// ends (the binary has no async code).
+pub(crate) fn serve_forever(listener: TcpListener, router: Router) -> Result<(), ServerError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()
+        .map_err(ServerError::Serve)?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::from_std(listener).map_err(ServerError::Serve)?;
+        axum::serve(listener, router)
+            .await
+            .map_err(ServerError::Serve)
+    })
 }

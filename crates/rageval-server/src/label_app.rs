@@ -134,17 +134,7 @@ impl LabelServer {
 
     /// Serves until the process ends.
     pub fn run(self) -> Result<(), ServerError> {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_io()
-            .build()
-            .map_err(ServerError::Serve)?;
-        runtime.block_on(async move {
-            let listener =
-                tokio::net::TcpListener::from_std(self.listener).map_err(ServerError::Serve)?;
-            axum::serve(listener, router(self.state))
-                .await
-                .map_err(ServerError::Serve)
-        })
+        crate::app::serve_forever(self.listener, router(self.state))
     }
 }
 

@@ -20,10 +20,18 @@
 //! exact test cannot reject (four pairs all lower give p = 0.125), and then the reading is
 //! "no clear difference". Two `judge-check` runs over the same labels also get their
 //! agreement figures side by side ([`AgreementDelta`]).
+//!
+//! Where both runs of a pair have human labels for a metric (`eval --labels`, `rageval
+//! calibrate`) and every question of both is compared, the pair also gets the difference
+//! of their calibrated (PPI++) means ([`CalibratedDelta`]): the judge's bias taken out of
+//! each side. Its 95% interval combines the two runs' intervals as independent normal
+//! estimates, which is wider than needed when the versions' errors are correlated — a
+//! conservative reading, never an optimistic one.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use rageval_core::Sample;
+use rageval_core::calibration::Z_95;
 use rageval_core::stats::{
     DEFAULT_BOOTSTRAP_RESAMPLES, DEFAULT_PERMUTATIONS, DEFAULT_SEED, mean,
     paired_bootstrap_diff_ci, paired_sign_flip_p_value,
@@ -31,7 +39,9 @@ use rageval_core::stats::{
 use serde::Serialize;
 
 use crate::compare_pairing::{Pairing, RunSamples, pair_samples};
-use crate::{Aggregator, AgreementDelta, CallTally, MetricSummary, ReportError, RunData};
+use crate::{
+    Aggregator, AgreementDelta, Calibrated, CallTally, MetricSummary, ReportError, RunData,
+};
 
 /// How the paired statistics are drawn and which questions are compared.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -88,6 +98,9 @@ pub struct RunRow {
     /// The judge's calls, tokens and cost over the run's sessions (`null` for a run written
     /// before rageval kept judge accounts).
     pub judge: Option<CallTally>,
+    /// Per metric with human labels: the run's calibrated mean, over all its samples.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub calibrated: BTreeMap<String, Calibrated>,
 }
 
 /// A sample whose score moved between the two runs.
@@ -147,6 +160,57 @@ pub struct MetricDelta {
     pub reading: Reading,
     /// The samples that moved most, largest |Δ| first.
     pub flips: Vec<SampleFlip>,
+    /// Both runs' calibrated means and their difference, where both have labels for the
+    /// metric and every question of both is compared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calibrated: Option<CalibratedDelta>,
+}
+
+/// One metric's calibrated (PPI++) means in two runs, each from its own human labels, and
+/// their difference.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CalibratedDelta {
+    pub baseline_mean: f64,
+    pub baseline_ci95: [f64; 2],
+    pub baseline_labels: usize,
+    pub candidate_mean: f64,
+    pub candidate_ci95: [f64; 2],
+    pub candidate_labels: usize,
+    /// `candidate_mean − baseline_mean`.
+    pub delta: f64,
+    /// `delta ± z·√(se_a² + se_b²)`, each `se` its interval's half-width over z: the two
+    /// estimates taken as independent.
+    pub ci95: [f64; 2],
+    /// "higher" / "lower" only where the interval excludes zero.
+    pub reading: Reading,
+}
+
+impl CalibratedDelta {
+    fn between(baseline: &Calibrated, candidate: &Calibrated) -> Self {
+        let (a, b) = (&baseline.estimate, &candidate.estimate);
+        let se = |c: &rageval_core::stats::Interval| ((c.high - c.low) / 2.0).max(0.0) / Z_95;
+        let delta = b.mean - a.mean;
+        let half = Z_95 * (se(&a.ci95).powi(2) + se(&b.ci95).powi(2)).sqrt();
+        let ci95 = [delta - half, delta + half];
+        let reading = if ci95[0] > 0.0 {
+            Reading::Higher
+        } else if ci95[1] < 0.0 {
+            Reading::Lower
+        } else {
+            Reading::NoClearDifference
+        };
+        Self {
+            baseline_mean: a.mean,
+            baseline_ci95: [a.ci95.low, a.ci95.high],
+            baseline_labels: a.n_labels,
+            candidate_mean: b.mean,
+            candidate_ci95: [b.ci95.low, b.ci95.high],
+            candidate_labels: b.n_labels,
+            delta,
+            ci95,
+            reading,
+        }
+    }
 }
 
 impl MetricDelta {
@@ -245,9 +309,25 @@ impl Comparison {
                     })
                     .map(|(a, b)| (a.as_str(), b.as_str()))
                     .collect();
+                // Calibrated means are over all of a run's samples: they answer for the pair
+                // only when every question of both runs is compared.
+                let whole = pairing.only_baseline.is_empty()
+                    && pairing.only_candidate.is_empty()
+                    && compared.len() == pairing.pairs.len();
                 let deltas = metrics
                     .iter()
-                    .map(|metric| metric_delta(&runs[i], &runs[j], &compared, metric, &settings))
+                    .map(|metric| {
+                        let mut delta =
+                            metric_delta(&runs[i], &runs[j], &compared, metric, &settings);
+                        delta.calibrated = whole
+                            .then(|| {
+                                let a = runs[i].summary.calibrated.get(metric)?;
+                                let b = runs[j].summary.calibrated.get(metric)?;
+                                Some(CalibratedDelta::between(a, b))
+                            })
+                            .flatten();
+                        delta
+                    })
                     .collect();
                 let agreement = runs[i]
                     .agreement
@@ -277,6 +357,7 @@ impl Comparison {
                     None => run.summary.metrics.clone(),
                 },
                 judge: run.summary.judge.as_ref().map(|j| j.usage.total.clone()),
+                calibrated: run.summary.calibrated.clone(),
             })
             .collect();
         Ok(Self {
@@ -290,6 +371,13 @@ impl Comparison {
 
     pub(crate) fn run_name(&self, index: usize) -> &str {
         self.runs.get(index).map_or("?", |r| r.name.as_str())
+    }
+
+    /// Whether any pair reads a metric from calibrated means.
+    pub fn uses_calibrated(&self) -> bool {
+        self.pairs
+            .iter()
+            .any(|p| p.deltas.iter().any(|d| d.calibrated.is_some()))
     }
 
     /// Run `candidate` compared with the first run (the version table's Δ).
@@ -476,6 +564,7 @@ fn metric_delta(
         p_value,
         reading: reading(delta, ci95, p_value, settings.level),
         flips,
+        calibrated: None,
     }
 }
 
@@ -888,5 +977,117 @@ mod tests {
             )
         );
         assert!(html.contains("<span class=\"bad\">Δ -0.1000"));
+    }
+
+    /// PPI++ from labels on the first 20 of a run's 40 `faithfulness` scores, each label the
+    /// judge's score minus `bias`, plus or minus 0.05 in turn.
+    fn calibrated_with_bias(run: &RunData, bias: f64) -> Calibrated {
+        let scores = run.scores("faithfulness");
+        let judge: Vec<f64> = (0..40).map(|i| scores[format!("q{i}").as_str()]).collect();
+        let labels: Vec<f64> = judge[..20]
+            .iter()
+            .enumerate()
+            .map(|(i, x)| x - bias + if i % 2 == 0 { 0.05 } else { -0.05 })
+            .collect();
+        let c = rageval_core::calibration::calibrate(&labels, &judge[..20], &judge[20..]).unwrap();
+        Calibrated {
+            estimate: c.ppi_plus_plus,
+            labels_only: c.labels_only,
+            judge_only: c.judge_only,
+            labels: "labels.jsonl".into(),
+        }
+    }
+
+    #[test]
+    fn calibrated_means_are_compared_where_both_runs_have_labels() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut runs = Vec::new();
+        for (name, shift) in [("V1.0", 0.0), ("V1.1", 0.1), ("V1.2", 0.0)] {
+            let path = dir.path().join(name);
+            write_run(&path, name, &crate::testing::scores(shift));
+            runs.push(RunData::load(&path).unwrap());
+        }
+        // The judge is fair to V1.0 and overrates V1.1 by 0.1: by the labels the two are
+        // alike. V1.2 has no labels.
+        let fair = calibrated_with_bias(&runs[0], 0.0);
+        let flattering = calibrated_with_bias(&runs[1], 0.1);
+        runs[0]
+            .summary
+            .calibrated
+            .insert("faithfulness".into(), fair);
+        runs[1]
+            .summary
+            .calibrated
+            .insert("faithfulness".into(), flattering);
+        let comparison = Comparison::build(&runs, CompareSettings::default()).unwrap();
+        assert!(comparison.uses_calibrated());
+        let delta = |pair: usize, metric: &str| {
+            comparison
+                .against_first(pair)
+                .unwrap()
+                .deltas
+                .iter()
+                .find(|d| d.metric == metric)
+                .unwrap()
+                .clone()
+        };
+        let judged = delta(1, "faithfulness");
+        assert_eq!(judged.reading, Reading::Higher);
+        let calibrated = judged.calibrated.expect("both runs have labels");
+        assert!(calibrated.delta.abs() < 0.03, "{calibrated:?}");
+        assert_eq!(calibrated.reading, Reading::NoClearDifference);
+        assert_eq!(
+            (calibrated.baseline_labels, calibrated.candidate_labels),
+            (20, 20)
+        );
+        // No labels on one side, or none for the metric: the judge's Δ alone.
+        assert!(delta(2, "faithfulness").calibrated.is_none());
+        assert!(delta(1, "context_recall").calibrated.is_none());
+
+        let md = render_compare_markdown(&comparison);
+        assert!(md.contains("calibrated Δ "), "{md}");
+        assert!(
+            md.contains("| `faithfulness` calibrated | 20 / 20 labels |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("the calibrated one is the one to trust"),
+            "{md}"
+        );
+        let html = render_compare_html(&comparison);
+        assert!(html.contains("<tr class=\"calibrated\"><td><code>faithfulness</code> calibrated"));
+        assert!(html.contains("calibrated 0.6"), "{html}");
+    }
+
+    #[test]
+    fn a_calibrated_difference_combines_both_intervals() {
+        // Hand computation: a = 0.6 [0.5, 0.7], b = 0.8 [0.7, 0.9]; each se = 0.1 / z, so
+        // the half-width of Δ is z·√2·0.1/z = 0.141421…; Δ = 0.2, [0.058579, 0.341421].
+        let side = |mean: f64, low: f64, high: f64| {
+            let estimate = rageval_core::calibration::Estimate {
+                mean,
+                ci95: rageval_core::stats::Interval { low, high },
+                n_labels: 50,
+                n_unlabelled: 950,
+                lambda: Some(0.8),
+                method: rageval_core::calibration::Method::PpiPlusPlus,
+                notes: Vec::new(),
+            };
+            Calibrated {
+                estimate: estimate.clone(),
+                labels_only: estimate.clone(),
+                judge_only: estimate,
+                labels: "labels.jsonl".into(),
+            }
+        };
+        let d = CalibratedDelta::between(&side(0.6, 0.5, 0.7), &side(0.8, 0.7, 0.9));
+        assert!((d.delta - 0.2).abs() < 1e-12);
+        assert!((d.ci95[0] - (0.2 - 0.1 * 2f64.sqrt())).abs() < 1e-12);
+        assert!((d.ci95[1] - (0.2 + 0.1 * 2f64.sqrt())).abs() < 1e-12);
+        assert_eq!(d.reading, Reading::Higher);
+        let d = CalibratedDelta::between(&side(0.6, 0.4, 0.8), &side(0.8, 0.6, 1.0));
+        assert_eq!(d.reading, Reading::NoClearDifference);
+        let d = CalibratedDelta::between(&side(0.8, 0.7, 0.9), &side(0.6, 0.5, 0.7));
+        assert_eq!(d.reading, Reading::Lower);
     }
 }

@@ -1,14 +1,15 @@
 //! The comparison of runs rendered for people: how the runs' questions were paired and how
 //! their datasets differ, the version table (each run's means and judge calls and cost, and
 //! each later run's Δ against the first with its interval, p and reading), then every pair
-//! with its deltas, the samples that moved most, and two judges' agreement with the same
+//! with its deltas (and, where both runs have human labels, the difference of their
+//! calibrated means), the samples that moved most, and two judges' agreement with the same
 //! labels side by side: an HTML page (or fragment, for `rageval serve`) and Markdown. The
 //! numbers come from [`Comparison`]; nothing is computed here but formatting.
 
 use std::fmt::Write as _;
 
 use crate::agreement_render::{agreement_delta_html, agreement_delta_markdown};
-use crate::compare::{MetricDelta, PairComparison, Reading, RunRow};
+use crate::compare::{CalibratedDelta, MetricDelta, PairComparison, Reading, RunRow};
 use crate::escape::{escape_html as e, escape_markdown_cell as cell};
 use crate::judge_report::cost;
 use crate::page::{html_document, number};
@@ -42,6 +43,65 @@ fn method(s: &CompareSettings) -> String {
         s.level * 100.0,
         1.0 - s.level
     )
+}
+
+/// What the calibrated rows are, said once under the version table when any run has them.
+fn calibrated_note(comparison: &Comparison) -> Option<String> {
+    if comparison.runs.iter().all(|run| run.calibrated.is_empty()) {
+        return None;
+    }
+    let mut note = String::from(
+        "Calibrated: a run with human labels for a metric (eval --labels, rageval calibrate) \
+         also shows its PPI++ mean, the judge's bias corrected by the labels, over all its \
+         samples.",
+    );
+    if comparison.uses_calibrated() {
+        note.push_str(
+            " Where both runs of a pair have one and every question of both is compared, \
+             their difference is read from the calibrated means: its 95% interval combines \
+             the two runs' intervals as independent (conservative for two versions over the \
+             same questions), and it reads \"higher\" or \"lower\" only where that interval \
+             excludes 0. Where the judge's Δ and the calibrated Δ disagree, the calibrated \
+             one is the one to trust.",
+        );
+    } else {
+        note.push_str(
+            " No pair has calibrated means on both sides over the same questions, so every Δ \
+             here is the judge's.",
+        );
+    }
+    Some(note)
+}
+
+/// `calibrated 0.6800 [0.6100, 0.7500]`: a run's calibrated mean, if it has one.
+fn calibrated_mean(run: &RunRow, metric: &str) -> Option<String> {
+    let c = &run.calibrated.get(metric)?.estimate;
+    Some(format!(
+        "calibrated {:.4} [{:.4}, {:.4}] ({} labels)",
+        c.mean, c.ci95.low, c.ci95.high, c.n_labels
+    ))
+}
+
+/// `calibrated Δ +0.0300 [-0.0500, +0.1100] no clear difference`.
+fn calibrated_against_first(c: &CalibratedDelta) -> String {
+    format!(
+        "calibrated Δ {:+.4} {} {}",
+        c.delta,
+        ci(Some(c.ci95)),
+        c.reading.words()
+    )
+}
+
+/// A calibrated difference's cells, in the columns of [`delta_cells`].
+fn calibrated_cells(c: &CalibratedDelta) -> [String; 6] {
+    [
+        format!("{} / {} labels", c.baseline_labels, c.candidate_labels),
+        format!("{:.4}", c.baseline_mean),
+        format!("{:.4}", c.candidate_mean),
+        format!("{:+.4}", c.delta),
+        ci(Some(c.ci95)),
+        "—".into(),
+    ]
 }
 
 /// The first 12 hex digits of a hash.
@@ -221,12 +281,24 @@ pub fn render_compare_body(comparison: &Comparison) -> String {
                     None => number(m.mean),
                 },
             );
-            if let Some(d) = delta_of(pair, metric) {
+            let delta = delta_of(pair, metric);
+            if let Some(d) = delta {
                 let _ = write!(
                     shown,
                     "<br><span class=\"{}\">{}</span>",
                     class(d.reading),
                     e(&against_first(d))
+                );
+            }
+            if let Some(mean) = calibrated_mean(run, metric) {
+                let _ = write!(shown, "<br><span class=\"muted\">{}</span>", e(&mean));
+            }
+            if let Some(c) = delta.and_then(|d| d.calibrated.as_ref()) {
+                let _ = write!(
+                    shown,
+                    "<br><span class=\"{}\">{}</span>",
+                    class(c.reading),
+                    e(&calibrated_against_first(c))
                 );
             }
             let _ = write!(html, "<td class=\"num\">{shown}</td>");
@@ -241,6 +313,9 @@ pub fn render_compare_body(comparison: &Comparison) -> String {
     html.push_str("</tbody></table></div>\n");
     let s = &comparison.settings;
     let _ = writeln!(html, "<p class=\"muted\">{}</p>", e(&method(s)));
+    if let Some(note) = calibrated_note(comparison) {
+        let _ = writeln!(html, "<p class=\"muted\">{}</p>", e(&note));
+    }
     for pair in &comparison.pairs {
         let (a, b) = (
             comparison.run_name(pair.baseline),
@@ -270,6 +345,21 @@ pub fn render_compare_body(comparison: &Comparison) -> String {
                 class(d.reading),
                 d.reading.words()
             );
+            if let Some(c) = &d.calibrated {
+                let numbers: Vec<String> = calibrated_cells(c)
+                    .iter()
+                    .map(|n| format!("<td class=\"num\">{}</td>", e(n)))
+                    .collect();
+                let _ = writeln!(
+                    html,
+                    "<tr class=\"calibrated\"><td><code>{}</code> calibrated</td>{}\
+                     <td class=\"{}\">{}</td></tr>",
+                    e(&d.metric),
+                    numbers.concat(),
+                    class(c.reading),
+                    c.reading.words()
+                );
+            }
             if let (Some(delta), Some([low, high])) = (d.delta, d.ci95) {
                 rows.push(IntervalRow {
                     label: d.metric.clone(),
@@ -343,15 +433,18 @@ pub fn render_compare_markdown(comparison: &Comparison) -> String {
         let _ = write!(md, "| {} |", cell(&run.name));
         let pair = comparison.against_first(index);
         for metric in &comparison.metrics {
-            let mean = number(run.metrics.get(metric).and_then(|m| m.mean));
-            match delta_of(pair, metric) {
-                Some(d) => {
-                    let _ = write!(md, " {mean} · {} |", against_first(d));
-                }
-                None => {
-                    let _ = write!(md, " {mean} |");
-                }
+            let mut shown = number(run.metrics.get(metric).and_then(|m| m.mean));
+            let delta = delta_of(pair, metric);
+            if let Some(d) = delta {
+                let _ = write!(shown, " · {}", against_first(d));
             }
+            if let Some(mean) = calibrated_mean(run, metric) {
+                let _ = write!(shown, " · {mean}");
+            }
+            if let Some(c) = delta.and_then(|d| d.calibrated.as_ref()) {
+                let _ = write!(shown, " · {}", calibrated_against_first(c));
+            }
+            let _ = write!(md, " {} |", cell(&shown));
         }
         let [calls, usd] = judge_cells(run);
         let _ = write!(md, " {calls} | {usd} |");
@@ -359,6 +452,9 @@ pub fn render_compare_markdown(comparison: &Comparison) -> String {
     }
     let s = &comparison.settings;
     let _ = writeln!(md, "\n{}", method(s));
+    if let Some(note) = calibrated_note(comparison) {
+        let _ = writeln!(md, "\n{note}");
+    }
     for pair in &comparison.pairs {
         let (a, b) = (
             cell(comparison.run_name(pair.baseline)),
@@ -377,6 +473,15 @@ pub fn render_compare_markdown(comparison: &Comparison) -> String {
                 delta_cells(d).join(" | "),
                 d.reading.words()
             );
+            if let Some(c) = &d.calibrated {
+                let _ = writeln!(
+                    md,
+                    "| `{}` calibrated | {} | {} |",
+                    cell(&d.metric),
+                    calibrated_cells(c).join(" | "),
+                    c.reading.words()
+                );
+            }
         }
         if let Some(agreement) = &pair.agreement {
             md.push_str(&agreement_delta_markdown(agreement, &a, &b));

@@ -2,8 +2,10 @@
 //!
 //! - `versions`: seed S4's version table — one row per run, and per metric its mean, then
 //!   the run's Δ against the first run with the interval, p and reading (empty on the first
-//!   row), then the judge's calls and cost;
-//! - `deltas`: every pair of runs × metric, as `rageval compare --json` has them;
+//!   row), then the judge's calls and cost, then for each metric some run has human labels
+//!   for, the run's calibrated mean and its calibrated Δ against the first;
+//! - `deltas`: every pair of runs × metric, as `rageval compare --json` has them, the
+//!   calibrated difference in the last columns where both runs have one;
 //! - `questions`: per pair, how the questions were paired and how the datasets differ.
 
 use std::path::Path;
@@ -17,6 +19,16 @@ use crate::{Comparison, ReportError};
 pub const VERSIONS_SHEET: &str = "versions";
 /// Columns of each metric in the `versions` sheet, after its name: `{metric}{suffix}`.
 const METRIC_SUFFIXES: [&str; 6] = ["", " Δ", " Δ ci95_low", " Δ ci95_high", " Δ p", " reading"];
+/// Columns of each calibrated metric at the end of the `versions` sheet.
+const CALIBRATED_SUFFIXES: [&str; 7] = [
+    " calibrated",
+    " calibrated ci95_low",
+    " calibrated ci95_high",
+    " calibrated Δ",
+    " calibrated Δ ci95_low",
+    " calibrated Δ ci95_high",
+    " calibrated reading",
+];
 
 /// Writes the comparison's workbook to `path`.
 pub fn write_compare_xlsx(comparison: &Comparison, path: &Path) -> Result<(), ReportError> {
@@ -50,6 +62,19 @@ fn versions_sheet(
         header.extend(METRIC_SUFFIXES.iter().map(|s| format!("{metric}{s}")));
     }
     header.extend(["judge calls".to_string(), "cost (USD)".to_string()]);
+    let calibrated: Vec<&String> = comparison
+        .metrics
+        .iter()
+        .filter(|m| {
+            comparison
+                .runs
+                .iter()
+                .any(|r| r.calibrated.contains_key(*m))
+        })
+        .collect();
+    for metric in &calibrated {
+        header.extend(CALIBRATED_SUFFIXES.iter().map(|s| format!("{metric}{s}")));
+    }
     let names: Vec<&str> = header.iter().map(String::as_str).collect();
     write_header(sheet, &names, bold)?;
     for (row, (index, run)) in (1u32..).zip(comparison.runs.iter().enumerate()) {
@@ -80,6 +105,26 @@ fn versions_sheet(
             sheet.write_number(row, col, judge.calls as f64)?;
             number(sheet, row, col + 1, judge.cost_usd)?;
         }
+        for (col, metric) in (col + 2..)
+            .step_by(CALIBRATED_SUFFIXES.len())
+            .zip(&calibrated)
+        {
+            if let Some(c) = run.calibrated.get(*metric) {
+                let e = &c.estimate;
+                for (offset, value) in (0u16..).zip([e.mean, e.ci95.low, e.ci95.high]) {
+                    sheet.write_number(row, col + offset, value)?;
+                }
+            }
+            let delta = pair
+                .and_then(|p| p.deltas.iter().find(|d| &&d.metric == metric))
+                .and_then(|d| d.calibrated.as_ref());
+            if let Some(c) = delta {
+                for (offset, value) in (3u16..).zip([c.delta, c.ci95[0], c.ci95[1]]) {
+                    sheet.write_number(row, col + offset, value)?;
+                }
+                sheet.write_string(row, col + 6, c.reading.words())?;
+            }
+        }
     }
     sheet.set_column_width(0, 20)?;
     sheet.set_freeze_panes(1, 1)?;
@@ -87,7 +132,7 @@ fn versions_sheet(
 }
 
 /// Column headers of the `deltas` sheet.
-const DELTAS_COLUMNS: [&str; 12] = [
+const DELTAS_COLUMNS: [&str; 18] = [
     "baseline",
     "candidate",
     "metric",
@@ -100,6 +145,12 @@ const DELTAS_COLUMNS: [&str; 12] = [
     "ci95_high",
     "p_value",
     "reading",
+    "calibrated_baseline_mean",
+    "calibrated_candidate_mean",
+    "calibrated_delta",
+    "calibrated_ci95_low",
+    "calibrated_ci95_high",
+    "calibrated_reading",
 ];
 
 fn deltas_sheet(
@@ -129,6 +180,19 @@ fn deltas_sheet(
                 number(sheet, row, col, value)?;
             }
             sheet.write_string(row, 11, d.reading.words())?;
+            if let Some(c) = &d.calibrated {
+                let values = [
+                    c.baseline_mean,
+                    c.candidate_mean,
+                    c.delta,
+                    c.ci95[0],
+                    c.ci95[1],
+                ];
+                for (col, value) in (12u16..).zip(values) {
+                    sheet.write_number(row, col, value)?;
+                }
+                sheet.write_string(row, 17, c.reading.words())?;
+            }
             row += 1;
         }
     }

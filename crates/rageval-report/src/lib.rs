@@ -91,7 +91,8 @@ pub use calibrated_render::{
     CALIBRATED_COLUMNS, calibrated_html, calibrated_markdown, calibrated_rows,
 };
 pub use compare::{
-    CompareSettings, Comparison, MetricDelta, PairComparison, Reading, RunRow, SampleFlip,
+    CalibratedDelta, CompareSettings, Comparison, MetricDelta, PairComparison, Reading, RunRow,
+    SampleFlip,
 };
 pub use compare_pairing::{DataDifferences, Pairing};
 pub use compare_render::{

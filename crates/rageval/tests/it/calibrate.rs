@@ -107,3 +107,77 @@ fn eval_with_labels_and_calibrate_write_the_calibrated_block() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(stderr(&bad).contains("bad.jsonl:1"), "{}", stderr(&bad));
 }
+
+#[test]
+fn compare_reads_calibrated_means_where_both_runs_have_labels() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = repo_root().join("examples/fiqa-30.jsonl");
+    // Two runs with the same judge scores; by their labels the second is better (every
+    // faithfulness label true against two in three).
+    let lenient = dir.path().join("lenient.jsonl");
+    let mut text = String::new();
+    for i in 1..=12 {
+        text.push_str(&format!(
+            "{{\"id\": \"{i}\", \"label\": true, \"metric\": \"faithfulness\"}}\n"
+        ));
+    }
+    fs::write(&lenient, text).unwrap();
+    for (run, labels) in [("v1", labels(dir.path())), ("v2", lenient)] {
+        let output = rageval(
+            dir.path(),
+            &[
+                "eval",
+                data.to_str().unwrap(),
+                "--metrics",
+                "faithfulness,rouge_l",
+                "--judge",
+                "heuristic",
+                "--out",
+                run,
+                "--labels",
+                labels.to_str().unwrap(),
+                "-q",
+            ],
+        );
+        assert!(output.status.success(), "{}", stderr(&output));
+    }
+    let output = rageval(
+        dir.path(),
+        &["compare", "v1", "v2", "--xlsx", "compare.xlsx"],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let md = stdout(&output);
+    // The judge sees no difference; the calibrated means differ by the labels.
+    assert!(
+        md.contains("| `faithfulness` | ") && md.contains("no clear difference"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| `faithfulness` calibrated | 12 / 12 labels |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("their difference is read from the calibrated means"),
+        "{md}"
+    );
+    assert!(!md.contains("`rouge_l` calibrated"), "{md}");
+    let mut workbook: calamine::Xlsx<_> =
+        calamine::open_workbook(dir.path().join("compare.xlsx")).unwrap();
+    let sheet = calamine::Reader::worksheet_range(&mut workbook, "versions").unwrap();
+    let header: Vec<String> = (0..sheet.width() as u32)
+        .map(|c| {
+            sheet
+                .get_value((0, c))
+                .map(|v| v.to_string())
+                .unwrap_or_default()
+        })
+        .collect();
+    let at = header
+        .iter()
+        .position(|h| h == "faithfulness calibrated Δ")
+        .expect("calibrated columns");
+    let Some(calamine::Data::Float(delta)) = sheet.get_value((2, at as u32)) else {
+        panic!("no calibrated Δ for v2: {header:?}");
+    };
+    assert!(*delta > 0.0, "{delta}");
+}

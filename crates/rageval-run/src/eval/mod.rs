@@ -687,7 +687,7 @@ fn default_metrics(
             let agreement = if requirements.embeddings {
                 Err("embedding similarity: agreement with people unmeasured".to_string())
             } else {
-                setup.agreement_above_chance(&requirements.tasks, lang)
+                setup.agreement_above_chance(metric.as_ref(), lang)
             };
             if let Err(why) = agreement {
                 unproven.push(format!("{name} ({why})"));

@@ -284,29 +284,36 @@ impl JudgeSetup {
         })
     }
 
-    /// Whether the judge behind every verdict task of `tasks` has measured agreement above
-    /// chance on text of `lang`'s script: `Ok(())`, or why not. A task answered by a model
-    /// has no figures here (`rageval judge-check` measures it), so it is unmeasured.
-    pub fn agreement_above_chance(&self, tasks: &[TaskKind], lang: Lang) -> Result<(), String> {
+    /// Whether the judge behind every verdict task of `metric` has measured agreement above
+    /// chance on text of `lang`'s script, counting only the figures that speak for this
+    /// metric (`rageval_metrics::measured_for`, the rule the reports' judge lines use):
+    /// `Ok(())`, or why not. A task answered by a model has no figures here (`rageval
+    /// judge-check` measures it), so it is unmeasured.
+    pub fn agreement_above_chance(
+        &self,
+        metric: &dyn rageval_metrics::Metric,
+        lang: Lang,
+    ) -> Result<(), String> {
         let routes = self
             .judges
             .tasks()
             .map(TaskJudge::describe)
             .unwrap_or_default();
-        for task in tasks {
+        for task in &metric.requirements().tasks {
             if task.family() != rageval_tasks::TaskFamily::Verdict {
                 continue;
             }
             let Some(route) = routes.iter().find(|r| r.task == *task) else {
                 continue;
             };
-            let figures: Vec<_> = route
-                .measured
-                .iter()
+            let figures: Vec<_> = rageval_metrics::measured_for(metric, route.measured.clone())
+                .into_iter()
                 .filter(|m| measured_script(&m.dataset) == lang)
                 .collect();
             if figures.is_empty() {
-                return Err(format!("{task}: agreement with people unmeasured"));
+                return Err(format!(
+                    "{task}: agreement with people unmeasured for this metric"
+                ));
             }
             if let Some(chance) = figures.iter().find(|m| !above_chance(m.value, m.count)) {
                 return Err(format!("{task}: {chance}, at chance"));

@@ -6,15 +6,20 @@
 //! text, its usage and finish reason, and the *origin* of the answer — a short hash of the
 //! endpoint that wrote it, so a run can say when it reuses answers another endpoint serving
 //! the same model name wrote — never a header, a key or an endpoint URL. The file is
-//! in WAL mode; each write is one statement in its own transaction, so a crash leaves either
-//! the whole entry or none. SQLite work runs on tokio's blocking pool so it never stalls the
-//! runtime; a cancelled caller leaves the write to finish on its own.
+//! in WAL mode. Answers are written by one thread per handle with its own connection, by
+//! group commit: the answers that arrive while a commit runs go into the next transaction
+//! together, and each `put` returns once the transaction holding it has committed — so a
+//! crash leaves whole entries or none, and a judge with many calls in flight pays one commit
+//! per group instead of one per answer (at 100,000 samples the per-answer commits were a
+//! third of the run's time). Reads run on tokio's blocking pool so they never stall the
+//! runtime; a cancelled caller leaves its write to finish on its own.
 //!
 //! SQLite's locking needs a local file system: a cache on NFS or another network file
 //! system can be corrupted by two machines writing at once. To share answers between
 //! machines, export them as JSON lines and import them on the other side (`transfer`).
 
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -33,6 +38,13 @@ pub use transfer::{CacheLine, Transferred};
 pub const CACHE_FORMAT: u32 = 1;
 /// How long a writer waits for another process's lock before failing.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+/// The most answers one group commit holds.
+const MAX_GROUP: usize = 512;
+
+const INSERT_ANSWER: &str = "INSERT OR REPLACE INTO answers
+     (key, template, model, text, prompt_tokens, completion_tokens, finish_reason,
+      created_unix, origin)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
 
 /// How the judge uses its cache.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -119,10 +131,82 @@ fn add_origin_column(connection: &Connection) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// A handle on the cache file; clones share one connection.
+/// An answer on its way to the writer thread, and where to say whether it was stored.
+#[derive(Debug)]
+struct PendingAnswer {
+    key: CacheKey,
+    template: String,
+    model: String,
+    origin: Option<String>,
+    answer: ChatResponse,
+    created_unix: i64,
+    stored: tokio::sync::oneshot::Sender<rusqlite::Result<()>>,
+}
+
+/// The writer thread's loop: waits for an answer, takes every other one already waiting
+/// (up to [`MAX_GROUP`]), stores them in one transaction and tells each caller. When the
+/// group's transaction fails, each answer is tried alone so each caller gets its own
+/// outcome. Ends when every handle is gone.
+fn write_answers(connection: Connection, queue: Receiver<PendingAnswer>) {
+    while let Ok(first) = queue.recv() {
+        let mut group = vec![first];
+        while group.len() < MAX_GROUP {
+            match queue.try_recv() {
+                Ok(next) => group.push(next),
+                Err(_) => break,
+            }
+        }
+        if insert_answers(&connection, &group).is_ok() {
+            for pending in group {
+                let _ = pending.stored.send(Ok(()));
+            }
+        } else {
+            for pending in group {
+                let outcome = insert_answers(&connection, std::slice::from_ref(&pending));
+                let _ = pending.stored.send(outcome);
+            }
+        }
+    }
+}
+
+fn insert_answers(connection: &Connection, group: &[PendingAnswer]) -> rusqlite::Result<()> {
+    let transaction = connection.unchecked_transaction()?;
+    {
+        let mut insert = transaction.prepare_cached(INSERT_ANSWER)?;
+        for pending in group {
+            let answer = &pending.answer;
+            insert.execute(params![
+                pending.key.hex(),
+                pending.template,
+                pending.model,
+                answer.text,
+                answer.usage.prompt_tokens as i64,
+                answer.usage.completion_tokens as i64,
+                answer.finish_reason,
+                pending.created_unix,
+                pending.origin
+            ])?;
+        }
+    }
+    transaction.commit()
+}
+
+/// Opens a connection on the cache file with the settings every connection needs.
+fn connect(path: &Path) -> rusqlite::Result<Connection> {
+    let connection = Connection::open(path)?;
+    connection.busy_timeout(BUSY_TIMEOUT)?;
+    // WAL: readers never block the writer; NORMAL sync is crash-safe in WAL mode (a crash
+    // may lose the last commits, never corrupt the file).
+    connection.pragma_update(None, "journal_mode", "WAL")?;
+    connection.pragma_update(None, "synchronous", "NORMAL")?;
+    Ok(connection)
+}
+
+/// A handle on the cache file; clones share one reading connection and one writer thread.
 #[derive(Debug, Clone)]
 pub struct Cache {
     connection: Arc<Mutex<Connection>>,
+    writer: Sender<PendingAnswer>,
     path: PathBuf,
 }
 
@@ -140,16 +224,7 @@ impl Cache {
                 source: e,
             })?;
         }
-        let connection = Connection::open(&path).map_err(fail)?;
-        connection.busy_timeout(BUSY_TIMEOUT).map_err(fail)?;
-        // WAL: readers never block the writer; NORMAL sync is crash-safe in WAL mode (a crash
-        // may lose the last commits, never corrupt the file).
-        connection
-            .pragma_update(None, "journal_mode", "WAL")
-            .map_err(fail)?;
-        connection
-            .pragma_update(None, "synchronous", "NORMAL")
-            .map_err(fail)?;
+        let connection = connect(&path).map_err(fail)?;
         connection
             .execute_batch(
                 "CREATE TABLE IF NOT EXISTS answers (
@@ -170,8 +245,15 @@ impl Cache {
             )
             .map_err(fail)?;
         add_origin_column(&connection).map_err(fail)?;
+        let writer_connection = connect(&path).map_err(fail)?;
+        let (writer, queue) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name("rageval-cache-writer".into())
+            .spawn(move || write_answers(writer_connection, queue))
+            .map_err(|e| JudgeError::Task(format!("cannot start the cache writer: {e}")))?;
         Ok(Cache {
             connection: Arc::new(Mutex::new(connection)),
+            writer,
             path,
         })
     }
@@ -194,22 +276,21 @@ impl Cache {
     ) -> Result<Option<(ChatResponse, Option<String>)>, JudgeError> {
         self.blocking(move |connection| {
             connection
-                .query_row(
+                .prepare_cached(
                     "SELECT text, prompt_tokens, completion_tokens, finish_reason, origin
                      FROM answers WHERE key = ?1",
-                    params![key.hex()],
-                    |row| {
-                        let answer = ChatResponse {
-                            text: row.get(0)?,
-                            usage: Usage {
-                                prompt_tokens: row.get::<_, i64>(1)?.max(0) as u64,
-                                completion_tokens: row.get::<_, i64>(2)?.max(0) as u64,
-                            },
-                            finish_reason: row.get(3)?,
-                        };
-                        Ok((answer, row.get(4)?))
-                    },
-                )
+                )?
+                .query_row(params![key.hex()], |row| {
+                    let answer = ChatResponse {
+                        text: row.get(0)?,
+                        usage: Usage {
+                            prompt_tokens: row.get::<_, i64>(1)?.max(0) as u64,
+                            completion_tokens: row.get::<_, i64>(2)?.max(0) as u64,
+                        },
+                        finish_reason: row.get(3)?,
+                    };
+                    Ok((answer, row.get(4)?))
+                })
                 .optional()
         })
         .await
@@ -238,32 +319,30 @@ impl Cache {
         origin: Option<String>,
         answer: ChatResponse,
     ) -> Result<(), JudgeError> {
-        let now = SystemTime::now()
+        let created_unix = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_secs() as i64)
             .unwrap_or(0);
-        self.blocking(move |connection| {
-            connection
-                .execute(
-                    "INSERT OR REPLACE INTO answers
-                     (key, template, model, text, prompt_tokens, completion_tokens,
-                      finish_reason, created_unix, origin)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-                    params![
-                        key.hex(),
-                        template,
-                        model,
-                        answer.text,
-                        answer.usage.prompt_tokens as i64,
-                        answer.usage.completion_tokens as i64,
-                        answer.finish_reason,
-                        now,
-                        origin
-                    ],
-                )
-                .map(|_| ())
-        })
-        .await
+        let stopped = || JudgeError::Task("the cache writer has stopped".into());
+        let (stored, outcome) = tokio::sync::oneshot::channel();
+        self.writer
+            .send(PendingAnswer {
+                key,
+                template,
+                model,
+                origin,
+                answer,
+                created_unix,
+                stored,
+            })
+            .map_err(|_| stopped())?;
+        outcome
+            .await
+            .map_err(|_| stopped())?
+            .map_err(|source| JudgeError::Cache {
+                path: self.path.display().to_string(),
+                source,
+            })
     }
 
     /// The stored embedding for `key`, if any.
@@ -380,6 +459,9 @@ mod tests {
                 .put(key, "t@1".into(), "m".into(), answer.clone())
                 .await
                 .unwrap();
+            // The writer thread has its own connection: once `put` returns, the reading
+            // connection sees the answer.
+            assert_eq!(cache.get(key).await.unwrap(), Some(answer.clone()));
         }
         let cache = Cache::open(&path).unwrap();
         assert_eq!(cache.get(key).await.unwrap(), Some(answer));

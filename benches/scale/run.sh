@@ -61,6 +61,6 @@ for mode in sync batch; do
   measure "judged-1000-$mode" "$WORK/data-1000.jsonl" \
     --metrics context_precision,context_recall,faithfulness,answer_relevance:rubric \
     --out "$WORK/judged-1000-$mode" --no-reports "${JUDGE[@]}" "${extra[@]}"
-  tail -1 "$WORK/judged-1000-$mode.stdout"
+  grep "^judge:.*calls" "$WORK/judged-1000-$mode.stdout"
 done
 echo "load after: $(uptime)"

@@ -466,21 +466,21 @@ pub fn render_compare_markdown(comparison: &Comparison) -> String {
              |---|---:|---:|---:|---:|---:|---:|---|"
         );
         for d in &pair.deltas {
-            let _ = writeln!(
-                md,
-                "| `{}` | {} | {} |",
-                cell(&d.metric),
-                delta_cells(d).join(" | "),
-                d.reading.words()
-            );
+            let metric = format!("`{}`", cell(&d.metric));
+            let row = |label: &str, cells: [String; 6], reading: Reading| {
+                format!(
+                    "| {label} | {} | {} |\n",
+                    cells.join(" | "),
+                    reading.words()
+                )
+            };
+            md.push_str(&row(&metric, delta_cells(d), d.reading));
             if let Some(c) = &d.calibrated {
-                let _ = writeln!(
-                    md,
-                    "| `{}` calibrated | {} | {} |",
-                    cell(&d.metric),
-                    calibrated_cells(c).join(" | "),
-                    c.reading.words()
-                );
+                md.push_str(&row(
+                    &format!("{metric} calibrated"),
+                    calibrated_cells(c),
+                    c.reading,
+                ));
             }
         }
         if let Some(agreement) = &pair.agreement {

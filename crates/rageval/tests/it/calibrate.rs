@@ -22,26 +22,36 @@ fn labels(dir: &std::path::Path) -> std::path::PathBuf {
     path
 }
 
+/// `rageval eval` of the bundled FiQA sample with faithfulness (heuristic judge) and
+/// rouge_l into `out`, with `labels`.
+fn eval_with_labels(
+    dir: &std::path::Path,
+    out: &str,
+    labels: &std::path::Path,
+    extra: &[&str],
+) -> std::process::Output {
+    let data = repo_root().join("examples/fiqa-30.jsonl");
+    let mut args = vec![
+        "eval",
+        data.to_str().unwrap(),
+        "--metrics",
+        "faithfulness,rouge_l",
+        "--judge",
+        "heuristic",
+        "--out",
+        out,
+        "--labels",
+        labels.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    rageval(dir, &args)
+}
+
 #[test]
 fn eval_with_labels_and_calibrate_write_the_calibrated_block() {
     let dir = tempfile::tempdir().unwrap();
     let labels = labels(dir.path());
-    let data = repo_root().join("examples/fiqa-30.jsonl");
-    let output = rageval(
-        dir.path(),
-        &[
-            "eval",
-            data.to_str().unwrap(),
-            "--metrics",
-            "faithfulness,rouge_l",
-            "--judge",
-            "heuristic",
-            "--out",
-            "run",
-            "--labels",
-            labels.to_str().unwrap(),
-        ],
-    );
+    let output = eval_with_labels(dir.path(), "run", &labels, &[]);
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(
         stdout(&output).contains("calibrated with human labels (PPI++"),
@@ -111,7 +121,6 @@ fn eval_with_labels_and_calibrate_write_the_calibrated_block() {
 #[test]
 fn compare_reads_calibrated_means_where_both_runs_have_labels() {
     let dir = tempfile::tempdir().unwrap();
-    let data = repo_root().join("examples/fiqa-30.jsonl");
     // Two runs with the same judge scores; by their labels the second is better (every
     // faithfulness label true against two in three).
     let lenient = dir.path().join("lenient.jsonl");
@@ -123,22 +132,7 @@ fn compare_reads_calibrated_means_where_both_runs_have_labels() {
     }
     fs::write(&lenient, text).unwrap();
     for (run, labels) in [("v1", labels(dir.path())), ("v2", lenient)] {
-        let output = rageval(
-            dir.path(),
-            &[
-                "eval",
-                data.to_str().unwrap(),
-                "--metrics",
-                "faithfulness,rouge_l",
-                "--judge",
-                "heuristic",
-                "--out",
-                run,
-                "--labels",
-                labels.to_str().unwrap(),
-                "-q",
-            ],
-        );
+        let output = eval_with_labels(dir.path(), run, &labels, &["-q"]);
         assert!(output.status.success(), "{}", stderr(&output));
     }
     let output = rageval(

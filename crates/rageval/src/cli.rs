@@ -57,7 +57,7 @@ pub enum Command {
     Trec(TrecArgs),
     /// Rewrite a finished run's report.html, report.md and results.xlsx (and check gates).
     Report(ReportArgs),
-    /// Compare runs of system versions, paired by sample id or question: version table, paired deltas, flipped samples.
+    /// Compare runs of system versions, paired by sample id or question: version table, paired deltas (of calibrated means too, where both runs have human labels), flipped samples.
     Compare(CompareArgs),
     /// Serve a directory of runs as a read-only web UI and JSON API.
     Serve(ServeArgs),

@@ -94,6 +94,19 @@ fn picks_the_metrics_the_first_sample_and_the_heuristic_judge_allow() {
     for absent in ["id_mrr", "answer_relevance", "semantic_similarity"] {
         assert!(!order.contains(&absent), "{order:?}");
     }
+    // The support-verdict figures were measured on faithfulness: they do not vouch for
+    // metrics that judge the answer against a reference, so those are named, not run (the
+    // rule the reports' judge lines follow).
+    for unmeasured in ["answer_correctness", "noise_sensitivity", "context_recall"] {
+        assert!(!order.contains(&unmeasured), "{order:?}");
+        assert!(
+            stderr(&output).contains(&format!(
+                "{unmeasured} (support_verdicts: agreement with people unmeasured for this metric)"
+            )),
+            "{}",
+            stderr(&output)
+        );
+    }
 }
 
 #[test]

@@ -202,11 +202,42 @@ fn connect(path: &Path) -> rusqlite::Result<Connection> {
     Ok(connection)
 }
 
+/// The writer thread and the way to it. Dropped with the last handle: closing the queue lets
+/// the thread store what is still queued and close its connection, and the drop waits for
+/// that, so once the last handle is gone the files are closed and whole (SQLite removes the
+/// WAL files when the last connection closes; a caller that reads or copies the directory
+/// right after must not race that).
+#[derive(Debug)]
+struct CacheWriter {
+    queue: Option<Sender<PendingAnswer>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl CacheWriter {
+    /// Queues `pending`; false when the thread has stopped.
+    fn send(&self, pending: PendingAnswer) -> bool {
+        self.queue
+            .as_ref()
+            .is_some_and(|queue| queue.send(pending).is_ok())
+    }
+}
+
+impl Drop for CacheWriter {
+    fn drop(&mut self) {
+        self.queue = None;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
 /// A handle on the cache file; clones share one reading connection and one writer thread.
 #[derive(Debug, Clone)]
 pub struct Cache {
+    // Declared before `writer` so the reading connection closes first and the writer's
+    // connection, closing last, checkpoints the WAL into the file.
     connection: Arc<Mutex<Connection>>,
-    writer: Sender<PendingAnswer>,
+    writer: Arc<CacheWriter>,
     path: PathBuf,
 }
 
@@ -246,14 +277,17 @@ impl Cache {
             .map_err(fail)?;
         add_origin_column(&connection).map_err(fail)?;
         let writer_connection = connect(&path).map_err(fail)?;
-        let (writer, queue) = std::sync::mpsc::channel();
-        std::thread::Builder::new()
+        let (sender, queue) = std::sync::mpsc::channel();
+        let thread = std::thread::Builder::new()
             .name("rageval-cache-writer".into())
             .spawn(move || write_answers(writer_connection, queue))
             .map_err(|e| JudgeError::Task(format!("cannot start the cache writer: {e}")))?;
         Ok(Cache {
             connection: Arc::new(Mutex::new(connection)),
-            writer,
+            writer: Arc::new(CacheWriter {
+                queue: Some(sender),
+                thread: Some(thread),
+            }),
             path,
         })
     }
@@ -325,17 +359,18 @@ impl Cache {
             .unwrap_or(0);
         let stopped = || JudgeError::Task("the cache writer has stopped".into());
         let (stored, outcome) = tokio::sync::oneshot::channel();
-        self.writer
-            .send(PendingAnswer {
-                key,
-                template,
-                model,
-                origin,
-                answer,
-                created_unix,
-                stored,
-            })
-            .map_err(|_| stopped())?;
+        let queued = self.writer.send(PendingAnswer {
+            key,
+            template,
+            model,
+            origin,
+            answer,
+            created_unix,
+            stored,
+        });
+        if !queued {
+            return Err(stopped());
+        }
         outcome
             .await
             .map_err(|_| stopped())?
@@ -466,6 +501,36 @@ mod tests {
         let cache = Cache::open(&path).unwrap();
         assert_eq!(cache.get(key).await.unwrap(), Some(answer));
         assert_eq!(cache.len().await.unwrap(), 1);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_last_handle_dropped_leaves_the_file_closed_and_whole() {
+        // SQLite deletes the WAL files when the last connection closes; the writer thread
+        // holds one, so dropping the last handle must wait for it, or a caller listing the
+        // directory right after sees files vanish under it.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cache.sqlite");
+        for round in 0..20 {
+            let cache = Cache::open(&path).unwrap();
+            let copy = cache.clone();
+            let key = CacheKey::of(&json!({ "round": round }));
+            let answer = ChatResponse {
+                text: format!("answer {round}"),
+                usage: Usage::default(),
+                finish_reason: None,
+            };
+            copy.put(key, "t@1".into(), "m".into(), answer)
+                .await
+                .unwrap();
+            drop(copy);
+            drop(cache);
+            let names: Vec<String> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            assert_eq!(names, ["cache.sqlite"], "round {round}");
+        }
+        assert_eq!(Cache::open(&path).unwrap().len().await.unwrap(), 20);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -13,7 +13,7 @@
 //! strings rather than a template engine because the page is small, the escaping is one
 //! function, and the compiler checks every placeholder.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use rageval_core::{Evidence, Outcome, Sample, Verdict, VerdictTarget};
@@ -24,9 +24,9 @@ use crate::judge_agreement::{chance_suffix, judges_html};
 use crate::judge_report::judge_html;
 use crate::outcome_text::detail_value;
 use crate::page::{html_document, number, shorten};
-use crate::report_samples::report_samples;
+use crate::report_samples::{ReportSamples, report_samples};
 use crate::svg::{IntervalRow, histogram, interval_chart};
-use crate::{MetricSummary, RunData, render_rank_agreement};
+use crate::{MetricSummary, ReportError, ReportTexts, RunData, render_rank_agreement};
 
 /// Characters of a context quoted under a verdict that cites it.
 const QUOTE_CHARS: usize = 300;
@@ -37,7 +37,31 @@ const HEADING_CHARS: usize = 120;
 /// texts for the drill-down; pass an empty slice when the dataset is not at hand, and the
 /// page shows ids and indices only.
 pub fn render_html(run: &RunData, samples: &[Sample]) -> String {
+    let order = run.input_order(samples.iter().map(|s| s.id.as_str()));
+    let listed = report_samples(run, &order);
     let by_id: HashMap<&str, &Sample> = samples.iter().map(|s| (s.id.as_str(), s)).collect();
+    render_listing(run, listed, &by_id, !samples.is_empty())
+}
+
+/// [`render_html`] with texts from `texts`, of which only the listed samples are kept in
+/// memory (a large run's page lists a few hundred).
+pub(crate) fn render_html_from(run: &RunData, texts: &ReportTexts) -> Result<String, ReportError> {
+    let listed = report_samples(run, &texts.order(run)?);
+    let ids = run.sample_ids();
+    let wanted: HashSet<&str> = listed.listed.iter().map(|&index| ids[index]).collect();
+    let picked = texts.pick(&wanted)?;
+    let by_id: HashMap<&str, &Sample> = picked.iter().map(|(id, s)| (id.as_str(), s)).collect();
+    Ok(render_listing(run, listed, &by_id, !texts.is_absent()))
+}
+
+/// The page around the samples `listed` (journal indices in the order shown), with texts
+/// from `by_id`; `has_texts` says whether the dataset was at hand.
+fn render_listing(
+    run: &RunData,
+    listed: ReportSamples,
+    by_id: &HashMap<&str, &Sample>,
+    has_texts: bool,
+) -> String {
     let metrics = run.metric_names();
     let title = format!("rageval report: {}", run.name());
     let mut page = format!("<h1>{}</h1>\n", e(&title));
@@ -47,14 +71,13 @@ pub fn render_html(run: &RunData, samples: &[Sample]) -> String {
     page.push_str(&render_rank_agreement(run, ""));
     // Rows in the dataset's order (the samples that matter in a large run); each keeps its
     // journal index as its anchor.
-    let listed = report_samples(run, &run.input_order(samples));
     page.push_str("<h2 id=\"per-sample\">Per sample</h2>\n");
     if let Some(note) = listed.note() {
         let _ = writeln!(page, "<p class=\"muted\">{}</p>", e(&note));
     }
-    page.push_str(&render_sample_table(run, samples, &listed.listed, ""));
+    page.push_str(&sample_table(run, by_id, &listed.listed, ""));
     page.push_str("<h2 id=\"samples\">Samples</h2>\n");
-    if samples.is_empty() {
+    if !has_texts {
         page.push_str(
             "<p class=\"muted\">The dataset was not available when this report was written: \
              the drill-down shows verdicts by index, without question, answer or context \
@@ -204,6 +227,16 @@ pub fn render_sample_table(
     link_base: &str,
 ) -> String {
     let by_id: HashMap<&str, &Sample> = samples.iter().map(|s| (s.id.as_str(), s)).collect();
+    sample_table(run, &by_id, shown, link_base)
+}
+
+/// [`render_sample_table`] with the samples by id.
+fn sample_table(
+    run: &RunData,
+    by_id: &HashMap<&str, &Sample>,
+    shown: &[usize],
+    link_base: &str,
+) -> String {
     let metrics = run.metric_names();
     let ids = run.sample_ids();
     let mut html =

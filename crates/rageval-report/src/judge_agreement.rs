@@ -213,7 +213,7 @@ mod tests {
     #[test]
     fn every_human_file_names_the_judge_and_marks_chance() {
         use crate::testing::calamine::{Data, Reader, Xlsx, open_workbook};
-        use crate::{render_html, render_markdown, write_xlsx};
+        use crate::{ReportTexts, render_html, render_markdown, write_xlsx};
         use rageval_core::Outcome;
 
         let dir = tempfile::tempdir().unwrap();
@@ -274,7 +274,7 @@ mod tests {
         );
 
         let xlsx = path.join("results.xlsx");
-        write_xlsx(&run, &[], &xlsx).unwrap();
+        write_xlsx(&run, &ReportTexts::Absent, &xlsx).unwrap();
         let mut workbook: Xlsx<_> = open_workbook(&xlsx).unwrap();
         let sheet = workbook.worksheet_range("summary").unwrap();
         assert_eq!(

@@ -19,7 +19,8 @@
 //! - [`RankAgreementRow`], [`RANK_AGREEMENT_FILE`]: a `rank` / `pipeline` run's
 //!   retriever-versus-judge figures per question (`rank_agreement.jsonl`), shown in every
 //!   human file ([`render_rank_agreement`]).
-//! - [`RunData`]: a finished run read back; [`write_reports`] writes its human files.
+//! - [`RunData`]: a finished run read back; [`write_reports`] writes its human files, with
+//!   texts from [`ReportTexts`] (the dataset streamed, never held whole).
 //! - [`render_html`], [`render_markdown`], [`write_xlsx`]: each human file alone;
 //!   [`render_run_summary`], [`render_agreement`], [`render_sample_table`] and
 //!   [`render_compare_body`] are pieces of the pages for other HTML (`rageval serve`), and
@@ -64,6 +65,7 @@ mod rank_agreement;
 mod rank_agreement_render;
 mod reader;
 mod report_samples;
+mod report_texts;
 mod reports;
 mod results_parquet;
 mod run_dir;
@@ -121,10 +123,11 @@ pub use rank_agreement_render::{
 };
 pub use reader::{RunData, read_results};
 pub use report_samples::{EVERY_SAMPLE_UP_TO, ReportSamples, report_samples};
+pub use report_texts::ReportTexts;
 pub use reports::{HTML_FILE, MARKDOWN_FILE, XLSX_FILE, write_reports};
 pub use results_parquet::{RESULTS_PARQUET_FILE, write_results_parquet};
 pub use run_dir::{MANIFEST_FILE, RESULTS_FILE, RunDir, SUMMARY_FILE, sha256_bytes, sha256_file};
-pub use run_samples::{open_run_dataset, read_dataset_of, read_run_samples};
+pub use run_samples::{locate_dataset, open_run_dataset, read_dataset_of, read_run_samples};
 pub use summary::{Aggregator, MetricSummary, Summary};
 pub use svg::{IntervalRow, histogram, interval_chart};
 pub use table::render_summary_table;

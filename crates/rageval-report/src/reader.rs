@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use rageval_core::{Outcome, Sample};
+use rageval_core::Outcome;
 use serde::de::DeserializeOwned;
 
 use crate::rank_agreement::read_rank_agreement;
@@ -97,19 +97,27 @@ impl RunData {
             .collect()
     }
 
-    /// Indices into [`RunData::sample_ids`] in the dataset's order: the samples `samples`
-    /// holds by their position there, then the rest in journal order (all of them in journal
-    /// order when `samples` is empty). Reports list rows this way; anchors keep the index.
-    pub fn input_order(&self, samples: &[Sample]) -> Vec<usize> {
-        let position: HashMap<&str, usize> = samples
-            .iter()
-            .enumerate()
-            .map(|(position, sample)| (sample.id.as_str(), position))
-            .collect();
-        let ids = self.sample_ids();
-        let mut order: Vec<usize> = (0..ids.len()).collect();
-        // A stable sort keeps journal order among the samples the dataset does not hold.
-        order.sort_by_key(|&index| position.get(ids[index]).copied().unwrap_or(usize::MAX));
+    /// Indices into [`RunData::sample_ids`] in the order of `dataset_ids` (the dataset's
+    /// sample ids, in its order): the samples it names by their position there, then the
+    /// rest in journal order (all of them in journal order when it is empty). Reports list
+    /// rows this way; anchors keep the index.
+    pub fn input_order<I>(&self, dataset_ids: I) -> Vec<usize>
+    where
+        I: IntoIterator,
+        I::Item: AsRef<str>,
+    {
+        let index = self.sample_index();
+        let mut order = Vec::with_capacity(index.len());
+        let mut placed = vec![false; index.len()];
+        for id in dataset_ids {
+            if let Some(&at) = index.get(id.as_ref())
+                && !placed[at]
+            {
+                placed[at] = true;
+                order.push(at);
+            }
+        }
+        order.extend((0..placed.len()).filter(|&at| !placed[at]));
         order
     }
 
@@ -184,13 +192,10 @@ mod tests {
         assert_eq!(run.name(), "run");
         assert_eq!(run.sample_ids(), vec!["s1", "s2"]);
         // The dataset's order wins; ids it does not hold follow in journal order.
-        let sample = |id: &str| Sample {
-            id: id.into(),
-            ..Sample::default()
-        };
-        assert_eq!(run.input_order(&[sample("s2"), sample("s1")]), vec![1, 0]);
-        assert_eq!(run.input_order(&[sample("s2")]), vec![1, 0]);
-        assert_eq!(run.input_order(&[]), vec![0, 1]);
+        assert_eq!(run.input_order(["s2", "s1"]), vec![1, 0]);
+        assert_eq!(run.input_order(["s2"]), vec![1, 0]);
+        assert_eq!(run.input_order(["x", "s2", "s2"]), vec![1, 0]);
+        assert_eq!(run.input_order(Vec::<String>::new()), vec![0, 1]);
         assert_eq!(run.metric_names(), vec!["m", "k"]);
         assert_eq!(run.scores("m").len(), 1);
         assert_eq!(

@@ -3,24 +3,24 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use rageval_core::Sample;
-
-use crate::{ReportError, RunData, render_html, render_markdown, write_xlsx};
+use crate::html::render_html_from;
+use crate::{ReportError, ReportTexts, RunData, render_markdown, write_xlsx};
 
 pub const HTML_FILE: &str = "report.html";
 pub const MARKDOWN_FILE: &str = "report.md";
 pub const XLSX_FILE: &str = "results.xlsx";
 
 /// Writes the run's HTML, Markdown and XLSX reports into its directory and returns their
-/// paths. `samples` (the run's dataset; may be empty) gives the texts of the HTML
-/// drill-down and of the workbook's rows, and the order rows are listed in.
-pub fn write_reports(run: &RunData, samples: &[Sample]) -> Result<Vec<PathBuf>, ReportError> {
+/// paths. `texts` (the run's dataset, or none) gives the texts of the HTML drill-down and of
+/// the workbook's rows, and the order rows are listed in; a dataset file is read once per
+/// file written, never held whole.
+pub fn write_reports(run: &RunData, texts: &ReportTexts) -> Result<Vec<PathBuf>, ReportError> {
     let html = run.path.join(HTML_FILE);
-    write_text(&html, &render_html(run, samples))?;
+    write_text(&html, &render_html_from(run, texts)?)?;
     let markdown = run.path.join(MARKDOWN_FILE);
     write_text(&markdown, &render_markdown(run))?;
     let xlsx = run.path.join(XLSX_FILE);
-    write_xlsx(run, samples, &xlsx)?;
+    write_xlsx(run, texts, &xlsx)?;
     Ok(vec![html, markdown, xlsx])
 }
 

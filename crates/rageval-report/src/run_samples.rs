@@ -21,11 +21,17 @@ pub fn read_run_samples(run: &RunData) -> Result<Vec<Sample>, ReportError> {
 
 /// The samples of the dataset `manifest` names, for the run in `run_dir`.
 pub fn read_dataset_of(manifest: &Manifest, run_dir: &Path) -> Result<Vec<Sample>, ReportError> {
-    let recorded = PathBuf::from(&manifest.dataset.path);
-    let unavailable = |why: String| ReportError::DatasetUnavailable {
-        path: recorded.clone(),
+    let path = locate_dataset(manifest, run_dir)?;
+    read_dataset(manifest, &path).map_err(|why| ReportError::DatasetUnavailable {
+        path: PathBuf::from(&manifest.dataset.path),
         why,
-    };
+    })
+}
+
+/// Where the dataset `manifest` names is now, for the run in `run_dir`: the recorded path,
+/// or a file of that name in the run directory, whichever still hashes as recorded.
+pub fn locate_dataset(manifest: &Manifest, run_dir: &Path) -> Result<PathBuf, ReportError> {
+    let recorded = PathBuf::from(&manifest.dataset.path);
     let mut candidates = vec![recorded.clone()];
     if let Some(name) = recorded.file_name() {
         candidates.push(run_dir.join(name));
@@ -40,14 +46,15 @@ pub fn read_dataset_of(manifest: &Manifest, run_dir: &Path) -> Result<Vec<Sample
             continue;
         }
         match sha256_file(&path) {
-            Ok(sha) if sha == manifest.dataset.sha256 => {
-                return read_dataset(manifest, &path).map_err(unavailable);
-            }
+            Ok(sha) if sha == manifest.dataset.sha256 => return Ok(path),
             Ok(_) => why = "it changed since the run (its sha256 differs)".into(),
             Err(error) => why = error_chain(&error),
         }
     }
-    Err(unavailable(why))
+    Err(ReportError::DatasetUnavailable {
+        path: recorded,
+        why,
+    })
 }
 
 /// Reads the dataset at `path` with the options the run used.

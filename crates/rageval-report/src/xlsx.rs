@@ -21,7 +21,7 @@ use rust_xlsxwriter::{Format, Workbook, Worksheet, XlsxError};
 
 use crate::outcome_text::outcome_reason;
 use crate::rank_agreement_render::rank_agreement_sheet;
-use crate::{INCLUDES_CHANCE, ReportError, RunData, includes_chance, judge_lines};
+use crate::{INCLUDES_CHANCE, ReportError, ReportTexts, RunData, includes_chance, judge_lines};
 
 /// Excel's limit on the characters of one cell.
 const CELL_LIMIT: usize = 32_767;
@@ -51,10 +51,35 @@ pub const SAMPLES_SHEET_COLUMNS: [&str; 6] = [
 /// Appended to a metric's name to head its reason column.
 pub const REASON_SUFFIX: &str = " reason";
 
-/// Writes the run's spreadsheet to `path`. `samples` (the run's dataset, may be empty)
-/// gives the question, reference, answer and contexts of each row and the rows' order.
-pub fn write_xlsx(run: &RunData, samples: &[Sample], path: &Path) -> Result<(), ReportError> {
-    save(build_workbook(run, samples), path)
+/// Writes the run's spreadsheet to `path`. `texts` gives the question, reference, answer
+/// and contexts of each row and the rows' order; the sheets with a row per sample or per
+/// result are streamed to disk as they are written, so memory does not grow with the run.
+pub fn write_xlsx(run: &RunData, texts: &ReportTexts, path: &Path) -> Result<(), ReportError> {
+    let xlsx = |source| ReportError::Xlsx {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut workbook = Workbook::new();
+    // Temporary files beside the workbook, not in /tmp, which may be memory.
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        workbook.set_tempdir(dir).map_err(xlsx)?;
+    }
+    let bold = Format::new().set_bold();
+    let metrics = run.metric_names();
+    summary_sheet(workbook.add_worksheet(), run, &metrics, &bold).map_err(xlsx)?;
+    let sheet = workbook
+        .add_worksheet_with_constant_memory()
+        .map_err(xlsx)?;
+    samples_sheet(sheet, run, texts, &metrics, &bold, path)?;
+    if let Some(rows) = &run.rank_agreement {
+        rank_agreement_sheet(workbook.add_worksheet(), rows, &bold).map_err(xlsx)?;
+    }
+    let sheet = workbook
+        .add_worksheet_with_constant_memory()
+        .map_err(xlsx)?;
+    results_sheet(sheet, run, &bold).map_err(xlsx)?;
+    crate::calibrated_render::add_calibrated_sheet(&mut workbook, &run.summary).map_err(xlsx)?;
+    save(Ok(workbook), path)
 }
 
 /// Saves a workbook built by one of this crate's writers.
@@ -65,20 +90,6 @@ pub(crate) fn save(workbook: Result<Workbook, XlsxError>, path: &Path) -> Result
             path: path.to_path_buf(),
             source,
         })
-}
-
-fn build_workbook(run: &RunData, samples: &[Sample]) -> Result<Workbook, XlsxError> {
-    let mut workbook = Workbook::new();
-    let bold = Format::new().set_bold();
-    let metrics = run.metric_names();
-    summary_sheet(workbook.add_worksheet(), run, &metrics, &bold)?;
-    samples_sheet(workbook.add_worksheet(), run, samples, &metrics, &bold)?;
-    if let Some(rows) = &run.rank_agreement {
-        rank_agreement_sheet(workbook.add_worksheet(), rows, &bold)?;
-    }
-    results_sheet(workbook.add_worksheet(), run, &bold)?;
-    crate::calibrated_render::add_calibrated_sheet(&mut workbook, &run.summary)?;
-    Ok(workbook)
 }
 
 fn summary_sheet(
@@ -148,64 +159,107 @@ fn summary_sheet(
     Ok(())
 }
 
-/// One row per sample in the dataset's order: its texts, then each metric's score and the
-/// reason behind it.
+/// One row per sample in the dataset's order (the samples `texts` holds, by their position
+/// there, then the rest in journal order): its texts, then each metric's score and the
+/// reason behind it. Rows are written as the dataset is read, one sample at a time.
 fn samples_sheet(
     sheet: &mut Worksheet,
     run: &RunData,
-    samples: &[Sample],
+    texts: &ReportTexts,
+    metrics: &[String],
+    bold: &Format,
+    path: &Path,
+) -> Result<(), ReportError> {
+    let xlsx = |source| ReportError::Xlsx {
+        path: path.to_path_buf(),
+        source,
+    };
+    sample_columns(sheet, metrics, bold).map_err(xlsx)?;
+    let ids = run.sample_ids();
+    let index = run.sample_index();
+    let outcomes = run.outcomes();
+    let mut placed = vec![false; ids.len()];
+    let mut row = 1u32;
+    texts.for_each(|sample| {
+        if let Some(&at) = index.get(sample.id.as_str())
+            && !placed[at]
+        {
+            placed[at] = true;
+            sample_row(sheet, row, ids[at], Some(sample), metrics, &outcomes).map_err(xlsx)?;
+            row += 1;
+        }
+        Ok(())
+    })?;
+    for at in (0..ids.len()).filter(|&at| !placed[at]) {
+        sample_row(sheet, row, ids[at], None, metrics, &outcomes).map_err(xlsx)?;
+        row += 1;
+    }
+    Ok(())
+}
+
+/// The `samples` sheet's name, column widths and header row.
+fn sample_columns(
+    sheet: &mut Worksheet,
     metrics: &[String],
     bold: &Format,
 ) -> Result<(), XlsxError> {
     sheet.set_name("samples")?;
-    write_header(sheet, &SAMPLES_SHEET_COLUMNS, bold)?;
-    let first_metric = SAMPLES_SHEET_COLUMNS.len() as u16;
-    for (col, name) in (first_metric..).step_by(2).zip(metrics) {
-        sheet.write_string_with_format(0, col, name, bold)?;
-        sheet.write_string_with_format(0, col + 1, format!("{name}{REASON_SUFFIX}"), bold)?;
-    }
-    let by_id: HashMap<&str, &Sample> = samples.iter().map(|s| (s.id.as_str(), s)).collect();
-    let ids = run.sample_ids();
-    let outcomes = run.outcomes();
-    for (row, index) in (1u32..).zip(run.input_order(samples)) {
-        let id = ids[index];
-        write_text(sheet, row, 0, id)?;
-        if let Some(sample) = by_id.get(id) {
-            write_text(sheet, row, 1, &sample.question)?;
-            write_text(sheet, row, 2, &sample.references.join("\n\n"))?;
-            write_text(sheet, row, 3, sample.answer.as_deref().unwrap_or_default())?;
-            let context_ids: Vec<&str> = sample
-                .contexts
-                .iter()
-                .filter_map(|c| c.id.as_deref())
-                .collect();
-            write_text(sheet, row, 4, &context_ids.join(", "))?;
-            write_text(sheet, row, 5, &numbered_contexts(sample))?;
-        }
-        for (col, name) in (first_metric..).step_by(2).zip(metrics) {
-            let Some(outcome) = outcomes.get(&(id, name.as_str())) else {
-                continue;
-            };
-            match outcome {
-                Outcome::Score { value, .. } => {
-                    sheet.write_number(row, col, *value)?;
-                }
-                Outcome::Undefined { .. } => {
-                    sheet.write_string(row, col, "undefined")?;
-                }
-                Outcome::Failed { .. } => {
-                    sheet.write_string(row, col, "failed")?;
-                }
-            }
-            write_text(sheet, row, col + 1, &outcome_reason(outcome))?;
-        }
-    }
+    // Set before any row: the rows are streamed out as they are written.
     sheet.set_column_width(0, 16)?;
     sheet.set_column_width(1, 40)?;
     sheet.set_column_width(2, 40)?;
     sheet.set_column_width(3, 40)?;
     sheet.set_column_width(5, 60)?;
     sheet.set_freeze_panes(1, 2)?;
+    write_header(sheet, &SAMPLES_SHEET_COLUMNS, bold)?;
+    let first_metric = SAMPLES_SHEET_COLUMNS.len() as u16;
+    for (col, name) in (first_metric..).step_by(2).zip(metrics) {
+        sheet.write_string_with_format(0, col, name, bold)?;
+        sheet.write_string_with_format(0, col + 1, format!("{name}{REASON_SUFFIX}"), bold)?;
+    }
+    Ok(())
+}
+
+/// One sample's row: its texts when known, then each metric's score and reason.
+fn sample_row(
+    sheet: &mut Worksheet,
+    row: u32,
+    id: &str,
+    sample: Option<&Sample>,
+    metrics: &[String],
+    outcomes: &HashMap<(&str, &str), &Outcome>,
+) -> Result<(), XlsxError> {
+    write_text(sheet, row, 0, id)?;
+    if let Some(sample) = sample {
+        write_text(sheet, row, 1, &sample.question)?;
+        write_text(sheet, row, 2, &sample.references.join("\n\n"))?;
+        write_text(sheet, row, 3, sample.answer.as_deref().unwrap_or_default())?;
+        let context_ids: Vec<&str> = sample
+            .contexts
+            .iter()
+            .filter_map(|c| c.id.as_deref())
+            .collect();
+        write_text(sheet, row, 4, &context_ids.join(", "))?;
+        write_text(sheet, row, 5, &numbered_contexts(sample))?;
+    }
+    let first_metric = SAMPLES_SHEET_COLUMNS.len() as u16;
+    for (col, name) in (first_metric..).step_by(2).zip(metrics) {
+        let Some(outcome) = outcomes.get(&(id, name.as_str())) else {
+            continue;
+        };
+        match outcome {
+            Outcome::Score { value, .. } => {
+                sheet.write_number(row, col, *value)?;
+            }
+            Outcome::Undefined { .. } => {
+                sheet.write_string(row, col, "undefined")?;
+            }
+            Outcome::Failed { .. } => {
+                sheet.write_string(row, col, "failed")?;
+            }
+        }
+        write_text(sheet, row, col + 1, &outcome_reason(outcome))?;
+    }
     Ok(())
 }
 
@@ -226,6 +280,10 @@ fn numbered_contexts(sample: &Sample) -> String {
 /// Every journal line as it is, from which the journal can be rebuilt exactly.
 fn results_sheet(sheet: &mut Worksheet, run: &RunData, bold: &Format) -> Result<(), XlsxError> {
     sheet.set_name("results")?;
+    sheet.set_column_width(0, 20)?;
+    sheet.set_column_width(1, 20)?;
+    sheet.set_column_width(4, 40)?;
+    sheet.set_freeze_panes(1, 0)?;
     write_header(sheet, &RESULTS_SHEET_COLUMNS, bold)?;
     for (row, record) in (1u32..).zip(&run.records) {
         write_text(sheet, row, 0, &record.sample_id)?;
@@ -251,10 +309,6 @@ fn results_sheet(sheet: &mut Worksheet, run: &RunData, bold: &Format) -> Result<
             }
         }
     }
-    sheet.set_column_width(0, 20)?;
-    sheet.set_column_width(1, 20)?;
-    sheet.set_column_width(4, 40)?;
-    sheet.set_freeze_panes(1, 0)?;
     Ok(())
 }
 
@@ -346,7 +400,7 @@ mod tests {
         );
         let run = RunData::load(&path).unwrap();
         let xlsx = path.join("results.xlsx");
-        write_xlsx(&run, &[], &xlsx).unwrap();
+        write_xlsx(&run, &ReportTexts::Absent, &xlsx).unwrap();
         assert_workbook_matches_journal(&xlsx, &path.join(crate::RESULTS_FILE));
 
         let mut workbook: Xlsx<_> = open_workbook(&xlsx).unwrap();
@@ -409,7 +463,7 @@ mod tests {
         ];
         let run = RunData::load(&path).unwrap();
         let xlsx = path.join("results.xlsx");
-        write_xlsx(&run, &samples, &xlsx).unwrap();
+        write_xlsx(&run, &ReportTexts::Samples(&samples), &xlsx).unwrap();
         assert_workbook_matches_journal(&xlsx, &path.join(crate::RESULTS_FILE));
 
         let mut workbook: Xlsx<_> = open_workbook(&xlsx).unwrap();
@@ -488,7 +542,7 @@ mod tests {
         .unwrap();
         let run = RunData::load(&path).unwrap();
         let xlsx = path.join("results.xlsx");
-        write_xlsx(&run, &[], &xlsx).unwrap();
+        write_xlsx(&run, &ReportTexts::Absent, &xlsx).unwrap();
         let mut workbook: Xlsx<_> = open_workbook(&xlsx).unwrap();
         assert_eq!(
             workbook.sheet_names(),
@@ -547,7 +601,7 @@ mod tests {
         write_run(&path, "abc", &[("1", "m", Outcome::undefined(long))]);
         let run = RunData::load(&path).unwrap();
         let xlsx = path.join("results.xlsx");
-        write_xlsx(&run, &[], &xlsx).unwrap();
+        write_xlsx(&run, &ReportTexts::Absent, &xlsx).unwrap();
         let mut workbook: Xlsx<_> = open_workbook(&xlsx).unwrap();
         let range = workbook.worksheet_range("results").unwrap();
         let Some(Data::String(cell)) = range.get_value((1, 4)) else {

@@ -30,7 +30,7 @@ use crate::error::{Result, RunError};
 use crate::eval::SHARD_SETTING;
 use crate::identity::RunIdentity;
 use crate::observe::Observer;
-use crate::reports::{Finished, finish_reports, open_dataset, samples_of};
+use crate::reports::{Finished, finish_reports, open_dataset, texts_of};
 use crate::results::{Summarising, for_each_record};
 use crate::resume::{read_manifest, stored_identity};
 use crate::session;
@@ -111,8 +111,8 @@ pub fn merge(options: &MergeOptions, observer: &dyn Observer) -> Result<Merged> 
         }
     };
     let data = RunData::load(&options.out)?;
-    let kept = samples_of(&data.manifest, observer);
-    let finished = finish_reports(&data, &kept, &options.gate, options.junit.as_deref())?;
+    let texts = texts_of(&data.manifest, &data.path, observer);
+    let finished = finish_reports(&data, &texts, &options.gate, options.junit.as_deref())?;
     let footer = match &summary.judge {
         Some(account) => format!(
             "judge, all shards ({} sessions): {}",

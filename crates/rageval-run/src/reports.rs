@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use rageval_core::Sample;
 use rageval_core::dataset;
 use rageval_report::{
-    Gate, GateOutcome, Manifest, RunData, open_run_dataset, read_dataset_of, render_junit,
-    write_reports,
+    Gate, GateOutcome, Manifest, ReportTexts, RunData, open_run_dataset, read_dataset_of,
+    render_junit, write_reports,
 };
 
 use crate::error::{Result, RunError};
@@ -32,15 +32,15 @@ impl Finished {
     }
 }
 
-/// Writes the run's human files with `samples` for the drill-down, checks `gate`, and
-/// writes the JUnit file to `junit` when given.
+/// Writes the run's human files with `texts` for the drill-down and the workbook's rows,
+/// checks `gate`, and writes the JUnit file to `junit` when given.
 pub fn finish_reports(
     run: &RunData,
-    samples: &[Sample],
+    texts: &ReportTexts,
     gate: &Gate,
     junit: Option<&Path>,
 ) -> Result<Finished> {
-    let written = write_reports(run, samples)?;
+    let written = write_reports(run, texts)?;
     check_gate(run, gate, junit, written)
 }
 
@@ -76,21 +76,31 @@ fn check_gate(
     })
 }
 
-/// The run's samples for the reports' texts (`rageval_report::read_dataset_of`), re-read
-/// from its dataset when the file is still there with the same hash; otherwise none, with a
-/// note saying why.
+/// The run's samples (`rageval_report::read_dataset_of`), re-read from its dataset when
+/// the file is still there with the same hash; otherwise none, with a note saying why.
 pub fn samples_of(manifest: &Manifest, observer: &dyn Observer) -> Vec<Sample> {
-    samples_beside(manifest, Path::new(""), observer)
-}
-
-/// [`samples_of`] for a run in `run_dir`, where its dataset may have moved with it.
-pub fn samples_beside(manifest: &Manifest, run_dir: &Path, observer: &dyn Observer) -> Vec<Sample> {
-    read_dataset_of(manifest, run_dir).unwrap_or_else(|error| {
-        observer.note(format!(
-            "{error}: the report shows verdicts without texts, in the journal's order"
-        ));
+    read_dataset_of(manifest, Path::new("")).unwrap_or_else(|error| {
+        observer.note(unavailable_note(&error));
         Vec::new()
     })
+}
+
+/// The texts of the run in `run_dir` for its reports: its dataset, streamed as the reports
+/// need it, when the file is still there (as recorded, or moved with the run directory)
+/// with the same hash; otherwise none, with a note saying why.
+pub fn texts_of(
+    manifest: &Manifest,
+    run_dir: &Path,
+    observer: &dyn Observer,
+) -> ReportTexts<'static> {
+    ReportTexts::dataset(manifest, run_dir).unwrap_or_else(|error| {
+        observer.note(unavailable_note(&error));
+        ReportTexts::Absent
+    })
+}
+
+fn unavailable_note(error: &rageval_report::ReportError) -> String {
+    format!("{error}: the report shows verdicts without texts, in the journal's order")
 }
 
 /// Streams the dataset at `path` with the options the run of `manifest` used.

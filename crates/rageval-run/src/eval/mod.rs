@@ -38,7 +38,7 @@ use crate::identity::RunIdentity;
 use crate::judges::{self, Env, JudgeOptions, JudgeSetup};
 use crate::observe::{Event, Observer, Progress};
 use crate::plan::eval::EvalPlan;
-use crate::reports::{Finished, finish_reports, finish_without_reports, samples_of};
+use crate::reports::{Finished, finish_reports, finish_without_reports, texts_of};
 use crate::score::{self, Scored};
 use crate::session::{self, SessionOpen};
 use crate::shard::Shard;
@@ -360,10 +360,10 @@ pub fn run(
     let finished = match options.reports {
         true => {
             let finished_run = RunData::load(&run_path)?;
-            let kept = samples_of(&finished_run.manifest, observer);
+            let texts = texts_of(&finished_run.manifest, &finished_run.path, observer);
             finish_reports(
                 &finished_run,
-                &kept,
+                &texts,
                 &options.gate,
                 options.junit.as_deref(),
             )?

@@ -512,8 +512,8 @@ impl Check<'_> {
         summary.judge = Some(account);
         prepared.run.finish(manifest, &summary)?;
         let finished_run = RunData::load(&run_path)?;
-        let kept = crate::reports::samples_of(&finished_run.manifest, observer);
-        let finished = finish_reports(&finished_run, &kept, &Gate::default(), None)?;
+        let texts = crate::reports::texts_of(&finished_run.manifest, &finished_run.path, observer);
+        let finished = finish_reports(&finished_run, &texts, &Gate::default(), None)?;
         Ok(Ended::Complete(Checked {
             path: run_path,
             agreement,

@@ -6,7 +6,7 @@ use std::io::Write;
 use anyhow::Context as _;
 use rageval_report::{Gate, RunData, Summary};
 use rageval_run::calibrate::{self, CalibrateOptions};
-use rageval_run::reports::{finish_reports, samples_of};
+use rageval_run::reports::{finish_reports, texts_of};
 
 use super::Exit;
 use crate::cli::{CalibrateArgs, LabelsArgs};
@@ -22,8 +22,8 @@ pub fn run(args: &CalibrateArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result
         ui.warn("warning: no metric could be calibrated with these labels (see the notes)");
     }
     let run = RunData::load(&args.run)?;
-    let samples = samples_of(&run.manifest, ui);
-    let finished = finish_reports(&run, &samples, &Gate::parse::<String>(&[])?, None)?;
+    let texts = texts_of(&run.manifest, &run.path, ui);
+    let finished = finish_reports(&run, &texts, &Gate::parse::<String>(&[])?, None)?;
     super::report::gate_lines(&finished, ui, out)
 }
 

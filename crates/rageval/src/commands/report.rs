@@ -5,8 +5,8 @@
 use std::io::Write;
 
 use anyhow::Context as _;
-use rageval_report::RunData;
-use rageval_run::reports::{Finished, finish_reports, samples_beside};
+use rageval_report::{ReportTexts, RunData};
+use rageval_run::reports::{Finished, finish_reports, texts_of};
 
 use super::Exit;
 use crate::cli::ReportArgs;
@@ -15,12 +15,12 @@ use crate::ui::Ui;
 pub fn run(args: &ReportArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<Exit> {
     let gate = super::eval::gate(&args.gate)?;
     let run = RunData::load(&args.run)?;
-    let samples = if args.no_dataset {
-        Vec::new()
+    let texts = if args.no_dataset {
+        ReportTexts::Absent
     } else {
-        samples_beside(&run.manifest, &run.path, ui)
+        texts_of(&run.manifest, &run.path, ui)
     };
-    let finished = finish_reports(&run, &samples, &gate, args.gate.junit.as_deref())?;
+    let finished = finish_reports(&run, &texts, &gate, args.gate.junit.as_deref())?;
     gate_lines(&finished, ui, out)
 }
 

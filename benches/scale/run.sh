@@ -52,6 +52,10 @@ for n in $SIZES; do
   measure "free-$n-reports" "$data" --metrics exact_match,rouge_l,id_average_precision \
     --out "$WORK/free-$n-r"
   ls -l "$WORK/free-$n-r/report.html" | awk '{printf "  report.html %.1f MB\n", $5 / 1e6}'
+  # The reports of the mock-judged run, written afterwards: the journal carries evidence.
+  /usr/bin/time -v "$BIN" report "$WORK/judged-$n" > /dev/null 2> "$WORK/report-judged-$n.time"
+  sed -n 's/.*Maximum resident set size (kbytes): //p' "$WORK/report-judged-$n.time" |
+    awk -v n="$n" '{ printf "report of judged-%-10s peak RSS %7.1f MiB\n", n, $1 / 1024 }'
 done
 
 # Batch jobs against synchronous calls: the same 1,000 samples, the same price table.

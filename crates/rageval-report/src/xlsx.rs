@@ -10,7 +10,8 @@
 //! `results.jsonl`, evidence as JSON), from which the journal can be rebuilt exactly.
 //! Without the dataset the `samples` rows keep the journal's order and have no texts.
 //! With human labels, a `calibrated` sheet (judge-only, labels-only and PPI++ means with
-//! their intervals).
+//! their intervals). The `samples` and `results` sheets are written row by row in
+//! rust_xlsxwriter's constant-memory mode, so a 100,000-sample workbook is never held whole.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};

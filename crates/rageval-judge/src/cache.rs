@@ -533,6 +533,61 @@ mod tests {
         assert_eq!(Cache::open(&path).unwrap().len().await.unwrap(), 20);
     }
 
+    #[test]
+    fn a_group_that_fails_is_stored_answer_by_answer() {
+        // Five answers queued before the writer runs form one group; a trigger rejects the
+        // third, so the group's transaction fails and each answer is tried alone: the other
+        // four are stored and told so, the third gets its own error.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cache.sqlite");
+        drop(Cache::open(&path).unwrap());
+        let connection = connect(&path).unwrap();
+        connection
+            .execute_batch(
+                "CREATE TRIGGER reject BEFORE INSERT ON answers WHEN NEW.text = 'bad'
+                 BEGIN SELECT RAISE(ABORT, 'rejected'); END;",
+            )
+            .unwrap();
+        let (queue, waiting) = std::sync::mpsc::channel();
+        let mut outcomes = Vec::new();
+        for i in 0..5 {
+            let (stored, outcome) = tokio::sync::oneshot::channel();
+            let text = if i == 2 {
+                "bad".into()
+            } else {
+                format!("answer {i}")
+            };
+            queue
+                .send(PendingAnswer {
+                    key: CacheKey::of(&json!({ "i": i })),
+                    template: "t@1".into(),
+                    model: "m".into(),
+                    origin: None,
+                    answer: ChatResponse {
+                        text,
+                        usage: Usage::default(),
+                        finish_reason: None,
+                    },
+                    created_unix: 0,
+                    stored,
+                })
+                .unwrap();
+            outcomes.push(outcome);
+        }
+        drop(queue);
+        write_answers(connection, waiting);
+        let told: Vec<bool> = outcomes
+            .into_iter()
+            .map(|mut outcome| outcome.try_recv().unwrap().is_ok())
+            .collect();
+        assert_eq!(told, [true, true, false, true, true]);
+        let stored: i64 = connect(&path)
+            .unwrap()
+            .query_row("SELECT COUNT(*) FROM answers", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(stored, 4);
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn two_handles_on_one_file_write_concurrently() {
         // Two connections stand in for two rageval processes sharing the cache.

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::fs;
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use rageval_core::Outcome;
@@ -140,23 +141,29 @@ impl RunData {
 }
 
 /// Reads `results.jsonl`; an error names the line that does not parse. Blank lines (a
-/// trailing newline) are skipped.
+/// trailing newline) are skipped. Read line by line: the file is never held whole beside
+/// its records.
 pub fn read_results(path: &Path) -> Result<Vec<ResultRecord>, ReportError> {
-    let text = fs::read_to_string(path).map_err(|source| ReportError::Read {
+    let unreadable = |source| ReportError::Read {
         path: path.to_path_buf(),
         source,
-    })?;
-    text.lines()
-        .enumerate()
-        .filter(|(_, line)| !line.trim().is_empty())
-        .map(|(index, line)| {
-            serde_json::from_str(line).map_err(|source| ReportError::DecodeLine {
+    };
+    let file = fs::File::open(path).map_err(unreadable)?;
+    let mut records = Vec::new();
+    for (index, line) in BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(unreadable)?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        records.push(
+            serde_json::from_str(&line).map_err(|source| ReportError::DecodeLine {
                 path: path.to_path_buf(),
                 line: index + 1,
                 source,
-            })
-        })
-        .collect()
+            })?,
+        );
+    }
+    Ok(records)
 }
 
 fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, ReportError> {

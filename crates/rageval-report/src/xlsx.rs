@@ -54,7 +54,7 @@ pub const REASON_SUFFIX: &str = " reason";
 
 /// Writes the run's spreadsheet to `path`. `texts` gives the question, reference, answer
 /// and contexts of each row and the rows' order; the sheets with a row per sample or per
-/// result are streamed to disk as they are written, so memory does not grow with the run.
+/// result are streamed to disk as they are written, so the workbook is never held whole.
 pub fn write_xlsx(run: &RunData, texts: &ReportTexts, path: &Path) -> Result<(), ReportError> {
     let xlsx = |source| ReportError::Xlsx {
         path: path.to_path_buf(),

@@ -27,13 +27,17 @@ pub enum ReportTexts<'a> {
 
 impl ReportTexts<'_> {
     /// The dataset of the run in `run_dir` that `manifest` describes, when it is still
-    /// there with the same hash.
+    /// there with the same hash and reads whole with the run's options. It is read through
+    /// once here, so that a file this version cannot parse (a run written by an older
+    /// rageval) is refused before any report is written, not halfway through one.
     pub fn dataset(manifest: &Manifest, run_dir: &Path) -> Result<Self, ReportError> {
         let path = locate_dataset(manifest, run_dir)?;
-        Ok(Self::Dataset {
+        let texts = Self::Dataset {
             manifest: Box::new(manifest.clone()),
             path,
-        })
+        };
+        texts.for_each(|_| Ok(()))?;
+        Ok(texts)
     }
 
     /// Whether there are no texts to show.
@@ -136,5 +140,13 @@ mod tests {
         std::fs::write(&data, text.replace("first", "edited")).unwrap();
         let error = ReportTexts::dataset(&run.manifest, &run.path).unwrap_err();
         assert!(error.to_string().contains("sha256 differs"), "{error}");
+
+        // One that hashes as recorded but does not parse is refused up front, naming the line.
+        let broken = "{\"id\": \"a\", \"question\": \"first?\"}\n{not json\n";
+        std::fs::write(&data, broken).unwrap();
+        run.manifest.dataset.sha256 = crate::sha256_bytes(broken.as_bytes());
+        let error =
+            crate::error_chain(&ReportTexts::dataset(&run.manifest, &run.path).unwrap_err());
+        assert!(error.contains("data.jsonl:2: invalid json"), "{error}");
     }
 }

@@ -76,11 +76,14 @@ fn check_gate(
     })
 }
 
-/// The run's samples (`rageval_report::read_dataset_of`), re-read from its dataset when
-/// the file is still there with the same hash; otherwise none, with a note saying why.
-pub fn samples_of(manifest: &Manifest, observer: &dyn Observer) -> Vec<Sample> {
-    read_dataset_of(manifest, Path::new("")).unwrap_or_else(|error| {
-        observer.note(unavailable_note(&error));
+/// The samples of the run in `run_dir` (`rageval_report::read_dataset_of`), re-read from
+/// its dataset when the file is still there (as recorded, or moved with the run directory)
+/// with the same hash; otherwise none, with a note saying why (the caller says what it
+/// does without them). For pages that need every sample at hand (the labelling page);
+/// reports stream them instead ([`texts_of`]).
+pub fn samples_of(manifest: &Manifest, run_dir: &Path, observer: &dyn Observer) -> Vec<Sample> {
+    read_dataset_of(manifest, run_dir).unwrap_or_else(|error| {
+        observer.note(error.to_string());
         Vec::new()
     })
 }
@@ -94,13 +97,11 @@ pub fn texts_of(
     observer: &dyn Observer,
 ) -> ReportTexts<'static> {
     ReportTexts::dataset(manifest, run_dir).unwrap_or_else(|error| {
-        observer.note(unavailable_note(&error));
+        observer.note(format!(
+            "{error}: the report shows verdicts without texts, in the journal's order"
+        ));
         ReportTexts::Absent
     })
-}
-
-fn unavailable_note(error: &rageval_report::ReportError) -> String {
-    format!("{error}: the report shows verdicts without texts, in the journal's order")
 }
 
 /// Streams the dataset at `path` with the options the run of `manifest` used.

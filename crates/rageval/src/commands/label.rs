@@ -16,7 +16,7 @@ use crate::ui::Ui;
 
 pub fn run(args: &LabelArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<Exit> {
     let run = RunData::load(&args.run)?;
-    let samples = samples_of(&run.manifest, ui);
+    let samples = samples_of(&run.manifest, &run.path, ui);
     let options = LabelOptions {
         metric: args.metric.clone(),
         samples: args.samples,

@@ -7,8 +7,9 @@
 //! validating → in_progress → finalizing → completed on the clock ([`MockBatchConfig`]);
 //! its requests are answered in order during `in_progress`, each exactly as the
 //! synchronous `/v1/chat/completions` would answer it — scripted or schema-driven, with the
-//! same fault draws (a 500 or 429 draw, or a script's status, puts the request in the
-//! error file; a garbage draw garbles its answer; a hang draw is answered at once). A job
+//! same fault draws (a 500 or 429 draw, a `strict-params` refusal, or a script's status,
+//! puts the request in the error file; a garbage draw garbles its answer; a hang draw is
+//! answered at once), and the same reasoning layout. A job
 //! can be made to expire after some requests, and a cancelled job keeps what ran. Output
 //! and error files use OpenAI's batch output format. State advances lazily, whenever a job
 //! is looked at; nothing runs in the background.
@@ -506,6 +507,11 @@ impl Shared {
             }
             _ => {}
         }
+        // A reasoning model refuses chat-model parameters line by line, as OpenAI's batch
+        // output records each request's own error.
+        if let Some(refusal) = self.param_refusal(body) {
+            return (false, 400, json!({ "error": refusal }));
+        }
         match scripted_content(&self.config, body) {
             Ok(Scripted::Content(content) | Scripted::HangThenContent(content)) => {
                 let completion = self.completion(body, content, fault, &body_hash, occurrence);
@@ -648,6 +654,70 @@ mod tests {
                 )
             })
             .collect()
+    }
+
+    #[test]
+    fn batch_lines_carry_the_reasoning_layout_and_strict_params_refusals() {
+        let shared = Shared::new(crate::MockConfig {
+            reasoning: "field,strict-params".parse().unwrap(),
+            ..crate::MockConfig::default()
+        });
+        let chat = |extra: &str| {
+            format!(
+                "{{\"custom_id\": \"c\", \"method\": \"POST\", \"url\": \"{CHAT_URL}\", \
+                 \"body\": {{\"messages\": [{{\"role\": \"user\", \"content\": \"Item 3 is tall.\"}}]{extra}}}}}"
+            )
+        };
+        let refused: Value = serde_json::from_str(&chat(", \"temperature\": 0")).unwrap();
+        let allowed: Value = serde_json::from_str(&chat(", \"temperature\": 1")).unwrap();
+        // The OpenAI batch: the refusal goes to the error file with its status and body.
+        let (answered, line) = shared.answer_line("b_0", "c", &refused["body"]);
+        assert!(!answered);
+        assert_eq!(line["response"]["status_code"], 400);
+        let error = &line["response"]["body"]["error"];
+        assert_eq!(
+            (error["param"].clone(), error["code"].clone()),
+            (json!("temperature"), json!("unsupported_value"))
+        );
+        let (answered, line) = shared.answer_line("b_1", "c", &allowed["body"]);
+        assert!(answered);
+        let body = &line["response"]["body"];
+        let message = &body["choices"][0]["message"];
+        assert_eq!(message["content"], "Item 3 is tall.");
+        assert!(
+            message["reasoning_content"]
+                .as_str()
+                .unwrap()
+                .contains("My draft: Item 3 is tall.")
+        );
+        assert!(body["usage"]["completion_tokens_details"]["reasoning_tokens"].as_u64() > Some(0));
+        // The `vllm run-batch` file: the refusal inline, its message as the line's error.
+        let output = shared.run_batch_file(&format!(
+            "{}\n{}\n",
+            chat(", \"max_tokens\": 9"),
+            chat("").replace("\"c\"", "\"d\"")
+        ));
+        let lines: Vec<Value> = output
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines[0]["response"]["status_code"], 400);
+        assert!(
+            lines[0]["error"]
+                .as_str()
+                .unwrap()
+                .contains("max_completion_tokens")
+        );
+        assert_eq!(lines[1]["response"]["status_code"], 200);
+        assert!(
+            lines[1]["response"]["body"]["choices"][0]["message"]["reasoning_content"].is_string()
+        );
+        let stats = shared.lock().stats.clone();
+        assert_eq!(stats.faults.param_400, 2);
+        assert_eq!(
+            (stats.batch_requests_answered, stats.batch_requests_failed),
+            (1, 1)
+        );
     }
 
     #[test]

@@ -7,7 +7,9 @@
 //! as its items' enum has values — an ordering — gets every value once); booleans `true`;
 //! numbers `1` for verdict-like names, else `0`, clamped. One deliberate difference: strings come from the
 //! *first* user message, so a re-ask (whose last message is an instruction) still answers
-//! about the same material. Nothing here touches the network.
+//! about the same material. [`opposite_instance`] fills the same schema with the verdicts
+//! turned around, for the draft a reasoning model thinks through before its answer.
+//! Nothing here touches the network.
 
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
@@ -150,6 +152,22 @@ pub(crate) fn instance(schema: &Value, rng: &mut Rng, sentences: &[String]) -> V
         root: schema,
         rng,
         sentences,
+        opposite: false,
+    }
+    .fill(schema, "", 0)
+}
+
+/// Fills `schema` as [`instance`] does but with every verdict turned the other way: the
+/// draft a reasoning model's thinking holds. Verdict-like numbers take the other end of
+/// their range (0 where the answer has 1; the maximum where 0 clamps back to the answer's
+/// value), booleans are `false`, enums take their last value and orderings run backwards,
+/// so a client that reads the draft for the answer gets other verdicts, not a parse error.
+pub(crate) fn opposite_instance(schema: &Value, rng: &mut Rng, sentences: &[String]) -> Value {
+    Filler {
+        root: schema,
+        rng,
+        sentences,
+        opposite: true,
     }
     .fill(schema, "", 0)
 }
@@ -158,6 +176,8 @@ struct Filler<'a> {
     root: &'a Value,
     rng: &'a mut Rng,
     sentences: &'a [String],
+    /// Fill the draft with the opposite verdicts instead of the answer.
+    opposite: bool,
 }
 
 impl Filler<'_> {
@@ -183,12 +203,14 @@ impl Filler<'_> {
         if let Some(constant) = rules.get("const") {
             return constant.clone();
         }
-        if let Some(first) = rules
-            .get("enum")
-            .and_then(Value::as_array)
-            .and_then(|e| e.first())
-        {
-            return first.clone();
+        let options = rules.get("enum").and_then(Value::as_array);
+        let chosen = if self.opposite {
+            options.and_then(|e| e.last())
+        } else {
+            options.and_then(|e| e.first())
+        };
+        if let Some(value) = chosen {
+            return value.clone();
         }
         for key in ["anyOf", "oneOf"] {
             if let Some(branches) = rules.get(key).and_then(Value::as_array) {
@@ -248,7 +270,11 @@ impl Filler<'_> {
                     && min == values.len() as u64
                     && max == min
                 {
-                    return Value::Array(values.clone());
+                    let mut order = values.clone();
+                    if self.opposite {
+                        order.reverse();
+                    }
+                    return Value::Array(order);
                 }
                 Value::Array(
                     (0..count)
@@ -256,19 +282,29 @@ impl Filler<'_> {
                         .collect(),
                 )
             }
-            "boolean" => Value::Bool(true),
+            "boolean" => Value::Bool(!self.opposite),
             "integer" | "number" => {
                 let lower = name.to_lowercase();
-                let mut x: f64 = if VERDICT_WORDS.iter().any(|w| lower.contains(w)) {
-                    1.0
-                } else {
-                    0.0
+                let verdict_like = VERDICT_WORDS.iter().any(|w| lower.contains(w));
+                let minimum = rules.get("minimum").and_then(Value::as_f64);
+                let maximum = rules.get("maximum").and_then(Value::as_f64);
+                let clamp = |mut x: f64| {
+                    if let Some(min) = minimum {
+                        x = x.max(min);
+                    }
+                    if let Some(max) = maximum {
+                        x = x.min(max);
+                    }
+                    x
                 };
-                if let Some(min) = rules.get("minimum").and_then(Value::as_f64) {
-                    x = x.max(min);
-                }
-                if let Some(max) = rules.get("maximum").and_then(Value::as_f64) {
-                    x = x.min(max);
+                let answer = clamp(if verdict_like { 1.0 } else { 0.0 });
+                let mut x = answer;
+                if self.opposite && verdict_like {
+                    x = clamp(0.0);
+                    // A scale starting at 1 clamps 0 back to the answer: take its other end.
+                    if x == answer {
+                        x = maximum.unwrap_or(x);
+                    }
                 }
                 if kind == "integer" {
                     json!(x as i64)
@@ -329,6 +365,50 @@ mod tests {
         assert_eq!(a["items"].as_array().map(Vec::len), Some(2));
         assert_eq!(a["maybe"], json!(0.0));
         assert!(sentences.contains(&a["reason"].as_str().unwrap().to_string()));
+    }
+
+    #[test]
+    fn the_opposite_instance_turns_every_verdict_around() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "reason": {"type": "string"},
+                "verdict": {"type": "integer", "minimum": 0, "maximum": 1},
+                "score": {"type": "integer", "minimum": 1, "maximum": 5},
+                "rating": {"type": "number"},
+                "noncommittal": {"type": "integer"},
+                "kind": {"enum": ["pass", "fail"]},
+                "one": {"enum": ["only"]},
+                "ok": {"type": "boolean"},
+                "order": {"type": "array", "items": {"enum": ["a", "b", "c"]},
+                    "minItems": 3, "maxItems": 3}
+            }
+        });
+        let sentences = vec!["Alpha one.".to_string()];
+        let answer = instance(&schema, &mut Rng::new(7), &sentences);
+        let draft = opposite_instance(&schema, &mut Rng::new(7), &sentences);
+        assert_eq!(answer["verdict"], json!(1));
+        assert_eq!(draft["verdict"], json!(0));
+        assert_eq!(
+            (answer["score"].clone(), draft["score"].clone()),
+            (json!(1), json!(5))
+        );
+        assert_eq!(
+            (answer["rating"].clone(), draft["rating"].clone()),
+            (json!(1.0), json!(0.0))
+        );
+        assert_eq!(draft["noncommittal"], answer["noncommittal"]);
+        assert_eq!(
+            (answer["kind"].clone(), draft["kind"].clone()),
+            (json!("pass"), json!("fail"))
+        );
+        assert_eq!(draft["one"], json!("only"));
+        assert_eq!(
+            (answer["ok"].clone(), draft["ok"].clone()),
+            (json!(true), json!(false))
+        );
+        assert_eq!(draft["order"], json!(["c", "b", "a"]));
+        assert_eq!(draft["reason"], answer["reason"]);
     }
 
     #[test]

@@ -6,7 +6,10 @@
 //!   `.../v1` URL to give a client; [`MockServer::stats`] reads the counters.
 //! - [`MockConfig`]: latency; fault rates (500, 429 with `Retry-After`, hangs, garbage or
 //!   truncated JSON) drawn deterministically from (seed, request content, times seen), as in
-//!   the bench mock `shared/bench/mock_llm.py`; an optional required API key; a [`Script`]
+//!   the bench mock `shared/bench/mock_llm.py`; [`ReasoningModes`] to answer as a
+//!   reasoning model does (thinking in `<think>` tags or a reasoning field, a draft with the
+//!   opposite verdicts inside it, 400s for `temperature`/`max_tokens`, a token budget that
+//!   ends the answer mid-thought); an optional required API key; a [`Script`]
 //!   closure for scripted answers instead of the schema-driven ones; [`MockBatchConfig`]
 //!   for batch jobs (how long each state lasts, expiry after some requests).
 //! - The files and batches endpoints (`/v1/files`, `/v1/batches`): jobs answered request by
@@ -23,7 +26,9 @@
 mod batch;
 mod fill;
 mod multipart;
+mod reasoning;
 mod server;
 
 pub use batch::MockBatchConfig;
+pub use reasoning::{ReasoningMode, ReasoningModes, UnknownReasoningMode};
 pub use server::{FaultCounts, GARBAGE_SENTENCE, MockConfig, MockServer, MockStats, Reply, Script};

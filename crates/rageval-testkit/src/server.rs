@@ -4,7 +4,9 @@
 //!
 //! Faults are drawn like the bench mock's: one draw per request from a hash of (seed, the
 //! request's content, how many times that content was seen), so a retried request gets a
-//! fresh draw and a run is reproducible whatever order requests arrive in. It binds only to
+//! fresh draw and a run is reproducible whatever order requests arrive in. With
+//! [`MockConfig::reasoning`] set, chat answers are laid out as a reasoning model's
+//! ([`crate::reasoning`]). `GET /stats` returns the counters as JSON. It binds only to
 //! loopback and never reaches out.
 
 use std::collections::{BTreeMap, HashMap};
@@ -22,7 +24,11 @@ use serde_json::{Value, json};
 use tokio::task::JoinHandle;
 
 use crate::batch::{BatchState, MockBatchConfig};
-use crate::fill::{Rng, find_schema, hash_u64, instance, message_texts, sentence_pool, unit_draw};
+use crate::fill::{
+    Rng, find_schema, hash_u64, instance, message_texts, opposite_instance, sentence_pool,
+    unit_draw,
+};
+use crate::reasoning::{ReasoningModes, lay_out, strict_params_refusal, thinking};
 
 /// The text a garbage answer holds when it does not cut valid JSON in half.
 pub const GARBAGE_SENTENCE: &str = "I'm sorry, I can't produce that in the requested format.";
@@ -72,6 +78,8 @@ pub struct MockConfig {
     pub embedding_dim: usize,
     /// How batch jobs progress and end.
     pub batch: MockBatchConfig,
+    /// Answer chat requests as a reasoning model (empty: a plain chat model).
+    pub reasoning: ReasoningModes,
 }
 
 impl Default for MockConfig {
@@ -91,6 +99,7 @@ impl Default for MockConfig {
             model: "mock-chat".into(),
             embedding_dim: 8,
             batch: MockBatchConfig::default(),
+            reasoning: ReasoningModes::default(),
         }
     }
 }
@@ -106,6 +115,10 @@ pub struct FaultCounts {
     pub hang: u64,
     /// Garbage answers.
     pub garbage: u64,
+    /// 400s for chat-model parameters (`strict-params` reasoning mode).
+    pub param_400: u64,
+    /// Answers cut off while thinking (`budget` reasoning mode).
+    pub truncated: u64,
 }
 
 /// What the mock saw.
@@ -122,8 +135,10 @@ pub struct MockStats {
     /// Prompt tokens (characters / 4) of answered chat requests, synchronous or in a batch.
     pub prompt_tokens: u64,
     /// Completion tokens (characters / 4) of answered chat requests, synchronous or in a
-    /// batch.
+    /// batch, thinking included.
     pub completion_tokens: u64,
+    /// The part of `completion_tokens` spent thinking (reasoning modes).
+    pub reasoning_tokens: u64,
     /// HTTP status → count of answers sent.
     pub status_counts: BTreeMap<u16, u64>,
     /// Injected faults.
@@ -144,6 +159,39 @@ pub struct MockStats {
     pub batch_requests_failed: u64,
 }
 
+impl MockStats {
+    /// The counters as the JSON object `GET /stats` returns (field names as here).
+    pub fn to_json(&self) -> Value {
+        let statuses: serde_json::Map<String, Value> = self
+            .status_counts
+            .iter()
+            .map(|(status, count)| (status.to_string(), json!(count)))
+            .collect();
+        let f = &self.faults;
+        json!({
+            "requests": self.requests,
+            "chat_requests": self.chat_requests,
+            "embedding_requests": self.embedding_requests,
+            "embedding_inputs": self.embedding_inputs,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "reasoning_tokens": self.reasoning_tokens,
+            "status_counts": statuses,
+            "faults": {
+                "fail": f.fail, "rate_limit": f.rate_limit, "hang": f.hang,
+                "garbage": f.garbage, "param_400": f.param_400, "truncated": f.truncated,
+            },
+            "client_disconnects": self.client_disconnects,
+            "in_flight": self.in_flight,
+            "max_in_flight": self.max_in_flight,
+            "files_uploaded": self.files_uploaded,
+            "batches_created": self.batches_created,
+            "batch_requests_answered": self.batch_requests_answered,
+            "batch_requests_failed": self.batch_requests_failed,
+        })
+    }
+}
+
 pub(crate) struct Shared {
     pub(crate) config: MockConfig,
     state: Mutex<MockState>,
@@ -157,6 +205,13 @@ pub(crate) struct MockState {
 }
 
 impl Shared {
+    pub(crate) fn new(config: MockConfig) -> Arc<Shared> {
+        Arc::new(Shared {
+            config,
+            state: Mutex::new(MockState::default()),
+        })
+    }
+
     pub(crate) fn lock(&self) -> MutexGuard<'_, MockState> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -173,10 +228,7 @@ pub struct MockServer {
 impl MockServer {
     /// Binds 127.0.0.1 on a free port and serves on the current tokio runtime.
     pub async fn start(config: MockConfig) -> std::io::Result<MockServer> {
-        let shared = Arc::new(Shared {
-            config,
-            state: Mutex::new(MockState::default()),
-        });
+        let shared = Shared::new(config);
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await?;
         let port = listener.local_addr()?.port();
         let app = router(Arc::clone(&shared));
@@ -222,12 +274,13 @@ impl Drop for MockServer {
 }
 
 /// The mock's routes, for in-process use (`tower::ServiceExt::oneshot`) or serving.
-fn router(shared: Arc<Shared>) -> Router {
+pub(crate) fn router(shared: Arc<Shared>) -> Router {
     Router::new()
         .route("/v1/chat/completions", post(chat))
         .route("/v1/embeddings", post(embeddings))
         .route("/v1/models", get(models))
         .route("/health", get(|| async { "ok" }))
+        .route("/stats", get(stats))
         .merge(crate::batch::routes(Arc::clone(&shared)))
         .with_state(shared)
 }
@@ -350,6 +403,13 @@ impl Shared {
         (None, body_hash, occurrence)
     }
 
+    /// The `error` object of a `strict-params` 400 for this chat request, counted.
+    pub(crate) fn param_refusal(&self, body: &Value) -> Option<Value> {
+        let refusal = strict_params_refusal(self.config.reasoning, body)?;
+        self.lock().stats.faults.param_400 += 1;
+        Some(refusal)
+    }
+
     pub(crate) fn count_fault(&self, fault: Fault) {
         let mut state = self.lock();
         let f = &mut state.stats.faults;
@@ -452,6 +512,10 @@ async fn chat(State(shared): State<Arc<Shared>>, headers: HeaderMap, raw: Bytes)
             Ok(parts) => parts,
             Err(response) => return response,
         };
+    if let Some(refusal) = shared.param_refusal(&body) {
+        let text = json!({ "error": refusal }).to_string();
+        return guard.answer(400, HeaderMap::new(), text);
+    }
     let config = &shared.config;
     let content = match scripted_content(config, &body) {
         Ok(Scripted::Content(content)) => content,
@@ -493,8 +557,9 @@ pub(crate) fn scripted_content(
 }
 
 impl Shared {
-    /// The chat completion for `content` (garbled when the draw said so), its usage counted
-    /// in the stats: what the synchronous endpoint returns and a batch line's body holds.
+    /// The chat completion for `content` (garbled when the draw said so, then laid out as
+    /// the reasoning modes say), its usage counted in the stats: what the synchronous
+    /// endpoint returns and a batch line's body holds.
     pub(crate) fn completion(
         &self,
         body: &Value,
@@ -518,14 +583,32 @@ impl Shared {
                 .get("response_format")
                 .filter(|f| f.get("type").and_then(Value::as_str) == Some("json_schema"))
                 .map_or(0, |f| f.to_string().chars().count());
-        let usage = (
-            approx_tokens(prompt_chars),
-            approx_tokens(content.chars().count()),
-        );
+        let modes = config.reasoning;
+        let thought = if modes.is_empty() {
+            String::new()
+        } else {
+            thinking(&draft_answer(config.seed, body, &content))
+        };
+        let laid_out = lay_out(modes, &content, &thought, body);
+        let prompt_tokens = approx_tokens(prompt_chars);
+        let reasoning_tokens = approx_tokens(laid_out.reasoning_chars);
+        let completion_tokens = approx_tokens(laid_out.answer_chars) + reasoning_tokens;
         {
             let mut state = self.lock();
-            state.stats.prompt_tokens += usage.0;
-            state.stats.completion_tokens += usage.1;
+            state.stats.prompt_tokens += prompt_tokens;
+            state.stats.completion_tokens += completion_tokens;
+            state.stats.reasoning_tokens += reasoning_tokens;
+            if laid_out.truncated() {
+                state.stats.faults.truncated += 1;
+            }
+        }
+        let mut usage = json!({
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens
+        });
+        if !modes.is_empty() {
+            usage["completion_tokens_details"] = json!({"reasoning_tokens": reasoning_tokens});
         }
         json!({
             "id": format!("chatcmpl-{body_hash}-{occurrence}"),
@@ -534,14 +617,10 @@ impl Shared {
             "model": config.model,
             "choices": [{
                 "index": 0,
-                "message": {"role": "assistant", "content": content},
-                "finish_reason": "stop"
+                "message": laid_out.message,
+                "finish_reason": laid_out.finish_reason
             }],
-            "usage": {
-                "prompt_tokens": usage.0,
-                "completion_tokens": usage.1,
-                "total_tokens": usage.0 + usage.1
-            }
+            "usage": usage
         })
     }
 }
@@ -571,6 +650,18 @@ fn schema_answer(seed: u64, body: &Value) -> String {
             }
         }
     }
+}
+
+/// The answer a reasoning model drafts while thinking: the request's schema filled with the
+/// verdicts turned around, or the answer itself when there is no schema to fill. Like the
+/// answer it depends only on the request's content and the seed.
+fn draft_answer(seed: u64, body: &Value, answer: &str) -> String {
+    let Some((schema, at)) = find_schema(body) else {
+        return answer.to_owned();
+    };
+    let key = request_key(true, body);
+    let mut rng = Rng::new(hash_u64(&["draft", &seed.to_string(), &key]));
+    opposite_instance(&schema, &mut rng, &sentence_pool(body, at)).to_string()
 }
 
 /// Non-JSON, or the answer cut in half — chosen deterministically.
@@ -654,6 +745,16 @@ async fn embeddings(State(shared): State<Arc<Shared>>, headers: HeaderMap, raw: 
     guard.answer(200, HeaderMap::new(), answer.to_string())
 }
 
+async fn stats(State(shared): State<Arc<Shared>>) -> Response {
+    let body = shared.lock().stats.to_json();
+    (
+        StatusCode::OK,
+        [("content-type", "application/json")],
+        body.to_string(),
+    )
+        .into_response()
+}
+
 async fn models(State(shared): State<Arc<Shared>>) -> Response {
     let body = json!({"object": "list", "data": [{"id": shared.config.model, "object": "model"}]});
     (
@@ -672,10 +773,7 @@ mod tests {
     use tower::ServiceExt;
 
     fn mock_app(config: MockConfig) -> (Router, Arc<Shared>) {
-        let shared = Arc::new(Shared {
-            config,
-            state: Mutex::new(MockState::default()),
-        });
+        let shared = Shared::new(config);
         (router(Arc::clone(&shared)), shared)
     }
 

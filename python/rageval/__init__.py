@@ -68,6 +68,18 @@ class Judge:
     context_window: Optional[int] = None
     config: Optional[str] = None
     models_dir: Optional[str] = None
+    #: A number from 0 to 2, or ``"omit"`` to send none (OpenAI's reasoning models take
+    #: only their default); 0 when unset.
+    temperature: Union[float, str, None] = None
+    #: A cap on generated tokens, thinking included.
+    max_tokens: Optional[int] = None
+    #: ``"max_tokens"`` or ``"max_completion_tokens"``: the cap's name at first (a server's
+    #: refusal switches it).
+    max_tokens_param: Optional[str] = None
+    #: Sent as ``reasoning_effort`` (``"none"`` turns Ollama's thinking off).
+    reasoning_effort: Optional[str] = None
+    #: Thinking on or off where the server takes a switch (Qwen3 on vLLM, SGLang).
+    thinking: Optional[bool] = None
 
     def __repr__(self) -> str:
         shown = {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name)}
@@ -198,6 +210,7 @@ def evaluate(
     junit: Union[str, "os.PathLike[str]", None] = None,
     reports: bool = True,
     results_format: str = "jsonl",
+    max_failed: float = 0.10,
 ) -> Run:
     """Scores ``data`` with ``metrics`` (all that apply when empty) into the run directory
     ``out``, resuming a run already there over the same data, and returns the ``Run``.
@@ -212,7 +225,8 @@ def evaluate(
     the same run.
 
     Raises ``RagevalError`` (bad data or options), ``RunStopped`` (a cap), ``JudgeError``
-    (the judge refused or every judged cell failed), ``KeyboardInterrupt`` on Ctrl-C: the
+    (the judge refused, or more than ``max_failed`` of the judged cells failed: 10% by
+    default, as the CLI's ``--max-failed``), ``KeyboardInterrupt`` on Ctrl-C: the
     run directory keeps its finished cells and the same call resumes it.
     """
     if results_format not in ("jsonl", "parquet"):
@@ -225,6 +239,8 @@ def evaluate(
     for key in ("cache", "config", "models_dir"):
         if spec[key] is not None:
             spec[key] = os.fspath(spec[key])
+    if spec["temperature"] is not None:
+        spec["temperature"] = str(spec["temperature"])
     options = {
         "format": format,
         "field_map": _pairs(field_map),
@@ -238,6 +254,7 @@ def evaluate(
         "fail_under": _pairs(fail_under),
         "junit": os.fspath(junit) if junit is not None else None,
         "reports": reports,
+        "max_failed": max_failed,
     }
     done = _native.evaluate(os.fspath(path), os.fspath(out), list(metrics or []), spec, options)
     if results_format == "parquet":

@@ -214,8 +214,13 @@ pub struct TemplateUsage {
     pub calls: u64,
     /// Their prompt tokens.
     pub prompt_tokens: u64,
-    /// Their completion tokens.
+    /// Their completion tokens (thinking included).
     pub completion_tokens: u64,
+    /// Of the completion tokens, those spent thinking (reported by the server, or counted
+    /// from the thinking's text where it reported none).
+    pub reasoning_tokens: u64,
+    /// Of `calls`, those whose answer came after thinking.
+    pub reasoning_calls: u64,
     /// Of `calls`, those whose server sent no usage: tokens counted with tiktoken.
     pub counted_calls: u64,
     /// Of `calls`, those for which no price was known (their cost is not in `cost_usd`).
@@ -237,6 +242,8 @@ impl TemplateUsage {
         self.calls += other.calls;
         self.prompt_tokens += other.prompt_tokens;
         self.completion_tokens += other.completion_tokens;
+        self.reasoning_tokens += other.reasoning_tokens;
+        self.reasoning_calls += other.reasoning_calls;
         self.counted_calls += other.counted_calls;
         self.unpriced_calls += other.unpriced_calls;
         self.cost_usd += other.cost_usd;
@@ -384,6 +391,8 @@ impl Ledger {
         entry.calls += 1;
         entry.prompt_tokens += usage.prompt_tokens;
         entry.completion_tokens += usage.completion_tokens;
+        entry.reasoning_tokens += usage.reasoning_tokens.unwrap_or(0);
+        entry.reasoning_calls += u64::from(usage.reasoning_tokens.is_some());
         entry.counted_calls += u64::from(counted);
         entry.unpriced_calls += u64::from(price.is_none());
         entry.cost_usd += cost;
@@ -434,6 +443,7 @@ mod tests {
         Usage {
             prompt_tokens: prompt,
             completion_tokens: completion,
+            reasoning_tokens: None,
         }
     }
 

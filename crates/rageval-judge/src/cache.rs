@@ -43,8 +43,62 @@ const MAX_GROUP: usize = 512;
 
 const INSERT_ANSWER: &str = "INSERT OR REPLACE INTO answers
      (key, template, model, text, prompt_tokens, completion_tokens, finish_reason,
-      created_unix, origin)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+      created_unix, origin, reasoning_tokens, thinking)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
+
+/// Columns added after the first release, each with its type: a file written by an older
+/// version gains them when opened (they stay empty for its old answers).
+const ADDED_COLUMNS: [(&str, &str); 3] = [
+    ("origin", "TEXT"),
+    ("reasoning_tokens", "INTEGER"),
+    ("thinking", "TEXT"),
+];
+
+/// What the cache file at `path` says of `model`'s thinking, read without writing anything
+/// (a dry run writes nothing): `None` when there is no such file, or it cannot be read.
+pub fn thinking_profile_at(path: &Path, model: &str) -> Option<ThinkingProfile> {
+    if !path.is_file() {
+        return None;
+    }
+    let flags =
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let connection = Connection::open_with_flags(path, flags).ok()?;
+    // A file from before reasoning was recorded has answers but no thinking to count.
+    let recorded = connection
+        .prepare("SELECT 1 FROM pragma_table_info('answers') WHERE name = 'reasoning_tokens'")
+        .and_then(|mut s| s.exists([]))
+        .unwrap_or(false);
+    let sql = if recorded {
+        "SELECT count(*), count(reasoning_tokens), coalesce(sum(reasoning_tokens), 0),
+                coalesce(sum(completion_tokens), 0) FROM answers WHERE model = ?1"
+    } else {
+        "SELECT count(*), 0, 0, coalesce(sum(completion_tokens), 0) FROM answers WHERE model = ?1"
+    };
+    connection
+        .query_row(sql, params![model], |row| {
+            let count = |i: usize| row.get::<_, i64>(i).map(|n| n.max(0) as u64);
+            Ok(ThinkingProfile {
+                answers: count(0)?,
+                thought: count(1)?,
+                reasoning_tokens: count(2)?,
+                completion_tokens: count(3)?,
+            })
+        })
+        .ok()
+}
+
+/// What a model's cached answers say of its thinking: the dry run estimates from it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ThinkingProfile {
+    /// Cached answers of the model.
+    pub answers: u64,
+    /// Of them, those that came after thinking.
+    pub thought: u64,
+    /// Their reasoning tokens, summed.
+    pub reasoning_tokens: u64,
+    /// Completion tokens of every cached answer, summed (thinking included).
+    pub completion_tokens: u64,
+}
 
 /// How the judge uses its cache.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -121,12 +175,14 @@ pub fn origin_of(endpoint: &str) -> String {
 
 /// Adds the `origin` column to a cache file written before it existed (its answers keep no
 /// origin).
-fn add_origin_column(connection: &Connection) -> rusqlite::Result<()> {
-    let has_origin = connection
-        .prepare("SELECT 1 FROM pragma_table_info('answers') WHERE name = 'origin'")?
-        .exists([])?;
-    if !has_origin {
-        connection.execute_batch("ALTER TABLE answers ADD COLUMN origin TEXT")?;
+fn add_missing_columns(connection: &Connection) -> rusqlite::Result<()> {
+    for (name, kind) in ADDED_COLUMNS {
+        let present = connection
+            .prepare("SELECT 1 FROM pragma_table_info('answers') WHERE name = ?1")?
+            .exists([name])?;
+        if !present {
+            connection.execute_batch(&format!("ALTER TABLE answers ADD COLUMN {name} {kind}"))?;
+        }
     }
     Ok(())
 }
@@ -184,7 +240,12 @@ fn insert_answers(connection: &Connection, group: &[PendingAnswer]) -> rusqlite:
                 answer.usage.completion_tokens as i64,
                 answer.finish_reason,
                 pending.created_unix,
-                pending.origin
+                pending.origin,
+                answer.usage.reasoning_tokens.map(|n| n as i64),
+                answer
+                    .thinking
+                    .as_ref()
+                    .and_then(|t| serde_json::to_string(t).ok()),
             ])?;
         }
     }
@@ -275,7 +336,7 @@ impl Cache {
                 ) WITHOUT ROWID;",
             )
             .map_err(fail)?;
-        add_origin_column(&connection).map_err(fail)?;
+        add_missing_columns(&connection).map_err(fail)?;
         let writer_connection = connect(&path).map_err(fail)?;
         let (sender, queue) = std::sync::mpsc::channel();
         let thread = std::thread::Builder::new()
@@ -311,17 +372,24 @@ impl Cache {
         self.blocking(move |connection| {
             connection
                 .prepare_cached(
-                    "SELECT text, prompt_tokens, completion_tokens, finish_reason, origin
+                    "SELECT text, prompt_tokens, completion_tokens, finish_reason, origin,
+                            reasoning_tokens, thinking
                      FROM answers WHERE key = ?1",
                 )?
                 .query_row(params![key.hex()], |row| {
+                    let thinking: Option<String> = row.get(6)?;
                     let answer = ChatResponse {
                         text: row.get(0)?,
                         usage: Usage {
                             prompt_tokens: row.get::<_, i64>(1)?.max(0) as u64,
                             completion_tokens: row.get::<_, i64>(2)?.max(0) as u64,
+                            reasoning_tokens: row
+                                .get::<_, Option<i64>>(5)?
+                                .map(|n| n.max(0) as u64),
                         },
                         finish_reason: row.get(3)?,
+                        thinking: thinking.and_then(|t| serde_json::from_str(&t).ok()),
+                        thinking_text: String::new(),
                     };
                     Ok((answer, row.get(4)?))
                 })
@@ -484,8 +552,11 @@ mod tests {
             usage: Usage {
                 prompt_tokens: 7,
                 completion_tokens: 3,
+                reasoning_tokens: None,
             },
             finish_reason: Some("stop".into()),
+            thinking: None,
+            thinking_text: String::new(),
         };
         {
             let cache = Cache::open(&path).unwrap();
@@ -518,6 +589,8 @@ mod tests {
                 text: format!("answer {round}"),
                 usage: Usage::default(),
                 finish_reason: None,
+                thinking: None,
+                thinking_text: String::new(),
             };
             copy.put(key, "t@1".into(), "m".into(), answer)
                 .await
@@ -567,6 +640,8 @@ mod tests {
                         text,
                         usage: Usage::default(),
                         finish_reason: None,
+                        thinking: None,
+                        thinking_text: String::new(),
                     },
                     created_unix: 0,
                     stored,
@@ -602,6 +677,8 @@ mod tests {
                     text: format!("answer {i}"),
                     usage: Usage::default(),
                     finish_reason: None,
+                    thinking: None,
+                    thinking_text: String::new(),
                 };
                 let key = CacheKey::of(&json!({ "i": i }));
                 cache.put(key, "t@1".into(), "m".into(), answer).await

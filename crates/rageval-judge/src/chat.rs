@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::JudgeError;
+use crate::reasoning::Thinking;
 
 /// Who speaks a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -59,10 +60,15 @@ impl Message {
 }
 
 /// Sampling parameters. Temperature 0 by default, for repeatable judgements.
+///
+/// These are what a request asks, and part of its cache key. How they are spelled for one
+/// endpoint (the cap's name, a temperature the server refuses) is its
+/// [`RequestForm`](crate::forms::RequestForm), which is not.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Sampling {
-    /// Sampling temperature.
-    pub temperature: f32,
+    /// Sampling temperature; `None` sends none (the server's default, which is all OpenAI's
+    /// reasoning models accept).
+    pub temperature: Option<f32>,
     /// Nucleus sampling, when set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub top_p: Option<f32>,
@@ -72,15 +78,25 @@ pub struct Sampling {
     /// Seed for servers that honour one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// How hard a reasoning model thinks (`none`, `minimal`, `low`, `medium`, `high`, ...),
+    /// sent as `reasoning_effort` when set. Ollama turns thinking off with `none`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_effort: Option<String>,
+    /// Thinking on or off where the server's chat template takes a switch (Qwen3 on vLLM and
+    /// SGLang: `chat_template_kwargs.enable_thinking`; DashScope: `enable_thinking`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<bool>,
 }
 
 impl Default for Sampling {
     fn default() -> Self {
         Sampling {
-            temperature: 0.0,
+            temperature: Some(0.0),
             top_p: None,
             max_tokens: None,
             seed: None,
+            reasoning_effort: None,
+            thinking: None,
         }
     }
 }
@@ -110,12 +126,27 @@ pub struct ChatRequest {
 pub struct Usage {
     /// Prompt tokens.
     pub prompt_tokens: u64,
-    /// Generated tokens.
+    /// Generated tokens, thinking included (what a provider bills as output).
     pub completion_tokens: u64,
+    /// Of the generated tokens, those spent thinking: the server's
+    /// `completion_tokens_details.reasoning_tokens`, or counted from the thinking's text
+    /// where it sent none; `None` when the answer had no thinking. A sum stays `None` only
+    /// when every part was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_tokens: Option<u64>,
 }
 
 impl Usage {
-    /// Both counts together.
+    /// Prompt and completion tokens, without reasoning.
+    pub fn new(prompt_tokens: u64, completion_tokens: u64) -> Self {
+        Usage {
+            prompt_tokens,
+            completion_tokens,
+            reasoning_tokens: None,
+        }
+    }
+
+    /// Both counts together (reasoning is inside the completion tokens).
     pub fn total(&self) -> u64 {
         self.prompt_tokens + self.completion_tokens
     }
@@ -125,18 +156,49 @@ impl std::ops::AddAssign for Usage {
     fn add_assign(&mut self, other: Usage) {
         self.prompt_tokens += other.prompt_tokens;
         self.completion_tokens += other.completion_tokens;
+        self.reasoning_tokens = match (self.reasoning_tokens, other.reasoning_tokens) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+        };
     }
 }
 
 /// What a chat backend answered.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChatResponse {
-    /// The text of the first choice (empty when the server sent none).
+    /// The answer of the first choice, without any thinking (empty when there is none).
     pub text: String,
     /// Token usage.
     pub usage: Usage,
     /// `stop`, `length`, ... when the server said.
     pub finish_reason: Option<String>,
+    /// Where the model's thinking was, when it thought ([`crate::reasoning`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<Thinking>,
+    /// The thinking's text, only until its tokens are counted where the server did not
+    /// count them; never stored or sent back.
+    #[serde(skip)]
+    pub thinking_text: String,
+}
+
+impl ChatResponse {
+    /// A plain answer: `text`, `usage`, finished normally, no thinking.
+    pub fn plain(text: impl Into<String>, usage: Usage) -> Self {
+        ChatResponse {
+            text: text.into(),
+            usage,
+            finish_reason: Some("stop".into()),
+            thinking: None,
+            thinking_text: String::new(),
+        }
+    }
+
+    /// Whether the reply was cut off at the token cap before any answer came
+    /// (`finish_reason: "length"`, empty answer): typically a reasoning model that spent the
+    /// cap thinking.
+    pub fn cut_off(&self) -> bool {
+        self.finish_reason.as_deref() == Some("length") && self.text.trim().is_empty()
+    }
 }
 
 /// A chat model reachable somehow. One call is one attempt: no retries, no cache.
@@ -155,6 +217,24 @@ pub trait ChatModel: Send + Sync + 'static {
     /// global caps and leaves overload cuts and `Retry-After` pauses to the backend, so one
     /// busy replica does not slow the others.
     fn limits_itself(&self) -> bool {
+        false
+    }
+    /// The request forms this backend settled on, one per endpoint it calls, with what
+    /// each learned from refusals ([`crate::forms`]); empty for backends with no wire form.
+    fn learned_forms(&self) -> Vec<crate::forms::LearnedForm> {
+        Vec::new()
+    }
+    /// Starts each endpoint named in `forms` (by endpoint and model) in the form recorded
+    /// there, as a resumed run does with what its earlier sessions learned, so the server is
+    /// not refused again. Backends with no wire form ignore it.
+    fn adopt_forms(&self, forms: &[crate::forms::LearnedForm]) {
+        let _ = forms;
+    }
+    /// Learns from a refusal (a 400 body) of the request `sent` that came back some other
+    /// way than a call (a batch job's error line): true when the request is worth sending
+    /// again in the form now in use. Backends with no wire form learn nothing.
+    fn learn_from_refusal(&self, body: &str, sent: &serde_json::Value) -> bool {
+        let _ = (body, sent);
         false
     }
     /// Makes one call.

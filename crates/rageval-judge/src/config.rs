@@ -15,7 +15,8 @@ use std::time::Duration;
 use crate::accounting::{Budget, Price, PriceTable};
 use crate::cache::{Cache, CacheMode};
 use crate::error::JudgeError;
-use crate::judge::{Judge, JudgeConfig};
+use crate::forms::{CapParam, RequestForm};
+use crate::judge::{Judge, JudgeConfig, RequestSettings, Temperature};
 use crate::limiter::LimiterConfig;
 use crate::models::{AnyChatModel, AnyEmbedder, Models};
 use crate::openai::OpenAiBackend;
@@ -43,6 +44,16 @@ pub const ENV_JUDGE_RPM: &str = "RAGEVAL_JUDGE_RPM";
 pub const ENV_JUDGE_TPM: &str = "RAGEVAL_JUDGE_TPM";
 /// Per-call timeout in seconds (one HTTP attempt).
 pub const ENV_JUDGE_TIMEOUT: &str = "RAGEVAL_JUDGE_TIMEOUT";
+/// The judge's temperature: a number from 0 to 2, or `omit` to send none.
+pub const ENV_JUDGE_TEMPERATURE: &str = "RAGEVAL_JUDGE_TEMPERATURE";
+/// A cap on the judge's generated tokens (thinking included).
+pub const ENV_JUDGE_MAX_TOKENS: &str = "RAGEVAL_JUDGE_MAX_TOKENS";
+/// The name the cap is sent under at first: `max_tokens` or `max_completion_tokens`.
+pub const ENV_JUDGE_MAX_TOKENS_PARAM: &str = "RAGEVAL_JUDGE_MAX_TOKENS_PARAM";
+/// `reasoning_effort` sent with every judge request (`none`, `low`, `medium`, `high`, ...).
+pub const ENV_JUDGE_REASONING_EFFORT: &str = "RAGEVAL_JUDGE_REASONING_EFFORT";
+/// Thinking on or off where the server takes a switch: `on` or `off`.
+pub const ENV_JUDGE_THINKING: &str = "RAGEVAL_JUDGE_THINKING";
 /// The file read when neither `--config` nor [`ENV_CONFIG`] names one, if it exists in the
 /// current directory.
 pub const DEFAULT_CONFIG_FILE: &str = "rageval.toml";
@@ -76,6 +87,16 @@ pub struct JudgeFlags {
     pub max_calls: Option<u64>,
     /// `--max-cost USD`.
     pub max_cost_usd: Option<f64>,
+    /// `--judge-temperature T|omit`.
+    pub temperature: Option<Temperature>,
+    /// `--judge-max-tokens N`.
+    pub max_tokens: Option<u32>,
+    /// `--judge-max-tokens-param NAME`.
+    pub max_tokens_param: Option<CapParam>,
+    /// `--judge-reasoning-effort LEVEL`.
+    pub reasoning_effort: Option<String>,
+    /// `--judge-thinking on|off`.
+    pub thinking: Option<bool>,
 }
 
 /// One endpoint with its share of the traffic and its own limits.
@@ -113,6 +134,8 @@ pub struct JudgeSettings {
     pub budget: Budget,
     /// The configuration file that was read, if any.
     pub config_file: Option<PathBuf>,
+    /// What every request asks (temperature, cap, effort, thinking).
+    pub request: RequestSettings,
 }
 
 impl JudgeSettings {
@@ -191,6 +214,7 @@ impl JudgeSettings {
             budget: self.budget,
             prices: self.prices.clone(),
             halt_after: Some(crate::health::DEFAULT_HALT_AFTER),
+            request: self.request.clone(),
         }
     }
 
@@ -266,6 +290,15 @@ impl JudgeSettings {
 enum Endpoints {
     One(OpenAiBackend),
     Pool(EndpointPool),
+}
+
+/// `on`/`off` (also `true`/`false`, `yes`/`no`, `1`/`0`).
+pub fn parse_switch(text: &str) -> Option<bool> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "on" | "true" | "yes" | "1" => Some(true),
+        "off" | "false" | "no" | "0" => Some(false),
+        _ => None,
+    }
 }
 
 fn non_empty(lookup: &impl Fn(&str) -> Option<String>, name: &str) -> Option<String> {
@@ -346,6 +379,7 @@ impl<L: Fn(&str) -> Option<String>> Resolver<'_, L> {
                 Vec::new()
             }
         };
+        let request = self.request_settings()?;
         let limits = self.global_limits(&endpoints)?;
         let retry = file.retries.apply(RetryPolicy::default());
         let cache_path = match (&flags.cache, &file.cache.path) {
@@ -392,6 +426,83 @@ impl<L: Fn(&str) -> Option<String>> Resolver<'_, L> {
             prices,
             budget,
             config_file,
+            request,
+        })
+    }
+
+    /// The request settings: flags over the environment over `[judge]`.
+    fn request_settings(&self) -> Result<RequestSettings, JudgeError> {
+        let (flags, file) = (self.flags, self.file);
+        let temperature =
+            match flags.temperature {
+                Some(t) => Some(t),
+                None => match self.env(ENV_JUDGE_TEMPERATURE) {
+                    Some(raw) => Some(raw.parse().map_err(|e| {
+                        JudgeError::Settings(format!("{ENV_JUDGE_TEMPERATURE}: {e}"))
+                    })?),
+                    None => file.temperature.map(|t| t.0),
+                },
+            };
+        let max_tokens = match flags.max_tokens {
+            Some(n) => Some(n),
+            None => self
+                .env_number::<u32>(ENV_JUDGE_MAX_TOKENS, "a whole number of tokens, e.g. 4096")?
+                .or(file.max_tokens.map(|c| c.0)),
+        };
+        if max_tokens == Some(0) {
+            return Err(JudgeError::Settings(
+                "the judge's token cap must be at least 1".into(),
+            ));
+        }
+        let thinking = match flags.thinking {
+            Some(on) => Some(on),
+            None => match self.env(ENV_JUDGE_THINKING) {
+                Some(raw) => Some(parse_switch(&raw).ok_or_else(|| {
+                    JudgeError::Settings(format!(
+                        "{ENV_JUDGE_THINKING}: expected `on` or `off`, got `{raw}`"
+                    ))
+                })?),
+                None => file.thinking,
+            },
+        };
+        Ok(RequestSettings {
+            temperature: temperature.unwrap_or_default(),
+            max_tokens,
+            reasoning_effort: flags
+                .reasoning_effort
+                .clone()
+                .or_else(|| self.env(ENV_JUDGE_REASONING_EFFORT))
+                .or_else(|| file.reasoning_effort.clone()),
+            thinking,
+        })
+    }
+
+    /// The form requests start in at one endpoint: the cap's name from the flags, the
+    /// environment, the endpoint's entry or `[judge]`; the parameters it leaves out.
+    fn request_form(&self, endpoint: &FileEndpoint) -> Result<RequestForm, JudgeError> {
+        let from_env = match self.env(ENV_JUDGE_MAX_TOKENS_PARAM) {
+            Some(raw) => Some(CapParam::from_field(&raw).ok_or_else(|| {
+                JudgeError::Settings(format!(
+                    "{ENV_JUDGE_MAX_TOKENS_PARAM}: expected `max_tokens` or \
+                     `max_completion_tokens`, got `{raw}`"
+                ))
+            })?),
+            None => None,
+        };
+        let cap_param = self
+            .flags
+            .max_tokens_param
+            .or(from_env)
+            .or(endpoint.max_tokens_param.map(Into::into))
+            .or(self.file.max_tokens_param.map(Into::into))
+            .unwrap_or_default();
+        Ok(RequestForm {
+            cap_param,
+            dropped: endpoint
+                .leave_out
+                .iter()
+                .map(|p| p.name().to_owned())
+                .collect(),
         })
     }
 
@@ -490,6 +601,7 @@ impl<L: Fn(&str) -> Option<String>> Resolver<'_, L> {
             if let Some(mode) = endpoint.schema_mode.or(file.schema_mode) {
                 settings.schema_mode = mode.into();
             }
+            settings.form = self.request_form(endpoint)?;
             let defaults = LimiterConfig::default();
             let limits = LimiterConfig {
                 max_concurrency: endpoint

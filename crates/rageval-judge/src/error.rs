@@ -151,6 +151,30 @@ pub enum JudgeError {
         window: u64,
     },
 
+    /// The reply was cut off at the token cap before any answer came, twice: the first time
+    /// at the cap the request asked for, then at a larger one (a reasoning model that spends
+    /// every token it is given thinking).
+    #[error(
+        "the judge's thinking used {} and left no answer ({model} at {endpoint}); asked again, \
+         it used {} with no answer again: raise the judge's token cap or lower its reasoning \
+         effort",
+        used_of(*.used, *.cap), used_of(*.used_again, *.cap_again)
+    )]
+    CutOff {
+        /// Endpoint, redacted.
+        endpoint: String,
+        /// The model.
+        model: String,
+        /// Completion tokens of the first reply.
+        used: u64,
+        /// The first request's cap (`None`: the server's own limit).
+        cap: Option<u32>,
+        /// Completion tokens of the second reply.
+        used_again: u64,
+        /// The second request's cap.
+        cap_again: Option<u32>,
+    },
+
     /// A background task died (a panic inside the cache thread or a batch member).
     #[error("judge task failed: {0}")]
     Task(String),
@@ -259,6 +283,14 @@ pub enum JudgeError {
     },
 }
 
+/// `900 of 1024 tokens`, or `900 tokens (no cap sent)`.
+fn used_of(used: u64, cap: Option<u32>) -> String {
+    match cap {
+        Some(cap) => format!("{used} of {cap} tokens"),
+        None => format!("{used} tokens (no cap sent)"),
+    }
+}
+
 /// `http 500, batch_expired: message`, leaving out what is unknown.
 fn item_failure(status: Option<u16>, code: &Option<String>, message: &str) -> String {
     let mut parts = Vec::new();
@@ -299,13 +331,11 @@ impl JudgeError {
         }
     }
 
-    /// Whether the server is telling us to slow down (429 or a timeout), which is what
-    /// makes the limiter cut its concurrency.
+    /// Whether the server is telling us to slow down (a 429), which is what makes the
+    /// limiter cut its concurrency. A timeout is not: a slow thinker is not an overloaded
+    /// server, and cutting its concurrency only re-bills its thinking more slowly.
     pub fn is_overload(&self) -> bool {
-        matches!(
-            self,
-            JudgeError::Status { status: 429, .. } | JudgeError::Timeout { .. }
-        )
+        matches!(self, JudgeError::Status { status: 429, .. })
     }
 
     /// The server's requested wait, if any.
@@ -364,7 +394,7 @@ mod tests {
             endpoint: "e".into(),
             timeout: Duration::from_millis(5),
         };
-        assert!(timeout.is_retryable() && timeout.is_overload());
+        assert!(timeout.is_retryable() && !timeout.is_overload());
         assert!(!status(500).is_overload() && status(429).is_overload());
     }
 

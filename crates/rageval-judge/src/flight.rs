@@ -91,6 +91,8 @@ mod tests {
             text: text.into(),
             usage: Usage::default(),
             finish_reason: None,
+            thinking: None,
+            thinking_text: String::new(),
         }
     }
 

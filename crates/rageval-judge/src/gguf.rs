@@ -376,8 +376,11 @@ impl Decoder<'_> {
             usage: Usage {
                 prompt_tokens: prompt.len() as u64,
                 completion_tokens: generated.len() as u64,
+                reasoning_tokens: None,
             },
             finish_reason: Some(finish.to_owned()),
+            thinking: None,
+            thinking_text: String::new(),
         }))
     }
 
@@ -422,14 +425,17 @@ impl Decoder<'_> {
             0.0,
             0.0,
         );
-        let picker = if sampling.temperature <= 0.0 {
+        // No temperature asked (a setting for servers that refuse one) decodes greedily too:
+        // repeatable verdicts are the judge's default.
+        let temperature = sampling.temperature.unwrap_or(0.0);
+        let picker = if temperature <= 0.0 {
             LlamaSampler::chain_simple([penalties, LlamaSampler::greedy()])
         } else {
             let mut chain = vec![penalties];
             if let Some(p) = sampling.top_p {
                 chain.push(LlamaSampler::top_p(p, 1));
             }
-            chain.push(LlamaSampler::temp(sampling.temperature));
+            chain.push(LlamaSampler::temp(temperature));
             // The seed keeps sampled answers repeatable too; u32 is llama.cpp's seed width.
             chain.push(LlamaSampler::dist(sampling.seed.unwrap_or(0) as u32));
             LlamaSampler::chain_simple(chain)

@@ -6,9 +6,12 @@
 //! run with the cause instead of recording a cell as failed, so no money is spent on a judge
 //! that cannot answer and no finding is made of its silence.
 //!
-//! Answers that do not parse are not counted here: the judge answered, badly, and that is a
-//! failed cell with the raw text. Requests refused for their own content (400, a prompt too
-//! long) are not counted either: other requests may pass.
+//! Two more streaks halt it, because they too are a judge that cannot serve the run rather
+//! than findings about the data: requests refused with 400 or 422 (once the request forms
+//! were tried, [`crate::forms`]) [`DEFAULT_HALT_AFTER`] times in a row before any answer (or
+//! [`REFUSALS_AFTER_ANSWERS`] times as many after answers), and [`UNUSABLE_HALT_AFTER`] fresh answers in a row that never parse or are
+//! empty (garbage, a reasoning model cut off while thinking), with no usable answer between.
+//! A single refusal or garbage answer is a failed cell with its raw text, as before.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -20,6 +23,29 @@ use crate::error::JudgeError;
 /// Calls in a row that failed after their retries, with no answer between them, that halt
 /// the judge by default.
 pub const DEFAULT_HALT_AFTER: u32 = 8;
+
+/// Fresh answers in a row that do not parse (or are empty), with no usable answer between,
+/// that halt the judge. Counted per answer, not per call, so a judge that never answers
+/// usably stops after about this many requests (plus those already in flight), whatever
+/// the concurrency; a judge with a 30% garbage rate reaches it about once in 10⁶ runs.
+pub const UNUSABLE_HALT_AFTER: u64 = 12;
+
+/// How many times [`DEFAULT_HALT_AFTER`] (or the configured count) refusals in a row halt a
+/// judge that answered before: one sample's requests alone cannot halt it.
+pub const REFUSALS_AFTER_ANSWERS: u64 = 4;
+
+/// What kind of failure halted the judge.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HaltReason {
+    /// It could not be reached, failed, or refused in a way no call escapes.
+    #[default]
+    Unavailable,
+    /// It refused the requests (400 or 422) call after call.
+    Refused,
+    /// Its answers were never usable (not parsable, empty, cut off).
+    Unusable,
+}
 
 /// Why the judge was halted.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -36,12 +62,26 @@ pub struct Halt {
     pub failed_in_a_row: u64,
     /// Calls the judge answered before the halt.
     pub answered_before: u64,
+    /// What kind of failure it was.
+    pub reason: HaltReason,
 }
 
 impl std::fmt::Display for Halt {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "the judge {} at {} ", self.model, self.endpoint)?;
-        if self.answered_before == 0 {
+        if self.reason == HaltReason::Unusable {
+            write!(
+                f,
+                "gave {} unusable answers in a row: the last was {}",
+                self.failed_in_a_row, self.cause
+            )
+        } else if self.reason == HaltReason::Refused {
+            write!(
+                f,
+                "refused {} calls in a row: {}",
+                self.failed_in_a_row, self.cause
+            )
+        } else if self.answered_before == 0 {
             write!(f, "has not answered any call: {}", self.cause)
         } else if self.failed_in_a_row > 1 {
             write!(
@@ -62,6 +102,8 @@ pub struct Health {
     halt_after: Option<u32>,
     answered: AtomicU64,
     failed_in_a_row: AtomicU64,
+    refused_in_a_row: AtomicU64,
+    unusable_in_a_row: AtomicU64,
     halted: Mutex<Option<Halt>>,
 }
 
@@ -92,6 +134,24 @@ impl Health {
     pub fn answered(&self) {
         self.answered.fetch_add(1, Ordering::Relaxed);
         self.failed_in_a_row.store(0, Ordering::Relaxed);
+        self.refused_in_a_row.store(0, Ordering::Relaxed);
+    }
+
+    /// An answer parsed: the judge's answers are usable.
+    pub fn usable_answer(&self) {
+        self.unusable_in_a_row.store(0, Ordering::Relaxed);
+    }
+
+    /// A fresh answer did not parse or was empty (`what` says which).
+    pub fn unusable_answer(&self, what: &str, endpoint: &str, model: &str) {
+        if self.halt_after.is_none() {
+            return;
+        }
+        let in_a_row = self.unusable_in_a_row.fetch_add(1, Ordering::Relaxed) + 1;
+        if in_a_row >= UNUSABLE_HALT_AFTER {
+            let at = (endpoint, model);
+            self.halt(at, None, what.to_owned(), in_a_row, HaltReason::Unusable);
+        }
     }
 
     /// A call failed after its retries with `error`, sent to `endpoint` for `model`.
@@ -99,6 +159,26 @@ impl Health {
         let Some(limit) = self.halt_after else {
             return;
         };
+        if matches!(error, JudgeError::CutOff { .. }) {
+            self.unusable_answer(&chain(error), endpoint, model);
+            return;
+        }
+        if is_refusal(error) && !refuses_every_call(error) {
+            let in_a_row = self.refused_in_a_row.fetch_add(1, Ordering::Relaxed) + 1;
+            // A judge that never answered and refuses `limit` calls refuses them all; one that
+            // answered before may be refusing one sample's requests (a prompt too long for
+            // every context of it), so it takes a longer run of refusals.
+            let never_answered = self.answered.load(Ordering::Relaxed) == 0;
+            let enough = if never_answered {
+                u64::from(limit)
+            } else {
+                REFUSALS_AFTER_ANSWERS * u64::from(limit)
+            };
+            if in_a_row >= enough {
+                self.halt_for(error, (endpoint, model), in_a_row, HaltReason::Refused);
+            }
+            return;
+        }
         let fatal = refuses_every_call(error);
         if !fatal && !is_unanswered(error) {
             return;
@@ -110,17 +190,37 @@ impl Health {
         if !fatal && !never_answered && in_a_row < u64::from(limit) {
             return;
         }
+        self.halt_for(error, (endpoint, model), in_a_row, HaltReason::Unavailable);
+    }
+
+    /// Halts for `error`, its status and causes kept.
+    fn halt_for(&self, error: &JudgeError, at: (&str, &str), in_a_row: u64, reason: HaltReason) {
+        self.halt(at, status_of(error), chain(error), in_a_row, reason);
+    }
+
+    /// Halts the judge at `(endpoint, model)` for `cause`, unless already halted (the first
+    /// cause is the one kept).
+    fn halt(
+        &self,
+        (endpoint, model): (&str, &str),
+        status: Option<u16>,
+        cause: String,
+        failed_in_a_row: u64,
+        reason: HaltReason,
+    ) {
+        let halt = Halt {
+            endpoint: endpoint.to_owned(),
+            model: model.to_owned(),
+            status,
+            cause,
+            failed_in_a_row,
+            answered_before: self.answered.load(Ordering::Relaxed),
+            reason,
+        };
         let mut halted = self.lock();
         if halted.is_none() {
-            tracing::debug!(%endpoint, model, in_a_row, error = %chain(error), "judge halted");
-            *halted = Some(Halt {
-                endpoint: endpoint.to_owned(),
-                model: model.to_owned(),
-                status: status_of(error),
-                cause: chain(error),
-                failed_in_a_row: in_a_row,
-                answered_before: self.answered.load(Ordering::Relaxed),
-            });
+            tracing::debug!(endpoint = %halt.endpoint, model = %halt.model, cause = %halt.cause, "judge halted");
+            *halted = Some(halt);
         }
     }
 
@@ -164,6 +264,16 @@ fn names_a_missing_model(line: &str) -> bool {
         ]
         .iter()
         .any(|phrase| line.contains(phrase))
+}
+
+/// A request the server refused for what it asked (400, 422): other requests may pass, but
+/// a run of them means every request is refused.
+fn is_refusal(error: &JudgeError) -> bool {
+    match error {
+        JudgeError::Status { status, .. } => matches!(status, 400 | 413 | 422),
+        JudgeError::RetriesExhausted { last, .. } => is_refusal(last),
+        _ => false,
+    }
 }
 
 /// A call the judge never answered: the server failed, timed out or could not be reached.
@@ -268,8 +378,8 @@ mod tests {
     }
 
     #[test]
-    fn bad_requests_and_unparsed_answers_never_halt() {
-        let health = Health::new(Some(1));
+    fn a_bad_request_or_an_unparsed_answer_alone_never_halts() {
+        let health = Health::new(Some(DEFAULT_HALT_AFTER));
         health.failed(&status(400, "context length exceeded"), "e", "m");
         let unparsed = JudgeError::Unparsed {
             template: "t@1".into(),
@@ -277,9 +387,66 @@ mod tests {
             raw: "garbage".into(),
         };
         health.failed(&unparsed, "e", "m");
+        health.unusable_answer("an empty answer", "e", "m");
         assert!(health.halted().is_none());
         let never = Health::new(None);
         never.failed(&status(401, "no"), "e", "m");
         assert!(never.halted().is_none());
+    }
+
+    #[test]
+    fn refusals_in_a_row_halt_and_an_answer_between_resets_them() {
+        let refused = status(400, "Unsupported parameter: 'logit_bias'");
+        let never = Health::new(Some(3));
+        never.failed(&refused, "e", "m");
+        never.failed(&refused, "e", "m");
+        assert!(never.check().is_ok());
+        never.failed(&refused, "e", "m");
+        let halt = never.halted().expect("halted");
+        assert_eq!(
+            (halt.reason, halt.failed_in_a_row),
+            (HaltReason::Refused, 3)
+        );
+        assert!(
+            halt.to_string().contains("refused 3 calls in a row"),
+            "{halt}"
+        );
+        // After answers, one sample's refusals are not the judge refusing everything.
+        let health = Health::new(Some(3));
+        health.answered();
+        for _ in 1..3 * REFUSALS_AFTER_ANSWERS {
+            health.failed(&refused, "e", "m");
+        }
+        health.answered();
+        for _ in 1..3 * REFUSALS_AFTER_ANSWERS {
+            health.failed(&refused, "e", "m");
+        }
+        assert!(health.check().is_ok());
+        health.failed(&refused, "e", "m");
+        assert_eq!(health.halted().expect("halted").reason, HaltReason::Refused);
+    }
+
+    #[test]
+    fn unusable_answers_in_a_row_halt_and_a_usable_one_resets_them() {
+        let health = Health::new(Some(DEFAULT_HALT_AFTER));
+        for _ in 1..UNUSABLE_HALT_AFTER {
+            health.answered();
+            health.unusable_answer("an empty answer", "e", "m");
+        }
+        health.usable_answer();
+        for _ in 1..UNUSABLE_HALT_AFTER {
+            health.unusable_answer("an empty answer", "e", "m");
+        }
+        assert!(health.check().is_ok());
+        health.unusable_answer("an answer that does not parse (not json)", "e", "m");
+        let halt = health.halted().expect("halted");
+        assert_eq!(halt.reason, HaltReason::Unusable);
+        assert!(
+            halt.to_string().ends_with(&format!(
+                "gave {UNUSABLE_HALT_AFTER} unusable answers in a row: the last was an answer \
+                 that does not parse (not json)"
+            )),
+            "{halt}"
+        );
     }
 }

@@ -58,6 +58,82 @@ pub struct JudgeConfig {
     /// ([`crate::config::JudgeSettings::judge_config`]) halt after
     /// [`crate::health::DEFAULT_HALT_AFTER`].
     pub halt_after: Option<u32>,
+    /// What every structured request asks over its task's own sampling: temperature, token
+    /// cap, reasoning effort, thinking on or off (part of each request's cache key).
+    pub request: RequestSettings,
+}
+
+/// The temperature the judge's requests ask for.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub enum Temperature {
+    /// The task's own (0, for repeatable verdicts).
+    #[default]
+    Task,
+    /// This value.
+    Value(f32),
+    /// None sent: the server's default (all that OpenAI's reasoning models take).
+    Omit,
+}
+
+impl std::str::FromStr for Temperature {
+    type Err = String;
+
+    /// `omit` (or `none`), or a number from 0 to 2.
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let text = text.trim();
+        if text.eq_ignore_ascii_case("omit") || text.eq_ignore_ascii_case("none") {
+            return Ok(Temperature::Omit);
+        }
+        match text.parse::<f32>() {
+            Ok(value) if (0.0..=2.0).contains(&value) => Ok(Temperature::Value(value)),
+            _ => Err(format!(
+                "temperature must be a number from 0 to 2, or `omit`; got `{text}`"
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for Temperature {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Temperature::Task => write!(f, "0 (default)"),
+            Temperature::Value(value) => write!(f, "{value}"),
+            Temperature::Omit => write!(f, "omit"),
+        }
+    }
+}
+
+/// The judge's own request settings, laid over each task's sampling.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RequestSettings {
+    /// The temperature.
+    pub temperature: Temperature,
+    /// A cap on generated tokens (thinking included), when set.
+    pub max_tokens: Option<u32>,
+    /// `reasoning_effort`, sent as given (`none` turns thinking off on Ollama).
+    pub reasoning_effort: Option<String>,
+    /// Thinking on or off, where the server's chat template takes a switch.
+    pub thinking: Option<bool>,
+}
+
+impl RequestSettings {
+    /// `sampling` with these settings over it.
+    pub fn apply(&self, sampling: &mut crate::chat::Sampling) {
+        match self.temperature {
+            Temperature::Task => {}
+            Temperature::Value(value) => sampling.temperature = Some(value),
+            Temperature::Omit => sampling.temperature = None,
+        }
+        if self.max_tokens.is_some() {
+            sampling.max_tokens = self.max_tokens;
+        }
+        if self.reasoning_effort.is_some() {
+            sampling.reasoning_effort.clone_from(&self.reasoning_effort);
+        }
+        if self.thinking.is_some() {
+            sampling.thinking = self.thinking;
+        }
+    }
 }
 
 /// A structured answer.
@@ -73,6 +149,8 @@ pub struct Answer<T> {
     pub usage: Usage,
     /// Whether every call it took was answered from the cache.
     pub cached: bool,
+    /// Where the model's thinking was, when the answer came after thinking.
+    pub thinking: Option<crate::reasoning::Thinking>,
 }
 
 /// One raw completion and whether it came from the cache.
@@ -131,6 +209,10 @@ pub struct JudgeStats {
     /// server under the same model name; answers stored before origins were kept count as
     /// this judge's own).
     pub cache_hits_other_origin: u64,
+    /// Answers that came after thinking, split from it ([`crate::reasoning`]).
+    pub thinking_answers: u64,
+    /// Replies cut off at the token cap before any answer, asked again with a larger cap.
+    pub cut_off_retries: u64,
 }
 
 #[derive(Debug, Default)]
@@ -144,6 +226,8 @@ struct Counters {
     schema_fallbacks: AtomicU64,
     deduplicated: AtomicU64,
     cache_hits_other_origin: AtomicU64,
+    thinking_answers: AtomicU64,
+    cut_off_retries: AtomicU64,
 }
 
 fn bump(counter: &AtomicU64) {
@@ -235,8 +319,15 @@ impl<M> Judge<M> {
             };
             drop(reservation);
             bump(&inner.counters.failed_attempts);
-            if error.is_overload() && !site.limits_itself {
-                inner.limiter.on_overload(error.retry_after());
+            if !site.limits_itself {
+                if error.is_overload() {
+                    inner.limiter.on_overload(error.retry_after());
+                } else if error.is_retryable() {
+                    // A timeout or a 5xx is not a request to slow down: a reasoning judge
+                    // that thinks past the timeout would otherwise be throttled and its
+                    // thinking billed again at a lower concurrency. Growth only pauses.
+                    inner.limiter.on_transient();
+                }
             }
             let retry = &inner.config.retry;
             match retry.next_delay_for(attempt, &error, !site.limits_itself) {
@@ -304,10 +395,7 @@ impl<M: ChatModel + Embedder> Judge<M> {
                 .filter(|i| vectors[*i].is_some())
                 .map(|i| tokens::count_tokens(model, &inputs[i]))
                 .sum();
-            let usage = Usage {
-                prompt_tokens: tokens,
-                completion_tokens: 0,
-            };
+            let usage = Usage::new(tokens, 0);
             inner
                 .ledger
                 .cached(EMBEDDING_TEMPLATE, cached as u64, usage);
@@ -323,10 +411,7 @@ impl<M: ChatModel + Embedder> Judge<M> {
             let model = &inner.model;
             let name = model.embedding_model();
             let prompt_tokens: u64 = batch.iter().map(|t| tokens::count_tokens(name, t)).sum();
-            let used = Usage {
-                prompt_tokens,
-                completion_tokens: 0,
-            };
+            let used = Usage::new(prompt_tokens, 0);
             let estimate = Estimate {
                 limiter_tokens: prompt_tokens,
                 budget: used,
@@ -438,6 +523,11 @@ impl<M: ChatModel> Judge<M> {
         &self.inner.model
     }
 
+    /// What every structured request asks over its task's own sampling.
+    pub fn request_settings(&self) -> &RequestSettings {
+        &self.inner.config.request
+    }
+
     /// One raw completion: from the cache, from an identical call in flight, or from the
     /// backend (allowed by the caps, limited, retried, cancellable), then stored.
     pub async fn complete(
@@ -532,10 +622,10 @@ impl<M: ChatModel> Judge<M> {
         let model = &self.inner.model;
         let name = model.model();
         let budget = if self.inner.ledger.caps_cost() {
-            Usage {
-                prompt_tokens: tokens::prompt_tokens(name, request),
-                completion_tokens: tokens::completion_allowance(request),
-            }
+            Usage::new(
+                tokens::prompt_tokens(name, request),
+                tokens::completion_allowance(request),
+            )
         } else {
             Usage::default()
         };
@@ -553,22 +643,72 @@ impl<M: ChatModel> Judge<M> {
                 site,
                 estimate,
                 move || model.chat(request),
-                |response: &mut ChatResponse| {
-                    // Servers that send no usage get their tokens counted here, once; the count
-                    // is stored with the answer, so a replay reports the same tokens.
-                    if response.usage.total() == 0 {
-                        response.usage = tokens::count_usage(name, request, &response.text);
-                        (response.usage, true)
-                    } else {
-                        (response.usage, false)
-                    }
-                },
+                |response: &mut ChatResponse| count_usage(name, request, response),
             )
             .await;
+        let result = match result {
+            Ok(response) if response.cut_off() => {
+                self.ask_past_cut_off(template, request, response).await
+            }
+            other => other,
+        };
         if let Err(error) = &result {
             self.inner.health.failed(error, &model.endpoint(), name);
         }
         result
+    }
+
+    /// A reply cut off at the token cap before any answer (a reasoning model that spent the
+    /// cap thinking) is asked once more with a larger cap: none when one was set, else twice
+    /// what the reply used. Cut off again, the call fails saying how much the thinking used.
+    async fn ask_past_cut_off(
+        &self,
+        template: &str,
+        request: &ChatRequest,
+        cut: ChatResponse,
+    ) -> Result<ChatResponse, JudgeError> {
+        bump(&self.inner.counters.cut_off_retries);
+        let model = &self.inner.model;
+        let name = model.model();
+        let first_cap = request.sampling.max_tokens;
+        let mut larger = request.clone();
+        larger.sampling.max_tokens = match first_cap {
+            Some(_) => None,
+            None => Some(
+                u32::try_from(cut.usage.completion_tokens.saturating_mul(2))
+                    .unwrap_or(u32::MAX)
+                    .max(MIN_CAP_AFTER_CUT_OFF),
+            ),
+        };
+        let site = CallSite {
+            template,
+            model: name,
+            limits_itself: model.limits_itself(),
+        };
+        let estimate = Estimate {
+            limiter_tokens: rough_tokens(&larger),
+            budget: Usage::default(),
+        };
+        let larger_ref = &larger;
+        let again = self
+            .with_retries(
+                site,
+                estimate,
+                move || model.chat(larger_ref),
+                |response: &mut ChatResponse| count_usage(name, larger_ref, response),
+            )
+            .await?;
+        if again.cut_off() {
+            return Err(JudgeError::CutOff {
+                endpoint: model.endpoint(),
+                model: name.to_owned(),
+                used: cut.usage.completion_tokens,
+                cap: first_cap,
+                used_again: again.usage.completion_tokens,
+                cap_again: larger.sampling.max_tokens,
+            });
+        }
+        Ok(again)
     }
 
     /// Asks for a value of type `T` matching `request.schema`, climbing the ladder: schema
@@ -644,8 +784,10 @@ impl<M: ChatModel> Judge<M> {
             other => other?,
         };
         *usage += first.response.usage;
+        self.note_thinking(&first);
         let reason = match interpret::<T>(&first.response.text, &request.schema) {
             Ok((value, rung)) => {
+                self.inner.health.usable_answer();
                 if first.fresh() {
                     self.store(template, first_key, &first.response).await;
                 }
@@ -655,10 +797,16 @@ impl<M: ChatModel> Judge<M> {
                     rung,
                     usage: *usage,
                     cached: first.cached,
+                    thinking: first.response.thinking,
                 }));
             }
-            Err(reason) => reason,
+            Err(reason) => {
+                self.unusable(&first, &reason);
+                reason
+            }
         };
+        // The answer alone goes back, never the thinking: it doubles the prompt, and some
+        // servers refuse a conversation that carries it.
         let mut again = first_request;
         again
             .messages
@@ -679,8 +827,10 @@ impl<M: ChatModel> Judge<M> {
             }
         };
         *usage += second.response.usage;
+        self.note_thinking(&second);
         match interpret::<T>(&second.response.text, &request.schema) {
             Ok((value, _)) => {
+                self.inner.health.usable_answer();
                 if first.fresh() {
                     self.store(template, first_key, &first.response).await;
                 }
@@ -693,14 +843,54 @@ impl<M: ChatModel> Judge<M> {
                     rung: Rung::Reasked,
                     usage: *usage,
                     cached: first.cached && second.cached,
+                    thinking: second.response.thinking,
                 }))
             }
-            Err(reason) => Ok(Err(JudgeError::Unparsed {
-                template: template.to_string(),
-                reason,
-                raw: second.response.text,
-            })),
+            Err(reason) => {
+                self.unusable(&second, &reason);
+                Ok(Err(JudgeError::Unparsed {
+                    template: template.to_string(),
+                    reason,
+                    raw: second.response.text,
+                }))
+            }
         }
+    }
+
+    /// Counts an answer that came after thinking.
+    fn note_thinking(&self, completion: &Completion) {
+        if completion.response.thinking.is_some() {
+            bump(&self.inner.counters.thinking_answers);
+        }
+    }
+
+    /// An answer that does not parse: one more in a row for [`crate::health`], which halts
+    /// a judge whose answers are never usable. Cached answers parsed once, so only fresh
+    /// ones count.
+    fn unusable(&self, completion: &Completion, reason: &str) {
+        if completion.cached {
+            return;
+        }
+        let model = &self.inner.model;
+        let what = if completion.response.text.trim().is_empty() {
+            "an empty answer".to_owned()
+        } else {
+            format!("an answer that does not parse ({reason})")
+        };
+        self.inner
+            .health
+            .unusable_answer(&what, &model.endpoint(), model.model());
+    }
+
+    /// The request forms the backend settled on, per endpoint, with what each learned.
+    pub fn learned_forms(&self) -> Vec<crate::forms::LearnedForm> {
+        self.inner.model.learned_forms()
+    }
+
+    /// Starts the backend's endpoints in the forms an earlier session recorded
+    /// ([`ChatModel::adopt_forms`]).
+    pub fn adopt_forms(&self, forms: &[crate::forms::LearnedForm]) {
+        self.inner.model.adopt_forms(forms);
     }
 
     /// Runs [`Judge::ask`] on every request concurrently (bounded by the limiter) and returns
@@ -760,6 +950,8 @@ impl<M: ChatModel> Judge<M> {
             current_limit: self.inner.limiter.current_limit() as u64,
             deduplicated: load(&c.deduplicated),
             cache_hits_other_origin: load(&c.cache_hits_other_origin),
+            thinking_answers: load(&c.thinking_answers),
+            cut_off_retries: load(&c.cut_off_retries),
         }
     }
 
@@ -781,9 +973,11 @@ impl<M: ChatModel> Judge<M> {
             }
             None
         };
+        let mut sampling = request.sampling.clone();
+        self.inner.config.request.apply(&mut sampling);
         ChatRequest {
             messages,
-            sampling: request.sampling.clone(),
+            sampling,
             response_schema,
         }
     }
@@ -806,6 +1000,32 @@ impl<M: ChatModel> Judge<M> {
             "schema": request.response_schema.as_ref().map_or(Value::Null, |s| s.schema.clone()),
         }))
     }
+}
+
+/// The smallest cap a cut-off reply is asked again with, when no cap was set.
+const MIN_CAP_AFTER_CUT_OFF: u32 = 4096;
+
+/// The usage of a fresh reply, for the books: the server's, with its thinking's tokens
+/// counted here where the server did not count them (a `<think>` block in `content`), and
+/// every count made here when it sent no usage at all. The count is stored with the answer,
+/// so a replay reports the same tokens. Returns the usage and whether it was counted here.
+fn count_usage(model: &str, request: &ChatRequest, response: &mut ChatResponse) -> (Usage, bool) {
+    let thinking = std::mem::take(&mut response.thinking_text);
+    let mut counted = false;
+    if response.usage.total() == 0 {
+        let mut usage = tokens::count_usage(model, request, &response.text);
+        if !thinking.is_empty() {
+            let thought = tokens::count_tokens(model, &thinking);
+            usage.completion_tokens += thought;
+            usage.reasoning_tokens = Some(thought);
+        }
+        response.usage = usage;
+        counted = true;
+    } else if response.usage.reasoning_tokens.is_none() && !thinking.is_empty() {
+        response.usage.reasoning_tokens =
+            Some(tokens::count_tokens(model, &thinking).min(response.usage.completion_tokens));
+    }
+    (response.usage, counted)
 }
 
 /// A 400 (or 422) that blames the structured-output request itself.

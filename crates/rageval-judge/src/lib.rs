@@ -20,6 +20,12 @@
 //! - [`limiter`]: adaptive concurrency, requests/tokens per minute, `Retry-After` pauses.
 //! - [`retry`]: which errors to retry (429, 5xx, timeouts, resets — never 4xx client
 //!   errors) and the jittered exponential back-off.
+//! - [`reasoning`]: a reasoning model's answer split from its thinking (reasoning fields,
+//!   `<think>` tags, a closing tag alone, an answer misrouted into the reasoning field),
+//!   where the backend reads the reply, so no verdict is ever read from the thinking.
+//! - [`forms`]: how an endpoint wants its requests written (the token cap's name, a
+//!   temperature it refuses, options it does not know), learned from its 400s, not from
+//!   model-name lists.
 //! - [`structured`]: the output ladder (schema → tolerant parse → validation → one re-ask →
 //!   one fresh climb → failed with the raw text) and its per-template rung counts; only
 //!   answers that parsed are cached.
@@ -57,6 +63,7 @@ pub mod chat;
 pub mod config;
 pub mod error;
 mod flight;
+pub mod forms;
 #[cfg(feature = "gguf")]
 pub mod gguf;
 pub mod health;
@@ -69,6 +76,7 @@ pub mod model_files;
 pub mod models;
 pub mod openai;
 pub mod pool;
+pub mod reasoning;
 pub mod retry;
 pub mod secret;
 pub mod settings;
@@ -77,15 +85,18 @@ pub mod tokens;
 
 pub use accounting::{Budget, Cap, Price, PriceTable, TemplateUsage, UsageReport};
 pub use batch::{BatchClient, BatchModel, BatchStore};
-pub use cache::{Cache, CacheKey, CacheMode};
+pub use cache::{Cache, CacheKey, CacheMode, ThinkingProfile, thinking_profile_at};
 pub use cancel::CancelToken;
 pub use chat::{ChatModel, ChatRequest, ChatResponse, Embedder, Message, Role, Sampling, Usage};
 pub use config::{JudgeFlags, JudgeSettings};
 pub use error::JudgeError;
+pub use forms::{CapParam, LearnedForm, Lesson, RequestForm};
 #[cfg(feature = "gguf")]
 pub use gguf::{GgufChat, GgufOptions};
 pub use health::Halt;
-pub use judge::{Answer, Completion, Embeddings, Judge, JudgeConfig, JudgeStats};
+pub use judge::{
+    Answer, Completion, Embeddings, Judge, JudgeConfig, JudgeStats, RequestSettings, Temperature,
+};
 pub use limiter::{Limiter, LimiterConfig};
 pub use local::OnFirstUse;
 #[cfg(feature = "minilm")]
@@ -94,6 +105,7 @@ pub use model_files::{ENV_MODELS_DIR, ModelFiles};
 pub use models::{AnyChatModel, AnyEmbedder, BoxFuture, Models};
 pub use openai::OpenAiBackend;
 pub use pool::{EndpointHealth, EndpointPool, HealthPolicy, PoolEndpoint};
+pub use reasoning::{Thinking, ThinkingSource};
 pub use retry::RetryPolicy;
 pub use secret::ApiKey;
 pub use settings::{EndpointSettings, SchemaMode, default_cache_path};

@@ -1,6 +1,6 @@
 //! How many calls may be in flight and how fast they may start.
 //!
-//! A [`Limiter`] combines a concurrency limit that adapts (halved on a 429 or a timeout, grown
+//! A [`Limiter`] combines a concurrency limit that adapts (halved on a 429, grown
 //! back by one after a run of successes), requests-per-minute and tokens-per-minute token
 //! buckets, and a shared pause that honours a server's `Retry-After` for every caller, not
 //! just the one that was told. It never sleeps on behalf of a cache hit: the judge consults
@@ -248,8 +248,14 @@ impl Limiter {
         }
     }
 
-    /// The server is overloaded (429 or a timeout): halve the limit, at most once per
-    /// cooldown, and pause everyone for `retry_after` when the server asked for it.
+    /// A call failed in a way worth retrying that is not a request to slow down (a timeout,
+    /// a 5xx, a reset connection): the limit keeps its size, only its growth starts over.
+    pub fn on_transient(&self) {
+        lock(&self.inner.state).successes = 0;
+    }
+
+    /// The server is overloaded (a 429): halve the limit, at most once per cooldown, and
+    /// pause everyone for `retry_after` when the server asked for it.
     pub fn on_overload(&self, retry_after: Option<Duration>) {
         let mut state = lock(&self.inner.state);
         let now = Instant::now();
@@ -347,6 +353,23 @@ mod tests {
         }
         assert_eq!(limiter.current_limit(), 6);
         assert_eq!(limiter.inner.semaphore.available_permits(), 6);
+    }
+
+    /// Regression: a timeout halved the limit, so a judge that thinks past the timeout was
+    /// throttled and its thinking billed again at a lower concurrency.
+    #[tokio::test]
+    async fn a_transient_failure_keeps_the_limit_and_only_restarts_its_growth() {
+        let limiter = Limiter::new(config(8));
+        limiter.on_overload(None);
+        assert_eq!(limiter.current_limit(), 4);
+        limiter.on_success();
+        limiter.on_transient();
+        assert_eq!((limiter.current_limit(), limiter.cuts()), (4, 1));
+        // The success before the transient failure no longer counts towards growth.
+        limiter.on_success();
+        assert_eq!(limiter.current_limit(), 4);
+        limiter.on_success();
+        assert_eq!(limiter.current_limit(), 5);
     }
 
     async fn futures_held(limiter: &Limiter, n: usize) -> Vec<Permit> {

@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use crate::chat::{ChatModel, ChatRequest, ChatResponse, Embedder};
 use crate::error::JudgeError;
+use crate::forms::LearnedForm;
 
 /// A boxed, sendable future: what the erased backends return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -25,6 +26,9 @@ trait ErasedChat: Send + Sync + 'static {
     fn erased_endpoint(&self) -> String;
     fn erased_supports_response_schema(&self) -> bool;
     fn erased_limits_itself(&self) -> bool;
+    fn erased_learned_forms(&self) -> Vec<LearnedForm>;
+    fn erased_adopt_forms(&self, forms: &[LearnedForm]);
+    fn erased_learn_from_refusal(&self, body: &str, sent: &serde_json::Value) -> bool;
     fn erased_chat<'a>(
         &'a self,
         request: &'a ChatRequest,
@@ -46,6 +50,15 @@ impl<T: ChatModel> ErasedChat for T {
     }
     fn erased_limits_itself(&self) -> bool {
         self.limits_itself()
+    }
+    fn erased_learned_forms(&self) -> Vec<LearnedForm> {
+        self.learned_forms()
+    }
+    fn erased_adopt_forms(&self, forms: &[LearnedForm]) {
+        self.adopt_forms(forms);
+    }
+    fn erased_learn_from_refusal(&self, body: &str, sent: &serde_json::Value) -> bool {
+        self.learn_from_refusal(body, sent)
     }
     fn erased_chat<'a>(
         &'a self,
@@ -120,6 +133,15 @@ impl ChatModel for AnyChatModel {
     }
     fn limits_itself(&self) -> bool {
         self.0.erased_limits_itself()
+    }
+    fn learned_forms(&self) -> Vec<LearnedForm> {
+        self.0.erased_learned_forms()
+    }
+    fn adopt_forms(&self, forms: &[LearnedForm]) {
+        self.0.erased_adopt_forms(forms);
+    }
+    fn learn_from_refusal(&self, body: &str, sent: &serde_json::Value) -> bool {
+        self.0.erased_learn_from_refusal(body, sent)
     }
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, JudgeError> {
         self.0.erased_chat(request).await
@@ -228,6 +250,21 @@ impl ChatModel for Models {
     fn limits_itself(&self) -> bool {
         self.chat.as_ref().is_some_and(|m| m.limits_itself())
     }
+    fn learned_forms(&self) -> Vec<LearnedForm> {
+        self.chat
+            .as_ref()
+            .map_or_else(Vec::new, |m| m.learned_forms())
+    }
+    fn adopt_forms(&self, forms: &[LearnedForm]) {
+        if let Some(model) = &self.chat {
+            model.adopt_forms(forms);
+        }
+    }
+    fn learn_from_refusal(&self, body: &str, sent: &serde_json::Value) -> bool {
+        self.chat
+            .as_ref()
+            .is_some_and(|model| model.learn_from_refusal(body, sent))
+    }
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, JudgeError> {
         match &self.chat {
             Some(model) => model.chat(request).await,
@@ -287,6 +324,8 @@ mod tests {
                 text: request.messages[0].content.clone(),
                 usage: Usage::default(),
                 finish_reason: None,
+                thinking: None,
+                thinking_text: String::new(),
             })
         }
     }

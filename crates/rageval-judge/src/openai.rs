@@ -14,6 +14,8 @@ use serde_json::{Value, json};
 
 use crate::chat::{ChatModel, ChatRequest, ChatResponse, Embedder, Usage};
 use crate::error::JudgeError;
+use crate::forms::{FormBook, LearnedForm, MAX_LESSONS_PER_CALL, Refusal, RequestForm};
+use crate::reasoning::{Thinking, split_reply};
 use crate::secret::ApiKey;
 use crate::settings::{EndpointSettings, url_secrets};
 
@@ -29,6 +31,13 @@ pub struct OpenAiBackend {
     /// Every credential an error body might echo: the key, header values, and what the
     /// base URL carries in its user info or query string.
     secrets: Vec<ApiKey>,
+    /// How requests are written, as learned from refusals; shared by clones.
+    forms: FormBook,
+    /// Whether a chat request in the current form was ever answered; until one is, chat
+    /// calls go one at a time through `probe`, so a server that refuses the form refuses it
+    /// once rather than once per call in flight.
+    settled: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    probe: std::sync::Arc<tokio::sync::Mutex<()>>,
 }
 
 impl OpenAiBackend {
@@ -68,11 +77,15 @@ impl OpenAiBackend {
             .chain(settings.extra_headers.iter().map(|(_, v)| ApiKey::new(v)))
             .chain(url_secrets(&settings.base_url).into_iter().map(ApiKey::new))
             .collect();
+        let forms = FormBook::new(settings.form.clone());
         Ok(OpenAiBackend {
             client,
             settings,
             endpoint,
             secrets,
+            forms,
+            settled: Default::default(),
+            probe: Default::default(),
         })
     }
 
@@ -100,19 +113,45 @@ impl OpenAiBackend {
         &self,
         request: reqwest::RequestBuilder,
     ) -> Result<reqwest::Response, JudgeError> {
-        let response = request.send().await.map_err(|e| self.transport_error(e))?;
+        self.send_reading_refusals(request)
+            .await
+            .map_err(|(error, _)| error)
+    }
+
+    /// Like [`Self::send`], and a 400 or 422 also gives back its whole body, for
+    /// [`Refusal::read`].
+    async fn send_reading_refusals(
+        &self,
+        request: reqwest::RequestBuilder,
+    ) -> Result<reqwest::Response, (JudgeError, Option<String>)> {
+        let response = request
+            .send()
+            .await
+            .map_err(|e| (self.transport_error(e), None))?;
         let status = response.status();
         if status.is_success() {
             return Ok(response);
         }
         let retry_after = retry_after(response.headers());
         let body = response.text().await.unwrap_or_default();
-        Err(JudgeError::Status {
+        let error = JudgeError::Status {
             endpoint: self.endpoint.clone(),
             status: status.as_u16(),
             first_line: self.first_line(&body),
             retry_after,
-        })
+        };
+        let refusal = matches!(status.as_u16(), 400 | 422).then_some(body);
+        Err((error, refusal))
+    }
+
+    /// The form requests are written in now, and what it learned, for the manifest.
+    pub fn learned_form(&self) -> LearnedForm {
+        LearnedForm {
+            endpoint: self.endpoint.clone(),
+            model: self.settings.model.clone(),
+            form: self.forms.form(),
+            lessons: self.forms.lessons(),
+        }
     }
 
     /// The body of a success as JSON.
@@ -194,7 +233,23 @@ struct WireChat {
     #[serde(default)]
     choices: Vec<WireChoice>,
     #[serde(default)]
-    usage: Option<Usage>,
+    usage: Option<WireUsage>,
+}
+
+#[derive(Deserialize)]
+struct WireUsage {
+    #[serde(default)]
+    prompt_tokens: u64,
+    #[serde(default)]
+    completion_tokens: u64,
+    #[serde(default)]
+    completion_tokens_details: Option<WireCompletionDetails>,
+}
+
+#[derive(Deserialize)]
+struct WireCompletionDetails {
+    #[serde(default)]
+    reasoning_tokens: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -208,6 +263,12 @@ struct WireChoice {
 struct WireMessage {
     #[serde(default)]
     content: Option<String>,
+    /// DeepSeek's API and vLLM before 2026.
+    #[serde(default)]
+    reasoning_content: Option<String>,
+    /// vLLM from 2026 (renamed from `reasoning_content`), OpenRouter, Ollama.
+    #[serde(default)]
+    reasoning: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -238,29 +299,106 @@ impl ChatModel for OpenAiBackend {
         self.settings.schema_mode == crate::settings::SchemaMode::ResponseFormat
     }
 
+    fn learned_forms(&self) -> Vec<LearnedForm> {
+        vec![self.learned_form()]
+    }
+
+    fn learn_from_refusal(&self, body: &str, sent: &Value) -> bool {
+        Refusal::read(body).is_some_and(|refusal| self.forms.learn(&refusal, sent))
+    }
+
+    fn adopt_forms(&self, forms: &[LearnedForm]) {
+        let mine = forms
+            .iter()
+            .find(|f| f.endpoint == self.endpoint && f.model == self.settings.model);
+        if let Some(recorded) = mine {
+            self.forms.adopt(recorded.form.clone());
+        }
+    }
+
+    /// One call; a 400 that names a parameter the form can change (a temperature or a cap
+    /// name a reasoning model refuses, an option the server does not know) is sent again in
+    /// the changed form, which the next calls use from the start. Until the endpoint first
+    /// answers, calls go one at a time, so the form is learned by one call, not by every call
+    /// in flight.
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, JudgeError> {
-        let body = chat_body(&self.settings.model, request);
-        let value = self.post("chat/completions", &body).await?;
+        use std::sync::atomic::Ordering;
+        let _probing = if self.settled.load(Ordering::Acquire) {
+            None
+        } else {
+            let guard = self.probe.lock().await;
+            (!self.settled.load(Ordering::Acquire)).then_some(guard)
+        };
+        let answer = self.chat_in_form(request).await;
+        if answer.is_ok() {
+            self.settled.store(true, Ordering::Release);
+        }
+        answer
+    }
+}
+
+impl OpenAiBackend {
+    /// One call in the form in use, learning from refusals that name a parameter.
+    async fn chat_in_form(&self, request: &ChatRequest) -> Result<ChatResponse, JudgeError> {
+        let mut lessons = 0;
+        let response = loop {
+            let body = chat_body(&self.settings.model, request, &self.forms.form());
+            let sent = self
+                .send_reading_refusals(self.request(Method::POST, "chat/completions").json(&body))
+                .await;
+            match sent {
+                Ok(response) => break response,
+                Err((error, Some(refusal))) if lessons < MAX_LESSONS_PER_CALL => {
+                    let learned = Refusal::read(&refusal)
+                        .is_some_and(|refusal| self.forms.learn(&refusal, &body));
+                    if !learned {
+                        return Err(error);
+                    }
+                    lessons += 1;
+                    tracing::debug!(endpoint = %self.endpoint, %error, "request form changed");
+                }
+                Err((error, _)) => return Err(error),
+            }
+        };
+        let value = self.json_body(response).await?;
         parse_chat_completion(value).map_err(|detail| self.protocol(detail))
     }
 }
 
-/// The `/chat/completions` body for `request` to `model`: what the backend sends, and what a
-/// batch input line carries (see [`crate::batch`]), so both ask exactly the same thing.
-pub(crate) fn chat_body(model: &str, request: &ChatRequest) -> Value {
+/// The `/chat/completions` body for `request` to `model`, written in `form`: what the backend
+/// sends, and what a batch input line carries (see [`crate::batch`]), so both ask exactly the
+/// same thing.
+pub(crate) fn chat_body(model: &str, request: &ChatRequest, form: &RequestForm) -> Value {
+    let sampling = &request.sampling;
     let mut body = json!({
         "model": model,
         "messages": request.messages,
-        "temperature": request.sampling.temperature,
     });
-    if let Some(top_p) = request.sampling.top_p {
-        body["top_p"] = json!(top_p);
+    let mut set = |name: &str, value: Value| {
+        if !form.dropped.contains(name) {
+            body[name] = value;
+        }
+    };
+    if let Some(temperature) = sampling.temperature {
+        set("temperature", json!(temperature));
     }
-    if let Some(max_tokens) = request.sampling.max_tokens {
-        body["max_tokens"] = json!(max_tokens);
+    if let Some(top_p) = sampling.top_p {
+        set("top_p", json!(top_p));
     }
-    if let Some(seed) = request.sampling.seed {
-        body["seed"] = json!(seed);
+    if let Some(max_tokens) = sampling.max_tokens {
+        set(form.cap_param.field(), json!(max_tokens));
+    }
+    if let Some(seed) = sampling.seed {
+        set("seed", json!(seed));
+    }
+    if let Some(effort) = &sampling.reasoning_effort {
+        set("reasoning_effort", json!(effort));
+    }
+    if let Some(thinking) = sampling.thinking {
+        // vLLM and SGLang pass it to the chat template; DashScope reads it at the top level.
+        // A server that refuses either teaches the form to leave it out.
+        set("chat_template_kwargs", json!({"enable_thinking": thinking}));
+        set("enable_thinking", json!(thinking));
     }
     if let Some(schema) = &request.response_schema {
         body["response_format"] = json!({
@@ -272,7 +410,8 @@ pub(crate) fn chat_body(model: &str, request: &ChatRequest) -> Value {
 }
 
 /// A chat completion body read into a [`ChatResponse`] (first choice; usage when the server
-/// sent it), or what is wrong with it.
+/// sent it), the answer split from any thinking ([`crate::reasoning`]), or what is wrong with
+/// it.
 pub(crate) fn parse_chat_completion(value: Value) -> Result<ChatResponse, String> {
     let wire: WireChat =
         serde_json::from_value(value).map_err(|e| format!("not a chat completion: {e}"))?;
@@ -281,10 +420,36 @@ pub(crate) fn parse_chat_completion(value: Value) -> Result<ChatResponse, String
         .into_iter()
         .next()
         .ok_or_else(|| "chat completion without choices".to_owned())?;
+    let (content, field) = match choice.message {
+        Some(m) => (m.content, m.reasoning_content.or(m.reasoning)),
+        None => (None, None),
+    };
+    let split = split_reply(
+        content.as_deref(),
+        field.as_deref(),
+        choice.finish_reason.as_deref(),
+    );
+    let usage = wire.usage.map_or_else(Usage::default, |u| Usage {
+        prompt_tokens: u.prompt_tokens,
+        completion_tokens: u.completion_tokens,
+        reasoning_tokens: u.completion_tokens_details.and_then(|d| d.reasoning_tokens),
+    });
+    let (thinking, thinking_text) = match split.thinking {
+        Some((source, text)) => (
+            Some(Thinking {
+                source,
+                chars: text.chars().count() as u64,
+            }),
+            text,
+        ),
+        None => (None, String::new()),
+    };
     Ok(ChatResponse {
-        text: choice.message.and_then(|m| m.content).unwrap_or_default(),
-        usage: wire.usage.unwrap_or_default(),
+        text: split.answer,
+        usage,
         finish_reason: choice.finish_reason,
+        thinking,
+        thinking_text,
     })
 }
 
@@ -340,6 +505,69 @@ mod tests {
         let err = backend.chat(&request).await.unwrap_err();
         assert!(matches!(err, JudgeError::Transport { .. }), "{err}");
         let _ = accept.join();
+    }
+
+    #[test]
+    fn a_reasoning_reply_is_read_after_its_thinking_with_its_tokens() {
+        let draft = r#"{"verdict": 0}"#;
+        let answer = r#"{"verdict": 1}"#;
+        let reply = |message: Value, finish: &str| {
+            json!({
+                "choices": [{"message": message, "finish_reason": finish}],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 900,
+                          "completion_tokens_details": {"reasoning_tokens": 880}}
+            })
+        };
+        let field = format!("Thinking. Draft: {draft}. Checking again.");
+        let cases = [
+            json!({"content": format!("<think>{field}</think>\n{answer}")}),
+            json!({"content": format!("{field}</think>{answer}")}),
+            json!({"content": answer, "reasoning_content": field}),
+            json!({"content": answer, "reasoning": field}),
+            json!({"content": null, "reasoning": format!("{field}\n\n{answer}")}),
+        ];
+        for message in cases {
+            let parsed = parse_chat_completion(reply(message.clone(), "stop")).unwrap();
+            assert_eq!(parsed.text, answer, "{message}");
+            assert!(parsed.thinking.is_some() && parsed.thinking_text.contains(draft));
+            assert_eq!(parsed.usage.reasoning_tokens, Some(880));
+        }
+        let cut = parse_chat_completion(reply(json!({"content": "<think>Thinking"}), "length"));
+        assert!(cut.unwrap().cut_off());
+    }
+
+    #[test]
+    fn the_body_is_written_in_the_endpoints_form() {
+        let request = ChatRequest {
+            messages: vec![crate::chat::Message::user("x")],
+            sampling: crate::chat::Sampling {
+                max_tokens: Some(64),
+                reasoning_effort: Some("low".into()),
+                thinking: Some(false),
+                ..crate::chat::Sampling::default()
+            },
+            response_schema: None,
+        };
+        let plain = chat_body("m", &request, &RequestForm::default());
+        assert_eq!(plain["temperature"], json!(0.0));
+        assert_eq!(plain["max_tokens"], json!(64));
+        assert_eq!(plain["reasoning_effort"], json!("low"));
+        assert_eq!(
+            plain["chat_template_kwargs"],
+            json!({"enable_thinking": false})
+        );
+        let form = RequestForm {
+            cap_param: crate::forms::CapParam::MaxCompletionTokens,
+            dropped: ["temperature".to_owned(), "enable_thinking".to_owned()].into(),
+        };
+        let strict = chat_body("m", &request, &form);
+        assert!(strict.get("temperature").is_none() && strict.get("max_tokens").is_none());
+        assert_eq!(strict["max_completion_tokens"], json!(64));
+        assert!(strict.get("enable_thinking").is_none());
+        assert_eq!(
+            strict["chat_template_kwargs"],
+            json!({"enable_thinking": false})
+        );
     }
 
     #[test]

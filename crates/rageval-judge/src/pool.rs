@@ -352,6 +352,7 @@ impl<B> EndpointPool<B> {
                 member.limiter.settle_tokens(estimate, used(value));
             }
             Err(error) if error.is_overload() => member.limiter.on_overload(error.retry_after()),
+            Err(error) if error.is_retryable() => member.limiter.on_transient(),
             Err(_) => {}
         }
         pending.open = false;
@@ -413,6 +414,17 @@ impl<B: ChatModel> ChatModel for EndpointPool<B> {
     }
     fn limits_itself(&self) -> bool {
         true
+    }
+    fn learned_forms(&self) -> Vec<crate::forms::LearnedForm> {
+        self.members
+            .iter()
+            .flat_map(|m| m.backend.learned_forms())
+            .collect()
+    }
+    fn adopt_forms(&self, forms: &[crate::forms::LearnedForm]) {
+        for member in &self.members {
+            member.backend.adopt_forms(forms);
+        }
     }
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, JudgeError> {
         self.attempt(
@@ -500,6 +512,8 @@ mod tests {
                 text: self.name.into(),
                 usage: Usage::default(),
                 finish_reason: None,
+                thinking: None,
+                thinking_text: String::new(),
             })
         }
     }

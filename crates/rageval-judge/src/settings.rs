@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::error::JudgeError;
+use crate::forms::RequestForm;
 use crate::secret::{ApiKey, REDACTED};
 
 /// Base URL of the OpenAI-compatible judge endpoint, e.g. `http://localhost:8000/v1`.
@@ -67,6 +68,9 @@ pub struct EndpointSettings {
     pub connect_timeout: Duration,
     /// How structured calls ask for their schema.
     pub schema_mode: SchemaMode,
+    /// How requests are written at first (the token cap's name, parameters left out); the
+    /// endpoint's refusals may change it during a run ([`crate::forms`]).
+    pub form: RequestForm,
 }
 
 impl EndpointSettings {
@@ -80,6 +84,7 @@ impl EndpointSettings {
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             schema_mode: SchemaMode::default(),
+            form: RequestForm::default(),
         }
     }
 

@@ -55,6 +55,7 @@ pub fn count_usage(model: &str, request: &ChatRequest, answer: &str) -> Usage {
     Usage {
         prompt_tokens: prompt_tokens(model, request),
         completion_tokens: count_tokens(model, answer),
+        reasoning_tokens: None,
     }
 }
 
@@ -97,6 +98,7 @@ impl PlanEstimate {
         price.cost_usd(Usage {
             prompt_tokens: self.prompt_tokens,
             completion_tokens: self.completion_tokens,
+            reasoning_tokens: None,
         })
     }
 }

@@ -117,8 +117,15 @@ pub fn describe(by: &Implementation) -> String {
             backend,
             model,
             template,
+            after_thinking,
             ..
-        } => format!("llm {backend}:{model} {template}"),
+        } => match after_thinking {
+            Some(source) => format!(
+                "llm {backend}:{model} {template}, after thinking ({})",
+                source.describe()
+            ),
+            None => format!("llm {backend}:{model} {template}"),
+        },
         Implementation::Heuristic(info) => format!("heuristic {} v{}", info.name, info.version),
         Implementation::Rule { rule } => format!("rule: {rule}"),
     }

@@ -46,6 +46,13 @@ pub struct JudgeSpec {
     context_window: Option<u64>,
     config: Option<PathBuf>,
     models_dir: Option<PathBuf>,
+    /// A number, or `"omit"`.
+    temperature: Option<String>,
+    max_tokens: Option<u32>,
+    /// `max_tokens` or `max_completion_tokens`.
+    max_tokens_param: Option<String>,
+    reasoning_effort: Option<String>,
+    thinking: Option<bool>,
 }
 
 /// The other options of `rageval.evaluate`, as a dict.
@@ -64,6 +71,8 @@ pub struct RunSpec {
     fail_under: Vec<String>,
     junit: Option<PathBuf>,
     reports: bool,
+    /// A share from 0 to 1.
+    max_failed: Option<f64>,
 }
 
 /// Notes the run wants to tell, kept for `Run.notes`.
@@ -122,6 +131,15 @@ pub fn evaluate(
         shard: None,
         batch: None,
         reports: spec.reports,
+        max_failed: match spec.max_failed {
+            Some(share) if (0.0..=1.0).contains(&share) => share,
+            Some(share) => {
+                return Err(invalid(format!(
+                    "invalid max_failed {share}: expected a share from 0 to 1"
+                )));
+            }
+            None => eval::DEFAULT_MAX_FAILED,
+        },
     };
 
     let notes = Arc::new(Notes::default());
@@ -194,12 +212,8 @@ fn stop_error(stopped: &Stopped, run_dir: &Path, interrupted: bool) -> PyErr {
 /// A complete run as a dict; a run whose judged cells all failed as `JudgeError`, as the CLI
 /// exits 4 for it.
 fn completed(py: Python<'_>, done: &Evaluated, notes: Vec<String>) -> PyResult<Py<PyAny>> {
-    if let Some(error) = &done.judge_failed_everything {
-        let text = format!(
-            "every judged cell failed, most often with: {error}; the judge answered nothing \
-             usable (see summary.json's failed_errors). Fix the judge, then run the same \
-             command with --retry-failed to score those cells again."
-        );
+    if let Some(too_many) = &done.too_many_failed {
+        let text = too_many.message();
         return Err(exception(
             "JudgeError",
             text,
@@ -240,6 +254,21 @@ fn judge_options(judge: JudgeSpec) -> Result<JudgeOptions, String> {
             }
         },
     };
+    let temperature = match judge.temperature.as_deref() {
+        Some(text) => Some(
+            text.parse()
+                .map_err(|e| format!("invalid temperature: {e}"))?,
+        ),
+        None => None,
+    };
+    let max_tokens_param = match judge.max_tokens_param.as_deref() {
+        Some(name) => Some(rageval_judge::CapParam::from_field(name).ok_or_else(|| {
+            format!(
+                "invalid max_tokens_param `{name}`: expected max_tokens or max_completion_tokens"
+            )
+        })?),
+        None => None,
+    };
     let lang = match judge.lang.as_str() {
         "auto" => LangChoice::Auto,
         "en" => LangChoice::Force(Lang::En),
@@ -261,6 +290,11 @@ fn judge_options(judge: JudgeSpec) -> Result<JudgeOptions, String> {
             cache: judge.cache,
             max_calls: judge.max_calls,
             max_cost_usd: judge.max_cost,
+            temperature,
+            max_tokens: judge.max_tokens,
+            max_tokens_param,
+            reasoning_effort: judge.reasoning_effort,
+            thinking: judge.thinking,
         },
         local,
         models_dir: judge.models_dir,

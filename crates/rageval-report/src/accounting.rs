@@ -61,8 +61,14 @@ pub struct CallTally {
     pub merged_calls: u64,
     /// Prompt tokens of `calls`.
     pub prompt_tokens: u64,
-    /// Completion tokens of `calls`.
+    /// Completion tokens of `calls` (a reasoning model's thinking included).
     pub completion_tokens: u64,
+    /// Of the completion tokens, those spent thinking.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reasoning_tokens: u64,
+    /// Of `calls`, those whose answer came after thinking.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reasoning_calls: u64,
     /// Of `calls`, those whose server sent no usage: their tokens were counted locally.
     pub counted_calls: u64,
     /// Cost of `calls` in US dollars at the run's price table; `null` when a call's model
@@ -80,6 +86,8 @@ impl CallTally {
         self.merged_calls += other.merged_calls;
         self.prompt_tokens += other.prompt_tokens;
         self.completion_tokens += other.completion_tokens;
+        self.reasoning_tokens += other.reasoning_tokens;
+        self.reasoning_calls += other.reasoning_calls;
         self.counted_calls += other.counted_calls;
         self.cost_usd = self.cost_usd.zip(other.cost_usd).map(|(a, b)| a + b);
         self.rungs.add(&other.rungs);
@@ -94,6 +102,8 @@ impl Default for CallTally {
             merged_calls: 0,
             prompt_tokens: 0,
             completion_tokens: 0,
+            reasoning_tokens: 0,
+            reasoning_calls: 0,
             counted_calls: 0,
             cost_usd: Some(0.0),
             rungs: RungTally::default(),
@@ -129,6 +139,31 @@ pub struct JudgeUsage {
     pub templates: BTreeMap<String, CallTally>,
     /// Per task: how many times each implementation answered it.
     pub tasks: BTreeMap<String, TaskTally>,
+    /// How requests were written at each endpoint whose form is not the default or was
+    /// learned from its refusals (a reasoning model's `max_completion_tokens`, a temperature
+    /// left out): what was sent, so a run directory says it, and what a resumed run starts
+    /// from instead of being refused again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub request_forms: Vec<RequestFormRecord>,
+}
+
+/// How requests to one endpoint were written (`rageval_judge::LearnedForm`, as a run keeps
+/// it).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RequestFormRecord {
+    /// The endpoint, without credentials.
+    pub endpoint: String,
+    /// The model.
+    pub model: String,
+    /// The name the token cap went under (`max_tokens`, `max_completion_tokens`).
+    pub cap_param: String,
+    /// Parameters not sent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<String>,
+    /// What the endpoint's refusals taught, in order (`max_tokens sent as
+    /// max_completion_tokens`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub learned: Vec<String>,
 }
 
 impl JudgeUsage {
@@ -146,6 +181,26 @@ impl JudgeUsage {
             let entry = self.tasks.entry(task.clone()).or_default();
             entry.llm += tally.llm;
             entry.heuristic += tally.heuristic;
+        }
+        // A later session's form replaces an earlier one's for the same endpoint and model;
+        // what each learned is kept, in order, once.
+        for form in &other.request_forms {
+            match self
+                .request_forms
+                .iter_mut()
+                .find(|f| f.endpoint == form.endpoint && f.model == form.model)
+            {
+                Some(known) => {
+                    known.cap_param.clone_from(&form.cap_param);
+                    known.left_out.clone_from(&form.left_out);
+                    for lesson in &form.learned {
+                        if !known.learned.contains(lesson) {
+                            known.learned.push(lesson.clone());
+                        }
+                    }
+                }
+                None => self.request_forms.push(form.clone()),
+            }
         }
     }
 
@@ -249,6 +304,10 @@ impl JudgeAccount {
             usage,
         }
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[cfg(test)]

@@ -79,8 +79,8 @@ mod time;
 mod xlsx;
 
 pub use accounting::{
-    CallTally, JudgeAccount, JudgeModel, JudgeUsage, ModelPrice, RungTally, Session, SessionEnd,
-    TaskTally,
+    CallTally, JudgeAccount, JudgeModel, JudgeUsage, ModelPrice, RequestFormRecord, RungTally,
+    Session, SessionEnd, TaskTally,
 };
 pub use agreement::{
     AGREEMENT_FILE, Agreement, AgreementDelta, AgreementFigure, FigureDelta, ItemLabel, ItemResult,

@@ -10,6 +10,7 @@
 
 use std::collections::BTreeMap;
 
+use rageval_judge::{RequestSettings, Temperature};
 use rageval_report::sha256_file;
 use rageval_tasks::{Answerer, TaskKind};
 use serde::{Deserialize, Serialize};
@@ -33,6 +34,39 @@ pub struct JudgeIdentity {
     /// Per task: who answers it, with its prompt templates' versions or the heuristic's
     /// version (only the tasks the run asks; filled by [`JudgeIdentity::for_tasks`]).
     pub routes: BTreeMap<String, String>,
+    /// What the chat judge's requests ask that changes its verdicts (temperature, token
+    /// cap, reasoning effort, thinking), where set; how an endpoint wants them spelled
+    /// (`max_completion_tokens`, a temperature left out) is not identity.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub request: BTreeMap<String, String>,
+}
+
+/// The request settings that are part of a run's identity, by name. Destructured whole, so
+/// a setting added to [`RequestSettings`] does not compile until it is classified here.
+fn request_identity(settings: &RequestSettings) -> BTreeMap<String, String> {
+    let RequestSettings {
+        temperature,
+        max_tokens,
+        reasoning_effort,
+        thinking,
+    } = settings;
+    let mut identity = BTreeMap::new();
+    if *temperature != Temperature::Task {
+        identity.insert("temperature".to_owned(), temperature.to_string());
+    }
+    if let Some(cap) = max_tokens {
+        identity.insert("max_tokens".to_owned(), cap.to_string());
+    }
+    if let Some(effort) = reasoning_effort {
+        identity.insert("reasoning_effort".to_owned(), effort.clone());
+    }
+    if let Some(on) = thinking {
+        identity.insert(
+            "thinking".to_owned(),
+            if *on { "on" } else { "off" }.to_owned(),
+        );
+    }
+    identity
 }
 
 impl JudgeIdentity {
@@ -63,6 +97,11 @@ impl JudgeIdentity {
             endpoints,
             gguf_sha256,
             routes,
+            request: setup
+                .chat
+                .as_ref()
+                .map(|judge| request_identity(judge.request_settings()))
+                .unwrap_or_default(),
         })
     }
 
@@ -203,6 +242,21 @@ fn judge_differences(before: &JudgeIdentity, now: &JudgeIdentity) -> Vec<String>
             short(now.gguf_sha256.as_deref().unwrap_or("-"))
         ));
     }
+    if before.request != now.request {
+        let show = |request: &BTreeMap<String, String>| {
+            if request.is_empty() {
+                "the defaults".to_owned()
+            } else {
+                let pairs: Vec<String> = request.iter().map(|(k, v)| format!("{k} {v}")).collect();
+                pairs.join(", ")
+            }
+        };
+        why.push(format!(
+            "its judge requests asked {}, now {}",
+            show(&before.request),
+            show(&now.request)
+        ));
+    }
     for (task, route) in &before.routes {
         match now.routes.get(task) {
             Some(now_route) if now_route == route => {}
@@ -246,6 +300,7 @@ mod tests {
                     "support_verdicts".into(),
                     "llm gguf small.gguf [support@3]".into(),
                 )]),
+                request: BTreeMap::new(),
             },
             labels_sha256: None,
             labels_file: None,

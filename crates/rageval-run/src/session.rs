@@ -6,10 +6,10 @@
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
-use rageval_judge::{Judge, Models};
+use rageval_judge::{CapParam, Judge, LearnedForm, Models, RequestForm};
 use rageval_report::{
-    CallTally, JudgeAccount, JudgeUsage, Manifest, RunDir, RungTally, Session, SessionEnd,
-    TaskTally, utc_timestamp,
+    CallTally, JudgeAccount, JudgeUsage, Manifest, RequestFormRecord, RunDir, RungTally, Session,
+    SessionEnd, TaskTally, utc_timestamp,
 };
 use rageval_tasks::TaskJudge;
 
@@ -34,6 +34,8 @@ pub fn usage_of(judge: Option<&Judge<Models>>, tasks: Option<&TaskJudge>) -> Jud
                 merged_calls: t.shared_calls,
                 prompt_tokens: t.prompt_tokens,
                 completion_tokens: t.completion_tokens,
+                reasoning_tokens: t.reasoning_tokens,
+                reasoning_calls: t.reasoning_calls,
                 counted_calls: t.counted_calls,
                 // A call without a price has no known cost: say so rather than guess.
                 cost_usd: (t.unpriced_calls == 0).then_some(t.cost_usd),
@@ -49,6 +51,18 @@ pub fn usage_of(judge: Option<&Judge<Models>>, tasks: Option<&TaskJudge>) -> Jud
             usage.total.add(&tally);
             usage.templates.insert(name.clone(), tally);
         }
+        usage.request_forms = judge
+            .learned_forms()
+            .into_iter()
+            .filter(|learned| !learned.lessons.is_empty() || learned.form != RequestForm::default())
+            .map(|learned| RequestFormRecord {
+                endpoint: learned.endpoint,
+                model: learned.model,
+                cap_param: learned.form.cap_param.field().to_owned(),
+                left_out: learned.form.dropped.into_iter().collect(),
+                learned: learned.lessons.into_iter().map(|l| l.change).collect(),
+            })
+            .collect();
         let stats = judge.stats();
         usage.attempts = stats.attempts;
         usage.failed_attempts = stats.failed_attempts;
@@ -98,8 +112,13 @@ pub struct SessionOpen<'a> {
 }
 
 impl<'a> SessionOpen<'a> {
-    /// Opens a session on a run whose manifest holds the earlier sessions.
+    /// Opens a session on a run whose manifest holds the earlier sessions. The judge's
+    /// endpoints start in the request forms those sessions settled on, so a server that
+    /// refused a form is not asked in it again.
     pub fn new(setup: &'a JudgeSetup, started_at: String, manifest: &Manifest) -> Self {
+        if let Some(judge) = &setup.chat {
+            judge.adopt_forms(&recorded_forms(manifest));
+        }
         SessionOpen {
             setup,
             also: None,
@@ -195,6 +214,26 @@ impl<'a> SessionOpen<'a> {
     }
 }
 
+/// The request forms a run's sessions settled on, the latest per endpoint and model.
+fn recorded_forms(manifest: &Manifest) -> Vec<LearnedForm> {
+    let mut all = JudgeUsage::default();
+    for session in &manifest.sessions {
+        all.add(&session.judge);
+    }
+    all.request_forms
+        .into_iter()
+        .map(|record| LearnedForm {
+            endpoint: record.endpoint,
+            model: record.model,
+            form: RequestForm {
+                cap_param: CapParam::from_field(&record.cap_param).unwrap_or_default(),
+                dropped: record.left_out.into_iter().collect(),
+            },
+            lessons: Vec::new(),
+        })
+        .collect()
+}
+
 /// The usage of the manifest's last session (the one just closed).
 pub fn this_session(manifest: &Manifest) -> JudgeUsage {
     manifest
@@ -220,6 +259,9 @@ pub fn describe(usage: &JudgeUsage) -> String {
             ", {} prompt + {} completion tokens",
             t.prompt_tokens, t.completion_tokens
         ));
+        if t.reasoning_tokens > 0 {
+            text.push_str(&format!(" ({} of them thinking)", t.reasoning_tokens));
+        }
     }
     match t.cost_usd {
         Some(usd) => text.push_str(&format!(", ${usd:.6}")),
@@ -235,6 +277,14 @@ pub fn describe(usage: &JudgeUsage) -> String {
     let heuristic = usage.heuristic_calls();
     if heuristic > 0 {
         text.push_str(&format!(", {heuristic} heuristic answers"));
+    }
+    for form in usage.request_forms.iter().filter(|f| !f.learned.is_empty()) {
+        text.push_str(&format!(
+            "; {} at {} refused this run's first requests, so: {}",
+            form.model,
+            form.endpoint,
+            form.learned.join(", ")
+        ));
     }
     text
 }

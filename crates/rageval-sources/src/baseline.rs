@@ -101,6 +101,7 @@ impl Generator for BaselineGenerator {
                     model,
                     template,
                     lang,
+                    ..
                 } => {
                     details.insert("backend".into(), json!(backend));
                     details.insert("model".into(), json!(model));

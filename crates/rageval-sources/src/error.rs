@@ -260,6 +260,20 @@ impl SourceError {
         }
     }
 
+    /// The judge's stop behind this error (a cap reached, a judge halted, a cancel), when it
+    /// is one: the run ends resumably, not as bad input.
+    pub fn judge_stop(&self) -> Option<&rageval_judge::JudgeError> {
+        match self {
+            SourceError::Answer(rageval_tasks::TaskError::Judge { source, .. })
+                if source.is_stop() =>
+            {
+                Some(source)
+            }
+            SourceError::RetriesExhausted { last, .. } => last.judge_stop(),
+            _ => None,
+        }
+    }
+
     /// How to fix an error whose fix is known, for the binary to print as a `hint:`.
     pub fn hint(&self) -> Option<String> {
         match self {

@@ -62,6 +62,10 @@ pub enum Implementation {
         template: TemplateId,
         /// The prompt pack's language.
         lang: Lang,
+        /// Where the model's thinking was, when the answer came after thinking: the answer
+        /// was read outside it ([`rageval_judge::reasoning`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        after_thinking: Option<rageval_judge::ThinkingSource>,
     },
     /// The offline heuristic judge.
     Heuristic(HeuristicInfo),

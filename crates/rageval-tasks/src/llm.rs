@@ -112,6 +112,7 @@ pub(crate) async fn ask<T: LlmTask>(
             model: judge.model().model().to_owned(),
             template: rendered.template,
             lang,
+            after_thinking: answer.thinking.map(|t| t.source),
         },
         rung: Some(answer.rung),
         usage: answer.usage,

@@ -42,6 +42,9 @@ pub enum Reply {
     Status(u16, String),
     /// Hang for [`MockConfig::hang`], then answer schema-driven.
     Hang,
+    /// Answer schema-driven, as the mock does without a script (so a script can single out
+    /// some requests and leave the rest to the mock).
+    Schema,
 }
 
 /// A closure that answers chat requests (given the parsed request body).
@@ -551,6 +554,7 @@ pub(crate) fn scripted_content(
             Reply::Content(text) => Ok(Scripted::Content(text)),
             Reply::Status(status, text) => Err((status, text)),
             Reply::Hang => Ok(Scripted::HangThenContent(schema_answer(config.seed, body))),
+            Reply::Schema => Ok(Scripted::Content(schema_answer(config.seed, body))),
         },
         None => Ok(Scripted::Content(schema_answer(config.seed, body))),
     }

@@ -233,6 +233,12 @@ pub struct EvalArgs {
     #[arg(long)]
     pub no_reports: bool,
 
+    /// The largest share of judged cells that may fail: past it the run exits 4, naming
+    /// the share and the commonest error (a judge that fails one cell in ten is broken, and
+    /// the means are of what remained). A run whose every judged cell failed always exits 4
+    #[arg(long, value_name = "PCT", default_value = "10%", value_parser = parse_max_failed)]
+    pub max_failed: MaxFailed,
+
     /// The results' format: `parquet` writes results.parquet beside results.jsonl when the
     /// run completes
     #[arg(long, value_enum, default_value_t = ResultsFormat::Jsonl)]
@@ -688,6 +694,56 @@ pub struct JudgeArgs {
     /// then keeps its finished cells, exits 3 and resumes when run again with a larger cap
     #[arg(long, value_name = "USD", value_parser = non_negative_dollars)]
     pub max_cost: Option<f64>,
+
+    /// The judge's temperature, 0 to 2 (default 0), or `omit` to send none: OpenAI's
+    /// reasoning models take only their default (a refusal is learned and recorded anyway)
+    #[arg(long, value_name = "T|omit", value_parser = parse_temperature)]
+    pub judge_temperature: Option<rageval_judge::Temperature>,
+
+    /// Cap on the judge's generated tokens, thinking included (default: none sent). A reply
+    /// cut off while thinking is asked once more without the cap
+    #[arg(long, value_name = "N", value_parser = at_least_one::<u32>)]
+    pub judge_max_tokens: Option<u32>,
+
+    /// The name the cap is sent under at first: `max_tokens` (default) or
+    /// `max_completion_tokens`; a 400 naming the other switches it for the run
+    #[arg(long, value_name = "NAME", value_parser = parse_cap_param)]
+    pub judge_max_tokens_param: Option<rageval_judge::CapParam>,
+
+    /// `reasoning_effort` sent with every judge request (`none`, `minimal`, `low`,
+    /// `medium`, `high`; `none` turns thinking off on Ollama); part of the run's identity
+    #[arg(long, value_name = "LEVEL")]
+    pub judge_reasoning_effort: Option<String>,
+
+    /// Thinking `on` or `off` where the server's chat template takes a switch (Qwen3 on vLLM
+    /// and SGLang: `chat_template_kwargs.enable_thinking`; DashScope: `enable_thinking`)
+    #[arg(long, value_name = "on|off", value_parser = parse_on_off)]
+    pub judge_thinking: Option<bool>,
+}
+
+fn parse_temperature(raw: &str) -> Result<rageval_judge::Temperature, String> {
+    raw.parse()
+}
+
+fn parse_cap_param(raw: &str) -> Result<rageval_judge::CapParam, String> {
+    rageval_judge::CapParam::from_field(raw.trim())
+        .ok_or_else(|| "expected max_tokens or max_completion_tokens".into())
+}
+
+fn parse_on_off(raw: &str) -> Result<bool, String> {
+    rageval_judge::config::parse_switch(raw).ok_or_else(|| "expected on or off".into())
+}
+
+/// `--max-failed`: a share of judged cells, as a percentage.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MaxFailed(pub f64);
+
+fn parse_max_failed(raw: &str) -> Result<MaxFailed, String> {
+    let number = raw.trim().trim_end_matches('%').trim();
+    match number.parse::<f64>() {
+        Ok(percent) if (0.0..=100.0).contains(&percent) => Ok(MaxFailed(percent / 100.0)),
+        _ => Err("expected a percentage from 0 to 100, e.g. 10%".into()),
+    }
 }
 
 fn at_least_one<T: std::str::FromStr + PartialOrd + From<u8>>(raw: &str) -> Result<T, String> {

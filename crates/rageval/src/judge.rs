@@ -25,6 +25,11 @@ pub fn flags(args: &JudgeArgs) -> JudgeFlags {
         cache: args.cache.clone(),
         max_calls: args.max_calls,
         max_cost_usd: args.max_cost,
+        temperature: args.judge_temperature,
+        max_tokens: args.judge_max_tokens,
+        max_tokens_param: args.judge_max_tokens_param,
+        reasoning_effort: args.judge_reasoning_effort.clone(),
+        thinking: args.judge_thinking,
     }
 }
 

@@ -30,9 +30,9 @@ pub struct BatchRequest {
 }
 
 impl BatchRequest {
-    /// The line for `request` to `model`, under `custom_id`.
+    /// The line for `request` to `model` in the default request form, under `custom_id`.
     pub fn chat(custom_id: impl Into<String>, model: &str, request: &ChatRequest) -> Self {
-        BatchRequest::with_body(custom_id, chat_body(model, request))
+        BatchRequest::with_body(custom_id, chat_body(model, request, &Default::default()))
     }
 
     /// The line for a chat body already built.
@@ -294,7 +294,10 @@ mod tests {
             response_schema: None,
         };
         let line = BatchRequest::chat("k1", "gpt-4o-mini", &request);
-        assert_eq!(line.body, chat_body("gpt-4o-mini", &request));
+        assert_eq!(
+            line.body,
+            chat_body("gpt-4o-mini", &request, &Default::default())
+        );
         let text = serde_json::to_string(&line).unwrap();
         assert!(
             text.starts_with(
@@ -314,8 +317,11 @@ mod tests {
             usage: Usage {
                 prompt_tokens: 24,
                 completion_tokens: 15,
+                reasoning_tokens: None,
             },
             finish_reason: Some("stop".into()),
+            thinking: None,
+            thinking_text: String::new(),
         };
         assert_eq!(only(line), ItemOutcome::Answered(expected));
     }

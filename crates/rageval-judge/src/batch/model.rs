@@ -273,18 +273,60 @@ impl<M: ChatModel> ChatModel for BatchModel<M> {
     fn limits_itself(&self) -> bool {
         self.inner.limits_itself()
     }
+    fn learned_forms(&self) -> Vec<crate::forms::LearnedForm> {
+        self.inner.learned_forms()
+    }
+    fn adopt_forms(&self, forms: &[crate::forms::LearnedForm]) {
+        self.inner.adopt_forms(forms);
+    }
+    fn learn_from_refusal(&self, body: &str, sent: &serde_json::Value) -> bool {
+        self.inner.learn_from_refusal(body, sent)
+    }
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, JudgeError> {
-        let body = chat_body(self.inner.model(), request);
-        let key = batch_key(self.inner.kind(), &body).hex();
-        match self.store.lookup(&key, || body, &self.options) {
-            Lookup::Answer(answer) => Ok(answer),
-            Lookup::Pending => Err(JudgeError::Pending { key }),
-            Lookup::Failure(_) if self.options.failed_items == FailedItems::Sync => {
-                self.inner.chat(request).await
+        let mut lessons = 0;
+        loop {
+            // The form the endpoint settled on (configured, learned, or recorded by an
+            // earlier session and adopted) is applied before the key is computed: a resumed
+            // batch rebuilds the body that was answered, not one the server refused.
+            let form = self
+                .inner
+                .learned_forms()
+                .into_iter()
+                .next()
+                .map(|learned| learned.form)
+                .unwrap_or_default();
+            let body = chat_body(self.inner.model(), request, &form);
+            let key = batch_key(self.inner.kind(), &body).hex();
+            let sent = body.clone();
+            match self.store.lookup(&key, || body, &self.options) {
+                Lookup::Answer(answer) => return Ok(answer),
+                Lookup::Pending => return Err(JudgeError::Pending { key }),
+                // A batch line refused for a parameter (a reasoning model's `max_tokens`):
+                // the form learns, and the request, written anew, waits for the next batch.
+                Lookup::Failure(failure)
+                    if matches!(failure.status, Some(400 | 422))
+                        && lessons < crate::forms::MAX_LESSONS_PER_CALL
+                        && self
+                            .inner
+                            .learn_from_refusal(&refusal_body(&failure), &sent) =>
+                {
+                    lessons += 1;
+                }
+                Lookup::Failure(_) if self.options.failed_items == FailedItems::Sync => {
+                    return self.inner.chat(request).await;
+                }
+                Lookup::Failure(failure) => {
+                    return Err(failure.to_error(&self.inner.endpoint(), &key));
+                }
             }
-            Lookup::Failure(failure) => Err(failure.to_error(&self.inner.endpoint(), &key)),
         }
     }
+}
+
+/// A batch line's failure as the error body a synchronous call would have got, for
+/// [`ChatModel::learn_from_refusal`].
+fn refusal_body(failure: &ItemFailure) -> String {
+    serde_json::json!({"error": {"message": failure.message, "code": failure.code}}).to_string()
 }
 
 #[cfg(test)]
@@ -317,6 +359,8 @@ mod tests {
             text: text.into(),
             usage: Usage::default(),
             finish_reason: None,
+            thinking: None,
+            thinking_text: String::new(),
         }
     }
 
@@ -349,7 +393,10 @@ mod tests {
         }
         let pending = store.take_pending();
         assert_eq!(pending.len(), 1);
-        assert_eq!(pending[0].body, chat_body("m", &request("a")));
+        assert_eq!(
+            pending[0].body,
+            chat_body("m", &request("a"), &Default::default())
+        );
         // Taken but not answered: still pending, not queued again.
         assert!(model.chat(&request("a")).await.is_err());
         assert_eq!((store.pending_len(), store.submitted_len()), (0, 1));
@@ -420,7 +467,11 @@ mod tests {
     async fn marked_submitted_requests_are_not_queued_again() {
         let store = BatchStore::new();
         let model = BatchModel::new(Echo, store.clone());
-        let key = batch_key("openai", &chat_body("m", &request("a"))).hex();
+        let key = batch_key(
+            "openai",
+            &chat_body("m", &request("a"), &Default::default()),
+        )
+        .hex();
         store.mark_submitted([key]);
         assert!(model.chat(&request("a")).await.is_err());
         assert_eq!(store.pending_len(), 0);

@@ -251,8 +251,11 @@ mod tests {
                 usage: Usage {
                     prompt_tokens: 10 + i,
                     completion_tokens: i,
+                    reasoning_tokens: None,
                 },
                 finish_reason: Some("stop".into()),
+                thinking: None,
+                thinking_text: String::new(),
             };
             let key = CacheKey::of(&json!({ "i": i }));
             from.put_with_origin(key, "t@1".into(), "m".into(), Some("0a1b".into()), answer)
@@ -275,6 +278,8 @@ mod tests {
             text: "already here".into(),
             usage: Usage::default(),
             finish_reason: None,
+            thinking: None,
+            thinking_text: String::new(),
         };
         let key0 = CacheKey::of(&json!({ "i": 0 }));
         to.put(key0, "t@1".into(), "m".into(), kept.clone())

@@ -40,6 +40,11 @@ pub(crate) struct FileJudge {
     pub schema_mode: Option<FileSchemaMode>,
     pub timeout_secs: Option<Seconds>,
     pub connect_timeout_secs: Option<Seconds>,
+    pub temperature: Option<FileTemperature>,
+    pub max_tokens: Option<TokenCap>,
+    pub max_tokens_param: Option<FileCapParam>,
+    pub reasoning_effort: Option<String>,
+    pub thinking: Option<bool>,
     #[serde(default)]
     pub limits: FileLimits,
     #[serde(default)]
@@ -79,9 +84,74 @@ pub(crate) struct FileEndpoint {
     pub headers: BTreeMap<String, HeaderSpec>,
     pub schema_mode: Option<FileSchemaMode>,
     pub timeout_secs: Option<Seconds>,
+    /// The name this endpoint takes the token cap under.
+    pub max_tokens_param: Option<FileCapParam>,
+    /// Parameters this endpoint is never sent (`temperature`, `reasoning_effort`, ...).
+    #[serde(default)]
+    pub leave_out: Vec<FileDroppable>,
     pub concurrency: Option<AtLeastOne>,
     pub rpm: Option<PerMinute>,
     pub tpm: Option<PerMinute>,
+}
+
+/// `temperature`: a number from 0 to 2, or `"omit"`.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(try_from = "toml::Value")]
+pub(crate) struct FileTemperature(pub crate::judge::Temperature);
+
+impl TryFrom<toml::Value> for FileTemperature {
+    type Error = String;
+    fn try_from(value: toml::Value) -> Result<Self, String> {
+        let text = match value {
+            toml::Value::Float(f) => f.to_string(),
+            toml::Value::Integer(i) => i.to_string(),
+            toml::Value::String(s) => s,
+            _ => return Err("must be a number from 0 to 2, or \"omit\"".into()),
+        };
+        text.parse().map(FileTemperature)
+    }
+}
+
+/// `max_tokens_param`.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum FileCapParam {
+    MaxTokens,
+    MaxCompletionTokens,
+}
+
+impl From<FileCapParam> for crate::forms::CapParam {
+    fn from(param: FileCapParam) -> Self {
+        match param {
+            FileCapParam::MaxTokens => crate::forms::CapParam::MaxTokens,
+            FileCapParam::MaxCompletionTokens => crate::forms::CapParam::MaxCompletionTokens,
+        }
+    }
+}
+
+/// A parameter an endpoint can be told never to receive.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum FileDroppable {
+    Temperature,
+    TopP,
+    Seed,
+    ReasoningEffort,
+    ChatTemplateKwargs,
+    EnableThinking,
+}
+
+impl FileDroppable {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            FileDroppable::Temperature => "temperature",
+            FileDroppable::TopP => "top_p",
+            FileDroppable::Seed => "seed",
+            FileDroppable::ReasoningEffort => "reasoning_effort",
+            FileDroppable::ChatTemplateKwargs => "chat_template_kwargs",
+            FileDroppable::EnableThinking => "enable_thinking",
+        }
+    }
 }
 
 /// A header value: literal, or `{ env = "VAR" }`.
@@ -231,6 +301,12 @@ checked!(
 checked!(
     /// A rate per minute, ≥ 1.
     PerMinute(u32) from u64, "u64",
+    |v| u32::try_from(v).ok().filter(|n| *n >= 1),
+    "must be a whole number between 1 and 4294967295"
+);
+checked!(
+    /// A cap on generated tokens, ≥ 1.
+    TokenCap(u32) from u64, "u64",
     |v| u32::try_from(v).ok().filter(|n| *n >= 1),
     "must be a whole number between 1 and 4294967295"
 );

@@ -144,6 +144,8 @@ impl ChatModel for Quiet {
             text: r#"{"reason": "hello world", "verdict": 1}"#.into(),
             usage: Usage::default(),
             finish_reason: None,
+            thinking: None,
+            thinking_text: String::new(),
         })
     }
 }

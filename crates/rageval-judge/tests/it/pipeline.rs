@@ -284,7 +284,7 @@ async fn cache_hits_skip_http_and_offline_misses_fail_clearly() {
     bumped.template.version = 2;
     let mut warmer = request("t", "Item 1 holds.");
     warmer.sampling = Sampling {
-        temperature: 0.7,
+        temperature: Some(0.7),
         ..Sampling::default()
     };
     let offline = judge(

@@ -78,8 +78,11 @@ mod tests {
                     usage: Usage {
                         prompt_tokens: 12,
                         completion_tokens: 3,
+                        reasoning_tokens: None,
                     },
                     finish_reason: Some("stop".into()),
+                    thinking: None,
+                    thinking_text: String::new(),
                 }),
             },
             BatchItem {

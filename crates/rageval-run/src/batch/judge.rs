@@ -141,6 +141,7 @@ mod tests {
             replayed_usage: Usage {
                 prompt_tokens: 200,
                 completion_tokens: 20,
+                reasoning_tokens: None,
             },
             pending_calls: 15,
             ..BatchCounts::default()

@@ -92,6 +92,58 @@ pub struct EvalOptions {
     /// Write report.html, report.md and results.xlsx when the run completes (false:
     /// `--no-reports`; `rageval report` writes them later).
     pub reports: bool,
+    /// The largest share of judged cells that may fail (`--max-failed`, 0 to 1) before the
+    /// run is not a success ([`DEFAULT_MAX_FAILED`]).
+    pub max_failed: f64,
+}
+
+/// The share of judged cells that may fail before a run is not a success: a judge that
+/// fails one cell in ten is broken, not unlucky, and its means are means of what remained.
+pub const DEFAULT_MAX_FAILED: f64 = 0.10;
+
+/// Judged cells that failed beyond the share a run tolerates: the run is not a success.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TooManyFailed {
+    /// Failed judged cells.
+    pub failed: usize,
+    /// Judged cells.
+    pub cells: usize,
+    /// The share tolerated.
+    pub limit: f64,
+    /// The most frequent error.
+    pub commonest: String,
+}
+
+impl TooManyFailed {
+    /// What went wrong and what to do, said the same way by every front.
+    pub fn message(&self) -> String {
+        let what = if self.failed == self.cells {
+            "every judged cell failed".to_owned()
+        } else {
+            format!(
+                "{} of {} judged cells failed ({:.1}%, over the {}% that --max-failed allows)",
+                self.failed,
+                self.cells,
+                100.0 * self.failed as f64 / self.cells as f64,
+                trim_percent(self.limit)
+            )
+        };
+        format!(
+            "{what}, most often with: {}; the judge's answers are not usable enough to trust \
+             the means (see summary.json's failed_errors). Fix the judge, then run the same \
+             command with --retry-failed to score those cells again.",
+            self.commonest
+        )
+    }
+}
+
+/// `10` for 0.1, `2.5` for 0.025.
+fn trim_percent(share: f64) -> String {
+    let percent = format!("{:.2}", share * 100.0);
+    percent
+        .trim_end_matches('0')
+        .trim_end_matches('.')
+        .to_owned()
 }
 
 impl EvalOptions {
@@ -125,9 +177,9 @@ pub struct Evaluated {
     pub scored: Scored,
     /// The reports and the gate.
     pub finished: Finished,
-    /// When every judged cell failed, the most frequent error: the judge answered nothing
-    /// usable, and the run is not a success.
-    pub judge_failed_everything: Option<String>,
+    /// When more judged cells failed than `--max-failed` allows (every one, at worst): the
+    /// run is not a success.
+    pub too_many_failed: Option<TooManyFailed>,
 }
 
 /// Scores the dataset into the run directory, resuming what is there.
@@ -370,14 +422,14 @@ pub fn run(
         }
         false => finish_without_reports(&run_path, &options.gate, options.junit.as_deref())?,
     };
-    let judge_failed_everything = judged_cells_all_failed(&summary, &metrics);
+    let too_many_failed = judged_cells_failed(&summary, &metrics, &setup, options.max_failed);
     Ok(Ended::Complete(Evaluated {
         path: run_path,
         summary,
         footer,
         scored,
         finished,
-        judge_failed_everything,
+        too_many_failed,
     }))
 }
 
@@ -630,13 +682,22 @@ pub(crate) async fn cancel_on(
     }
 }
 
-/// When every cell of every judged metric failed: the most frequent error.
-fn judged_cells_all_failed(summary: &Summary, metrics: &[Box<dyn Metric>]) -> Option<String> {
+/// When more cells of the judged metrics failed than the share `limit` allows (and always
+/// when every one did): how many, and the most frequent error. Metrics whose tasks no
+/// configured judge answers (asked for without the model they need, and announced as such)
+/// fail by the run's configuration, not by the judge's answers, and are left out.
+fn judged_cells_failed(
+    summary: &Summary,
+    metrics: &[Box<dyn Metric>],
+    setup: &JudgeSetup,
+    limit: f64,
+) -> Option<TooManyFailed> {
     let judged: Vec<String> = metrics
         .iter()
         .filter(|m| {
             let requirements = m.requirements();
-            !requirements.tasks.is_empty() || requirements.embeddings
+            (!requirements.tasks.is_empty() || requirements.embeddings)
+                && setup.judges.unmet(&requirements).is_none()
         })
         .map(|m| m.name())
         .collect();
@@ -653,13 +714,23 @@ fn judged_cells_all_failed(summary: &Summary, metrics: &[Box<dyn Metric>]) -> Op
             *errors.entry(error).or_default() += count;
         }
     }
-    if cells == 0 || failed < cells {
+    let over = failed == cells || failed as f64 > limit * cells as f64;
+    if cells == 0 || failed == 0 || !over {
         return None;
     }
-    errors
+    let commonest = errors
         .into_iter()
         .max_by_key(|(_, count)| *count)
-        .map(|(error, _)| error.clone())
+        .map_or_else(
+            || "(no error recorded)".to_owned(),
+            |(error, _)| error.clone(),
+        );
+    Some(TooManyFailed {
+        failed,
+        cells,
+        limit,
+        commonest,
+    })
 }
 
 /// Every metric whose inputs the first sample has and that the judges can answer; with the

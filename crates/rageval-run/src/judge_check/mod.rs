@@ -221,6 +221,7 @@ pub fn run(
         setup: &setup,
         observer,
         cancel,
+        env,
     };
     match check.judge_and_write(&mut prepared, &samples_text, session_started) {
         Ok(ended) => Ok(ended),
@@ -295,6 +296,8 @@ struct Check<'a> {
     setup: &'a JudgeSetup,
     observer: &'a dyn Observer,
     cancel: &'a CancelToken,
+    /// The environment the command was handed: the repeat judge resolves from it too.
+    env: Env<'a>,
 }
 
 impl Check<'_> {
@@ -339,9 +342,7 @@ impl Check<'_> {
         let again = if options.repeat > 1 {
             let mut uncached = options.judge.clone();
             uncached.flags.no_cache = true;
-            Some(judges::resolve(&uncached, &|name| {
-                std::env::var(name).ok()
-            })?)
+            Some(judges::resolve(&uncached, self.env)?)
         } else {
             None
         };

@@ -223,7 +223,34 @@ impl Estimate {
         if let Some(batch) = &self.batch {
             text.push_str(&batch.render());
         }
+        if let Some(note) = self.thinking_note() {
+            text.push('\n');
+            text.push_str(&note);
+            text.push('\n');
+        }
         text
+    }
+
+    /// What a reasoning judge adds: the thinking counted in, when the answer cache showed
+    /// this model thinking, else a warning that a reasoning model multiplies the completion
+    /// tokens (nothing when no chat model answers).
+    fn thinking_note(&self) -> Option<String> {
+        let total = self.total().tally;
+        if total.reasoning_tokens > 0 {
+            let per_call = total.reasoning_tokens / total.calls.max(1);
+            return Some(format!(
+                "thinking: {} of the completion tokens are the judge's thinking, about {per_call} \
+                 per call as its answers in the cache show",
+                total.reasoning_tokens
+            ));
+        }
+        let chat = self.models.iter().any(|m| m.role == "chat") && total.calls > 0;
+        chat.then(|| {
+            "thinking: a reasoning judge (one that thinks before it answers: o-series, gpt-5, \
+             DeepSeek-R1, Qwen3) bills its thinking as completion tokens, often several times \
+             those above; no answer of this model in the cache says how many yet"
+                .to_owned()
+        })
     }
 
     /// How each stage's estimate is made.

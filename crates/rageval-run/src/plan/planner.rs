@@ -55,12 +55,21 @@ impl Planner {
     }
 
     /// Planning models named and kinded as `real` (e.g. the embedded ones; none is loaded).
+    /// Where the answer cache already holds answers of the chat model, each planned answer
+    /// also thinks as long as those did on average (a reasoning judge bills its thinking as
+    /// completion tokens); the cache is read, never written.
     pub fn over(real: &Models, settings: &JudgeSettings, heuristic: Heuristic) -> Self {
         let material = Arc::new(Mutex::new(Material::default()));
         let chat = real.chat.as_ref().map(|model| PlannedChat {
             kind: model.kind().to_owned(),
             model: model.model().to_owned(),
             material: Arc::clone(&material),
+            thinking_per_answer: settings
+                .cache_path
+                .as_deref()
+                .and_then(|path| rageval_judge::thinking_profile_at(path, model.model()))
+                .filter(|profile| profile.answers > 0)
+                .map_or(0, |profile| profile.reasoning_tokens / profile.answers),
         });
         let embedder = real.embedder.as_ref().map(|embedder| PlannedEmbedder {
             kind: embedder.embedding_kind().to_owned(),
@@ -155,6 +164,9 @@ struct PlannedChat {
     kind: String,
     model: String,
     material: Arc<Mutex<Material>>,
+    /// Reasoning tokens each answer adds: the mean of the model's cached answers (0 when
+    /// none thought or none is cached).
+    thinking_per_answer: u64,
 }
 
 impl ChatModel for PlannedChat {
@@ -183,10 +195,17 @@ impl ChatModel for PlannedChat {
             }
             None => REASON.to_owned(),
         };
+        let mut usage = count_usage(&self.model, request, &text);
+        if self.thinking_per_answer > 0 {
+            usage.completion_tokens += self.thinking_per_answer;
+            usage.reasoning_tokens = Some(self.thinking_per_answer);
+        }
         Ok(ChatResponse {
-            usage: count_usage(&self.model, request, &text),
+            usage,
             text,
             finish_reason: None,
+            thinking: None,
+            thinking_text: String::new(),
         })
     }
 }

@@ -5,6 +5,8 @@
 #![allow(clippy::unwrap_used)]
 
 mod batch;
+mod judge_check;
+mod reasoning;
 mod shards;
 
 use std::fmt::Write as _;
@@ -79,6 +81,12 @@ pub fn write_dataset(dir: &Path, count: usize) -> PathBuf {
 
 /// `eval`'s options for `data` into `out`, judged by `endpoint` with its own cache file.
 pub fn options(endpoint: &Endpoint, data: &Path, out: &Path, cache: &Path) -> EvalOptions {
+    options_at(&endpoint.mock.base_url, data, out, cache)
+}
+
+/// `eval`'s options for `data` into `out`, judged by the mock at `base_url` with its own
+/// cache file.
+pub fn options_at(base_url: &str, data: &Path, out: &Path, cache: &Path) -> EvalOptions {
     EvalOptions {
         data: data.to_path_buf(),
         format: None,
@@ -97,7 +105,7 @@ pub fn options(endpoint: &Endpoint, data: &Path, out: &Path, cache: &Path) -> Ev
         labels: None,
         judge: JudgeOptions {
             flags: JudgeFlags {
-                base_url: Some(endpoint.mock.base_url.clone()),
+                base_url: Some(base_url.to_owned()),
                 model: Some("mock-chat".into()),
                 embedding_model: Some("mock-embed".into()),
                 cache: Some(cache.to_path_buf()),
@@ -109,6 +117,7 @@ pub fn options(endpoint: &Endpoint, data: &Path, out: &Path, cache: &Path) -> Ev
         shard: None,
         batch: None,
         reports: true,
+        max_failed: rageval_run::eval::DEFAULT_MAX_FAILED,
     }
 }
 

@@ -215,6 +215,8 @@ impl rageval_judge::ChatModel for SmallWindow {
             text: json!({"answer": "from the best passages", "found": true}).to_string(),
             usage: rageval_judge::Usage::default(),
             finish_reason: Some("stop".into()),
+            thinking: None,
+            thinking_text: String::new(),
         })
     }
 }

@@ -48,7 +48,9 @@ async fn statements_are_cleaned_and_the_provenance_names_model_and_template() {
             model,
             template,
             lang,
+            after_thinking,
         } => {
+            assert_eq!(*after_thinking, None);
             assert_eq!((backend.as_str(), model.as_str()), ("openai", "mock-chat"));
             assert_eq!(template.to_string(), "split_statements.en@2");
             assert_eq!(*lang, Lang::En);

@@ -104,21 +104,28 @@ pub fn run(args: &CollectArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<E
             ..rageval_run::Progress::default()
         }));
     };
-    let report = runtime()?
-        .block_on(collect(
-            questions,
-            contexts,
-            generator,
-            &args.out,
-            &CollectOptions {
-                concurrency,
-                fail_on_empty: args.fail_on_empty,
-            },
-            &progress,
-        ))
-        .with_context(|| format!("collecting into {}", args.out.display()));
+    let report = runtime()?.block_on(collect(
+        questions,
+        contexts,
+        generator,
+        &args.out,
+        &CollectOptions {
+            concurrency,
+            fail_on_empty: args.fail_on_empty,
+        },
+        &progress,
+    ));
     ui.event(&Event::StageEnd);
-    let report = report?;
+    let report = match report {
+        Ok(report) => report,
+        Err(error) => {
+            if let Some(stop) = error.judge_stop() {
+                return Ok(judge_stopped(stop, &args.out, ui));
+            }
+            return Err(anyhow::Error::new(error)
+                .context(format!("collecting into {}", args.out.display())));
+        }
+    };
     for (error, ids) in failures_by_cause(&report.failed) {
         ui.note(&format!(
             "{} failed: {error}",
@@ -239,4 +246,22 @@ fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
         (Ok(a), Ok(b)) => a == b,
         _ => false,
     }
+}
+
+/// A judge that stopped the generator (a cap, a halted judge, Ctrl-C) ends `collect`
+/// resumably with the exit every judged command gives for it: the records written so far
+/// stay, and the same command asks the rest.
+fn judge_stopped(stop: &rageval_judge::JudgeError, out: &std::path::Path, ui: &Ui) -> Exit {
+    use rageval_judge::JudgeError;
+    let exit = match stop {
+        JudgeError::BudgetExhausted { .. } => Exit::CapReached,
+        JudgeError::Cancelled => Exit::Interrupted,
+        _ => Exit::JudgeFailed,
+    };
+    ui.warn(&format!(
+        "stopped: {stop}. The records written so far stay in {}; run the same command again \
+         (with a larger cap, or once the judge answers) to ask the rest.",
+        out.display()
+    ));
+    exit
 }

@@ -57,12 +57,8 @@ pub fn run(args: &EvalArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<Exit
         done.scored.failed
     ));
     let exit = super::report::gate_lines(&done.finished, ui, out)?;
-    if let Some(error) = &done.judge_failed_everything {
-        ui.warn(&format!(
-            "error: every judged cell failed, most often with: {error}; the judge answered \
-             nothing usable (see summary.json's failed_errors). Fix the judge, then run the \
-             same command with --retry-failed to score those cells again."
-        ));
+    if let Some(too_many) = &done.too_many_failed {
+        ui.warn(&format!("error: {}", too_many.message()));
         return Ok(Exit::JudgeFailed);
     }
     Ok(exit)
@@ -90,6 +86,7 @@ pub fn options(args: &EvalArgs) -> anyhow::Result<EvalOptions> {
         shard: args.shard,
         batch: batch_mode(&args.batch),
         reports: !args.no_reports,
+        max_failed: args.max_failed.0,
     })
 }
 

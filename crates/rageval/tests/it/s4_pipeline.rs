@@ -167,3 +167,55 @@ fn s4_index_collect_eval(judge: &S4Judge, questions: usize) {
         assert_eq!(scored, questions, "{metric}");
     }
 }
+
+/// Regression: `collect --generator baseline` took a judge cap for bad input and exited 2;
+/// every other judged command stops resumably with 3.
+#[test]
+fn a_judge_cap_stops_the_baseline_resumably() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("doc.txt"),
+        "Scratch is a block language for children.\n\nPython is taught from age ten.\n\n\
+         Robotics kits cost about 500 yuan.\n",
+    )
+    .unwrap();
+    let questions: String = (0..4)
+        .map(|i| {
+            format!(
+                "{}\n",
+                serde_json::json!({"id": format!("q{i}"), "question": format!("What is taught at step {i}?"),
+                    "reference": "Python."})
+            )
+        })
+        .collect();
+    std::fs::write(dir.path().join("questions.jsonl"), questions).unwrap();
+    let index = rageval(dir.path(), &["index", "doc.txt", "--out", "doc.index"]);
+    assert!(index.status.success(), "{}", stderr(&index));
+    let mock = endpoint(rageval_testkit::MockConfig::default());
+    let flags = mock.flags();
+    let mut args = baseline_collect("questions.jsonl", "doc.index");
+    args.extend([
+        "--out",
+        "data.jsonl",
+        "--concurrency",
+        "1",
+        "--max-calls",
+        "2",
+    ]);
+    let capped = run(dir.path(), &args, &flags);
+    assert_eq!(capped.status.code(), Some(3), "{}", stderr(&capped));
+    says(
+        stderr(&capped),
+        "stopped: budget exhausted: max calls 2 reached",
+    );
+    let kept = std::fs::read_to_string(dir.path().join("data.jsonl")).unwrap();
+    assert_eq!(kept.lines().count(), 2, "{kept}");
+    // The same command without the cap asks the rest.
+    let args: Vec<&str> = args[..args.len() - 2].to_vec();
+    let rest = run(dir.path(), &args, &flags);
+    assert!(rest.status.success(), "{}", stderr(&rest));
+    says(
+        stdout(&rest),
+        "4 questions, 2 already there, 2 written, 0 failed",
+    );
+}

@@ -50,7 +50,8 @@ pub fn run(args: PipelineArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<E
     writeln!(out, "{}", eval.footer).context("cannot write to stdout")?;
     ui.note(&format!("wrote {}", options.root().display()));
     let exit = super::super::report::gate_lines(&eval.finished, ui, out)?;
-    if eval.judge_failed_everything.is_some() {
+    if let Some(too_many) = &eval.too_many_failed {
+        ui.warn(&format!("error: {}", too_many.message()));
         return Ok(Exit::JudgeFailed);
     }
     Ok(exit)

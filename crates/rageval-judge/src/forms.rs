@@ -5,7 +5,7 @@
 //! which name the token cap goes (`max_tokens` or `max_completion_tokens`), whether the
 //! temperature is sent, and which optional parameters the server refused and no longer gets.
 //! When a server answers 400 naming a parameter (OpenAI's structured `error.param` and
-//! `error.code`, else the parameter named in the message), [`RequestForm::learn`] changes the
+//! `error.code`, else the parameter named in the message), the endpoint's form book changes the
 //! form and the request is sent again in the new form; the form is kept for the rest of the
 //! run and reported, so a run directory says what was sent. What a request *asks* (its
 //! temperature, cap, effort) is decided by the judge's settings and is part of the cache key;

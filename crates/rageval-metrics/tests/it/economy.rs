@@ -56,11 +56,17 @@ async fn both_precision_variants_share_the_usefulness_verdicts() {
 #[tokio::test]
 async fn a_samples_contexts_are_judged_concurrently() {
     let judge = scripted_with_latency(Duration::from_millis(50), cooperative).await;
+    // An endpoint's first call goes alone (its request form is settled on one call, not on
+    // every call in flight); once it has answered, calls go out together.
+    judge
+        .score(&sample("Q0?", &["warm-up"], "A.", "R."), &["context_relevance"])
+        .await;
+    judge.mock.reset();
     let contexts: Vec<String> = (0..8).map(|i| format!("passage {i}")).collect();
     let refs: Vec<&str> = contexts.iter().map(String::as_str).collect();
     let s = sample("Q?", &refs, "A.", "R.");
     judge.score(&s, &["context_relevance"]).await;
-    assert_eq!(judge.calls("context_relevance"), 8);
+    assert_eq!(judge.calls("context_relevance"), 9);
     assert_eq!(judge.mock.stats().max_in_flight, 8);
 }
 

@@ -1,7 +1,8 @@
 //! Agreement between a judge's scores and human labels (what `rageval judge-check` reports):
 //! pairwise accuracy with ties counted half, balanced accuracy, AUROC, a threshold chosen
 //! under cross-validation, Cohen's κ (plain and quadratically weighted), and a seeded
-//! bootstrap interval for any of them.
+//! bootstrap interval for any of them; and [`FigureKind`], what a published agreement figure
+//! is out of sample from.
 //!
 //! Pure functions over numbers: no file, no judge. Rank correlations come from
 //! [`crate::rank`]; the generator and quantiles from [`crate::stats`].
@@ -267,6 +268,30 @@ pub fn bootstrap_statistic(
         low: quantile_sorted(&values, alpha),
         high: quantile_sorted(&values, 1.0 - alpha),
     })
+}
+
+/// How a measured agreement figure stands to the choice of the judge's settings: whether a
+/// user whose data is unlike the labelled sets can expect it. Figures recorded before the
+/// kind was read as [`FigureKind::InSet`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FigureKind {
+    /// Leave one set out: the settings were chosen without any part of the figure's set.
+    HeldOutBySet,
+    /// The set took part in choosing the settings (another part of it), or it is the task's
+    /// only set: no out-of-sample figure exists.
+    #[default]
+    InSet,
+}
+
+impl FigureKind {
+    /// `held out by set` or `in-set`, as printed beside a figure.
+    pub fn label(self) -> &'static str {
+        match self {
+            FigureKind::HeldOutBySet => "held out by set",
+            FigureKind::InSet => "in-set",
+        }
+    }
 }
 
 #[cfg(test)]

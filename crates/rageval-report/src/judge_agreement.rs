@@ -4,9 +4,17 @@
 //! its items; where that interval reaches chance (0.5 for pairwise accuracy, balanced
 //! accuracy and AUROC alike) the score is marked "interval includes chance".
 //!
+//! Each figure says its kind: **held out by set** (the judge's settings were chosen without
+//! any part of that set) or **in-set** (the set helped choose them, or is the task's only
+//! one). The console prints one line per judged metric with its [`headline`] — the lowest
+//! held-out-by-set figure, the figure a user can expect on data unlike the labelled sets —
+//! and the reports list every figure.
+//!
 //! The interval treats the figure as a proportion of `count` independent items: exact for
 //! pairwise accuracy, an approximation for balanced accuracy and AUROC. Nothing here
 //! measures agreement; `rageval judge-check` does.
+
+use rageval_core::agreement::FigureKind;
 
 use crate::{
     Manifest, MeasuredFigure, MetricRecord, RunData, TaskJudgeRecord, escape_html,
@@ -19,6 +27,11 @@ pub const CHANCE: f64 = 0.5;
 pub const INCLUDES_CHANCE: &str = "interval includes chance";
 /// What a task without measured figures says.
 pub const UNMEASURED: &str = "unmeasured";
+
+/// What the two kinds of figure mean, where the reports list them.
+const KINDS: &str = "Held out by set: the judge's settings were chosen without any part of \
+                     that set, what to expect on data unlike it; in-set: the set helped \
+                     choose them, or is the task's only one";
 
 /// z for a two-sided 95% interval.
 const Z95: f64 = 1.959_963_984_540_054;
@@ -43,8 +56,14 @@ impl MeasuredFigure {
             .is_none_or(|[low, high]| low <= CHANCE && CHANCE <= high)
     }
 
-    /// `WikiEval pairwise accuracy 0.90 [0.74, 0.97] (30 pairs)`.
+    /// `RGB en fact (en script) pairwise accuracy 0.90 [0.74, 0.97] (30 pairs), held out by
+    /// set`.
     pub fn describe(&self) -> String {
+        format!("{}, {}", self.describe_figure(), self.kind.label())
+    }
+
+    /// [`describe`](Self::describe) without the kind.
+    fn describe_figure(&self) -> String {
         let interval = self.ci95().map_or(String::new(), |[low, high]| {
             format!(" [{low:.2}, {high:.2}]")
         });
@@ -53,6 +72,23 @@ impl MeasuredFigure {
             self.dataset, self.measure, self.value, self.count, self.unit
         )
     }
+}
+
+/// The figure to print beside a score: the lowest held-out-by-set figure (what a user whose
+/// data is unlike any labelled set can expect), or the lowest in-set one where none is held
+/// out by set; `None` without figures.
+pub fn headline<'a>(
+    figures: impl IntoIterator<Item = &'a MeasuredFigure>,
+) -> Option<&'a MeasuredFigure> {
+    let figures: Vec<&MeasuredFigure> = figures.into_iter().collect();
+    let lowest = |kind: FigureKind| {
+        figures
+            .iter()
+            .copied()
+            .filter(|f| f.kind == kind)
+            .min_by(|a, b| a.value.total_cmp(&b.value))
+    };
+    lowest(FigureKind::HeldOutBySet).or_else(|| lowest(FigureKind::InSet))
 }
 
 impl TaskJudgeRecord {
@@ -87,21 +123,57 @@ pub fn includes_chance(manifest: &Manifest, name: &str) -> bool {
     })
 }
 
-/// The lines the console prints under the summary table: per judged metric and task, who
-/// answered and its measured agreement, `(interval includes chance)` where so.
+/// The lines the console prints under the summary table: one per judged metric, naming each
+/// judge of its tasks once — with its [`headline`] figure, or `unmeasured` — and
+/// `(interval includes chance)` where a figure's interval reaches chance. Every figure is
+/// in report.md and `rageval metrics explain`.
 pub fn render_judge_lines(manifest: &Manifest, metrics: &[String]) -> String {
     let mut text = String::new();
     for name in metrics {
+        let Some(line) = record(manifest, name).and_then(headline_line) else {
+            continue;
+        };
         let chance = if includes_chance(manifest, name) {
             " (interval includes chance)"
         } else {
             ""
         };
-        for line in judge_lines(manifest, name) {
-            text.push_str(&format!("judge of {name}: {line}{chance}\n"));
-        }
+        text.push_str(&format!("judge of {name}: {line}{chance}\n"));
     }
     text
+}
+
+/// `JUDGE — lowest of N held out by set: FIGURE; TASK: JUDGE — unmeasured` — the judges
+/// with figures first; `None` for a metric without judges.
+fn headline_line(record: &MetricRecord) -> Option<String> {
+    // Each judge once, with the tasks it answered, in the order the metric asks them.
+    let mut judges: Vec<(&str, Vec<&TaskJudgeRecord>)> = Vec::new();
+    for task in &record.judges {
+        match judges.iter_mut().find(|(who, _)| *who == task.answered_by) {
+            Some((_, tasks)) => tasks.push(task),
+            None => judges.push((task.answered_by.as_str(), vec![task])),
+        }
+    }
+    let (measured, unmeasured): (Vec<_>, Vec<_>) = judges
+        .into_iter()
+        .partition(|(_, tasks)| tasks.iter().any(|t| !t.measured.is_empty()));
+    let measured = measured.into_iter().filter_map(|(who, tasks)| {
+        let figures: Vec<&MeasuredFigure> = tasks.iter().flat_map(|t| &t.measured).collect();
+        let shown = headline(figures.iter().copied())?;
+        let kind = shown.kind.label();
+        Some(
+            match figures.iter().filter(|f| f.kind == shown.kind).count() {
+                1 => format!("{who} — {kind}: {}", shown.describe_figure()),
+                n => format!("{who} — lowest of {n} {kind}: {}", shown.describe_figure()),
+            },
+        )
+    });
+    let unmeasured = unmeasured.into_iter().map(|(who, tasks)| {
+        let names: Vec<&str> = tasks.iter().map(|t| t.task.as_str()).collect();
+        format!("{}: {who} — {UNMEASURED}", names.join(", "))
+    });
+    let parts: Vec<String> = measured.chain(unmeasured).collect();
+    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 /// The mean's cell suffix: ` (interval includes chance)` where so, else nothing.
@@ -135,7 +207,7 @@ pub(crate) fn judges_html(run: &RunData, metrics: &[String]) -> String {
     format!(
         "<h3 id=\"judges\">Judges</h3>\n<p class=\"muted\">Who answered each judged metric's \
          tasks, and its agreement with human labels measured on labelled sets (95% Wilson \
-         intervals; chance is 0.5).</p>\n<ul>\n{}\n</ul>\n",
+         intervals; chance is 0.5). {KINDS}</p>\n<ul>\n{}\n</ul>\n",
         items.join("\n")
     )
 }
@@ -153,7 +225,7 @@ pub(crate) fn judges_markdown(run: &RunData, metrics: &[String]) -> String {
     }
     format!(
         "\nJudges (agreement with human labels measured on labelled sets, 95% Wilson \
-         intervals; chance is 0.5):\n\n{md}"
+         intervals; chance is 0.5. {KINDS}):\n\n{md}"
     )
 }
 
@@ -172,6 +244,15 @@ mod tests {
             value,
             count,
             unit: "pairs".into(),
+            kind: FigureKind::InSet,
+        }
+    }
+
+    fn held_out(dataset: &str, value: f64, count: usize) -> MeasuredFigure {
+        MeasuredFigure {
+            dataset: dataset.into(),
+            kind: FigureKind::HeldOutBySet,
+            ..figure(value, count)
         }
     }
 
@@ -191,8 +272,37 @@ mod tests {
         assert!(figure(0.9, 0).ci95().is_none() && figure(0.9, 0).includes_chance());
         assert_eq!(
             figure(1.0, 10).describe(),
-            "WikiEval pairwise accuracy 1.00 [0.72, 1.00] (10 pairs)"
+            "WikiEval pairwise accuracy 1.00 [0.72, 1.00] (10 pairs), in-set"
         );
+    }
+
+    /// The headline is the lowest figure held out by set, however low an in-set one is;
+    /// only without any held-out-by-set figure is it the lowest in-set one.
+    #[test]
+    fn the_headline_is_the_lowest_figure_held_out_by_set() {
+        let figures = [
+            held_out("A", 0.9, 100),
+            figure(0.6, 10),
+            held_out("B", 0.7, 100),
+            held_out("C", 0.8, 100),
+        ];
+        assert_eq!(headline(&figures).map(|f| f.dataset.as_str()), Some("B"));
+        let in_set = [figure(0.9, 10), figure(0.6, 10)];
+        assert_eq!(headline(&in_set).map(|f| f.value), Some(0.6));
+        assert!(headline(&[]).is_none());
+    }
+
+    /// A manifest written before figures had a kind reads them as in-set.
+    #[test]
+    fn a_figure_without_a_kind_reads_as_in_set() {
+        let old: MeasuredFigure = serde_json::from_str(
+            r#"{"dataset": "DuReader zh", "measure": "pairwise accuracy", "value": 0.52,
+                "count": 219, "unit": "pairs"}"#,
+        )
+        .unwrap();
+        assert_eq!(old.kind, FigureKind::InSet);
+        let json = serde_json::to_value(held_out("A", 0.9, 10)).unwrap();
+        assert_eq!(json["kind"], "held_out_by_set");
     }
 
     #[test]
@@ -230,11 +340,18 @@ mod tests {
         let mut run = RunData::load(&path).unwrap();
         for record in &mut run.manifest.metrics {
             record.judges = match record.name.as_str() {
-                "faithfulness" => vec![TaskJudgeRecord {
-                    task: "support_verdicts".into(),
-                    answered_by: "heuristic content_word_overlap v3".into(),
-                    measured: vec![figure(0.52, 219)],
-                }],
+                "faithfulness" => vec![
+                    TaskJudgeRecord {
+                        task: "split_statements".into(),
+                        answered_by: "heuristic sentence_split v3".into(),
+                        measured: Vec::new(),
+                    },
+                    TaskJudgeRecord {
+                        task: "support_verdicts".into(),
+                        answered_by: "heuristic content_word_overlap v3".into(),
+                        measured: vec![held_out("DuReader zh", 0.52, 219), figure(1.0, 10)],
+                    },
+                ],
                 "answer_correctness" => vec![TaskJudgeRecord {
                     task: "support_verdicts".into(),
                     answered_by: "llm gguf:judge.gguf".into(),
@@ -245,13 +362,17 @@ mod tests {
         }
         assert!(includes_chance(&run.manifest, "faithfulness"));
         assert!(!includes_chance(&run.manifest, "answer_correctness"));
-        let faithful = "support_verdicts: heuristic content_word_overlap v3 — WikiEval \
-                        pairwise accuracy 0.52 [0.45, 0.59] (219 pairs)";
+        let dureader_figure = "DuReader zh pairwise accuracy 0.52 [0.45, 0.59] (219 pairs)";
+        let dureader = format!("{dureader_figure}, held out by set");
+        let faithful = format!(
+            "support_verdicts: heuristic content_word_overlap v3 — {dureader}; WikiEval \
+             pairwise accuracy 1.00 [0.72, 1.00] (10 pairs), in-set"
+        );
         let unmeasured = "support_verdicts: llm gguf:judge.gguf — unmeasured";
 
         let html = render_html(&run, &[]);
         assert!(
-            html.contains(faithful) && html.contains(unmeasured),
+            html.contains(&faithful) && html.contains(unmeasured),
             "{html}"
         );
         assert!(html.contains("0.5000 (interval includes chance)"));
@@ -265,10 +386,13 @@ mod tests {
         assert!(md.contains("| 0.5000 (interval includes chance) |"), "{md}");
         assert!(!md.contains("`rouge_l`:"));
         let console = render_judge_lines(&run.manifest, &run.metric_names());
+        // One line per judged metric, each judge named once, the headline its figure.
         assert_eq!(
             console,
             format!(
-                "judge of faithfulness: {faithful} (interval includes chance)\n\
+                "judge of faithfulness: heuristic content_word_overlap v3 — held out by set: \
+                 {dureader_figure}; split_statements: heuristic sentence_split v3 — \
+                 unmeasured (interval includes chance)\n\
                  judge of answer_correctness: {unmeasured}\n"
             )
         );
@@ -289,7 +413,9 @@ mod tests {
         let faithfulness = row("faithfulness");
         assert_eq!(
             sheet.get_value((faithfulness, 12)),
-            Some(&Data::String(faithful.into()))
+            Some(&Data::String(format!(
+                "split_statements: heuristic sentence_split v3 — unmeasured\n{faithful}"
+            )))
         );
         assert_eq!(
             sheet.get_value((faithfulness, 13)),

@@ -107,7 +107,7 @@ pub use gate::{FailingSample, Gate, GateCheck, GateOutcome, Threshold, render_ju
 pub use html::{render_html, render_run_summary, render_sample_table};
 pub use journal::{JournalWriter, ResultRecord};
 pub use judge_agreement::{
-    CHANCE, INCLUDES_CHANCE, UNMEASURED, includes_chance, judge_lines, render_judge_lines,
+    CHANCE, INCLUDES_CHANCE, UNMEASURED, headline, includes_chance, judge_lines, render_judge_lines,
 };
 pub use manifest::{
     DatasetInfo, Manifest, MeasuredFigure, MetricRecord, RunStatus, TaskJudgeRecord, ToolInfo,

@@ -71,6 +71,10 @@ pub struct MeasuredFigure {
     /// Over how many items.
     pub count: usize,
     pub unit: String,
+    /// Held out by set (the judge's settings chosen without the set) or in-set; runs
+    /// written before it was recorded read as in-set.
+    #[serde(default)]
+    pub kind: rageval_core::agreement::FigureKind,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

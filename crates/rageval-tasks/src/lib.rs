@@ -42,7 +42,7 @@ pub mod validation;
 pub use error::TaskError;
 pub use heuristic::Heuristic;
 pub use judged::{HeuristicInfo, Implementation, Judged, Threshold};
-pub use measured::{Measurement, measurements};
+pub use measured::{FigureKind, Measurement, measurements, published};
 pub use prompt::{Lang, LangChoice};
 pub use router::{Answerer, Policy, Route, TaskCalls, TaskJudge, TaskRoute};
 pub use rubric::{JudgeRubric, Rubric, RubricExample, RubricField, RubricGrade, RubricScale};

@@ -250,6 +250,7 @@ impl JudgeSetup {
                         value: m.value,
                         count: m.count,
                         unit: m.unit,
+                        kind: m.kind,
                     })
                     .collect(),
             })

@@ -1,13 +1,16 @@
 //! Every figure of the measured table, recomputed from the shared validation folder: what
-//! the integration test compares with [`measured`](crate::measured).
+//! the integration test compares with [`measured`](crate::measured). WikiEval is measured
+//! whole through the router, in-set (the heuristic's rules were written with its
+//! faithfulness pairs as a gate); the other sets come from the sweep, each held out by set
+//! and, where its development half helped choose, in-set.
 
 use std::path::Path;
 
-use super::choose::{held_out_rows, read_all, sweep_all};
+use super::choose::{measured_rows, read_all, sweep_all};
 use super::{PairwiseAgreement, read_wikieval, wikieval};
 use crate::error::TaskError;
 use crate::heuristic::{HEURISTIC_VERSION, Heuristic};
-use crate::measured::Measurement;
+use crate::measured::{FigureKind, IMPLEMENTATION, Measurement};
 use crate::router::{Policy, TaskJudge};
 use crate::task::TaskKind;
 
@@ -23,33 +26,24 @@ pub const RGB_ZH_FACT_FILE: &str = "rgb/zh_fact.json";
 pub const DUREADER_FILE: &str = "dureader-2.0-demo-zh/search.dev.slim.jsonl";
 
 /// Every measurement of the measured table, in its order: WikiEval's three figures for the
-/// lexical heuristic judge through the router (the whole 10-row sample), and the held-out
-/// figures of the defaults the development sweep chooses among the lexical rules
-/// ([`choose`](super::choose)) over the validation folder `dir` (`shared/validation`).
+/// lexical heuristic judge through the router (the whole 10-row sample, in-set), and the
+/// sweep's rows among the lexical rules ([`measured_rows`]) over the validation folder
+/// `dir` (`shared/validation`).
 pub async fn measure_all(dir: &Path) -> Result<Vec<Measurement>, TaskError> {
     let judge = TaskJudge::new(Policy::offline()).with_heuristic(Heuristic::lexical());
     let wiki = wikieval(&judge, &read_wikieval(&dir.join(WIKIEVAL_FILE))?).await?;
     let whole = "WikiEval";
-    let measurement = |task, dataset: &str, measure: &str, value, count, unit: &str| Measurement {
+    let pairs = |task, measure: &str, figure: PairwiseAgreement| Measurement {
         task,
-        implementation: "content_word_overlap".to_owned(),
+        implementation: IMPLEMENTATION.to_owned(),
         version: HEURISTIC_VERSION,
-        dataset: dataset.to_owned(),
+        dataset: whole.to_owned(),
         measure: measure.to_owned(),
-        value,
-        count,
-        unit: unit.to_owned(),
+        value: figure.accuracy(),
+        count: figure.pairs,
+        unit: "pairs".to_owned(),
         metric: None,
-    };
-    let pairs = |task, measure: &str, figure: PairwiseAgreement| {
-        measurement(
-            task,
-            whole,
-            measure,
-            figure.accuracy(),
-            figure.pairs,
-            "pairs",
-        )
+        kind: FigureKind::InSet,
     };
     let data = read_all(dir, None).await?;
     let mut rows = vec![
@@ -69,11 +63,7 @@ pub async fn measure_all(dir: &Path) -> Result<Vec<Measurement>, TaskError> {
             wiki.context_relevance,
         ),
     ];
-    rows.extend(held_out_rows(&sweep_all(&data)).into_iter().map(
-        |(task, dataset, measure, value, count, unit)| {
-            measurement(task, &dataset, &measure, value, count, &unit)
-        },
-    ));
+    rows.extend(measured_rows(&sweep_all(&data)));
     // The table's order: by task, WikiEval first within a task.
     rows.sort_by_key(|m| m.task);
     Ok(rows)

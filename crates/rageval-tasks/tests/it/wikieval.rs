@@ -1,11 +1,15 @@
 //! The heuristic judge's agreement with human labels on the shared validation sets: the
 //! gate of issue 7 (WikiEval faithfulness pairwise accuracy ≥ 0.9), every figure the
-//! crate's measured table claims, recomputed, and the defaults still the development
-//! sweep's choice (issue 8). The sets live beside the repository (`../shared/validation`);
-//! where they are absent these tests say so on stderr and pass without checking.
+//! crate's measured table claims, recomputed, the defaults still the development sweep's
+//! choice (issue 8), and each held-out-by-set figure that of the rule the sweep chooses
+//! with the set's data removed (issue 23). The sets live beside the repository
+//! (`../shared/validation`); where they are absent these tests say so on stderr and pass
+//! without checking.
 
 use rageval_tasks::heuristic::{SUPPORT_DEGREE, chosen_threshold};
-use rageval_tasks::validation::choose::{KIDS_CODING, Signal, read_all, sweep_all};
+use rageval_tasks::validation::choose::{
+    KIDS_CODING, Signal, Sweep, SweepData, read_all, sweep_all,
+};
 use rageval_tasks::validation::kids::distinct_chunks;
 use rageval_tasks::validation::rgb::claim;
 use rageval_tasks::validation::{
@@ -13,8 +17,8 @@ use rageval_tasks::validation::{
     measure_all, read_kids_coding, read_rgb, read_wikieval, wikieval,
 };
 use rageval_tasks::{
-    ContextRelevance, Heuristic, Lang, Policy, SupportCredit, SupportVerdicts, TaskJudge, TaskKind,
-    measurements,
+    ContextRelevance, FigureKind, Heuristic, Lang, Policy, SupportCredit, SupportVerdicts,
+    TaskJudge, TaskKind, measurements,
 };
 
 use crate::support::validation_dir;
@@ -47,15 +51,25 @@ async fn every_measured_figure_is_reproduced() {
     for now in &measured {
         let claimed = table
             .iter()
-            .find(|m| (m.task, &m.dataset, &m.measure) == (now.task, &now.dataset, &now.measure))
+            .find(|m| {
+                (m.task, &m.dataset, &m.measure, m.kind)
+                    == (now.task, &now.dataset, &now.measure, now.kind)
+            })
             .unwrap_or_else(|| panic!("the table lacks {now:?}"));
         assert_eq!(
-            (&now.implementation, now.version, now.count, &now.unit),
+            (
+                &now.implementation,
+                now.version,
+                now.count,
+                &now.unit,
+                &now.metric
+            ),
             (
                 &claimed.implementation,
                 claimed.version,
                 claimed.count,
-                &claimed.unit
+                &claimed.unit,
+                &claimed.metric
             ),
             "{claimed}"
         );
@@ -100,9 +114,88 @@ async fn the_defaults_are_the_development_sweeps_choice() {
     }
 }
 
-/// The sweep's model of a rule is the judge's rule: the held-out figure of context
-/// relevance on RGB's Chinese refine set, judged passage by passage through the router,
-/// equals the table's.
+/// `data` without any item of the set `set`.
+fn without(data: &SweepData, set: &str) -> SweepData {
+    SweepData {
+        passages: data
+            .passages
+            .iter()
+            .filter(|p| p.set != set)
+            .cloned()
+            .collect(),
+        support: data
+            .support
+            .iter()
+            .filter(|u| u.set != set)
+            .cloned()
+            .collect(),
+        usefulness: data
+            .usefulness
+            .iter()
+            .filter(|u| u.set != set)
+            .cloned()
+            .collect(),
+        rubric: data.rubric.clone(),
+    }
+}
+
+/// Leave one set out, checked against its definition: for every held-out-by-set row, the
+/// sweep run again on the data with that set's items removed (both halves, every task)
+/// chooses a rule whose figure on the set's held-out half is the row's. So no item of the
+/// set took part in choosing the rule its figure is printed for.
+#[tokio::test]
+async fn a_held_out_by_set_figure_is_that_of_the_rule_chosen_with_the_set_removed() {
+    let Some(dir) = validation_dir() else { return };
+    let data = read_all(&dir, None).await.expect("the shared sets");
+    let sweeps = sweep_all(&data);
+    // The sweeps with one set's items removed, once per set.
+    let mut removed: Vec<(&str, Vec<Sweep>)> = Vec::new();
+    let table = measurements();
+    let mut checked = 0;
+    for row in table.iter().filter(|m| m.kind == FigureKind::HeldOutBySet) {
+        let (set, script) = row
+            .dataset
+            .rsplit_once(" (")
+            .unwrap_or_else(|| panic!("{row}: no script in the name"));
+        let lang = if script.starts_with("zh") {
+            Lang::Zh
+        } else {
+            Lang::En
+        };
+        if !removed.iter().any(|(name, _)| *name == set) {
+            removed.push((set, sweep_all(&without(&data, set))));
+        }
+        let chosen = removed
+            .iter()
+            .filter(|(name, _)| *name == set)
+            .flat_map(|(_, sweeps)| sweeps)
+            .find(|s| (s.task, s.lang) == (row.task, lang))
+            .and_then(|s| s.chosen().map(|c| c.candidate))
+            .unwrap_or_else(|| panic!("{row}: nothing to choose on without {set}"));
+        let full = sweeps
+            .iter()
+            .find(|s| (s.task, s.lang) == (row.task, lang))
+            .expect("the sweep");
+        let figure = full
+            .ranked
+            .iter()
+            .find(|scored| scored.candidate == chosen)
+            .and_then(|scored| scored.held_out.iter().find(|f| f.set == set))
+            .unwrap_or_else(|| panic!("{row}: {chosen} has no figure on {set}"));
+        assert_eq!(figure.count, row.count, "{row}");
+        assert!(
+            (figure.value - row.value).abs() < 1e-9,
+            "{row}: {chosen}, chosen without {set}, measures {} there",
+            figure.value
+        );
+        checked += 1;
+    }
+    assert!(checked >= 10, "{checked} held-out-by-set rows");
+}
+
+/// The sweep's model of a rule is the judge's rule: the in-set figure of context relevance
+/// on RGB's Chinese refine set (the default's, on its held-out half), judged passage by
+/// passage through the router, equals the table's.
 #[tokio::test]
 async fn the_router_reproduces_a_held_out_figure() {
     let Some(dir) = validation_dir() else { return };
@@ -130,7 +223,8 @@ async fn the_router_reproduces_a_held_out_figure() {
         .into_iter()
         .find(|m| {
             m.task == TaskKind::ContextRelevance
-                && m.dataset == "RGB zh refine (zh script, held-out)"
+                && m.dataset == "RGB zh refine (zh script)"
+                && m.kind == FigureKind::InSet
         })
         .expect("the row");
     assert_eq!(agreement.items(), claimed.count);
@@ -182,7 +276,8 @@ async fn the_router_reproduces_the_kids_coding_recall_figure() {
         .into_iter()
         .find(|m| {
             m.task == TaskKind::SupportVerdicts
-                && m.dataset == format!("{KIDS_CODING} (zh script, held-out)")
+                && m.dataset == format!("{KIDS_CODING} (zh script)")
+                && m.kind == FigureKind::InSet
         })
         .expect("the row");
     assert_eq!(agreement.pairs, claimed.count);

@@ -134,9 +134,14 @@ fn explain(info: &MetricInfo, out: &mut dyn Write) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The offline heuristic judge's measured agreement for the tasks a judged metric asks, in
-/// its setting (`rageval judge-check` measures any judge the same way), each with its 95%
-/// interval and a warning where that interval reaches chance; "unmeasured" when none.
+/// Where to measure a judge of one's own.
+const MEASURE_ANY: &str =
+    "    (measure any judge: `rageval judge-check`, docs/judge-fidelity.md)\n";
+
+/// The offline heuristic judge's published agreement for the tasks a judged metric asks, in
+/// its setting (`rageval judge-check` measures any judge the same way): the headline — the
+/// lowest figure held out by set — then every figure with its kind, its 95% interval and a
+/// warning where that interval reaches chance; "unmeasured" when none.
 fn offline_agreement(info: &MetricInfo) -> String {
     let Ok(metric) = rageval_metrics::build(info.name) else {
         return String::new();
@@ -145,34 +150,45 @@ fn offline_agreement(info: &MetricInfo) -> String {
         return String::new();
     }
     // Only figures measured for this metric's own tasks, in its setting.
-    let figures = rageval_metrics::measured_for(metric.as_ref(), rageval_tasks::measurements());
-    let mut text = if figures.is_empty() {
-        String::from(
+    let figures = rageval_metrics::measured_for(metric.as_ref(), rageval_tasks::published());
+    let shown: Vec<(rageval_tasks::TaskKind, rageval_report::MeasuredFigure)> = figures
+        .into_iter()
+        .map(|figure| {
+            let shown = rageval_report::MeasuredFigure {
+                dataset: figure.dataset,
+                measure: figure.measure,
+                value: figure.value,
+                count: figure.count,
+                unit: figure.unit,
+                kind: figure.kind,
+            };
+            (figure.task, shown)
+        })
+        .collect();
+    let Some(headline) = rageval_report::headline(shown.iter().map(|(_, f)| f)) else {
+        return format!(
             "  offline:  the heuristic judge's agreement with human labels on this metric's tasks \
-             is unmeasured\n",
-        )
-    } else {
-        String::from("  offline:  the heuristic judge's measured agreement with human labels\n")
+             is unmeasured\n{MEASURE_ANY}"
+        );
     };
-    for figure in figures {
-        let shown = rageval_report::MeasuredFigure {
-            dataset: figure.dataset,
-            measure: figure.measure,
-            value: figure.value,
-            count: figure.count,
-            unit: figure.unit,
-        };
+    let which = match headline.kind {
+        rageval_tasks::FigureKind::HeldOutBySet => "the lowest figure held out by set",
+        rageval_tasks::FigureKind::InSet => "the lowest in-set figure; none is held out by set",
+    };
+    let mut text = format!(
+        "  offline:  the heuristic judge's measured agreement with human labels, each figure \
+         held out by set\n            (its settings chosen without that set) or in-set (the \
+         set helped choose them, or is the task's only one)\n    headline ({which}): {}\n",
+        headline.describe()
+    );
+    for (task, shown) in &shown {
         let warning = if shown.includes_chance() {
             "  — interval includes chance: use a model judge for this"
         } else {
             ""
         };
-        text.push_str(&format!(
-            "    {}: {}{warning}\n",
-            figure.task,
-            shown.describe()
-        ));
+        text.push_str(&format!("    {task}: {}{warning}\n", shown.describe()));
     }
-    text.push_str("    (measure any judge: `rageval judge-check`, docs/judge-fidelity.md)\n");
+    text.push_str(MEASURE_ANY);
     text
 }

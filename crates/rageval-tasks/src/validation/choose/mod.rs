@@ -2,10 +2,12 @@
 //! script, every candidate rule (a signal — content-word overlap, MiniLM cosine or a
 //! fixed-weight blend — and its threshold; for support, the full-support threshold and the
 //! degree-of-support rule) is scored on the development part of the shared
-//! sets ([`Part::Dev`]); the best is the default, and its figures on the held-out part are
-//! the ones reported. `examples/choose_heuristic.rs` prints the sweep; the integration
-//! tests recompute it and fail when the choice or a held-out figure drifts from
-//! [`measured`](crate::measured) and the constants of [`heuristic`](crate::heuristic).
+//! sets ([`Part::Dev`]); the best is the default. Its figures on the held-out part are
+//! in-set figures (the set's other half helped choose); [`Sweep::leave_one_set_out`] chooses
+//! again without each set in turn, and those figures are the ones printed beside a score.
+//! `examples/choose_heuristic.rs` prints the sweep; the integration tests recompute it and
+//! fail when the choice or a figure drifts from [`measured`](crate::measured) and the
+//! constants of [`heuristic`](crate::heuristic).
 //!
 //! An item counts for the script the heuristic reads its threshold by (the question's, the
 //! statement's), so a Latin-script question of a Chinese set counts under English, as the
@@ -15,10 +17,12 @@
 //! sets (a set with fewer than [`MIN_COUNT`] items in a part is left out); ties go to the candidate listed first (overlap before cosine, lower thresholds
 //! first).
 
+mod left_out;
 mod sets;
 
 use std::collections::BTreeMap;
 
+pub use left_out::{LeftOut, measured_rows};
 pub use sets::{
     CRANFIELD_DIR, KIDS_CODING, Passage, RubricPair, Shares, SupportUnit, SweepData, UHGEVAL_FILE,
     Usefulness, read_all,
@@ -121,6 +125,8 @@ pub struct Figure {
 pub struct Scored {
     /// The candidate.
     pub candidate: Candidate,
+    /// Its place in the list of candidates tried (ties of objective go to the lower).
+    pub position: usize,
     /// The mean of its development figures (what the choice maximises).
     pub objective: f64,
     /// Per set, on the development part.
@@ -229,7 +235,8 @@ fn rank(
 ) -> Sweep {
     let mut ranked: Vec<Scored> = candidates
         .into_iter()
-        .filter_map(|candidate| {
+        .enumerate()
+        .filter_map(|(position, candidate)| {
             let counted = |part| {
                 let mut all = figures(candidate, part);
                 all.retain(|f: &Figure| f.count >= MIN_COUNT);
@@ -241,6 +248,7 @@ fn rank(
             }
             Some(Scored {
                 candidate,
+                position,
                 objective: mean(&dev),
                 dev,
                 held_out: counted(Part::HeldOut),
@@ -579,31 +587,4 @@ pub fn sweep_all(data: &SweepData) -> Vec<Sweep> {
     sweeps.retain(|s| !s.ranked.is_empty());
     sweeps.sort_by_key(|s| (s.task, s.lang));
     sweeps
-}
-
-/// The measured-table rows of the chosen candidates' held-out figures: `(task, dataset,
-/// measure, value, count, unit)`, the dataset naming the set, the script and the part.
-pub fn held_out_rows(sweeps: &[Sweep]) -> Vec<(TaskKind, String, String, f64, usize, String)> {
-    let mut rows = Vec::new();
-    for sweep in sweeps {
-        let Some(chosen) = sweep.chosen() else {
-            continue;
-        };
-        for f in &chosen.held_out {
-            let unit = if f.measure == "pairwise accuracy" {
-                "pairs"
-            } else {
-                "items"
-            };
-            rows.push((
-                sweep.task,
-                format!("{} ({} script, held-out)", f.set, sweep.lang.code()),
-                f.measure.to_owned(),
-                f.value,
-                f.count,
-                unit.to_owned(),
-            ));
-        }
-    }
-    rows
 }

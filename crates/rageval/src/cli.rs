@@ -224,8 +224,13 @@ pub struct EvalArgs {
 
     /// Score only shard I of N (1 ≤ I ≤ N): the samples whose id's SHA-256 modulo N is
     /// I − 1. N machines each run the same command with their own shard and their own --out;
-    /// `rageval merge` joins the run directories into one run (docs/scale.md)
-    #[arg(long, value_name = "I/N", value_parser = shard)]
+    /// `rageval merge` joins the run directories into one run (docs/scale.md). `auto` takes
+    /// the shard from the scheduler: JOB_COMPLETION_INDEX (a Kubernetes Indexed Job, from 0;
+    /// Kubernetes gives no count, so write `auto/N` with N the Job's completions),
+    /// SLURM_ARRAY_TASK_ID with SLURM_ARRAY_TASK_MIN and SLURM_ARRAY_TASK_COUNT (a Slurm
+    /// array), or RANK and WORLD_SIZE (torchrun); `auto/N` must agree with the scheduler's
+    /// count where it gives one. Without any of them `auto` exits 2
+    #[arg(long, value_name = "I/N|auto[/N]", value_parser = shard)]
     pub shard: Option<rageval_run::shard::Shard>,
 
     /// Write no report.html, report.md or results.xlsx (`rageval report RUN_DIR` writes
@@ -304,8 +309,11 @@ pub enum BatchFallbackArg {
     Sync,
 }
 
+/// `--shard`: `i/n` as given, `auto` resolved here, once, from the process's environment.
 fn shard(raw: &str) -> Result<rageval_run::shard::Shard, String> {
-    raw.parse()
+    raw.parse::<rageval_run::shard::ShardRequest>()?
+        .resolve(crate::judge::env)
+        .map_err(|error| error.to_string())
 }
 
 /// Arguments of `rageval merge`.

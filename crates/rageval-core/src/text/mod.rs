@@ -3,6 +3,8 @@
 //! - [`language`]: [`detect_language`] by script (Han share among letters) → [`Language`].
 //! - [`tokenize`]: [`words`], lower-cased word tokens for any script, Han segmented with one
 //!   shared jieba instance; sacrebleu's `13a`/`zh` and the ROUGE tokeniser live here too.
+//! - [`glued`]: [`glued_sentence_end`], sentences glued without a space (`Hawaii.Aulani`),
+//!   which [`words`] separates before splitting.
 //! - [`matching`]: [`normalize_answer`], [`exact_match`], [`string_presence`].
 //! - [`distance`]: Levenshtein, Hamming, Jaro, Jaro–Winkler (rapidfuzz's definitions).
 //! - [`bleu`]: [`corpus_bleu`] and [`sentence_bleu`] (sacrebleu's definitions).
@@ -18,6 +20,7 @@
 pub mod bleu;
 pub mod chrf;
 pub mod distance;
+pub mod glued;
 pub mod language;
 pub mod matching;
 pub mod rouge;
@@ -29,6 +32,7 @@ pub use distance::{
     hamming_similarity, jaro_similarity, jaro_winkler_similarity, levenshtein_distance,
     levenshtein_similarity,
 };
+pub use glued::{glued_sentence_end, separate_glued_sentences};
 pub use language::{Language, detect_language};
 pub use matching::{exact_match, normalize_answer, string_presence};
 pub use rouge::{Rouge, RougeKind, rouge};

@@ -11,6 +11,7 @@ use std::sync::OnceLock;
 use jieba_rs::Jieba;
 use unicode_segmentation::UnicodeSegmentation;
 
+use super::glued::separate_glued_sentences;
 use super::language::is_han;
 
 /// The process-wide jieba segmenter.
@@ -47,6 +48,8 @@ fn script_runs(text: &str) -> impl Iterator<Item = (bool, &str)> {
 
 /// Lower-cased word tokens of `text`, for any script.
 ///
+/// - Sentences glued without a space (`Hawaii.Aulani`) are separated first
+///   ([`separate_glued_sentences`]); decimals, abbreviations, file names and URLs are not.
 /// - The text is lower-cased with Unicode's full case mapping (`str::to_lowercase`).
 /// - Runs of Han characters are segmented with jieba (`cut`, HMM on).
 /// - Everything else is split on Unicode word boundaries (UAX #29), keeping the pieces
@@ -62,9 +65,11 @@ fn script_runs(text: &str) -> impl Iterator<Item = (bool, &str)> {
 /// assert_eq!(words("Naïve Привет 日本語!"), ["naïve", "привет", "日本", "語"]);
 /// assert_eq!(words("使用Python进行数据分析"), ["使用", "python", "进行", "数据分析"]);
 /// assert_eq!(words("のテキスト"), ["の", "テキスト"]);
+/// assert_eq!(words("in Hawaii.Aulani, see report.pdf"), ["in", "hawaii", "aulani", "see", "report.pdf"]);
 /// ```
 pub fn words(text: &str) -> Vec<String> {
-    let lower = text.to_lowercase();
+    // Before lower-casing: whether a glued full stop ends a sentence depends on the capital.
+    let lower = separate_glued_sentences(text).to_lowercase();
     let mut out = Vec::new();
     for (han, run) in script_runs(&lower) {
         if han {
@@ -295,6 +300,85 @@ mod tests {
         assert_eq!(
             strs(&words("用Python写代码。")),
             ["用", "python", "写", "代码"]
+        );
+    }
+
+    #[test]
+    fn regression_issue_23_words_split_sentences_glued_without_a_space() {
+        let tokens = words("…a spa in Hawaii.Aulani, a Disney resort…");
+        assert_eq!(
+            strs(&tokens),
+            [
+                "a", "spa", "in", "hawaii", "aulani", "a", "disney", "resort"
+            ]
+        );
+        assert_eq!(
+            strs(&words("Really?Yes.It works")),
+            ["really", "yes", "it", "works"]
+        );
+    }
+
+    #[test]
+    fn regression_issue_23_words_keep_decimals() {
+        assert_eq!(
+            strs(&words("It rose 3.5.Then 3.5%")),
+            ["it", "rose", "3.5", "then", "3.5"]
+        );
+    }
+
+    #[test]
+    fn regression_issue_23_words_keep_e_g_and_i_e() {
+        assert_eq!(
+            strs(&words("cities, e.g.Paris, i.e. Lyon")),
+            ["cities", "e.g.paris", "i.e", "lyon"]
+        );
+    }
+
+    #[test]
+    fn regression_issue_23_words_keep_u_s() {
+        assert_eq!(
+            strs(&words("the U.S.Army and U.S. Navy")),
+            ["the", "u.s.army", "and", "u.s", "navy"]
+        );
+    }
+
+    #[test]
+    fn regression_issue_23_words_keep_file_names() {
+        assert_eq!(
+            strs(&words("open report.pdf, main.rs and Report.PDF")),
+            ["open", "report.pdf", "main.rs", "and", "report.pdf"]
+        );
+    }
+
+    #[test]
+    fn regression_issue_23_words_keep_urls_and_domains() {
+        assert_eq!(
+            strs(&words(
+                "www.Example.com or https://Docs.Example.org/Guide.Intro"
+            )),
+            [
+                "www.example.com",
+                "or",
+                "https",
+                "docs.example.org",
+                "guide.intro"
+            ]
+        );
+    }
+
+    #[test]
+    fn regression_issue_23_words_keep_version_strings() {
+        assert_eq!(
+            strs(&words("v2.Beta and 1.10.Final")),
+            ["v2", "beta", "and", "1.10", "final"]
+        );
+    }
+
+    #[test]
+    fn regression_issue_23_words_leave_chinese_unchanged() {
+        assert_eq!(
+            strs(&words("少儿编程市场规模很大。家长很重视！")),
+            ["少儿", "编程", "市场", "规模", "很大", "家长", "很", "重视"]
         );
     }
 

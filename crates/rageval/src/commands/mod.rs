@@ -44,6 +44,8 @@ pub enum Exit {
     RequestsExported,
     /// 130: Ctrl-C stopped the run; resumable.
     Interrupted,
+    /// 143: SIGTERM (a CI job's cancel, a pod's end) stopped the run; resumable.
+    Terminated,
 }
 
 impl Exit {
@@ -57,6 +59,7 @@ impl Exit {
             Exit::JudgeFailed => 4,
             Exit::RequestsExported => 5,
             Exit::Interrupted => 130,
+            Exit::Terminated => 143,
         }
     }
 
@@ -101,7 +104,13 @@ pub fn estimate(
 pub fn stopped(stopped: &Stopped, ui: &Ui) -> Exit {
     ui.warn(&stopped.footer);
     ui.warn(&stopped.message);
-    Exit::of_stop(&stopped.stop)
+    match Exit::of_stop(&stopped.stop) {
+        // The cancel token does not say who tripped it; the signal handler does.
+        Exit::Interrupted if crate::ui::stop_signal() == Some(crate::ui::StopSignal::Terminate) => {
+            Exit::Terminated
+        }
+        exit => exit,
+    }
 }
 
 /// The completed value of `ended`, or the exit of its stop (after saying why).

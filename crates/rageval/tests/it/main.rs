@@ -24,6 +24,7 @@ mod resume;
 mod rubrics;
 mod s4_pipeline;
 mod scale;
+mod signals;
 mod snapshots;
 mod sources;
 mod traces;

@@ -224,6 +224,98 @@ fn shards_merge_through_the_binary_and_an_incomplete_set_is_refused_with_a_hint(
     );
 }
 
+/// The scheduler variables `--shard auto` reads, removed from a child's environment so that
+/// a test run under a scheduler sees only what the test sets.
+const SCHEDULER_VARIABLES: [&str; 7] = [
+    rageval_run::shard::ENV_JOB_COMPLETION_INDEX,
+    rageval_run::shard::ENV_SLURM_ARRAY_TASK_ID,
+    rageval_run::shard::ENV_SLURM_ARRAY_TASK_COUNT,
+    rageval_run::shard::ENV_SLURM_ARRAY_TASK_MIN,
+    rageval_run::shard::ENV_SLURM_ARRAY_TASK_STEP,
+    rageval_run::shard::ENV_RANK,
+    rageval_run::shard::ENV_WORLD_SIZE,
+];
+
+/// `eval` of FiQA with model-free metrics and `--shard <shard>` into `out`, with only `vars`
+/// of the scheduler variables set.
+fn eval_shard(dir: &Path, shard: &str, out: &str, vars: &[(&str, &str)]) -> std::process::Output {
+    let data = fiqa();
+    let args = [
+        "eval",
+        &data,
+        "--metrics",
+        "rouge_l,exact_match",
+        "--shard",
+        shard,
+        "--out",
+        out,
+        "--no-reports",
+    ];
+    let mut child = command(dir, &args);
+    for name in SCHEDULER_VARIABLES {
+        child.env_remove(name);
+    }
+    child.envs(vars.iter().copied());
+    child.output().expect("the binary runs")
+}
+
+#[test]
+fn regression_issue_26_shard_auto_under_an_indexed_job_scores_the_shard_it_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let auto = eval_shard(
+        dir.path(),
+        "auto/4",
+        "auto",
+        &[("JOB_COMPLETION_INDEX", "2")],
+    );
+    assert!(auto.status.success(), "{}", stderr(&auto));
+    let given = eval_shard(dir.path(), "3/4", "given", &[]);
+    assert!(given.status.success(), "{}", stderr(&given));
+    let auto_cells = sorted_results(&dir.path().join("auto"));
+    assert!(!auto_cells.is_empty());
+    assert_eq!(auto_cells, sorted_results(&dir.path().join("given")));
+    let other = eval_shard(dir.path(), "2/4", "other", &[]);
+    assert!(other.status.success(), "{}", stderr(&other));
+    assert_ne!(auto_cells, sorted_results(&dir.path().join("other")));
+
+    let slurm = eval_shard(
+        dir.path(),
+        "auto",
+        "slurm",
+        &[
+            ("SLURM_ARRAY_TASK_ID", "7"),
+            ("SLURM_ARRAY_TASK_MIN", "5"),
+            ("SLURM_ARRAY_TASK_COUNT", "4"),
+        ],
+    );
+    assert!(slurm.status.success(), "{}", stderr(&slurm));
+    assert_eq!(auto_cells, sorted_results(&dir.path().join("slurm")));
+}
+
+#[test]
+fn regression_issue_26_shard_auto_without_an_index_exits_2_naming_the_variables() {
+    let dir = tempfile::tempdir().unwrap();
+    let refused = eval_shard(dir.path(), "auto/4", "none", &[]);
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    let text = stderr(&refused);
+    for name in [
+        "JOB_COMPLETION_INDEX",
+        "SLURM_ARRAY_TASK_ID",
+        "RANK",
+        "WORLD_SIZE",
+    ] {
+        assert!(text.contains(name), "{text}");
+    }
+    assert!(!dir.path().join("none").exists());
+    let no_count = eval_shard(dir.path(), "auto", "none", &[("JOB_COMPLETION_INDEX", "2")]);
+    assert_eq!(no_count.status.code(), Some(2));
+    assert!(
+        stderr(&no_count).contains("auto/N"),
+        "{}",
+        stderr(&no_count)
+    );
+}
+
 #[test]
 fn exported_answers_let_another_cache_score_offline() {
     let endpoint = endpoint(MockConfig::default());

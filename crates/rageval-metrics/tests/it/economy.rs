@@ -59,7 +59,10 @@ async fn a_samples_contexts_are_judged_concurrently() {
     // An endpoint's first call goes alone (its request form is settled on one call, not on
     // every call in flight); once it has answered, calls go out together.
     judge
-        .score(&sample("Q0?", &["warm-up"], "A.", "R."), &["context_relevance"])
+        .score(
+            &sample("Q0?", &["warm-up"], "A.", "R."),
+            &["context_relevance"],
+        )
         .await;
     judge.mock.reset();
     let contexts: Vec<String> = (0..8).map(|i| format!("passage {i}")).collect();

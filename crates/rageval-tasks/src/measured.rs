@@ -357,7 +357,7 @@ const TABLE: &[Row] = &[
         task: TaskKind::AnswerRubric,
         dataset: "WikiEval",
         measure: "answer relevance pairwise accuracy",
-        value: 0.8,
+        value: 0.75,
         count: 10,
         unit: "pairs",
         metric: None,

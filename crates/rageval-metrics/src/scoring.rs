@@ -28,8 +28,8 @@ use rageval_core::Sample;
 use rageval_judge::{Judge, Models};
 use rageval_tasks::{
     ContextUsefulness, ContextsCheck, GenerateQuestions, Implementation, Judged, Lang, LangChoice,
-    Route, SplitStatements, SupportVerdict, SupportVerdicts, TaskError, TaskJudge, TaskKind,
-    UsefulnessVerdict,
+    Premise, Route, SplitStatements, SupportVerdict, SupportVerdicts, TaskError, TaskJudge,
+    TaskKind, UsefulnessVerdict,
 };
 use tokio::sync::OnceCell;
 
@@ -479,7 +479,8 @@ impl ScoringContext {
             .get_or_init(|| async {
                 let statements = self.answer_statements(sample).await?;
                 let reference = sample.reference_text().unwrap_or_default();
-                self.support(&statements.items, vec![reference]).await
+                self.support(&statements.items, vec![reference], Premise::Reference)
+                    .await
             })
             .await
             .clone()
@@ -494,7 +495,8 @@ impl ScoringContext {
             .get_or_init(|| async {
                 let statements = self.reference_statements(sample).await?;
                 let answer = sample.answer.clone().unwrap_or_default();
-                self.support(&statements.items, vec![answer]).await
+                self.support(&statements.items, vec![answer], Premise::Answer)
+                    .await
             })
             .await
             .clone()
@@ -536,7 +538,7 @@ impl ScoringContext {
         statements: Arc<Statements>,
     ) -> Shared<SupportedStatements> {
         let verdicts = self
-            .support(&statements.items, context_texts(sample))
+            .support(&statements.items, context_texts(sample), Premise::Contexts)
             .await?;
         Ok(Arc::new(SupportedStatements {
             statements,
@@ -557,7 +559,9 @@ impl ScoringContext {
                 let (answer, reference) = (answer?, reference?);
                 let mut all = answer.items.clone();
                 all.extend(reference.items.iter().cloned());
-                let joint = self.support(&all, context_texts(sample)).await?;
+                let joint = self
+                    .support(&all, context_texts(sample), Premise::Contexts)
+                    .await?;
                 let split = |range: std::ops::Range<usize>, statements: Arc<Statements>| {
                     SupportedStatements {
                         statements,
@@ -638,15 +642,17 @@ impl ScoringContext {
             .clone()
     }
 
-    /// All `statements` judged against `contexts` in one call.
+    /// All `statements` judged against `contexts` (which are `premise`) in one call.
     pub async fn support(
         &self,
         statements: &[String],
         contexts: Vec<String>,
+        premise: Premise,
     ) -> Shared<Judged<Vec<SupportVerdict>>> {
         let task = SupportVerdicts {
             statements: statements.to_vec(),
             contexts,
+            premise,
         };
         let judged = self.tasks()?.support_verdicts(&task).await?;
         Ok(Arc::new(judged))

@@ -2,8 +2,8 @@
 //! workbook.
 //!
 //! Sheets: `summary` (one row per metric, the fields of `summary.json`); `samples` (one row
-//! per sample in the dataset's order: id, question, reference, answer, context ids, the
-//! numbered contexts, then two columns per metric: the score — or `undefined` / `failed` —
+//! per sample in the dataset's order: id, question, reference, answer, the ids and numbered
+//! texts of the contexts its scores read (with a count of those retrieved but cut), then two columns per metric: the score — or `undefined` / `failed` —
 //! and the reason: the verdicts and details of the evidence, the undefined reason or the
 //! error); `rank_agreement` when the run holds `rank_agreement.jsonl` (one row per question:
 //! the retriever's order against the judge's); and `results` (one row per line of
@@ -235,13 +235,15 @@ fn sample_row(
         write_text(sheet, row, 1, &sample.question)?;
         write_text(sheet, row, 2, &sample.references.join("\n\n"))?;
         write_text(sheet, row, 3, sample.answer.as_deref().unwrap_or_default())?;
+        let scored = contexts_scored(id, metrics, outcomes).unwrap_or(sample.contexts.len());
         let context_ids: Vec<&str> = sample
             .contexts
             .iter()
+            .take(scored)
             .filter_map(|c| c.id.as_deref())
             .collect();
         write_text(sheet, row, 4, &context_ids.join(", "))?;
-        write_text(sheet, row, 5, &numbered_contexts(sample))?;
+        write_text(sheet, row, 5, &numbered_contexts(sample, scored))?;
     }
     let first_metric = SAMPLES_SHEET_COLUMNS.len() as u16;
     for (col, name) in (first_metric..).step_by(2).zip(metrics) {
@@ -265,17 +267,47 @@ fn sample_row(
 }
 
 /// `[0] (id d1) text`, one context per paragraph.
-fn numbered_contexts(sample: &Sample) -> String {
-    sample
+/// How many of a sample's contexts its scores read, when the run cut them (`--top-k`, or a
+/// judge's window): the scoring records it in each score's evidence as `top_k`.
+fn contexts_scored(
+    id: &str,
+    metrics: &[String],
+    outcomes: &HashMap<(&str, &str), &Outcome>,
+) -> Option<usize> {
+    metrics
+        .iter()
+        .find_map(|name| match outcomes.get(&(id, name.as_str())) {
+            Some(Outcome::Score { evidence, .. }) => evidence
+                .details
+                .get("top_k")
+                .and_then(|k| k.as_u64())
+                .and_then(|k| usize::try_from(k).ok()),
+            _ => None,
+        })
+}
+
+/// The contexts the scores read, numbered as verdicts name them; those retrieved but cut
+/// are counted after them, so the cell never shows text no score looked at as if it had.
+fn numbered_contexts(sample: &Sample, scored: usize) -> String {
+    let mut text = sample
         .contexts
         .iter()
+        .take(scored)
         .enumerate()
         .map(|(index, context)| match &context.id {
             Some(id) => format!("[{index}] (id {id}) {}", context.text),
             None => format!("[{index}] {}", context.text),
         })
         .collect::<Vec<_>>()
-        .join("\n\n")
+        .join("\n\n");
+    let cut = sample.contexts.len().saturating_sub(scored);
+    if cut > 0 {
+        let contexts = if cut == 1 { "context" } else { "contexts" };
+        text.push_str(&format!(
+            "\n\n({cut} more retrieved {contexts} not scored: the first {scored} were)"
+        ));
+    }
+    text
 }
 
 /// Every journal line as it is, from which the journal can be rebuilt exactly.

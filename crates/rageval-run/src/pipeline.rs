@@ -1,7 +1,8 @@
 //! `pipeline`: seed S3's chain in one command, into one directory, each stage a run
 //! directory of its own that resumes: `rank/` (the judge's order and the retriever-versus-
 //! judge agreement), `reference/` (`GT_` / `FULL_` files), `dataset.jsonl` (each question
-//! with its contexts, the system's answer and the generated reference) and `eval/` (`eval`
+//! as the data had it, with the retriever's context ids and scores and the data's own
+//! columns, and the generated reference) and `eval/` (`eval`
 //! on that dataset with the first `--top-k` contexts, with the report; it also holds
 //! `rank_agreement.jsonl`, so its workbook and report show the ranking).
 //!
@@ -11,6 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use rageval_core::Sample;
+use rageval_core::dataset::Field;
 use rageval_judge::CancelToken;
 use rageval_report::RANK_AGREEMENT_FILE;
 use serde_json::json;
@@ -183,7 +185,16 @@ pub fn run(
         .map(|line| line.reference.as_ref().and_then(|r| r.ground_truth.clone()))
         .collect();
     let dataset = root.join(DATASET_FILE);
-    write_dataset(&dataset, &samples, &references)?;
+    let replaced = write_dataset(&dataset, &samples, &references)?;
+    if replaced.replaced > 0 {
+        observer.note(format!(
+            "{} of {} questions had a reference of their own in the data: {} uses the \
+             generated one and keeps theirs as `{DATA_REFERENCE_KEY}`",
+            replaced.replaced,
+            samples.len(),
+            dataset.display()
+        ));
+    }
     let eval_options = options.eval_options();
     let eval_dir = eval_options.run_path();
     std::fs::create_dir_all(&eval_dir).map_err(RunError::write(&eval_dir))?;
@@ -210,19 +221,29 @@ pub fn run(
     }))
 }
 
-/// One JSON line per question: id, question, contexts (retriever order), the system's
-/// answer, and the generated reference when there is one. Written whole or not at all.
-fn write_dataset(path: &Path, samples: &[Sample], references: &[Option<String>]) -> Result<()> {
+/// What `write_dataset` did with the references the data already had.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct ReferencesReplaced {
+    /// Questions whose own reference differs from the generated one that replaced it.
+    replaced: usize,
+}
+
+/// The key under which a replaced reference of the data is kept in `dataset.jsonl`.
+const DATA_REFERENCE_KEY: &str = "data_reference";
+
+/// One JSON line per question: the sample as the data had it (id, question, contexts with
+/// the retriever's ids and scores, answer, every column of its own) with the generated
+/// reference in place of the data's, which is kept as `data_reference`, never dropped.
+/// Written whole or not at all.
+fn write_dataset(
+    path: &Path,
+    samples: &[Sample],
+    references: &[Option<String>],
+) -> Result<ReferencesReplaced> {
     let mut text = String::new();
-    for (sample, reference) in samples.iter().zip(references) {
-        let contexts: Vec<&str> = sample.contexts.iter().map(|c| c.text.as_str()).collect();
-        let mut row = json!({"id": sample.id, "question": sample.question, "contexts": contexts});
-        if let Some(answer) = &sample.answer {
-            row["answer"] = json!(answer);
-        }
-        if let Some(reference) = reference {
-            row["reference"] = json!(reference);
-        }
+    let mut report = ReferencesReplaced::default();
+    for (sample, generated) in samples.iter().zip(references) {
+        let row = dataset_row(sample, generated.as_deref(), &mut report);
         text.push_str(&serde_json::to_string(&row).map_err(RunError::encode("a dataset line"))?);
         text.push('\n');
     }
@@ -231,5 +252,48 @@ fn write_dataset(path: &Path, samples: &[Sample], references: &[Option<String>])
     let partial = PathBuf::from(partial);
     std::fs::write(&partial, text)
         .and_then(|()| std::fs::rename(&partial, path))
-        .map_err(RunError::write(path))
+        .map_err(RunError::write(path))?;
+    Ok(report)
+}
+
+/// One question's record for `dataset.jsonl`.
+fn dataset_row(
+    sample: &Sample,
+    generated: Option<&str>,
+    report: &mut ReferencesReplaced,
+) -> Sample {
+    let mut row = sample.clone();
+    // A metadata key that is some field's alias (left there by `--map FIELD=`) would make the
+    // eval stage, which reads the file without the map, see two columns for that field.
+    let clashing: Vec<String> = row
+        .metadata
+        .keys()
+        .filter(|key| {
+            Field::ALL
+                .iter()
+                .any(|f| f.aliases().contains(&key.as_str()))
+        })
+        .cloned()
+        .collect();
+    for key in clashing {
+        if let Some(value) = row.metadata.remove(&key) {
+            row.metadata.insert(format!("data_{key}"), value);
+        }
+    }
+    if let Some(generated) = generated {
+        if !row.references.is_empty() && row.references.iter().any(|r| r != generated) {
+            report.replaced += 1;
+            row.metadata
+                .insert(DATA_REFERENCE_KEY.into(), json!(row.references));
+            // The data's statements split its own reference, not the generated one.
+            if let Some(statements) = row.reference_statements.take() {
+                row.metadata.insert(
+                    format!("{DATA_REFERENCE_KEY}_statements"),
+                    json!(statements),
+                );
+            }
+        }
+        row.references = vec![generated.to_string()];
+    }
+    row
 }

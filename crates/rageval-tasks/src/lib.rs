@@ -50,7 +50,7 @@ pub use task::{
     AnswerFromContexts, AnswerRubric, ContextAnswer, ContextOrder, ContextRelevance,
     ContextUsefulness, ContextsCheck, ContextsChecked, ExtractEntities, GenerateQuestions,
     GeneratedQuestions, GradeRelevance, GradeRelevanceBatch, MergeAnswers, OrderContexts,
-    PARTIAL_SUPPORT_CREDIT, PairwisePreference, Preference, Preferred, QuestionSimilarity,
+    PARTIAL_SUPPORT_CREDIT, PairwisePreference, Preference, Preferred, Premise, QuestionSimilarity,
     RelevanceGrade, RelevanceVerdict, RubricScore, SimilarityVerdict, SplitStatements, Support,
     SupportCredit, SupportVerdict, SupportVerdicts, TaskFamily, TaskKind, UsefulnessVerdict,
 };

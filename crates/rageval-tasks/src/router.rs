@@ -26,7 +26,7 @@ use crate::task::{
     AnswerFromContexts, AnswerRubric, ContextAnswer, ContextOrder, ContextRelevance,
     ContextUsefulness, ContextsCheck, ContextsChecked, ExtractEntities, GenerateQuestions,
     GeneratedQuestions, GradeRelevance, GradeRelevanceBatch, MergeAnswers, OrderContexts,
-    PairwisePreference, Preference, QuestionSimilarity, RelevanceGrade, RelevanceVerdict,
+    PairwisePreference, Preference, Premise, QuestionSimilarity, RelevanceGrade, RelevanceVerdict,
     RubricScore, SimilarityVerdict, SplitStatements, Support, SupportVerdict, SupportVerdicts,
     TaskFamily, TaskKind, UsefulnessVerdict,
 };
@@ -388,7 +388,10 @@ impl TaskJudge {
                 .map(|_| SupportVerdict {
                     support: Support::NotSupported,
                     context: None,
-                    reason: "there is no context to support it".into(),
+                    reason: match task.premise {
+                        Premise::Contexts => "there is no context to support it".into(),
+                        premise => format!("{} is empty", premise.noun()),
+                    },
                     score: None,
                 })
                 .collect();
@@ -620,6 +623,7 @@ mod tests {
         let support = SupportVerdicts {
             statements: vec![],
             contexts: vec![],
+            premise: Default::default(),
         };
         assert_send(&judge.support_verdicts(&support));
         let similarity = QuestionSimilarity {
@@ -652,6 +656,7 @@ mod tests {
         let nothing = SupportVerdicts {
             statements: vec![],
             contexts: vec![],
+            premise: Default::default(),
         };
         assert!(judge.support_verdicts(&nothing).await.is_ok());
         let calls = judge.calls();

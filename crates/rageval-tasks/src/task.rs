@@ -141,6 +141,39 @@ pub struct SupportVerdicts {
     pub statements: Vec<String>,
     /// The material they may be supported by (retrieved contexts, or a reference answer).
     pub contexts: Vec<String>,
+    /// What `contexts` are, so that reasons name it ("in the answer", not "in no context").
+    /// Prompts do not read it: a chat model is shown the material as contexts either way.
+    #[serde(default, skip_serializing_if = "Premise::is_contexts")]
+    pub premise: Premise,
+}
+
+/// What the statements of a [`SupportVerdicts`] task are checked against.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Premise {
+    /// Retrieved contexts (faithfulness, context recall, noise sensitivity).
+    #[default]
+    Contexts,
+    /// The system's answer (answer correctness checks the reference's statements in it).
+    Answer,
+    /// The reference answer (answer correctness checks the answer's statements in it).
+    Reference,
+}
+
+impl Premise {
+    /// Whether this is the default, retrieved contexts.
+    pub fn is_contexts(&self) -> bool {
+        *self == Premise::Contexts
+    }
+
+    /// The premise as reasons name it when it is one text: "the answer", "the reference".
+    pub fn noun(self) -> &'static str {
+        match self {
+            Premise::Contexts => "the contexts",
+            Premise::Answer => "the answer",
+            Premise::Reference => "the reference",
+        }
+    }
 }
 
 /// How far the contexts back a statement.

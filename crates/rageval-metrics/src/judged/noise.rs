@@ -15,7 +15,7 @@ use serde_json::json;
 
 use super::Noise;
 use super::evidence::{self, share};
-use rageval_tasks::{Judged, SupportVerdict};
+use rageval_tasks::{Judged, Premise, SupportVerdict};
 
 use crate::scoring::{Failure, ScoringContext, Shared, describe};
 
@@ -41,7 +41,7 @@ pub async fn sensitivity(
             let statements = statements.to_vec();
             async move {
                 scoring
-                    .support(&statements, vec![context.text.clone()])
+                    .support(&statements, vec![context.text.clone()], Premise::Contexts)
                     .await
             }
         }))

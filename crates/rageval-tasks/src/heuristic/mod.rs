@@ -312,7 +312,7 @@ impl Heuristic {
         let verdicts = task
             .statements
             .iter()
-            .map(|s| support::support(s, &contexts))
+            .map(|s| support::support(s, &contexts, task.premise))
             .collect();
         self.judged(TaskKind::SupportVerdicts, verdicts, Usage::default(), false)
     }

@@ -187,6 +187,7 @@ pub async fn faithfulness(
         .support_verdicts(&SupportVerdicts {
             statements: statements.clone(),
             contexts: contexts.to_vec(),
+            premise: Default::default(),
         })
         .await?
         .value;

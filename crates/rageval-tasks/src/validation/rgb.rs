@@ -181,6 +181,7 @@ pub async fn rgb_counterfactual(
             .support_verdicts(&SupportVerdicts {
                 statements: vec![claim(&row.query, answer), claim(&row.query, fake)],
                 contexts: row.positive.clone(),
+                premise: Default::default(),
             })
             .await?
             .value;

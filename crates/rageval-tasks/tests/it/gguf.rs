@@ -89,6 +89,7 @@ async fn ask(router: &TaskJudge, kind: TaskKind, item: (&str, &str, &str)) -> Op
             .support_verdicts(&SupportVerdicts {
                 statements: vec![answer],
                 contexts: vec![context],
+                premise: Default::default(),
             })
             .await
             .map(|j| j.rung),

@@ -32,6 +32,7 @@ async fn support_reasons_state_the_share_the_context_and_the_threshold() {
             "ISRO was founded in 1969.",
             "The mission is scheduled to launch on Sunday, 30 July 2023 at 06:30 IST from Sriharikota.",
         ]),
+        premise: Default::default(),
     };
     let out = lexical().support_verdicts(&task).await.expect("verdicts");
     let [full, partial, none] = out.value.as_slice() else {
@@ -83,6 +84,7 @@ async fn a_missing_number_keeps_a_statement_from_full_support() {
         contexts: texts(&[
             "PharmaCann was founded in 2014 by Theodore Scott; it is based in Illinois.",
         ]),
+        premise: Default::default(),
     };
     let out = lexical().support_verdicts(&task).await.expect("verdict");
     assert_eq!(out.value[0].support, Support::PartiallySupported);
@@ -100,6 +102,7 @@ async fn chinese_words_match_across_segmentations() {
     let task = SupportVerdicts {
         statements: texts(&["少儿编程市场规模持续扩大。"]),
         contexts: texts(&["报告显示，中国少儿编程的市场规模在持续扩大，家长日益重视。"]),
+        premise: Default::default(),
     };
     let out = lexical().support_verdicts(&task).await.expect("verdict");
     assert_eq!(

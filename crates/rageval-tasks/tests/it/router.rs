@@ -134,6 +134,7 @@ async fn inputs_with_nothing_to_judge_are_answered_by_rules_without_calls() {
         .support_verdicts(&SupportVerdicts {
             statements: vec![],
             contexts: texts(&["c"]),
+            premise: Default::default(),
         })
         .await
         .expect("rule");
@@ -142,6 +143,7 @@ async fn inputs_with_nothing_to_judge_are_answered_by_rules_without_calls() {
         .support_verdicts(&SupportVerdicts {
             statements: texts(&["Paris is in France."]),
             contexts: texts(&["  "]),
+            premise: Default::default(),
         })
         .await
         .expect("rule");

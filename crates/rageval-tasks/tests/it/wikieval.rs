@@ -257,6 +257,7 @@ async fn the_router_reproduces_the_kids_coding_recall_figure() {
                 .support_verdicts(&SupportVerdicts {
                     statements: vec![claim.clone()],
                     contexts: vec![(*chunk).to_owned()],
+                    premise: Default::default(),
                 })
                 .await
                 .expect("verdict");

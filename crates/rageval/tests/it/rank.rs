@@ -466,6 +466,9 @@ fn rank_batches_and_windows_fit_a_small_window_and_garbage_orders_fail() {
     );
 }
 
+/// Also the regression of issue 25 item 1: `dataset.jsonl` kept only bare context strings
+/// (no retriever ids or scores, so the workbook's `context_ids` column was empty), dropped
+/// the data's own columns and replaced its reference without a word.
 #[test]
 fn pipeline_ranks_writes_references_and_evaluates_the_top_k() {
     let server = endpoint(MockConfig::default());
@@ -473,7 +476,10 @@ fn pipeline_ranks_writes_references_and_evaluates_the_top_k() {
     let data = dir.path().join("d.jsonl");
     let rows = [
         json!({"id": "q1", "question": "主营业务是什么？", "answer": "软件开发。",
-               "contexts": ["公司主营软件开发。", "天气很好。", "公司还做技术服务。"]}),
+               "company_name": "某公司", "reference": "软件开发和技术服务。",
+               "contexts": [{"id": "es-17", "text": "公司主营软件开发。", "score": 3.5},
+                            {"id": "es-4", "text": "天气很好。", "score": 2.0},
+                            {"id": "es-9", "text": "公司还做技术服务。", "score": 1.25}]}),
         json!({"id": "q2", "question": "Who founded it?", "answer": "Ada.",
                "contexts": ["Ada founded the company.", "It rains.", "Founded in 1990."]}),
     ];
@@ -498,7 +504,24 @@ fn pipeline_ranks_writes_references_and_evaluates_the_top_k() {
     assert!(out.join("reference/GT_主营业务是什么？.json").is_file());
     assert!(out.join("reference/FULL_Who founded it_.json").is_file());
     let dataset = jsonl(&out.join("dataset.jsonl"));
-    assert!(dataset.iter().all(|row| row["reference"].is_string()));
+    assert!(
+        dataset.iter().all(|row| row["reference"].is_array()),
+        "{dataset:?}"
+    );
+    assert_eq!(dataset[0]["contexts"][0]["id"], "es-17", "{}", dataset[0]);
+    assert_eq!(dataset[0]["contexts"][2]["score"], 1.25, "{}", dataset[0]);
+    assert_eq!(dataset[0]["company_name"], "某公司", "{}", dataset[0]);
+    assert_eq!(
+        dataset[0]["data_reference"],
+        json!(["软件开发和技术服务。"])
+    );
+    assert_ne!(dataset[0]["reference"], json!(["软件开发和技术服务。"]));
+    assert!(dataset[1].get("data_reference").is_none(), "{}", dataset[1]);
+    assert!(
+        stderr(&output).contains("1 of 2 questions had a reference of their own in the data"),
+        "{}",
+        stderr(&output)
+    );
     let summary = read_json(&out.join("eval/summary.json"));
     assert_eq!(summary["samples"], 2, "{summary}");
     // The eval run's human files show the retriever against the judge, per question.
@@ -522,5 +545,10 @@ fn pipeline_ranks_writes_references_and_evaluates_the_top_k() {
     assert_eq!(
         samples.get_value((1, 1)),
         Some(&Data::String("主营业务是什么？".into()))
+    );
+    // The retriever's ids of the two contexts that were scored (`--top-k 2`).
+    assert_eq!(
+        samples.get_value((1, 4)),
+        Some(&Data::String("es-17, es-4".into()))
     );
 }

@@ -841,6 +841,10 @@ pub(crate) fn announce_judges(
     for line in setup.route_lines(&tasks_of(metrics)) {
         observer.note(format!("judge: {line}"));
     }
+    let embeds = metrics.iter().any(|m| m.requirements().embeddings);
+    if let Some(fallback) = setup.embedding_fallback.as_ref().filter(|_| embeds) {
+        observer.note(format!("judge: {fallback}"));
+    }
 }
 
 /// One line per metric that left samples unscored, with its most frequent reason.

@@ -98,6 +98,9 @@ pub struct JudgeSetup {
     pub gguf: Option<PathBuf>,
     /// In batch mode, the store the chat model answers from (its counts correct the books).
     pub batch: Option<BatchStore>,
+    /// What embeds in place of an endpoint that names no embedding model, as a note for the
+    /// console: the embedded all-MiniLM-L6-v2, when it is installed.
+    pub embedding_fallback: Option<String>,
     routing: Routing,
     models: Vec<JudgeModel>,
     heuristic: Heuristic,
@@ -432,13 +435,26 @@ fn endpoint(
     let lang = options.lang;
     let judge = build(&settings, None)?;
     let heuristic = Heuristic::lexical();
-    let routing = Routing {
+    let mut routing = Routing {
         kind: "endpoint",
         policy: Policy::llm(),
         chats: true,
         embeds: settings.embedding_model.is_some(),
     };
-    let judges = judges_over(Some(judge.clone()), &routing, heuristic.clone(), lang);
+    let mut judges = judges_over(Some(judge.clone()), &routing, heuristic.clone(), lang);
+    let fallback = match &settings.embedding_model {
+        Some(_) => None,
+        None => EmbeddingFallback::find(options, &settings)?,
+    };
+    if let Some(fallback) = &fallback {
+        judges = judges.with_embedder(fallback.judge.clone());
+        routing.embeds = true;
+    }
+    let embedding_model = match (&settings.embedding_model, &fallback) {
+        (Some(model), _) => Some(model.clone()),
+        (None, Some(fallback)) => Some(fallback.model.clone()),
+        (None, None) => None,
+    };
     let endpoints: Vec<String> = settings
         .endpoints
         .iter()
@@ -448,7 +464,7 @@ fn endpoint(
         "kind": "endpoint",
         "endpoints": &endpoints,
         "model": model,
-        "embedding_model": settings.embedding_model,
+        "embedding_model": embedding_model,
         "cache": settings.cache_path.as_ref().map(|p| p.display().to_string()),
         "cache_mode": format!("{:?}", settings.cache_mode).to_lowercase(),
         "concurrency": settings.limits.max_concurrency,
@@ -460,6 +476,7 @@ fn endpoint(
         "lang": lang_name(lang),
         "routes": routes_json(&judges),
     });
+    // The embedded model costs nothing per call: no price, so no cost is claimed for it.
     let models = [
         ("chat", settings.model.as_ref()),
         ("embedding", settings.embedding_model.as_ref()),
@@ -476,8 +493,14 @@ fn endpoint(
             }),
         })
     })
+    .chain(fallback.as_ref().map(|fallback| JudgeModel {
+        role: "embedding".into(),
+        model: fallback.model.clone(),
+        price: None,
+    }))
     .collect();
     Ok(JudgeSetup {
+        embedding_fallback: fallback.map(|fallback| fallback.note()),
         judges,
         chat: Some(judge),
         window: Window::Requested,
@@ -493,6 +516,50 @@ fn endpoint(
         lang,
         context_window: options.context_window,
     })
+}
+
+/// The embedded all-MiniLM-L6-v2, embedding for an endpoint judge that names no embedding
+/// model (semantic similarity and answer relevance would fail without one).
+struct EmbeddingFallback {
+    judge: Judge<Models>,
+    /// The model's name as the manifest and the identity record it.
+    model: String,
+}
+
+impl EmbeddingFallback {
+    /// The embedded model, when installed (`scripts/fetch-models.sh`); a models folder that
+    /// was named and is not there is an error, as it is without an endpoint. The judge has
+    /// no cache (the vectors cost nothing to make again) and so a dry run opens none; its
+    /// model loads on first use, so a run that embeds nothing never loads it.
+    fn find(options: &JudgeOptions, settings: &JudgeSettings) -> Result<Option<Self>> {
+        let named = options.models_dir.is_some();
+        let files = match rageval_judge::ModelFiles::locate(options.models_dir.as_deref()) {
+            Ok(files) => files,
+            Err(error) if named => return Err(RunError::Models(error)),
+            Err(_) => return Ok(None),
+        };
+        let embedder = rageval_judge::AnyEmbedder::new(rageval_judge::OnFirstUse::minilm(
+            &files.minilm,
+        ));
+        let model = rageval_judge::Embedder::embedding_model(&embedder).to_owned();
+        let mut uncached = settings.clone();
+        uncached.cache_mode = rageval_judge::CacheMode::Off;
+        let judge = uncached
+            .build_with(Models {
+                chat: None,
+                embedder: Some(embedder),
+            })
+            .map_err(RunError::Judge)?;
+        Ok(Some(EmbeddingFallback { judge, model }))
+    }
+
+    fn note(&self) -> String {
+        format!(
+            "embeddings by the embedded {} (the endpoint judge names no embedding model: \
+             --judge-embedding-model NAME for the endpoint's own)",
+            self.model
+        )
+    }
 }
 
 /// The embedded models: with `--judge gguf:PATH` that model answers every task; without it,
@@ -597,6 +664,7 @@ fn local(
     })
     .collect();
     Ok(JudgeSetup {
+        embedding_fallback: None,
         window: if chosen {
             Window::AtMost(GGUF_PROMPT_WINDOW)
         } else {

@@ -257,3 +257,47 @@ fn fiqa_and_kids_coding_on_the_embedded_defaults() {
         }
     }
 }
+
+/// Regression (issue 25 item 5): an endpoint judge that names no embedding model left
+/// `semantic_similarity` failing on every sample although the embedded all-MiniLM-L6-v2 is
+/// installed. It embeds now, and the run says so.
+#[test]
+fn an_endpoint_without_an_embedding_model_embeds_with_the_embedded_minilm_and_says_so() {
+    let server = crate::judged::endpoint(rageval_testkit::MockConfig::default());
+    let dir = tempfile::tempdir().unwrap();
+    let data = tiny_dataset(dir.path());
+    let output = rageval(
+        dir.path(),
+        &[
+            "eval",
+            data.to_str().unwrap(),
+            "--metrics",
+            "semantic_similarity,faithfulness",
+            "--out",
+            "run",
+            "--judge-base-url",
+            &server.mock.base_url,
+            "--judge-model",
+            "mock-chat",
+        ],
+    );
+    let err = stderr(&output);
+    assert!(output.status.success(), "{err}");
+    assert!(
+        err.contains("judge: embeddings by the embedded all-MiniLM-L6-v2"),
+        "{err}"
+    );
+    let lines = checked_cells(&dir.path().join("run"), 3, 2);
+    let scored = |metric: &str| {
+        lines
+            .iter()
+            .filter(|l| l["metric"] == metric && l["status"] == "score")
+            .count()
+    };
+    assert_eq!(scored("semantic_similarity"), 3, "{lines:?}");
+    assert_eq!(scored("faithfulness"), 3, "{lines:?}");
+    let manifest: Value =
+        serde_json::from_slice(&fs::read(dir.path().join("run/manifest.json")).unwrap()).unwrap();
+    let judge = &manifest["settings"]["judge"];
+    assert_eq!(judge["embedding_model"], "all-MiniLM-L6-v2", "{judge}");
+}

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use rageval_judge::AnyEmbedder;
-use rageval_sources::local::{LocalIndex, expand_inputs, load};
+use rageval_sources::local::{LocalIndex, expand_inputs};
 use rageval_sources::{IndexBuilder, Splitter};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -32,7 +32,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let files = expand_inputs(&docs.iter().map(PathBuf::from).collect::<Vec<_>>())?;
     let mut builder = IndexBuilder::new(Splitter::default());
     for file in &files {
-        builder.add(&load(file)?)?;
+        builder.add_file(&file.path, &file.name)?;
     }
     let split_s = started.elapsed().as_secs_f64();
     let runtime = tokio::runtime::Builder::new_current_thread().build()?;

@@ -194,11 +194,13 @@ impl IndexBuilder {
         }
     }
 
-    /// Loads one file and queues its chunks. A file whose content cannot be read is left out
+    /// Loads one file and queues its chunks under the file's name in the index
+    /// ([`InputFile`](super::InputFile)). A file whose content cannot be read is left out
     /// and recorded, not an error; a file that cannot be opened is.
-    pub fn add_file(&mut self, path: &Path) -> Result<FileOutcome, SourceError> {
+    pub fn add_file(&mut self, path: &Path, name: &str) -> Result<FileOutcome, SourceError> {
         match super::loader::load(path) {
-            Ok(document) => {
+            Ok(mut document) => {
+                document.path = PathBuf::from(name);
                 let chunks = self.add(&document)?;
                 Ok(if chunks == 0 {
                     FileOutcome::Empty
@@ -209,9 +211,9 @@ impl IndexBuilder {
                     }
                 })
             }
-            Err(SourceError::Document { path, detail }) => {
+            Err(SourceError::Document { detail, .. }) => {
                 self.skipped.push(SkippedEntry {
-                    path: path.display().to_string(),
+                    path: name.to_string(),
                     reason: detail.clone(),
                 });
                 Ok(FileOutcome::Skipped { reason: detail })

@@ -180,9 +180,22 @@ fn normalized(content: Content) -> Content {
     }
 }
 
+/// One file to index, and the name its chunks are indexed under: its path below the
+/// directory that was given (`guide/intro.md`, `/`-separated), or its file name when the
+/// file itself was given. Never the path as typed: the same corpus indexed from two places
+/// gives the same chunk ids, and no home directory ends up in every dataset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputFile {
+    /// Where the file is read from.
+    pub path: PathBuf,
+    /// Its name in the index: chunk ids are `NAME#N`.
+    pub name: String,
+}
+
 /// The files to index: each file as given (it must have a known extension), and every file
-/// with a known extension under each directory, in path order.
-pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, SourceError> {
+/// with a known extension under each directory, in path order. Two files that would be
+/// indexed under one name are an error naming both.
+pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<InputFile>, SourceError> {
     let mut files = Vec::new();
     for input in inputs {
         let meta = std::fs::metadata(input).map_err(|e| SourceError::io(input, e))?;
@@ -190,11 +203,41 @@ pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, SourceError> {
             let mut found = Vec::new();
             walk(input, &mut found)?;
             found.sort();
-            files.extend(found);
+            files.extend(found.into_iter().map(|path| {
+                let below = path.strip_prefix(input).unwrap_or(&path);
+                let name = below
+                    .components()
+                    .map(|part| part.as_os_str().to_string_lossy())
+                    .collect::<Vec<_>>()
+                    .join("/");
+                InputFile { path, name }
+            }));
         } else if DocumentKind::of(input).is_some() {
-            files.push(input.clone());
+            let name = input.file_name().map_or_else(
+                || input.display().to_string(),
+                |name| name.to_string_lossy().into_owned(),
+            );
+            files.push(InputFile {
+                path: input.clone(),
+                name,
+            });
         } else {
             return Err(unsupported(input));
+        }
+    }
+    let mut named: std::collections::HashMap<&str, &Path> = std::collections::HashMap::new();
+    for file in &files {
+        if let Some(first) = named.insert(&file.name, &file.path) {
+            return Err(SourceError::Document {
+                path: file.path.clone(),
+                detail: format!(
+                    "would be indexed under the same name, `{}`, as {}: chunk ids are named \
+                     after each file's path below the folder given, so index the folder \
+                     that holds both",
+                    file.name,
+                    first.display()
+                ),
+            });
         }
     }
     Ok(files)

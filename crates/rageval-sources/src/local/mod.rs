@@ -24,7 +24,7 @@ pub mod tokenizer;
 pub mod vectors;
 
 pub use index::{FileOutcome, IndexBuilder, IndexedChunk, Manifest, SkippedEntry};
-pub use loader::{Content, Document, DocumentKind, expand_inputs, load};
+pub use loader::{Content, Document, DocumentKind, InputFile, expand_inputs, load};
 pub use normalize::normalize_text;
 pub use search::{LocalIndex, LocalRetriever, Ranking};
 pub use splitter::{Chunk, Splitter};

@@ -86,7 +86,7 @@ async fn regression_chinese_pdf_with_radical_code_points_is_found_by_its_ideogra
 
     let dir = tempfile::tempdir().unwrap();
     let mut builder = IndexBuilder::new(Splitter::default());
-    builder.add_file(&kangxi_pdf()).unwrap();
+    builder.add_file(&kangxi_pdf(), "kangxi.pdf").unwrap();
     let out = dir.path().join("idx");
     builder
         .write(&out, false, None::<&BigramEmbedder>)
@@ -121,7 +121,10 @@ async fn gbk_text_is_indexed_undecodable_files_skipped_and_empty_files_counted()
         write("blank.txt", b" \r\n\r\n"),
     ];
     let mut builder = IndexBuilder::new(Splitter::default());
-    let outcomes: Vec<FileOutcome> = files.iter().map(|f| builder.add_file(f).unwrap()).collect();
+    let outcomes: Vec<FileOutcome> = files
+        .iter()
+        .map(|f| builder.add_file(f, &f.display().to_string()).unwrap())
+        .collect();
     assert_eq!(
         outcomes[0],
         FileOutcome::Indexed {
@@ -188,7 +191,7 @@ async fn every_format_in_one_index_is_found_by_a_chinese_query() {
     assert_eq!(files.len(), 5, "{files:?}");
     let mut builder = IndexBuilder::new(Splitter::default());
     for file in &files {
-        builder.add(&load(file).unwrap()).unwrap();
+        builder.add(&load(&file.path).unwrap()).unwrap();
     }
     let out = dir.path().join("idx");
     let manifest = builder
@@ -369,4 +372,56 @@ fn stream(data: &[u8]) -> Vec<u8> {
     out.extend_from_slice(&compressed);
     out.extend_from_slice(b"\nendstream");
     out
+}
+
+/// Regression (issue 25 item 3): chunk ids carried the path as typed, so one corpus indexed
+/// from two places gave two sets of ids, each with a home directory inside. Ids name each
+/// file below the folder given; a file given alone by its name; two files that would share
+/// a name are refused, naming both.
+#[tokio::test]
+async fn chunk_ids_name_files_below_the_folder_given_wherever_it_lies() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut seen = Vec::new();
+    for root in [dir.path().join("corpus"), dir.path().join("home/me/copy")] {
+        std::fs::create_dir_all(root.join("sub")).unwrap();
+        std::fs::write(
+            root.join("sub/ai.md"),
+            "人工智能技术创新为少儿编程带来新的课程形态。",
+        )
+        .unwrap();
+        std::fs::write(root.join("notes.txt"), "家长对编程教育的认知程度逐年提高。").unwrap();
+        let files = expand_inputs(std::slice::from_ref(&root)).unwrap();
+        let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["notes.txt", "sub/ai.md"]);
+        let mut builder = IndexBuilder::new(Splitter::default());
+        for file in &files {
+            builder.add_file(&file.path, &file.name).unwrap();
+        }
+        let out = root.join("idx");
+        builder
+            .write(&out, false, None::<&BigramEmbedder>)
+            .await
+            .unwrap();
+        let hits = LocalIndex::open(&out)
+            .unwrap()
+            .search_bm25("人工智能课程形态", 1)
+            .unwrap();
+        assert_eq!(hits[0].id, "sub/ai.md#0");
+        assert_eq!(hits[0].fields["source"], "sub/ai.md");
+        seen.push(hits[0].id.clone());
+    }
+    assert_eq!(seen[0], seen[1]);
+
+    let alone = expand_inputs(&[dir.path().join("corpus/notes.txt")]).unwrap();
+    assert_eq!(alone[0].name, "notes.txt");
+    let twice = expand_inputs(&[
+        dir.path().join("corpus/notes.txt"),
+        dir.path().join("home/me/copy/notes.txt"),
+    ])
+    .unwrap_err()
+    .to_string();
+    assert!(
+        twice.contains("copy/notes.txt") && twice.contains("corpus/notes.txt"),
+        "{twice}"
+    );
 }

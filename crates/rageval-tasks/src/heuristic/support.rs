@@ -321,21 +321,35 @@ mod tests {
         assert_eq!(missing.support, Support::PartiallySupported);
         assert!(
             missing.reason.contains("appear in the answer")
-                && missing.reason.contains("; 2024 does not appear in the answer"),
+                && missing
+                    .reason
+                    .contains("; 2024 does not appear in the answer"),
             "{}",
             missing.reason
         );
         let found = support("The mission launched in 2023.", &answer, Premise::Answer);
         assert_eq!(found.support, Support::FullySupported);
-        assert!(found.reason.contains("appear in the answer"), "{}", found.reason);
+        assert!(
+            found.reason.contains("appear in the answer"),
+            "{}",
+            found.reason
+        );
         let none = support("Rockets need fuel.", &answer, Premise::Reference);
-        assert!(none.reason.contains("appear in the reference"), "{}", none.reason);
+        assert!(
+            none.reason.contains("appear in the reference"),
+            "{}",
+            none.reason
+        );
         for verdict in [&missing, &found, &none] {
             assert!(!verdict.reason.contains("context"), "{}", verdict.reason);
         }
         // Retrieved contexts keep their numbered wording.
         let contexts = support("The mission launched in 2024.", &answer, Premise::Contexts);
-        assert!(contexts.reason.contains("2024 appears in no context"), "{}", contexts.reason);
+        assert!(
+            contexts.reason.contains("2024 appears in no context"),
+            "{}",
+            contexts.reason
+        );
     }
 
     #[test]

@@ -39,25 +39,28 @@ pub fn run(args: &IndexArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<Exi
     let mut builder = IndexBuilder::new(splitter);
     let (mut empty, mut skipped) = (0, 0);
     for file in &files {
-        match builder.add_file(file)? {
+        match builder.add_file(&file.path, &file.name)? {
             FileOutcome::Indexed {
                 encoding: Some(encoding),
                 ..
             } if encoding != "UTF-8" => {
-                ui.note(&format!("note: read {} as {encoding}", file.display()));
+                ui.note(&format!("note: read {} as {encoding}", file.path.display()));
             }
             FileOutcome::Indexed { .. } => {}
             FileOutcome::Empty => {
                 empty += 1;
                 ui.warn(&format!(
                     "warning: {} has no text{}",
-                    file.display(),
-                    empty_hint(file)
+                    file.path.display(),
+                    empty_hint(&file.path)
                 ));
             }
             FileOutcome::Skipped { reason } => {
                 skipped += 1;
-                ui.warn(&format!("warning: skipped {}: {reason}", file.display()));
+                ui.warn(&format!(
+                    "warning: skipped {}: {reason}",
+                    file.path.display()
+                ));
             }
         }
     }

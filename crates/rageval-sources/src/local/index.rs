@@ -34,8 +34,9 @@ pub const MANIFEST_FILE: &str = "rageval-index.json";
 pub const TANTIVY_DIR: &str = "tantivy";
 /// Version of the directory layout; an index of another version must be rebuilt.
 pub const FORMAT_VERSION: u32 = 1;
-/// Texts per embedding request while building.
-pub const EMBED_BATCH: usize = 64;
+/// Texts per embedding request while building: enough to keep an endpoint busy, few enough
+/// that progress moves every few seconds when the embedded model runs on a CPU.
+pub const EMBED_BATCH: usize = 16;
 /// Memory budget of the tantivy writer (its minimum is 15 MB per thread).
 const WRITER_MEMORY: usize = 64 * 1024 * 1024;
 
@@ -275,6 +276,19 @@ impl IndexBuilder {
         overwrite: bool,
         embedder: Option<&E>,
     ) -> Result<Manifest, SourceError> {
+        self.write_observed(out, overwrite, embedder, &|_, _| {})
+            .await
+    }
+
+    /// [`IndexBuilder::write`], telling `embedded(done, total)` after each batch of chunks
+    /// embedded (embedding is the slow part: minutes for a few hundred chunks on a CPU).
+    pub async fn write_observed<E: Embedder>(
+        self,
+        out: &Path,
+        overwrite: bool,
+        embedder: Option<&E>,
+        embedded: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<Manifest, SourceError> {
         check_unique_ids(&self.chunks, out)?;
         if out.exists() && !overwrite {
             return Err(SourceError::Exists {
@@ -282,7 +296,7 @@ impl IndexBuilder {
             });
         }
         let vectors = match embedder {
-            Some(embedder) => Some((embed_all(embedder, &self.chunks).await?, embedder)),
+            Some(embedder) => Some((embed_all(embedder, &self.chunks, embedded).await?, embedder)),
             None => None,
         };
         let staging = sibling(out, "partial");
@@ -367,6 +381,7 @@ impl IndexBuilder {
 async fn embed_all<E: Embedder>(
     embedder: &E,
     chunks: &[IndexedChunk],
+    embedded: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<Vectors, SourceError> {
     let policy = RetryPolicy::default();
     let mut rows = Vec::with_capacity(chunks.len());
@@ -392,6 +407,7 @@ async fn embed_all<E: Embedder>(
             ));
         }
         rows.extend(vectors);
+        embedded(rows.len(), chunks.len());
     }
     Vectors::from_rows(rows).map_err(|detail| {
         SourceError::Embedding(rageval_judge::JudgeError::Protocol {

@@ -1,5 +1,6 @@
 //! `rageval index DOCS… --out INDEX`: load documents, split them, write a local index (and,
-//! with `--embed-model`, the chunks' embeddings from an OpenAI-compatible endpoint).
+//! with `--embed-model`, the chunks' embeddings from an OpenAI-compatible endpoint or the
+//! embedded model, with progress as they come).
 //!
 //! A file whose content cannot be read (text in no known encoding, a malformed PDF) is
 //! skipped with a warning; a file with no text is kept with 0 chunks; both are counted in the
@@ -9,6 +10,7 @@ use std::io::Write;
 use std::time::Instant;
 
 use anyhow::bail;
+use rageval_run::observe::{Event, Observer, Progress};
 use rageval_sources::local::{FileOutcome, expand_inputs};
 use rageval_sources::{IndexBuilder, Splitter};
 
@@ -75,8 +77,39 @@ pub fn run(args: &IndexArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<Exi
         .as_deref()
         .map(embedder_for_flag)
         .transpose()?;
-    let manifest =
-        runtime()?.block_on(builder.write(&args.out, args.overwrite, embedder.as_ref()))?;
+    let chunks = builder.chunks().len() as u64;
+    if let Some(embedder) = &embedder {
+        ui.note(&format!(
+            "embedding {chunks} chunks with {}",
+            rageval_judge::Embedder::embedding_model(embedder)
+        ));
+        ui.event(&Event::Stage {
+            name: "embedding",
+            total: Some(chunks),
+        });
+    }
+    // One call per batch of chunks.
+    let calls = std::sync::atomic::AtomicU64::new(0);
+    let embedded = |done: usize, total: usize| {
+        let calls = calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        ui.event(&Event::Progress(Progress {
+            stage: "embedding",
+            done: done as u64,
+            total: Some(total as u64),
+            calls,
+            ..Progress::default()
+        }));
+    };
+    let written = runtime()?.block_on(builder.write_observed(
+        &args.out,
+        args.overwrite,
+        embedder.as_ref(),
+        &embedded,
+    ));
+    if embedder.is_some() {
+        ui.event(&Event::StageEnd);
+    }
+    let manifest = written?;
     let seconds = started.elapsed().as_secs_f64();
     writeln!(
         out,

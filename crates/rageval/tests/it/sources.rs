@@ -258,12 +258,23 @@ fn endpoint_embeddings_serve_vector_and_hybrid_search() {
         "kids.index",
         "--embed-model",
         "mock-embed",
+        "--progress",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
         stdout(&out).contains("embedded with mock-embed (8 dimensions)"),
         "{}",
         stdout(&out)
+    );
+    // Regression (issue 25 item 8): embedding ran for minutes with nothing on stderr.
+    let err = stderr(&out);
+    assert!(
+        err.contains("embedding 125 chunks with mock-embed"),
+        "{err}"
+    );
+    assert!(
+        err.contains("embedding 125/125, 0 failed, 8 model calls"),
+        "{err}"
     );
     assert_eq!(mock.mock.stats().embedding_inputs, 125, "every chunk once");
 

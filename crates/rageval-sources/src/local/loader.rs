@@ -274,12 +274,46 @@ fn pdf_text(bytes: &[u8]) -> Result<String, String> {
             "the pdf parser gave up on this file (malformed or unsupported pdf)".to_string()
         })?
         .map_err(|e| format!("cannot read pdf: {e}"))?;
-    let pages: Vec<&str> = pages
+    let pages: Vec<String> = pages
         .iter()
         .map(|p| p.trim())
         .filter(|p| !p.is_empty())
+        .map(join_wrapped_han_lines)
         .collect();
     Ok(pages.join("\n\n"))
+}
+
+/// A PDF's text layer breaks a line where the page wrapped it; between two Han ideographs
+/// that break is inside a word (`重要分` / `支`), and a break read as a space would cut the
+/// word for every tokenizer after it. Such a single line break (with any spaces around it)
+/// goes; blank lines, and breaks beside punctuation or other scripts, stay.
+fn join_wrapped_han_lines(page: &str) -> String {
+    let lines: Vec<&str> = page.split('\n').collect();
+    let mut out = String::with_capacity(page.len());
+    for (i, line) in lines.iter().enumerate() {
+        if i == 0 {
+            out.push_str(line);
+            continue;
+        }
+        let previous = out.trim_end_matches([' ', '\t', '\r']);
+        let ends_han = previous
+            .chars()
+            .last()
+            .is_some_and(rageval_core::text::language::is_han);
+        let next = line.trim_start_matches([' ', '\t']);
+        let starts_han = next
+            .chars()
+            .next()
+            .is_some_and(rageval_core::text::language::is_han);
+        if ends_han && starts_han {
+            out.truncate(previous.len());
+            out.push_str(next);
+        } else {
+            out.push('\n');
+            out.push_str(line);
+        }
+    }
+    out
 }
 
 /// Markdown's text: paragraphs, headings, list items and code blocks separated by blank
@@ -348,6 +382,14 @@ fn hex(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wrapped_lines_between_han_ideographs_join_without_a_space() {
+        assert_eq!(
+            join_wrapped_han_lines("编程是重要分 \n 支。\n第二段\n\n新的一页\nPython 与\nC++"),
+            "编程是重要分支。\n第二段\n\n新的一页\nPython 与\nC++"
+        );
+    }
 
     #[test]
     fn markdown_keeps_words_and_paragraphs() {

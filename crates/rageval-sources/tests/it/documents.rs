@@ -425,3 +425,24 @@ async fn chunk_ids_name_files_below_the_folder_given_wherever_it_lies() {
         "{twice}"
     );
 }
+
+/// Regression (issue 25 item 8): a line the page wrapped inside a Chinese word came out as
+/// `重要分 支`, which no tokenizer reads as `分支`. Breaks between two ideographs go; the
+/// break after a full stop stays.
+#[test]
+fn a_pdf_line_wrapped_inside_a_chinese_word_reads_as_one_word() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("wrapped.pdf");
+    let page: &[&str] = &[
+        "编程教育是素质教育的重要分",
+        "支。",
+        "2024 年市场规模约为",
+        "488 亿元",
+    ];
+    std::fs::write(&path, cjk_pdf(&[page])).unwrap();
+    let Content::Text(text) = load(&path).unwrap().content else {
+        panic!()
+    };
+    assert!(text.contains("重要分支。"), "{text:?}");
+    assert!(!text.contains("支。2024"), "{text:?}");
+}

@@ -2,7 +2,7 @@
 //! [`Metric`]. This file is a registry; it is long because the table is.
 
 use crate::judged::{JudgedKind, JudgedMetric};
-use crate::judged_catalogue::{JUDGED, MODE_ALIASES};
+use crate::judged_catalogue::{JUDGED, MODE_ALIASES, SUMMARIES_ZH};
 use crate::lexical::{Lexical, LexicalKind};
 use crate::metric::{Input, Metric, MetricError, MetricInfo};
 use crate::retrieval::{Retrieval, RetrievalKind};
@@ -306,6 +306,17 @@ pub fn find(name: &str) -> Option<&'static MetricInfo> {
     find_builtin(name).or_else(|| crate::rubric::infos().into_iter().find(|i| i.name == name))
 }
 
+/// The Chinese summary of the built-in judged metric `name` (or an alias; a mode after `:`
+/// is ignored), for pages shown in Chinese; `None` for the others.
+pub fn summary_zh(name: &str) -> Option<&'static str> {
+    let base = name.split(':').next().unwrap_or(name);
+    let info = find_builtin(base)?;
+    SUMMARIES_ZH
+        .iter()
+        .find(|(metric, _)| *metric == info.name)
+        .map(|(_, summary)| *summary)
+}
+
 /// The built-in entry whose name or alias is `name`.
 pub(crate) fn find_builtin(name: &str) -> Option<&'static MetricInfo> {
     entry(name).map(|entry| &entry.info)
@@ -450,6 +461,22 @@ mod tests {
     /// Regression: `metrics explain answer_correctness` listed faithfulness's figures (the
     /// same support-verdict task, measured judging answers against contexts, not against a
     /// reference).
+    #[test]
+    fn every_judged_metric_has_a_chinese_summary() {
+        for entry in JUDGED.iter() {
+            assert!(
+                summary_zh(entry.info.name).is_some(),
+                "{} has no Chinese summary",
+                entry.info.name
+            );
+        }
+        assert_eq!(
+            summary_zh("answer_relevance:embedding"),
+            summary_zh("answer_relevance")
+        );
+        assert_eq!(summary_zh("bleu"), None);
+    }
+
     #[test]
     fn figures_speak_only_for_the_metric_s_own_tasks_and_setting() {
         let figures = rageval_tasks::measurements();

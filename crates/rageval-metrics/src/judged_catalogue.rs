@@ -40,6 +40,50 @@ const STATEMENT_RECALL_FORMULA: &str = "reference → statements; all judged aga
 
 const JUDGED_ENTRIES: usize = 11;
 
+/// Each judged metric's summary in Chinese, for pages shown in Chinese (the labelling page
+/// asks a person what the metric asks the judge). Written for people who label, not
+/// translated formulas.
+pub(crate) const SUMMARIES_ZH: [(&str, &str); JUDGED_ENTRIES] = [
+    (
+        "context_precision",
+        "对得出参考答案有用的上下文是否排在前面？（按检索顺序计算平均精度）",
+    ),
+    (
+        "context_precision_strict",
+        "同上下文精度，但最后一条有用上下文之后的无关上下文也会扣分",
+    ),
+    (
+        "useful_context_precision",
+        "对生成回答有帮助的上下文是否排在前面？",
+    ),
+    (
+        "context_recall",
+        "参考答案中的陈述，有多大比例能由检索到的上下文支持？",
+    ),
+    (
+        "context_relevance",
+        "检索到的上下文中，有多大比例与问题相关？",
+    ),
+    (
+        "faithfulness",
+        "回答中的陈述，有多大比例能完全由检索到的上下文支持？",
+    ),
+    ("answer_relevance", "回答是否切题、回应了所提的问题？"),
+    ("answer_correctness", "回答所说的内容是否与参考答案一致？"),
+    (
+        "semantic_similarity",
+        "回答与参考答案在语义上有多接近？（向量的余弦相似度）",
+    ),
+    (
+        "context_entity_recall",
+        "参考答案提到的命名实体，有多大比例出现在上下文中？",
+    ),
+    (
+        "noise_sensitivity",
+        "回答中有多大比例的陈述是错的，却能在某条相关上下文中找到出处？（越低越好）",
+    ),
+];
+
 const fn entry(
     name: &'static str,
     aliases: &'static [&'static str],

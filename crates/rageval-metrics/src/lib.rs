@@ -32,6 +32,8 @@ pub mod retrieval;
 pub mod rubric;
 pub mod scoring;
 
-pub use catalogue::{build, catalogue, find, input_defaults, measured_for, model_free_defaults};
+pub use catalogue::{
+    build, catalogue, find, input_defaults, measured_for, model_free_defaults, summary_zh,
+};
 pub use metric::{Input, Metric, MetricError, MetricInfo, ModeInfo, ModelFree, Requirements};
 pub use scoring::{Failure, Judges, ScoringContext};

@@ -28,7 +28,8 @@ pub struct CalibrateOptions {
 }
 
 /// Calibrates the finished run in `run_dir`: writes the `calibrated` block into its
-/// `summary.json` (whole or not at all) and returns what was matched and estimated.
+/// `summary.json` (whole or not at all; not at all when no metric was calibrated) and
+/// returns what was matched and estimated.
 pub fn calibrate(
     run_dir: &Path,
     options: &CalibrateOptions,
@@ -83,7 +84,11 @@ pub fn calibrate(
             ))
         })
         .collect();
-    write_summary(run_dir, &summary)?;
+    // Nothing calibrated leaves the summary as it was: an earlier calibration is not lost
+    // to a labels file that matched nothing.
+    if !summary.calibrated.is_empty() {
+        write_summary(run_dir, &summary)?;
+    }
     Ok((summary, matched))
 }
 
@@ -120,7 +125,7 @@ fn notes(matched: &RunCalibration, labels: &Path) -> Vec<String> {
     }
     if !matched.unassigned.is_empty() {
         notes.push(format!(
-            "warning: {} labels in {file} name no metric (pass --metric to say which): {}",
+            "warning: {} labels in {file} name no metric (pass --label-metric METRIC to say which): {}",
             matched.unassigned.len(),
             lines(&matched.unassigned)
         ));

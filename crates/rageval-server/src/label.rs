@@ -9,6 +9,7 @@
 //! a label, so the page cannot show it before. This module writes one file, the labels
 //! file; it never changes the run.
 
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
@@ -131,6 +132,9 @@ pub struct LabelOptions {
     pub language: Option<PageLanguage>,
     /// The labels file; default `RUN_DIR/labels/LABELLER.METRIC.jsonl`.
     pub labels: Option<PathBuf>,
+    /// What each metric asks, in Chinese, by metric name: a Chinese page shows it in place
+    /// of the manifest's English formula (the caller knows the metrics; this crate does not).
+    pub summaries_zh: BTreeMap<String, String>,
     /// Where to listen: a loopback address (port 0 picks a free port).
     pub bind: SocketAddr,
 }
@@ -147,6 +151,7 @@ impl LabelOptions {
             scale: None,
             language: None,
             labels: None,
+            summaries_zh: BTreeMap::new(),
             bind: SocketAddr::from(([127, 0, 0, 1], 8322)),
         }
     }
@@ -257,8 +262,11 @@ pub(crate) struct Session {
     pub run: String,
     pub run_dir: PathBuf,
     pub metric: String,
-    /// What the metric measures (the run's manifest), shown as the labelling question.
+    /// What the metric measures (the run's manifest, or its Chinese summary on a Chinese
+    /// page), shown as the labelling question.
     pub formula: String,
+    /// The flags that name the run's judge, for the `judge-check` command shown at the end.
+    pub judge_flags: String,
     pub scale: LabelScale,
     pub labeller: String,
     pub language: PageLanguage,
@@ -293,11 +301,54 @@ impl Session {
         vec![
             format!("rageval calibrate {run} --labels {file}{scale}"),
             format!(
-                "rageval judge-check {file} --metric {}",
-                shell_word(&self.metric)
+                "rageval judge-check {file} --metric {}{}",
+                shell_word(&self.metric),
+                self.judge_flags
             ),
         ]
     }
+}
+
+/// The flags that name again the judge a run's manifest records (`settings.judge`), each
+/// with a leading space, so that `judge-check` measures the judge that scored the run: the
+/// endpoint and model, the GGUF file, or the heuristic judge, and a forced prompt language.
+/// A pool of endpoints comes from `rageval.toml`, which names them without flags; a key is
+/// never in a manifest, so never here.
+fn judge_flags(settings: &Value) -> String {
+    let judge = &settings["judge"];
+    let mut flags: Vec<(&str, String)> = Vec::new();
+    match judge["kind"].as_str() {
+        Some("endpoint") => {
+            let endpoints = judge["endpoints"].as_array().map(Vec::as_slice);
+            if let Some([endpoint]) = endpoints
+                && let Some(url) = endpoint.as_str()
+            {
+                flags.push(("--judge-base-url", url.to_owned()));
+            }
+            for (flag, key) in [
+                ("--judge-model", "model"),
+                ("--judge-embedding-model", "embedding_model"),
+            ] {
+                if let Some(model) = judge[key].as_str() {
+                    flags.push((flag, model.to_owned()));
+                }
+            }
+        }
+        Some("local") => {
+            if let Some(path) = judge["models"]["chat_model"].as_str() {
+                flags.push(("--judge", format!("gguf:{path}")));
+            }
+        }
+        Some("heuristic") => flags.push(("--judge", "heuristic".into())),
+        _ => {}
+    }
+    if let Some(lang @ ("en" | "zh")) = judge["lang"].as_str() {
+        flags.push(("--lang", lang.to_owned()));
+    }
+    flags
+        .iter()
+        .map(|(flag, value)| format!(" {flag} {}", shell_word(value)))
+        .collect()
 }
 
 /// `text` as one word for a POSIX shell: as it is when it needs no quoting.
@@ -459,19 +510,28 @@ pub(crate) fn prepare(
         .clone()
         .unwrap_or_else(|| default_labels_path(&run.path, &options.labeller, &metric));
     let file = LabelsFile::open(&path, &metric, scale, &options.labeller)?;
-    let formula = run
-        .manifest
-        .metrics
-        .iter()
-        .find(|m| m.name == metric)
-        .map(|m| m.formula.clone())
-        .unwrap_or_default();
+    let language = options
+        .language
+        .unwrap_or_else(|| page_language(run, &items));
+    let in_chinese = options
+        .summaries_zh
+        .get(&metric)
+        .filter(|_| language == PageLanguage::Zh);
+    let formula = match in_chinese {
+        Some(summary) => summary.clone(),
+        None => run
+            .manifest
+            .metrics
+            .iter()
+            .find(|m| m.name == metric)
+            .map(|m| m.formula.clone())
+            .unwrap_or_default(),
+    };
     Ok(Session {
         run: run.name(),
         run_dir: run.path.clone(),
-        language: options
-            .language
-            .unwrap_or_else(|| page_language(run, &items)),
+        language,
+        judge_flags: judge_flags(&run.manifest.settings),
         metric,
         formula,
         scale,
@@ -602,6 +662,48 @@ pub(crate) mod tests {
         options.metric = None;
         let error = prepare(&run, &[], &options).unwrap_err().to_string();
         assert!(error.contains("no texts"), "{error}");
+    }
+
+    /// Regression (issue 25 item 8): the Chinese page showed the metric's English formula,
+    /// and the `judge-check` command it printed measured the default judge, not the run's.
+    #[test]
+    fn a_chinese_page_asks_in_chinese_and_judge_check_names_the_run_s_judge() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut run, samples) = run_and_samples(dir.path());
+        run.manifest.settings = json!({"judge": {
+            "kind": "endpoint", "endpoints": ["http://127.0.0.1:8000/v1"],
+            "model": "qwen3:8b", "embedding_model": null, "lang": "zh",
+        }});
+        let mut options = LabelOptions::new("wu");
+        options.language = Some(PageLanguage::Zh);
+        options.summaries_zh.insert(
+            "faithfulness".into(),
+            "回答中的陈述有多大比例被支持？".into(),
+        );
+        let session = prepare(&run, &samples, &options).unwrap();
+        assert_eq!(session.formula, "回答中的陈述有多大比例被支持？");
+        let commands = session.next_commands();
+        assert!(
+            commands[1].ends_with(
+                "--metric faithfulness --judge-base-url http://127.0.0.1:8000/v1 \
+                 --judge-model qwen3:8b --lang zh"
+            ),
+            "{commands:?}"
+        );
+        // In English the manifest's formula stays; a GGUF or heuristic judge is named too.
+        options.language = Some(PageLanguage::En);
+        run.manifest.settings = json!({"judge": {"kind": "local",
+            "models": {"chat_model": "/m/a b.gguf"}, "lang": "auto"}});
+        let session = prepare(&run, &samples, &options).unwrap();
+        assert_ne!(session.formula, "回答中的陈述有多大比例被支持？");
+        assert!(
+            session.next_commands()[1].ends_with("--judge 'gguf:/m/a b.gguf'"),
+            "{:?}",
+            session.next_commands()
+        );
+        run.manifest.settings = json!({"judge": {"kind": "heuristic", "lang": "auto"}});
+        let session = prepare(&run, &samples, &options).unwrap();
+        assert!(session.next_commands()[1].ends_with(" --judge heuristic"));
     }
 
     #[test]

@@ -649,7 +649,7 @@ pub struct JudgeArgs {
 
     /// An embedding model at the same endpoints, for semantic_similarity,
     /// answer_relevance:embedding and answer_correctness:ragas (default:
-    /// $RAGEVAL_JUDGE_EMBEDDING_MODEL)
+    /// $RAGEVAL_JUDGE_EMBEDDING_MODEL, else the embedded all-MiniLM-L6-v2 when installed)
     #[arg(long, value_name = "NAME")]
     pub judge_embedding_model: Option<String>,
 

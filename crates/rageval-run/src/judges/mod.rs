@@ -216,9 +216,12 @@ impl JudgeSetup {
             .unwrap_or_default()
     }
 
-    /// The embedding model's name, when an endpoint embeds.
+    /// The embedding model's name, when one embeds: the endpoint's, or the embedded
+    /// all-MiniLM-L6-v2 standing in for it.
     pub(crate) fn embedding_model(&self) -> Option<&str> {
-        self.description["embedding_model"].as_str()
+        self.description["embedding_model"]
+            .as_str()
+            .or_else(|| self.description["embedding_fallback"].as_str())
     }
 
     /// The chat model's name, when an endpoint answers.
@@ -450,11 +453,6 @@ fn endpoint(
         judges = judges.with_embedder(fallback.judge.clone());
         routing.embeds = true;
     }
-    let embedding_model = match (&settings.embedding_model, &fallback) {
-        (Some(model), _) => Some(model.clone()),
-        (None, Some(fallback)) => Some(fallback.model.clone()),
-        (None, None) => None,
-    };
     let endpoints: Vec<String> = settings
         .endpoints
         .iter()
@@ -464,7 +462,8 @@ fn endpoint(
         "kind": "endpoint",
         "endpoints": &endpoints,
         "model": model,
-        "embedding_model": embedding_model,
+        "embedding_model": settings.embedding_model,
+        "embedding_fallback": fallback.as_ref().map(|fallback| &fallback.model),
         "cache": settings.cache_path.as_ref().map(|p| p.display().to_string()),
         "cache_mode": format!("{:?}", settings.cache_mode).to_lowercase(),
         "concurrency": settings.limits.max_concurrency,

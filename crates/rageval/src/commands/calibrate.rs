@@ -17,10 +17,16 @@ pub fn run(args: &CalibrateArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result
         anyhow::bail!("--labels names the labels file to calibrate with");
     };
     let (summary, _) = calibrate::calibrate(&args.run, &options, ui)?;
-    print(&summary, out)?;
     if summary.calibrated.is_empty() {
-        ui.warn("warning: no metric could be calibrated with these labels (see the notes)");
+        // A calibration that calibrated nothing is not a success: the reports and the
+        // summary are left as they were.
+        anyhow::bail!(
+            "no metric of {} could be calibrated with {} (the warnings above say why)",
+            args.run.display(),
+            options.labels.display()
+        );
     }
+    print(&summary, out)?;
     let run = RunData::load(&args.run)?;
     let texts = texts_of(&run.manifest, &run.path, ui);
     let finished = finish_reports(&run, &texts, &Gate::parse::<String>(&[])?, None)?;

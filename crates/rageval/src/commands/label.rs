@@ -32,6 +32,12 @@ pub fn run(args: &LabelArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<Exi
             PageLangArg::Zh => PageLanguage::Zh,
         }),
         labels: args.labels.clone(),
+        summaries_zh: run
+            .manifest
+            .metrics
+            .iter()
+            .filter_map(|m| Some((m.name.clone(), rageval_metrics::summary_zh(&m.name)?.into())))
+            .collect(),
         bind: SocketAddr::from((Ipv4Addr::LOCALHOST, args.port)),
     };
     let server = label_server(&run, &samples, &options)?;

@@ -116,6 +116,44 @@ fn eval_with_labels_and_calibrate_write_the_calibrated_block() {
     let bad = rageval(dir.path(), &["calibrate", "run", "--labels", "bad.jsonl"]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(stderr(&bad).contains("bad.jsonl:1"), "{}", stderr(&bad));
+
+    // Regression (issue 25 item 8): labels that name no metric advised a flag that does not
+    // exist (`--metric`), then exited 0 having calibrated nothing, and wiped the block.
+    fs::write(
+        dir.path().join("unnamed.jsonl"),
+        "{\"id\": \"1\", \"label\": true}\n{\"id\": \"2\", \"label\": false}\n",
+    )
+    .unwrap();
+    let unnamed = rageval(
+        dir.path(),
+        &["calibrate", "run", "--labels", "unnamed.jsonl"],
+    );
+    let err = stderr(&unnamed);
+    assert_eq!(unnamed.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("(pass --label-metric METRIC to say which)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("no metric of run could be calibrated with unnamed.jsonl"),
+        "{err}"
+    );
+    let kept: Value =
+        serde_json::from_str(&fs::read_to_string(dir.path().join("run/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(kept["calibrated"], summary["calibrated"]);
+    let named = rageval(
+        dir.path(),
+        &[
+            "calibrate",
+            "run",
+            "--labels",
+            "unnamed.jsonl",
+            "--label-metric",
+            "faithfulness",
+        ],
+    );
+    assert!(named.status.success(), "{}", stderr(&named));
 }
 
 #[test]

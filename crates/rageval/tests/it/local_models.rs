@@ -299,5 +299,6 @@ fn an_endpoint_without_an_embedding_model_embeds_with_the_embedded_minilm_and_sa
     let manifest: Value =
         serde_json::from_slice(&fs::read(dir.path().join("run/manifest.json")).unwrap()).unwrap();
     let judge = &manifest["settings"]["judge"];
-    assert_eq!(judge["embedding_model"], "all-MiniLM-L6-v2", "{judge}");
+    assert_eq!(judge["embedding_fallback"], "all-MiniLM-L6-v2", "{judge}");
+    assert!(judge["embedding_model"].is_null(), "{judge}");
 }

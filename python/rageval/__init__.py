@@ -2,8 +2,8 @@
 
 ``evaluate`` runs the same engine as ``rageval eval`` (the Rust library, not a subprocess):
 the same metrics, judge settings, run directory, resume and messages. It releases the GIL
-while it works, needs no event loop (so it works inside Jupyter's), and Ctrl-C stops it
-resumably. ``compare`` gives the version table of several runs as a DataFrame.
+while it works, needs no event loop (so it works inside Jupyter's), and Ctrl-C or SIGTERM
+stops it resumably. ``compare`` gives the version table of several runs as a DataFrame.
 
     import rageval
     run = rageval.evaluate(rows, metrics=["faithfulness"],
@@ -14,16 +14,19 @@ resumably. ``compare`` gives the version table of several runs as a DataFrame.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
 import os
+import signal
+import threading
 from dataclasses import asdict, dataclass, fields, is_dataclass
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Union
 
 from . import _native
-from .errors import JudgeError, RagevalError, RunStopped
+from .errors import JudgeError, RagevalError, RunStopped, RunTerminated
 
 __all__ = [
     "Judge",
@@ -33,6 +36,7 @@ __all__ = [
     "RagevalError",
     "RunStopped",
     "JudgeError",
+    "RunTerminated",
 ]
 
 #: Where data given as rows is written, beside the run directories (the run's manifest
@@ -226,8 +230,11 @@ def evaluate(
 
     Raises ``RagevalError`` (bad data or options), ``RunStopped`` (a cap), ``JudgeError``
     (the judge refused, or more than ``max_failed`` of the judged cells failed: 10% by
-    default, as the CLI's ``--max-failed``), ``KeyboardInterrupt`` on Ctrl-C: the
-    run directory keeps its finished cells and the same call resumes it.
+    default, as the CLI's ``--max-failed``), ``KeyboardInterrupt`` on Ctrl-C and
+    ``RunTerminated`` (a ``SystemExit`` with code 143) on SIGTERM: the run stops after the
+    samples in flight, the run directory keeps its finished cells and the same call resumes
+    it. SIGTERM is taken only on the main thread and only while nothing else handles it (a
+    handler of the program's own, or an ignored SIGTERM, is left alone).
     """
     if results_format not in ("jsonl", "parquet"):
         raise RagevalError(f"invalid results_format `{results_format}`: expected jsonl or parquet")
@@ -256,11 +263,35 @@ def evaluate(
         "reports": reports,
         "max_failed": max_failed,
     }
-    done = _native.evaluate(os.fspath(path), os.fspath(out), list(metrics or []), spec, options)
+    with _sigterm_stops_the_run():
+        done = _native.evaluate(
+            os.fspath(path), os.fspath(out), list(metrics or []), spec, options
+        )
     if results_format == "parquet":
         _native.write_results_parquet(done["run_dir"])
     return Run(done["run_dir"], notes=done["notes"], gate_passed=done["gate_passed"],
                footer=done["footer"])
+
+
+@contextlib.contextmanager
+def _sigterm_stops_the_run() -> Iterator[None]:
+    """While a run works, SIGTERM raises ``RunTerminated``, which the native loop takes as the
+    run's stop, as it takes Ctrl-C's ``KeyboardInterrupt``. Python runs signal handlers only
+    on the main thread, and a SIGTERM the program handles or ignores is its own business:
+    then nothing changes."""
+    on_main_thread = threading.current_thread() is threading.main_thread()
+    if not on_main_thread or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        yield
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        raise RunTerminated("terminated by SIGTERM")
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def compare(runs: Sequence[Union[Run, str, "os.PathLike[str]"]]) -> Any:

@@ -41,7 +41,9 @@ def _start_mock(*flags: str) -> Iterator[Mock]:
         assert base_url.startswith("http://127.0.0.1:"), base_url
         yield Mock(process, base_url)
     finally:
-        process.terminate()
+        # SIGKILL, not SIGTERM: the mock keeps nothing, and a suite started with SIGTERM
+        # ignored (a background job's inheritance) passes that on to the mock.
+        process.kill()
         process.wait(timeout=10)
 
 

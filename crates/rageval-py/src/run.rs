@@ -1,12 +1,19 @@
 //! One `eval` run from Python: the options as `rageval-run`'s [`EvalOptions`], the run on a
-//! worker thread with the GIL released, Ctrl-C turned into the run's cancel token, and the
-//! way it ended as a dict or a `rageval.errors` exception.
+//! worker thread with the GIL released, Ctrl-C and SIGTERM turned into the run's cancel
+//! token, and the way it ended as a dict or a `rageval.errors` exception.
+//!
+//! Signals reach Rust as the exceptions Python's handlers raise: `KeyboardInterrupt` from
+//! Ctrl-C (when the process has Python's default SIGINT handler: a process started with
+//! SIGINT ignored, such as a background job of a script, never gets one), `RunTerminated`
+//! from SIGTERM (the handler `rageval.evaluate` installs), or whatever a handler of the
+//! program's own raises. Each stops the run resumably, then is raised with the stop's text.
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rageval_judge::CancelToken;
@@ -19,7 +26,7 @@ use rageval_tasks::{Lang, LangChoice};
 
 use crate::errors::{exception, message};
 
-/// How often the waiting thread looks for Ctrl-C.
+/// How often the waiting thread runs Python's signal handlers (Ctrl-C, SIGTERM).
 const SIGNAL_POLL: Duration = Duration::from_millis(100);
 
 /// `rageval.Judge`, as a dict of its fields.
@@ -166,14 +173,15 @@ pub fn evaluate(
         Ok(receive) => receive.recv_timeout(SIGNAL_POLL),
         Err(_) => Err(RecvTimeoutError::Disconnected),
     };
-    let mut interrupted = false;
+    // The exception the first signal's handler raised, raised again once the run stopped.
+    let mut signalled: Option<PyErr> = None;
     let ended = loop {
         match py.detach(wait) {
             Ok(ended) => break ended,
             Err(RecvTimeoutError::Timeout) => {
-                // Ctrl-C: the run stops after the samples in flight and stays resumable.
-                if py.check_signals().is_err() {
-                    interrupted = true;
+                // A signal: the run stops after the samples in flight and stays resumable.
+                if let Err(raised) = py.check_signals() {
+                    signalled.get_or_insert(raised);
                     cancel.cancel();
                 }
             }
@@ -189,24 +197,51 @@ pub fn evaluate(
         .lock()
         .map(|notes| notes.clone())
         .unwrap_or_default();
-    match ended {
-        Err(error) => Err(exception("RagevalError", message(&error), None, None)),
-        Ok(Ended::Stopped(stopped)) => Err(stop_error(&stopped, &run_dir, interrupted)),
-        Ok(Ended::Complete(done)) => completed(py, &done, notes),
+    match (ended, signalled) {
+        (Err(error), _) => Err(exception("RagevalError", message(&error), None, None)),
+        (Ok(Ended::Stopped(stopped)), signalled) => {
+            Err(stop_error(py, &stopped, &run_dir, signalled))
+        }
+        // The signal came as the last samples finished: the run is complete, and the
+        // signal still the caller's to answer.
+        (Ok(Ended::Complete(_)), Some(raised)) => Err(raised),
+        (Ok(Ended::Complete(done)), None) => completed(py, &done, notes),
     }
 }
 
-/// A stopped run as the exception its stop earns, with the CLI's two lines.
-fn stop_error(stopped: &Stopped, run_dir: &Path, interrupted: bool) -> PyErr {
+/// A stopped run as the exception its stop earns, with the CLI's two lines; a stop by a
+/// signal as the exception the signal's handler raised.
+fn stop_error(
+    py: Python<'_>,
+    stopped: &Stopped,
+    run_dir: &Path,
+    signalled: Option<PyErr>,
+) -> PyErr {
     let text = format!("{}\n{}", stopped.footer, stopped.message);
     let run_dir = Some(run_dir);
     match &stopped.stop {
-        Stop::Cancelled if interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err(text),
-        Stop::Cancelled => exception("RunStopped", text, Some("cancelled"), run_dir),
+        Stop::Cancelled => match signalled {
+            Some(raised) if raised.is_instance_of::<PyKeyboardInterrupt>(py) => {
+                PyKeyboardInterrupt::new_err(text)
+            }
+            Some(raised) if is_rageval_error(py, &raised, "RunTerminated") => {
+                exception("RunTerminated", text, Some("terminated"), run_dir)
+            }
+            // A handler of the program's own: its exception, as it raised it.
+            Some(raised) => raised,
+            None => exception("RunStopped", text, Some("cancelled"), run_dir),
+        },
         Stop::CapReached(_) => exception("RunStopped", text, Some("cap"), run_dir),
         Stop::JudgeUnavailable(_) => exception("JudgeError", text, Some("judge"), run_dir),
         Stop::RequestsExported { .. } => exception("RunStopped", text, Some("exported"), run_dir),
     }
+}
+
+/// Whether `error` is an instance of `rageval.errors.<class>`.
+fn is_rageval_error(py: Python<'_>, error: &PyErr, class: &str) -> bool {
+    py.import("rageval.errors")
+        .and_then(|module| module.getattr(class))
+        .is_ok_and(|class| error.value(py).is_instance(&class).unwrap_or(false))
 }
 
 /// A complete run as a dict; a run whose judged cells all failed as `JudgeError`, as the CLI

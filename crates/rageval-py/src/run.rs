@@ -123,6 +123,7 @@ pub fn evaluate(
         sheet: spec.sheet,
         metrics,
         out: Some(out),
+        version_name: None,
         overwrite: spec.overwrite,
         samples: spec.samples,
         seed: spec.seed.unwrap_or(rageval_core::stats::DEFAULT_SEED),

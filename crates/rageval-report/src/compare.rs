@@ -88,7 +88,11 @@ impl CompareSettings {
 /// One run's row of the version table.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunRow {
+    /// The run's name (its directory's; a pipeline's folder's for its `eval` stage).
     pub name: String,
+    /// The version's name as every rendering shows it: the one given at compare time
+    /// ([`Comparison::name_versions`]), else the run's `eval --name`, else its name.
+    pub version: String,
     pub path: String,
     /// The dataset as its manifest records it, and its hash.
     pub dataset: String,
@@ -349,6 +353,7 @@ impl Comparison {
             .enumerate()
             .map(|(i, run)| RunRow {
                 name: run.name(),
+                version: run.version(),
                 path: run.path.display().to_string(),
                 dataset: run.manifest.dataset.path.clone(),
                 dataset_sha256: run.manifest.dataset.sha256.clone(),
@@ -369,8 +374,17 @@ impl Comparison {
         })
     }
 
-    pub(crate) fn run_name(&self, index: usize) -> &str {
-        self.runs.get(index).map_or("?", |r| r.name.as_str())
+    /// The version name of run `index`, as the tables show it.
+    pub(crate) fn version_of(&self, index: usize) -> &str {
+        self.runs.get(index).map_or("?", |r| r.version.as_str())
+    }
+
+    /// Names the versions in run order (`compare --name`): the first name the first run,
+    /// and so on; a run without a name keeps its own.
+    pub fn name_versions(&mut self, names: &[String]) {
+        for (row, name) in self.runs.iter_mut().zip(names) {
+            row.version.clone_from(name);
+        }
     }
 
     /// Whether any pair reads a metric from calibrated means.
@@ -410,7 +424,7 @@ fn check_overlap(
         only.push(format!(
             "{} only in {} ({})",
             pairing.only_baseline.len(),
-            first.name(),
+            first.version(),
             examples(&pairing.only_baseline)
         ));
     }
@@ -418,12 +432,12 @@ fn check_overlap(
         only.push(format!(
             "{} only in {} ({})",
             pairing.only_candidate.len(),
-            other.name(),
+            other.version(),
             examples(&pairing.only_candidate)
         ));
     }
     Err(ReportError::QuestionsDiffer {
-        runs: format!("{} and {}", first.name(), other.name()),
+        runs: format!("{} and {}", first.version(), other.version()),
         paired: pairing.paired,
         union: pairing.paired + pairing.only_baseline.len() + pairing.only_candidate.len(),
         overlap: pairing.overlap,

@@ -112,8 +112,8 @@ fn short(sha256: &str) -> &str {
 /// How two runs' questions were paired and how their datasets differ, in one paragraph.
 fn pairing_text(comparison: &Comparison, pair: &PairComparison) -> String {
     let (a, b) = (
-        comparison.run_name(pair.baseline),
-        comparison.run_name(pair.candidate),
+        comparison.version_of(pair.baseline),
+        comparison.version_of(pair.candidate),
     );
     let q = &pair.pairing;
     let union = q.paired + q.only_baseline.len() + q.only_candidate.len();
@@ -239,7 +239,7 @@ pub fn render_compare_html(comparison: &Comparison) -> String {
 
 /// `rageval compare: a vs b vs c`.
 pub fn compare_title(comparison: &Comparison) -> String {
-    let names: Vec<&str> = comparison.runs.iter().map(|r| r.name.as_str()).collect();
+    let names: Vec<&str> = comparison.runs.iter().map(|r| r.version.as_str()).collect();
     format!("rageval compare: {}", names.join(" vs "))
 }
 
@@ -267,7 +267,7 @@ pub fn render_compare_body(comparison: &Comparison) -> String {
             html,
             "<tr><td class=\"nowrap\" title=\"{}\">{}</td>",
             e(&run.path),
-            e(&run.name)
+            e(&run.version)
         );
         let pair = comparison.against_first(index);
         for metric in &comparison.metrics {
@@ -318,8 +318,8 @@ pub fn render_compare_body(comparison: &Comparison) -> String {
     }
     for pair in &comparison.pairs {
         let (a, b) = (
-            comparison.run_name(pair.baseline),
-            comparison.run_name(pair.candidate),
+            comparison.version_of(pair.baseline),
+            comparison.version_of(pair.candidate),
         );
         let _ = writeln!(
             html,
@@ -430,7 +430,7 @@ pub fn render_compare_markdown(comparison: &Comparison) -> String {
     md.push_str(&"---:|".repeat(comparison.metrics.len() + 2));
     md.push('\n');
     for (index, run) in comparison.runs.iter().enumerate() {
-        let _ = write!(md, "| {} |", cell(&run.name));
+        let _ = write!(md, "| {} |", cell(&run.version));
         let pair = comparison.against_first(index);
         for metric in &comparison.metrics {
             let mut shown = number(run.metrics.get(metric).and_then(|m| m.mean));
@@ -457,8 +457,8 @@ pub fn render_compare_markdown(comparison: &Comparison) -> String {
     }
     for pair in &comparison.pairs {
         let (a, b) = (
-            cell(comparison.run_name(pair.baseline)),
-            cell(comparison.run_name(pair.candidate)),
+            cell(comparison.version_of(pair.baseline)),
+            cell(comparison.version_of(pair.candidate)),
         );
         let _ = writeln!(
             md,

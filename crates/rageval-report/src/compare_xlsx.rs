@@ -78,7 +78,7 @@ fn versions_sheet(
     let names: Vec<&str> = header.iter().map(String::as_str).collect();
     write_header(sheet, &names, bold)?;
     for (row, (index, run)) in (1u32..).zip(comparison.runs.iter().enumerate()) {
-        write_text(sheet, row, 0, &run.name)?;
+        write_text(sheet, row, 0, &run.version)?;
         write_text(sheet, row, 1, &run.dataset)?;
         let pair = comparison.against_first(index);
         for (col, metric) in (2u16..)
@@ -163,8 +163,8 @@ fn deltas_sheet(
     let mut row = 1u32;
     for pair in &comparison.pairs {
         for d in &pair.deltas {
-            write_text(sheet, row, 0, comparison.run_name(pair.baseline))?;
-            write_text(sheet, row, 1, comparison.run_name(pair.candidate))?;
+            write_text(sheet, row, 0, comparison.version_of(pair.baseline))?;
+            write_text(sheet, row, 1, comparison.version_of(pair.candidate))?;
             write_text(sheet, row, 2, &d.metric)?;
             sheet.write_number(row, 3, d.n_paired as f64)?;
             sheet.write_number(row, 4, d.n_unpaired as f64)?;
@@ -227,8 +227,8 @@ fn questions_sheet(
     write_header(sheet, &QUESTIONS_COLUMNS, bold)?;
     for (row, pair) in (1u32..).zip(&comparison.pairs) {
         let q = &pair.pairing;
-        write_text(sheet, row, 0, comparison.run_name(pair.baseline))?;
-        write_text(sheet, row, 1, comparison.run_name(pair.candidate))?;
+        write_text(sheet, row, 0, comparison.version_of(pair.baseline))?;
+        write_text(sheet, row, 1, comparison.version_of(pair.candidate))?;
         let counts = [q.paired, q.by_id, q.by_question, q.id_conflicts];
         for (col, count) in (2u16..).zip(counts) {
             sheet.write_number(row, col, count as f64)?;

@@ -61,6 +61,20 @@ pub enum ReportError {
     NotARun { path: PathBuf },
     #[error("run {path} is not complete (its manifest says status `running`)")]
     Incomplete { path: PathBuf },
+    /// A pipeline folder given where a run directory is read.
+    #[error("{path} is a pipeline folder, not a run directory: its eval run is {path}/eval")]
+    PipelineFolder { path: PathBuf },
+    /// A `rank` or `reference` run where a scored run is wanted; `eval` is its pipeline's
+    /// `eval` run when it lies in a pipeline folder.
+    #[error(
+        "{path} is a `{command}` run: it has per-question figures, not per-sample scores to report or compare{}",
+        eval.as_ref().map_or_else(String::new, |eval| format!("; its pipeline's eval run is {}", eval.display()))
+    )]
+    StageRun {
+        path: PathBuf,
+        command: String,
+        eval: Option<PathBuf>,
+    },
     #[error("cannot write the spreadsheet {path}")]
     Xlsx {
         path: PathBuf,
@@ -112,17 +126,13 @@ impl ReportError {
     /// file name when it is elsewhere and absolute: a server shows no absolute path.
     pub fn relative_to(mut self, base: &Path) -> Self {
         if let Some(path) = self.path_mut() {
-            let shown = match path.strip_prefix(base) {
-                Ok(rest) if rest.as_os_str().is_empty() => {
-                    base.file_name().map(PathBuf::from).unwrap_or_default()
-                }
-                Ok(rest) => rest.to_path_buf(),
-                Err(_) if path.is_absolute() => {
-                    path.file_name().map(PathBuf::from).unwrap_or_default()
-                }
-                Err(_) => path.clone(),
-            };
-            *path = shown;
+            *path = shown_relative_to(path, base);
+        }
+        if let Self::StageRun {
+            eval: Some(eval), ..
+        } = &mut self
+        {
+            *eval = shown_relative_to(eval, base);
         }
         self
     }
@@ -139,6 +149,8 @@ impl ReportError {
             | Self::Decode { path, .. }
             | Self::NotARun { path }
             | Self::Incomplete { path }
+            | Self::StageRun { path, .. }
+            | Self::PipelineFolder { path }
             | Self::Xlsx { path, .. }
             | Self::Parquet { path, .. }
             | Self::DatasetUnavailable { path, .. } => Some(path),
@@ -149,6 +161,19 @@ impl ReportError {
             | Self::NoCommonQuestions { .. }
             | Self::TooFewRuns { .. } => None,
         }
+    }
+}
+
+/// `path` relative to `base` when it lies under it (`base`'s own name when it is `base`),
+/// by its file name when it is elsewhere and absolute.
+fn shown_relative_to(path: &Path, base: &Path) -> PathBuf {
+    match path.strip_prefix(base) {
+        Ok(rest) if rest.as_os_str().is_empty() => {
+            base.file_name().map(PathBuf::from).unwrap_or_default()
+        }
+        Ok(rest) => rest.to_path_buf(),
+        Err(_) if path.is_absolute() => path.file_name().map(PathBuf::from).unwrap_or_default(),
+        Err(_) => path.to_path_buf(),
     }
 }
 

@@ -19,6 +19,9 @@
 //! - [`RankAgreementRow`], [`RANK_AGREEMENT_FILE`]: a `rank` / `pipeline` run's
 //!   retriever-versus-judge figures per question (`rank_agreement.jsonl`), shown in every
 //!   human file ([`render_rank_agreement`]).
+//! - [`locate_run`]: what a folder given as a run is ([`RunFolder`]): a scored run, or a
+//!   `pipeline` folder whose `eval/` is the run ([`PIPELINE_EVAL_DIR`] and the other stage
+//!   names); a `rank` or `reference` run is refused, naming its pipeline's `eval` run.
 //! - [`RunData`]: a finished run read back; [`write_reports`] writes its human files, with
 //!   texts from [`ReportTexts`] (the dataset streamed, never held whole).
 //! - [`render_html`], [`render_markdown`], [`write_xlsx`]: each human file alone;
@@ -69,6 +72,7 @@ mod report_texts;
 mod reports;
 mod results_parquet;
 mod run_dir;
+mod run_folder;
 mod run_samples;
 mod summary;
 mod svg;
@@ -119,7 +123,7 @@ pub use rank_agreement::{
     read_rank_agreement,
 };
 pub use rank_agreement_render::{
-    MEAN_ROW_LABEL, RANK_AGREEMENT_SHEET_COLUMNS, render_rank_agreement,
+    MEAN_ROW_LABEL, RANK_AGREEMENT_SHEET_COLUMNS, rank_figure_label, render_rank_agreement,
 };
 pub use reader::{RunData, read_results};
 pub use report_samples::{EVERY_SAMPLE_UP_TO, ReportSamples, report_samples};
@@ -127,6 +131,10 @@ pub use report_texts::ReportTexts;
 pub use reports::{HTML_FILE, MARKDOWN_FILE, XLSX_FILE, write_reports};
 pub use results_parquet::{RESULTS_PARQUET_FILE, write_results_parquet};
 pub use run_dir::{MANIFEST_FILE, RESULTS_FILE, RunDir, SUMMARY_FILE, sha256_bytes, sha256_file};
+pub use run_folder::{
+    PIPELINE_DATASET_FILE, PIPELINE_EVAL_DIR, PIPELINE_RANK_DIR, PIPELINE_REFERENCE_DIR, RunFolder,
+    locate_run, manifest_command, pipeline_of_eval,
+};
 pub use run_samples::{locate_dataset, open_run_dataset, read_dataset_of, read_run_samples};
 pub use summary::{Aggregator, MetricSummary, Summary};
 pub use svg::{IntervalRow, histogram, interval_chart};

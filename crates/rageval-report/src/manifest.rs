@@ -82,6 +82,10 @@ pub struct Manifest {
     pub format_version: u32,
     pub tool: ToolInfo,
     pub command: String,
+    /// The version of the system this run measured, as tables name it (`V1.1 (rerank)`;
+    /// `eval --name`). Not part of the run's identity: a resumed run may be renamed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version_name: Option<String>,
     pub status: RunStatus,
     pub dataset: DatasetInfo,
     pub metrics: Vec<MetricRecord>,
@@ -111,6 +115,7 @@ impl Manifest {
                 version: env!("CARGO_PKG_VERSION").into(),
             },
             command: command.into(),
+            version_name: None,
             status: RunStatus::Running,
             dataset,
             metrics,

@@ -32,8 +32,8 @@ pub const RANK_AGREEMENT_SHEET_COLUMNS: [&str; 10] = [
 /// The first cell of the sheet's last row, which holds each figure's mean.
 pub const MEAN_ROW_LABEL: &str = "(mean over questions)";
 
-/// What each figure is called in the reports.
-fn label(figure: &str) -> &'static str {
+/// What each figure of [`crate::FIGURE_NAMES`] is called in the reports.
+pub fn rank_figure_label(figure: &str) -> &'static str {
     match figure {
         "spearman" => "Spearman ρ",
         "kendall_tau_b" => "Kendall τ-b",
@@ -87,7 +87,7 @@ pub fn render_rank_agreement(run: &RunData, link_base: &str) -> String {
         let _ = writeln!(
             html,
             "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
-            label(name),
+            rank_figure_label(name),
             number(mean.mean),
             mean.n
         );
@@ -100,7 +100,7 @@ pub fn render_rank_agreement(run: &RunData, link_base: &str) -> String {
         if name == "ndcg_at_k" {
             html.push_str("<th>overlapping</th>");
         }
-        let _ = write!(html, "<th class=\"num\">{}</th>", label(name));
+        let _ = write!(html, "<th class=\"num\">{}</th>", rank_figure_label(name));
     }
     html.push_str("</tr></thead><tbody>\n");
     for row in rows {
@@ -155,7 +155,7 @@ pub(crate) fn rank_agreement_markdown(run: &RunData) -> String {
         let _ = writeln!(
             md,
             "| {} | {} | {} |",
-            label(name),
+            rank_figure_label(name),
             number(mean.mean),
             mean.n
         );

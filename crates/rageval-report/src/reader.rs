@@ -10,6 +10,7 @@ use rageval_core::Outcome;
 use serde::de::DeserializeOwned;
 
 use crate::rank_agreement::read_rank_agreement;
+use crate::run_folder::{RunFolder, check_scored, locate_run, pipeline_of_eval};
 use crate::{
     Agreement, MANIFEST_FILE, Manifest, RESULTS_FILE, RankAgreementRow, ReportError, ResultRecord,
     RunStatus, SUMMARY_FILE, Summary,
@@ -20,6 +21,9 @@ use crate::{
 pub struct RunData {
     /// The directory it was read from (reports are written beside its files).
     pub path: PathBuf,
+    /// What tables and titles call it: the directory's name, or for a pipeline's `eval`
+    /// stage the pipeline folder's (two pipelines' evals are both `eval/`).
+    pub name: String,
     pub manifest: Manifest,
     pub summary: Summary,
     /// The journal's lines in file order.
@@ -32,15 +36,23 @@ pub struct RunData {
 }
 
 impl RunData {
-    /// Loads a run directory; refuses one that has no manifest or is not complete.
+    /// Loads a run directory; refuses one that has no manifest or is not complete, a
+    /// `rank` or `reference` run (no per-sample scores), and a pipeline folder (naming its
+    /// `eval` run: [`crate::locate_run`] follows it).
     pub fn load(dir: &Path) -> Result<Self, ReportError> {
         let manifest_path = dir.join(MANIFEST_FILE);
         if !manifest_path.is_file() {
-            return Err(ReportError::NotARun {
-                path: dir.to_path_buf(),
+            return Err(match locate_run(dir) {
+                Ok(RunFolder::Pipeline { .. }) => ReportError::PipelineFolder {
+                    path: dir.to_path_buf(),
+                },
+                _ => ReportError::NotARun {
+                    path: dir.to_path_buf(),
+                },
             });
         }
         let manifest: Manifest = read_json(&manifest_path)?;
+        check_scored(dir)?;
         if manifest.status != RunStatus::Complete {
             return Err(ReportError::Incomplete {
                 path: dir.to_path_buf(),
@@ -50,8 +62,16 @@ impl RunData {
         let records = read_results(&dir.join(RESULTS_FILE))?;
         let agreement = Agreement::read(dir)?;
         let rank_agreement = read_rank_agreement(dir)?;
+        let name = pipeline_of_eval(dir)
+            .unwrap_or(dir)
+            .file_name()
+            .map_or_else(
+                || dir.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
         Ok(Self {
             path: dir.to_path_buf(),
+            name,
             manifest,
             summary,
             records,
@@ -60,12 +80,18 @@ impl RunData {
         })
     }
 
-    /// A short name for tables: the directory's last component.
+    /// A short name for titles: [`RunData::name`]'s field.
     pub fn name(&self) -> String {
-        self.path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| self.path.display().to_string())
+        self.name.clone()
+    }
+
+    /// The version this run measured, as version tables name it: the name `eval --name`
+    /// gave it, else [`RunData::name`].
+    pub fn version(&self) -> String {
+        self.manifest
+            .version_name
+            .clone()
+            .unwrap_or_else(|| self.name.clone())
     }
 
     /// Metric names in the run's order (the summary's), then any the journal adds.

@@ -14,7 +14,10 @@ use std::path::{Path, PathBuf};
 use rageval_core::Sample;
 use rageval_core::dataset::Field;
 use rageval_judge::CancelToken;
-use rageval_report::RANK_AGREEMENT_FILE;
+use rageval_report::{
+    PIPELINE_DATASET_FILE, PIPELINE_EVAL_DIR, PIPELINE_RANK_DIR, PIPELINE_REFERENCE_DIR,
+    RANK_AGREEMENT_FILE,
+};
 use serde_json::json;
 
 use crate::ended::Ended;
@@ -26,8 +29,9 @@ use crate::rank::questions::QuestionData;
 use crate::rank::{RankOptions, Ranked, RankingOptions};
 use crate::reference::{ReferenceOptions, ReferenceRunOptions, Referenced};
 
-/// The dataset `eval` scores.
-pub const DATASET_FILE: &str = "dataset.jsonl";
+/// The dataset `eval` scores (the layout's names are `rageval-report`'s, where readers find
+/// them).
+pub const DATASET_FILE: &str = PIPELINE_DATASET_FILE;
 
 /// What `pipeline` is asked to do: `eval`'s options (its data, output folder, metrics,
 /// judge, `--top-k`) plus the ranking and reference options.
@@ -73,7 +77,7 @@ impl PipelineOptions {
     /// The `rank` stage's options.
     pub fn rank_options(&self) -> RankOptions {
         RankOptions {
-            data: self.question_data(self.root().join("rank")),
+            data: self.question_data(self.root().join(PIPELINE_RANK_DIR)),
             ranking: self.ranking.clone(),
             top_k: self.top_k(),
             judge: self.eval.judge.clone(),
@@ -83,7 +87,7 @@ impl PipelineOptions {
     /// The `reference` stage's options.
     pub fn reference_options(&self) -> ReferenceRunOptions {
         ReferenceRunOptions {
-            data: self.question_data(self.root().join("reference")),
+            data: self.question_data(self.root().join(PIPELINE_REFERENCE_DIR)),
             reference: self.reference.clone(),
             judge: self.eval.judge.clone(),
         }
@@ -107,7 +111,7 @@ impl PipelineOptions {
         let root = self.root();
         let mut eval = self.eval.clone();
         eval.data = root.join(DATASET_FILE);
-        eval.out = Some(root.join("eval"));
+        eval.out = Some(root.join(PIPELINE_EVAL_DIR));
         eval.top_k = Some(self.top_k() as u64);
         eval.field_map.clear();
         eval.format = None;
@@ -156,7 +160,7 @@ pub fn run(
         &rank_options,
         &samples,
         &setup,
-        &root.join("rank"),
+        &root.join(PIPELINE_RANK_DIR),
         observer,
         cancel,
     )? {
@@ -170,7 +174,7 @@ pub fn run(
         &reference_options,
         &samples,
         &setup,
-        &root.join("reference"),
+        &root.join(PIPELINE_REFERENCE_DIR),
         observer,
         cancel,
     )? {
@@ -198,13 +202,13 @@ pub fn run(
     let eval_options = options.eval_options();
     let eval_dir = eval_options.run_path();
     std::fs::create_dir_all(&eval_dir).map_err(RunError::write(&eval_dir))?;
-    let agreement = root.join("rank").join(RANK_AGREEMENT_FILE);
+    let agreement = root.join(PIPELINE_RANK_DIR).join(RANK_AGREEMENT_FILE);
     std::fs::copy(&agreement, eval_dir.join(RANK_AGREEMENT_FILE))
         .map_err(RunError::write(eval_dir.join(RANK_AGREEMENT_FILE)))?;
     observer.note(format!(
         "wrote {}, {} and {}; now eval on the top {} contexts",
-        root.join("rank").display(),
-        root.join("reference").display(),
+        root.join(PIPELINE_RANK_DIR).display(),
+        root.join(PIPELINE_REFERENCE_DIR).display(),
         dataset.display(),
         options.top_k()
     ));

@@ -128,7 +128,10 @@ pub fn open(
         .collect();
     let run = RunDir::reopen(path)?;
     // Earlier sessions keep their own judge accounts; this one is appended when it ends.
+    // A version name is no part of the identity: one given now renames the run, none keeps
+    // the earlier one.
     let manifest = Manifest {
+        version_name: fresh.version_name.clone().or(earlier.version_name),
         status: RunStatus::Running,
         finished_at: None,
         started_at: earlier.started_at,

@@ -1,6 +1,8 @@
 //! The JSON API under `/api/`: the pages' data, for scripts.
 //!
-//! - `GET /api/runs`: every run with its status, dataset, times and summary.
+//! - `GET /api/runs`: every run with its kind, status, dataset, times and summary (a
+//!   `rank` run's and a pipeline's retriever-versus-judge figures, a `reference` run's
+//!   counts).
 //! - `GET /api/runs/{name}`: one run's manifest and summary (and a `judge-check` run's
 //!   agreement with its labels, `null` for other runs).
 //! - `GET /api/runs/{name}/samples`: per-sample outcomes (as in `results.jsonl`), filtered
@@ -61,18 +63,22 @@ pub(crate) async fn runs(State(state): State<AppState>) -> Result<Response, ApiE
 fn entry_json(entry: &RunEntry) -> Value {
     let (status, summary, error) = match &entry.state {
         RunState::Complete(summary) => ("complete", Some(summary), None),
+        RunState::Finished => ("complete", None, None),
         RunState::Running => ("running", None, None),
         RunState::Unreadable(why) => ("unreadable", None, Some(why)),
     };
     let manifest = entry.manifest.as_ref();
     json!({
         "name": entry.name,
+        "kind": entry.kind,
         "status": status,
         "error": error,
         "dataset": manifest.map(|m| public_manifest(m).dataset),
         "started_at": manifest.map(|m| &m.started_at),
         "finished_at": manifest.and_then(|m| m.finished_at.as_ref()),
         "summary": summary,
+        "rank_agreement": entry.rank_agreement,
+        "references": entry.references,
     })
 }
 

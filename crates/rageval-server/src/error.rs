@@ -72,7 +72,9 @@ impl ServerError {
             Self::NoSuchRun { .. } | Self::NoSuchPage { .. } => StatusCode::NOT_FOUND,
             Self::Report(error) => match error {
                 ReportError::NotARun { .. } => StatusCode::NOT_FOUND,
-                ReportError::Incomplete { .. } => StatusCode::CONFLICT,
+                ReportError::Incomplete { .. } | ReportError::StageRun { .. } => {
+                    StatusCode::CONFLICT
+                }
                 ReportError::QuestionsDiffer { .. }
                 | ReportError::NoCommonQuestions { .. }
                 | ReportError::TooFewRuns { .. } => StatusCode::BAD_REQUEST,

@@ -2,7 +2,9 @@
 //! from `rageval-report`): no script, nothing loaded from elsewhere, forms that submit with
 //! `GET` so every view is a link.
 //!
-//! - `/`: the runs, with their means, and a form to compare the ticked ones;
+//! - `/`: the runs, with their kind and means (a `rank` run's and a pipeline's
+//!   retriever-versus-judge figures, a `reference` run's counts), and a form to compare the
+//!   ticked ones;
 //! - `/runs/{name}`: a run's summary (led by a `judge-check` run's agreement with its
 //!   labels; a `rank` / `pipeline` run's retriever-versus-judge figures after it) and its
 //!   samples, filtered by a metric's range or status;
@@ -17,8 +19,9 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::Uri;
 use axum::response::{Html, IntoResponse, Response};
 use rageval_report::{
-    compare_title, escape_html as e, html_document, render_agreement, render_compare_body,
-    render_html, render_rank_agreement, render_run_summary, render_sample_table,
+    RankAgreementSummary, compare_title, escape_html as e, html_document, rank_figure_label,
+    render_agreement, render_compare_body, render_html, render_rank_agreement, render_run_summary,
+    render_sample_table,
 };
 
 use crate::compare::CompareRequest;
@@ -137,7 +140,8 @@ pub(crate) async fn index(State(state): State<AppState>) -> Result<Html<String>,
 fn run_row(entry: &RunEntry) -> String {
     let name = e(&entry.name);
     let link = format!("/runs/{}", segment(&entry.name));
-    let (tick, run, status, means) = match &entry.state {
+    let kind = format!(" <span class=\"muted\">{}</span>", e(&entry.kind));
+    let (tick, run, status, mut means) = match &entry.state {
         RunState::Complete(summary) => {
             let means: Vec<String> = summary
                 .metric_order
@@ -156,14 +160,22 @@ fn run_row(entry: &RunEntry) -> String {
                     "<input type=\"checkbox\" name=\"run\" value=\"{name}\" aria-label=\"compare {name}\">"
                 ),
                 format!("<a href=\"{}\">{name}</a>", e(&link)),
-                "complete".to_string(),
+                format!("complete{kind}"),
                 means.join(" "),
             )
         }
+        // A `rank` or `reference` run has no samples to page or compare: its figures are
+        // the row's.
+        RunState::Finished => (
+            String::new(),
+            name.clone(),
+            format!("complete{kind}"),
+            String::new(),
+        ),
         RunState::Running => (
             String::new(),
             name.clone(),
-            "<span class=\"muted\">running or stopped</span>".into(),
+            format!("<span class=\"muted\">running or stopped</span>{kind}"),
             String::new(),
         ),
         RunState::Unreadable(why) => (
@@ -173,6 +185,16 @@ fn run_row(entry: &RunEntry) -> String {
             String::new(),
         ),
     };
+    if let Some(agreement) = &entry.rank_agreement {
+        means.push_str(&rank_chips(agreement));
+    }
+    if let Some(counts) = &entry.references {
+        let _ = write!(
+            means,
+            "<span class=\"chip\">references written {} of {}</span>",
+            counts.written, counts.questions
+        );
+    }
     let manifest = entry.manifest.as_ref();
     let dataset = manifest.map_or_else(String::new, |m| {
         let shown = shown_path(&m.dataset.path);
@@ -199,6 +221,27 @@ fn run_row(entry: &RunEntry) -> String {
          <td class=\"num\">{samples}</td><td class=\"nowrap\">{}</td><td class=\"chips\">{means}</td></tr>\n",
         e(&finished)
     )
+}
+
+/// A run's retriever-versus-judge means as chips, with the questions they are over.
+fn rank_chips(agreement: &RankAgreementSummary) -> String {
+    let mut chips = String::from(" ");
+    for (figure, value) in &agreement.figures {
+        let _ = write!(
+            chips,
+            "<span class=\"chip\">{} {}</span> ",
+            e(rank_figure_label(figure)),
+            mean(value.mean)
+        );
+    }
+    let k: Vec<String> = agreement.k.iter().map(usize::to_string).collect();
+    let _ = write!(
+        chips,
+        "<span class=\"muted\">retriever vs judge, {} questions, k = {}</span>",
+        agreement.questions,
+        k.join(", ")
+    );
+    chips
 }
 
 pub(crate) async fn run(

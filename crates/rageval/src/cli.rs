@@ -169,6 +169,13 @@ pub struct EvalArgs {
     #[arg(long)]
     pub overwrite: bool,
 
+    /// The version of the system this run measures, as version tables name it, e.g.
+    /// `--name "V1.1 (rerank)"`. Default: the run directory's name (a pipeline's folder's).
+    /// Kept in the manifest; running the same command with another name renames the run
+    /// and scores nothing again.
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+
     /// Map a field to a column of the data, e.g. `--map question=prompt` (repeatable).
     #[arg(long = "map", value_name = "FIELD=COLUMN")]
     pub field_map: Vec<String>,
@@ -432,7 +439,8 @@ pub struct GateArgs {
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// A finished run directory (written by `rageval eval`).
+    /// A finished run directory (written by `rageval eval`), or a `pipeline` folder (its
+    /// `eval/` run).
     pub run: PathBuf,
 
     /// Do not re-read the run's dataset for the HTML drill-down (questions, answers,
@@ -447,8 +455,9 @@ pub struct ReportArgs {
 #[derive(Debug, Args)]
 pub struct CompareArgs {
     /// Two or more run directories over the same questions (system versions: V1.0 first);
-    /// the first is the baseline of every pair it is in. Samples pair by id, and by
-    /// question text where ids differ (when the runs' datasets can be re-read).
+    /// the first is the baseline of every pair it is in. A `pipeline` folder stands for
+    /// its `eval/` run. Samples pair by id, and by question text where ids differ (when
+    /// the runs' datasets can be re-read).
     #[arg(required = true, num_args = 2.., value_name = "RUN")]
     pub runs: Vec<PathBuf>,
 
@@ -494,6 +503,12 @@ pub struct CompareArgs {
     /// Samples listed per metric and pair as moving most.
     #[arg(long, default_value_t = 5, value_name = "N")]
     pub top: usize,
+
+    /// Name the versions in the order of the runs (repeat: `--name V1.0 --name "V1.1
+    /// (rerank)"`); overrides the names given at eval time. A run left without one shows
+    /// its `eval --name`, else its directory's name (a pipeline's folder's).
+    #[arg(long = "name", value_name = "NAME")]
+    pub names: Vec<String>,
 }
 
 /// A share in [0, 1], for `--min-overlap`.

@@ -64,6 +64,9 @@ pub struct EvalOptions {
     pub metrics: Vec<String>,
     /// The run directory (default: `runs/<dataset stem>`).
     pub out: Option<PathBuf>,
+    /// The version of the system this run measures, as version tables name it (`--name`);
+    /// kept in the manifest, outside the run's identity.
+    pub version_name: Option<String>,
     /// Replace a run already there instead of resuming it.
     pub overwrite: bool,
     /// Only the first N samples.
@@ -653,7 +656,9 @@ fn fresh_manifest(
         "shard": options.shard.map(|shard| shard.to_string()),
         "judge": setup.description,
     });
-    Ok(Manifest::start("eval", dataset_info, records, settings))
+    let mut manifest = Manifest::start("eval", dataset_info, records, settings);
+    manifest.version_name.clone_from(&options.version_name);
+    Ok(manifest)
 }
 
 /// How a stop is recorded in the session list.

@@ -94,6 +94,7 @@ pub fn options_at(base_url: &str, data: &Path, out: &Path, cache: &Path) -> Eval
         sheet: None,
         metrics: METRICS.split(',').map(String::from).collect(),
         out: Some(out.to_path_buf()),
+        version_name: None,
         overwrite: false,
         samples: None,
         seed: rageval_core::stats::DEFAULT_SEED,

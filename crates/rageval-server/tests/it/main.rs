@@ -5,6 +5,7 @@
 
 mod api;
 mod pages;
+mod s3_runs;
 mod security;
 mod socket;
 

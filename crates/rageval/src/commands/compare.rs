@@ -11,18 +11,25 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use rageval_report::{
-    CompareSettings, Comparison, RunData, read_run_samples, render_compare_html,
-    render_compare_markdown, write_compare_xlsx,
+    CompareSettings, Comparison, RunData, RunFolder, locate_run, read_run_samples,
+    render_compare_html, render_compare_markdown, write_compare_xlsx,
 };
 
 use crate::cli::CompareArgs;
 
 pub fn run(args: &CompareArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+    if args.names.len() > args.runs.len() {
+        anyhow::bail!(
+            "{} --name for {} runs: give at most one per run, in the runs' order",
+            args.names.len(),
+            args.runs.len()
+        );
+    }
     let runs = args
         .runs
         .iter()
-        .map(|path| RunData::load(path))
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|path| load_run(path, note))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let samples: Vec<_> = runs
         .iter()
         .map(|run| {
@@ -44,7 +51,8 @@ pub fn run(args: &CompareArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
         common: args.common,
         ..CompareSettings::default()
     };
-    let comparison = Comparison::build_with_samples(&runs, &samples, settings)?;
+    let mut comparison = Comparison::build_with_samples(&runs, &samples, settings)?;
+    comparison.name_versions(&args.names);
     let markdown = render_compare_markdown(&comparison);
     out.write_all(markdown.as_bytes())
         .context("cannot write to stdout")?;
@@ -64,6 +72,20 @@ pub fn run(args: &CompareArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
         note(&format!("wrote {}", path.display()));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The run at `path`: a run directory, or a `pipeline` folder's `eval/` run (`say` is told
+/// which was used).
+pub fn load_run(path: &Path, say: impl Fn(&str)) -> anyhow::Result<RunData> {
+    let folder = locate_run(path)?;
+    if let RunFolder::Pipeline { root, eval } = &folder {
+        say(&format!(
+            "{} is a pipeline folder: using its eval run {}",
+            root.display(),
+            eval.display()
+        ));
+    }
+    Ok(RunData::load(folder.run_dir())?)
 }
 
 fn write_file(path: &Path, text: &str) -> anyhow::Result<()> {

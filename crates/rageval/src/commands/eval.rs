@@ -73,6 +73,7 @@ pub fn options(args: &EvalArgs) -> anyhow::Result<EvalOptions> {
         sheet: args.sheet.clone(),
         metrics: args.metrics.clone(),
         out: args.out.clone(),
+        version_name: args.name.clone(),
         overwrite: args.overwrite,
         samples: args.samples,
         seed: args.seed,

@@ -206,6 +206,24 @@ pub fn hint_for(error: &anyhow::Error) -> Option<String> {
                 rageval_judge::settings::ENV_JUDGE_MODEL
             ));
         }
+        if let Some(rageval_report::ReportError::StageRun { .. }) =
+            cause.downcast_ref::<rageval_report::ReportError>()
+        {
+            return Some(
+                "`compare` and `report` take `eval` runs (a pipeline's is its `eval/`); \
+                 `rageval serve` lists rank runs with their retriever-versus-judge figures"
+                    .into(),
+            );
+        }
+        if let Some(rageval_report::ReportError::NotARun { .. }) =
+            cause.downcast_ref::<rageval_report::ReportError>()
+        {
+            return Some(
+                "give the directory `rageval eval --out` wrote, or a `rageval pipeline` folder \
+                 (its `eval/` run is used)"
+                    .into(),
+            );
+        }
         if let Some(rageval_report::ReportError::Incomplete { .. }) =
             cause.downcast_ref::<rageval_report::ReportError>()
         {

@@ -1,11 +1,11 @@
 //! `rageval report RUN_DIR`: rewrites the human files of a finished run (report.html,
 //! report.md, results.xlsx) and checks quality gates, as `eval` does when it finishes
-//! (`rageval_run::reports`).
+//! (`rageval_run::reports`). A `pipeline` folder stands for its `eval/` run.
 
 use std::io::Write;
 
 use anyhow::Context as _;
-use rageval_report::{ReportTexts, RunData};
+use rageval_report::ReportTexts;
 use rageval_run::reports::{Finished, finish_reports, texts_of};
 
 use super::Exit;
@@ -14,7 +14,7 @@ use crate::ui::Ui;
 
 pub fn run(args: &ReportArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<Exit> {
     let gate = super::eval::gate(&args.gate)?;
-    let run = RunData::load(&args.run)?;
+    let run = super::compare::load_run(&args.run, |text| ui.note(text))?;
     let texts = if args.no_dataset {
         ReportTexts::Absent
     } else {

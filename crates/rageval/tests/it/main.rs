@@ -22,6 +22,7 @@ mod rank;
 mod report;
 mod resume;
 mod rubrics;
+mod s3_views;
 mod s4_pipeline;
 mod scale;
 mod signals;

@@ -14,7 +14,7 @@ use crate::{rageval, repo_root, stderr, stdout};
 
 /// Runs `assertions` with the filters every snapshot here needs; `dir` is the test's
 /// temporary directory.
-fn with_filters(dir: &Path, assertions: impl FnOnce()) {
+pub(crate) fn with_filters(dir: &Path, assertions: impl FnOnce()) {
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path("snapshots");
     settings.set_prepend_module_to_snapshot(false);
@@ -50,7 +50,7 @@ fn fiqa() -> String {
 }
 
 /// Exit code, stdout and stderr, as a person sees them.
-fn transcript(output: &Output) -> String {
+pub(crate) fn transcript(output: &Output) -> String {
     format!(
         "exit code: {:?}\n--- stdout\n{}--- stderr\n{}",
         output.status.code(),

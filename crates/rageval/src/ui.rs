@@ -39,6 +39,8 @@ struct StageView {
     bar: Option<ProgressBar>,
     last_line: Option<Instant>,
     last: Option<Progress>,
+    /// The progress the last plain line showed, so the closing line is not printed twice.
+    printed: Option<Progress>,
 }
 
 impl Ui {
@@ -96,6 +98,7 @@ impl Ui {
             bar,
             last_line: None,
             last: None,
+            printed: None,
         });
     }
 
@@ -119,6 +122,7 @@ impl Ui {
         let due = view.last_line.is_none_or(|at| at.elapsed() >= LINE_EVERY);
         if due {
             view.last_line = Some(Instant::now());
+            view.printed = Some(*progress);
             eprintln_locked(&progress_line(progress, view.started.elapsed()));
         }
     }
@@ -132,7 +136,8 @@ impl Ui {
         }
         // The last plain line, so a log always ends with where the stage stood.
         if self.show == Show::Lines && !self.terminal {
-            if let Some(last) = view.last.filter(|_| view.last_line.is_some()) {
+            let shown = view.last == view.printed;
+            if let Some(last) = view.last.filter(|_| view.last_line.is_some() && !shown) {
                 eprintln_locked(&progress_line(&last, view.started.elapsed()));
             }
         }

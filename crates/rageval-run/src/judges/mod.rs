@@ -475,7 +475,8 @@ fn endpoint(
         "lang": lang_name(lang),
         "routes": routes_json(&judges),
     });
-    // The embedded model costs nothing per call: no price, so no cost is claimed for it.
+    // The embedded model standing in for embeddings is not among the priced models: it costs
+    // nothing per call (the manifest names it as `embedding_fallback`).
     let models = [
         ("chat", settings.model.as_ref()),
         ("embedding", settings.embedding_model.as_ref()),
@@ -492,11 +493,6 @@ fn endpoint(
             }),
         })
     })
-    .chain(fallback.as_ref().map(|fallback| JudgeModel {
-        role: "embedding".into(),
-        model: fallback.model.clone(),
-        price: None,
-    }))
     .collect();
     Ok(JudgeSetup {
         embedding_fallback: fallback.map(|fallback| fallback.note()),

@@ -14,7 +14,7 @@ use crate::{rageval, repo_root, stderr, stdout};
 
 /// Runs `assertions` with the filters every snapshot here needs; `dir` is the test's
 /// temporary directory.
-fn with_filters(dir: &Path, assertions: impl FnOnce()) {
+pub(crate) fn with_filters(dir: &Path, assertions: impl FnOnce()) {
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path("snapshots");
     settings.set_prepend_module_to_snapshot(false);
@@ -50,7 +50,7 @@ fn fiqa() -> String {
 }
 
 /// Exit code, stdout and stderr, as a person sees them.
-fn transcript(output: &Output) -> String {
+pub(crate) fn transcript(output: &Output) -> String {
     format!(
         "exit code: {:?}\n--- stdout\n{}--- stderr\n{}",
         output.status.code(),
@@ -277,4 +277,52 @@ fn metrics_explain_shows_only_the_metric_s_own_figures() {
             insta::assert_snapshot!(format!("explain_{metric}"), stdout(&output));
         });
     }
+}
+
+/// Issue 25, item 4: `collect --show-settings` printed a Rust `Debug` struct of the
+/// service and nothing of Elasticsearch's. Now aligned `key  value` lines per source,
+/// credentials named by kind and masked.
+#[test]
+fn regression_issue_25_collect_show_settings_is_readable_and_has_elasticsearch() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("query.json"),
+        r#"{"query": {"match": {"content": "{{question}}"}}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("sources.toml"),
+        "[elasticsearch]\nurl = \"http://elastic:hunter2@127.0.0.1:9200/\"\nindex = \"news\"\n\
+         query_template = \"query.json\"\ntext_field = \"content\"\nsize = 20\n\
+         source_excludes = [\"embedding\"]\nuser = \"elastic\"\npassword = \"hunter2\"\n\n\
+         [service]\nurl = \"http://127.0.0.1:9/qa?token=abc\"\nmethod = \"POST\"\n\
+         headers = { Authorization = \"Bearer {{env.RAG_TOKEN}}\" }\n\
+         body = { message = \"{{question}}\" }\nresponse = \"json\"\nanswer_path = \"data.answer\"\n",
+    )
+    .unwrap();
+    let output = super::command(
+        dir.path(),
+        &[
+            "collect",
+            "questions.jsonl",
+            "--retriever",
+            "es",
+            "--config",
+            "sources.toml",
+            "--out",
+            "data.jsonl",
+            "--show-settings",
+        ],
+    )
+    .env("RAG_TOKEN", "tok-secret")
+    .output()
+    .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    for secret in ["hunter2", "tok-secret", "abc"] {
+        assert!(!text.contains(secret), "{secret} shown: {text}");
+    }
+    with_filters(dir.path(), || {
+        insta::assert_snapshot!("collect_show_settings", transcript(&output));
+    });
 }

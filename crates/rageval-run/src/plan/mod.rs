@@ -166,7 +166,13 @@ impl Estimate {
         let units: Vec<String> = self
             .stages
             .iter()
-            .map(|s| format!("{} {} {}", s.stage, s.units, s.unit_name))
+            .map(|s| {
+                format!(
+                    "{} {}",
+                    s.stage,
+                    crate::words::counted(s.units, s.unit_name)
+                )
+            })
             .collect();
         text.push_str(&format!(
             "dry run ({}); no request was sent and nothing written\n",

@@ -52,6 +52,8 @@ fn count_remembered(bpe: &'static tiktoken_rs::CoreBPE, text: &str) -> usize {
                 return count;
             }
             let count = bpe.count_ordinary(line);
+            #[cfg(test)]
+            tests::ENCODED.with(|encoded| encoded.set(encoded.get() + 1));
             let mut memo = lock();
             if memo.len() >= MEMO_LINES {
                 memo.clear();
@@ -184,6 +186,50 @@ mod tests {
     use super::*;
     use crate::chat::{Message, OutputSchema, Sampling};
     use serde_json::json;
+    use std::cell::Cell;
+
+    thread_local! {
+        /// Lines this thread encoded because the memo did not hold them (tests run on
+        /// threads of their own, so one test's count is not another's).
+        pub(super) static ENCODED: Cell<usize> = const { Cell::new(0) };
+    }
+
+    /// Issue 25, item 7: a rank dry run of 20 questions × 125 contexts took 17 s, most of it
+    /// encoding the same passages again in every window that shows them. A passage is now
+    /// encoded once, however many prompts show it, in whatever order.
+    #[test]
+    fn regression_issue_25_a_passage_shown_in_many_windows_is_encoded_once() {
+        let passages: Vec<String> = (0..40)
+            .map(|i| format!("Passage {i} of issue twenty-five: the market grew {i}% in 2024."))
+            .collect();
+        let window = |shown: &[usize]| -> String {
+            shown
+                .iter()
+                .map(|&i| {
+                    format!(
+                        "<<<DATA-{i:08x} context\n{}\nDATA-{i:08x}>>>\n",
+                        passages[i]
+                    )
+                })
+                .collect()
+        };
+        let first: Vec<usize> = (0..40).collect();
+        count_tokens("gpt-4o", &window(&first));
+        let before = ENCODED.with(Cell::get);
+        for shift in 1..10 {
+            let shown: Vec<usize> = (0..40).map(|i| (i * 7 + shift) % 40).rev().collect();
+            let text = window(&shown);
+            assert_eq!(
+                count_tokens("gpt-4o", &text),
+                encoding("gpt-4o").count_ordinary(&text) as u64
+            );
+        }
+        assert_eq!(
+            ENCODED.with(Cell::get),
+            before,
+            "a passage was encoded again"
+        );
+    }
 
     fn request(texts: &[&str]) -> ChatRequest {
         ChatRequest {

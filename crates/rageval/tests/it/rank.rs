@@ -604,3 +604,45 @@ fn regression_issue_25_pipeline_labels_the_cumulative_judge_line_and_counts_in_t
         "{text}"
     );
 }
+
+/// Issue 25, item 7: rank's dry run printed one figure, every context ordered, which
+/// overestimated a real run's calls by 29%; and "rank 1 questions". It now gives the range
+/// too: from grading alone (no context useful) to the table's total.
+#[test]
+fn regression_issue_25_rank_dry_run_gives_the_range_of_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let contexts: Vec<String> = (1..=25)
+        .map(|i| format!("Context {i} says the company sells software."))
+        .collect();
+    let row = json!({"id": "q1", "question": "What does it sell?", "contexts": contexts});
+    fs::write(dir.path().join("d.jsonl"), format!("{row}\n")).unwrap();
+    let output = rageval(
+        dir.path(),
+        &[
+            "rank",
+            "d.jsonl",
+            "--dry-run",
+            "--judge-model",
+            "gpt-4o-mini",
+            "--judge-base-url",
+            "http://127.0.0.1:9/v1",
+        ],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.starts_with("dry run (rank 1 question);"), "{text}");
+    let calls_of = |label: &str| -> u64 {
+        text.lines()
+            .find(|l| l.split_whitespace().next() == Some(label))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no {label} row: {text}"))
+    };
+    let (grading, total) = (calls_of("grade_relevance_batch"), calls_of("total"));
+    assert!(grading < total, "{text}");
+    assert!(
+        text.contains(&format!("rank makes {grading} to {total} model calls, "))
+            && text.contains("the fewest if the judge grades no context useful (grading alone)"),
+        "{text}"
+    );
+}

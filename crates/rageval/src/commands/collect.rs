@@ -240,7 +240,8 @@ pub fn run(args: &CollectArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<E
             )
         };
         ui.note(&format!(
-            "hint: run the same command again to ask the {which} again"
+            "hint: the same command asks the {which} again, once their cause (above) is fixed \
+             or has passed"
         ));
     }
     if empty > 0 {

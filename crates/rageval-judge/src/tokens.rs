@@ -4,6 +4,16 @@
 //! `o200k_base` for any other (DeepSeek, Llama, Qwen...: their tokenizers differ, so counts
 //! are estimates within tens of percent — good for budgets, never billed). Each encoding is
 //! built once, lazily, on first use (≈0.2 s). These are pure functions: no call, no I/O.
+//!
+//! A text is counted line by line, each distinct line's count remembered (a bounded memo
+//! shared by every thread): a ranking's prompts show the same passages in many windows,
+//! and a dry run renders thousands of them, so most lines are counted once. The sum is the
+//! count of the whole text: lines are cut only where the encodings' pre-tokenizer ends a
+//! piece anyway ([`lines_for_counting`]).
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::sync::{Mutex, OnceLock};
 
 use crate::accounting::Price;
 use crate::chat::{ChatRequest, Usage};
@@ -15,6 +25,8 @@ pub const DEFAULT_COMPLETION_ESTIMATE: u64 = 256;
 const TOKENS_PER_MESSAGE: u64 = 3;
 /// Tokens that prime the assistant's reply, once per request.
 const REPLY_PRIMING: u64 = 3;
+/// Distinct lines whose counts are remembered; past it the memo starts over.
+const MEMO_LINES: usize = 200_000;
 
 fn encoding(model: &str) -> &'static tiktoken_rs::CoreBPE {
     tiktoken_rs::bpe_for_model(model).unwrap_or_else(|_| tiktoken_rs::o200k_base_singleton())
@@ -22,7 +34,73 @@ fn encoding(model: &str) -> &'static tiktoken_rs::CoreBPE {
 
 /// Tokens of `text` in `model`'s encoding (special tokens counted as plain text).
 pub fn count_tokens(model: &str, text: &str) -> u64 {
-    encoding(model).count_ordinary(text) as u64
+    count_remembered(encoding(model), text) as u64
+}
+
+/// Tokens of `text` in `bpe`, summed over its lines, each line's count remembered.
+fn count_remembered(bpe: &'static tiktoken_rs::CoreBPE, text: &str) -> usize {
+    static MEMO: OnceLock<Mutex<HashMap<(usize, u64), usize>>> = OnceLock::new();
+    let memo = MEMO.get_or_init(Mutex::default);
+    let encoding = std::ptr::from_ref(bpe) as usize;
+    lines_for_counting(text)
+        .map(|line| {
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            line.hash(&mut hasher);
+            let key = (encoding, hasher.finish());
+            let lock = || memo.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            if let Some(&count) = lock().get(&key) {
+                return count;
+            }
+            let count = bpe.count_ordinary(line);
+            #[cfg(test)]
+            tests::ENCODED.with(|encoded| encoded.set(encoded.get() + 1));
+            let mut memo = lock();
+            if memo.len() >= MEMO_LINES {
+                memo.clear();
+            }
+            memo.insert(key, count);
+            count
+        })
+        .sum()
+}
+
+/// `text` cut after each run of line breaks that a character other than whitespace or `/`
+/// follows. The pre-tokenizers of tiktoken's encodings (cl100k, o200k, p50k) end a piece
+/// there: no piece starts with a line break, and a piece that holds one (`\s*[\r\n]+`, or
+/// punctuation's trailing `[\r\n/]*`) runs to the end of the run of breaks, and `/` only
+/// after it. So the count of the text is the sum of the counts of its lines.
+fn lines_for_counting(text: &str) -> impl Iterator<Item = &str> {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        while at < bytes.len() {
+            let breaks = matches!(bytes[at], b'\n' | b'\r');
+            at += 1;
+            if breaks {
+                let next = bytes.get(at).copied();
+                let ends_run = next.is_some_and(|b| b != b'\n' && b != b'\r');
+                // ASCII whitespace and `/` continue a piece; so may any non-ASCII
+                // whitespace (its first byte is never ASCII), checked by the char.
+                let cut = ends_run
+                    && next.is_some_and(|b| !(b.is_ascii_whitespace() || b == b'/'))
+                    && text[at..]
+                        .chars()
+                        .next()
+                        .is_some_and(|c| !c.is_whitespace());
+                if cut {
+                    let line = &text[start..at];
+                    start = at;
+                    return Some(line);
+                }
+            }
+        }
+        (start < bytes.len()).then(|| {
+            let line = &text[start..];
+            start = bytes.len();
+            line
+        })
+    })
 }
 
 /// Prompt tokens of `request` as `model` would bill them: every message with its framing,
@@ -32,12 +110,12 @@ pub fn prompt_tokens(model: &str, request: &ChatRequest) -> u64 {
     let messages: u64 = request
         .messages
         .iter()
-        .map(|m| TOKENS_PER_MESSAGE + bpe.count_ordinary(&m.content) as u64)
+        .map(|m| TOKENS_PER_MESSAGE + count_remembered(bpe, &m.content) as u64)
         .sum();
     let schema = request
         .response_schema
         .as_ref()
-        .map_or(0, |s| bpe.count_ordinary(&s.schema.to_string()) as u64);
+        .map_or(0, |s| count_remembered(bpe, &s.schema.to_string()) as u64);
     messages + schema + REPLY_PRIMING
 }
 
@@ -108,6 +186,50 @@ mod tests {
     use super::*;
     use crate::chat::{Message, OutputSchema, Sampling};
     use serde_json::json;
+    use std::cell::Cell;
+
+    thread_local! {
+        /// Lines this thread encoded because the memo did not hold them (tests run on
+        /// threads of their own, so one test's count is not another's).
+        pub(super) static ENCODED: Cell<usize> = const { Cell::new(0) };
+    }
+
+    /// Issue 25, item 7: a rank dry run of 20 questions × 125 contexts took 17 s, most of it
+    /// encoding the same passages again in every window that shows them. A passage is now
+    /// encoded once, however many prompts show it, in whatever order.
+    #[test]
+    fn regression_issue_25_a_passage_shown_in_many_windows_is_encoded_once() {
+        let passages: Vec<String> = (0..40)
+            .map(|i| format!("Passage {i} of issue twenty-five: the market grew {i}% in 2024."))
+            .collect();
+        let window = |shown: &[usize]| -> String {
+            shown
+                .iter()
+                .map(|&i| {
+                    format!(
+                        "<<<DATA-{i:08x} context\n{}\nDATA-{i:08x}>>>\n",
+                        passages[i]
+                    )
+                })
+                .collect()
+        };
+        let first: Vec<usize> = (0..40).collect();
+        count_tokens("gpt-4o", &window(&first));
+        let before = ENCODED.with(Cell::get);
+        for shift in 1..10 {
+            let shown: Vec<usize> = (0..40).map(|i| (i * 7 + shift) % 40).rev().collect();
+            let text = window(&shown);
+            assert_eq!(
+                count_tokens("gpt-4o", &text),
+                encoding("gpt-4o").count_ordinary(&text) as u64
+            );
+        }
+        assert_eq!(
+            ENCODED.with(Cell::get),
+            before,
+            "a passage was encoded again"
+        );
+    }
 
     fn request(texts: &[&str]) -> ChatRequest {
         ChatRequest {
@@ -125,6 +247,40 @@ mod tests {
         // An unknown model falls back to o200k_base rather than failing.
         assert_eq!(count_tokens("deepseek-chat", "hello world"), 2);
         assert_eq!(count_tokens("gpt-4o", ""), 0);
+    }
+
+    /// Counting line by line gives the whole text's count, in every encoding, for the
+    /// texts where a line ends next to what a piece may hold: spaces, punctuation, `/`,
+    /// `\r\n`, runs of breaks, Chinese text, a break at either end.
+    #[test]
+    fn counting_by_lines_equals_counting_the_whole_text() {
+        let texts = [
+            "hello world",
+            "line one\nline two\n",
+            "\n\nstarts with breaks\nand ends without",
+            "trailing spaces   \n  leading spaces\n\tTab\n",
+            "punctuation.\n\n!?\n/path/after/break\n//comment\n",
+            "少儿编程市场规模约为488亿元。\n家长的认知，逐年提高；\n\n“引号”\n",
+            "windows\r\nline\r\n\r\nends\r\n",
+            "<<<DATA-1a2b3c4d context 1\nAda founded it in 1990's.\nDATA-1a2b3c4d>>>\n",
+            "numbers 12345\n67890\n  \n\u{3000}ideographic space\n\u{a0}nbsp\n",
+            "{\"type\": \"object\"}\n- item\n* item\n# heading\n",
+            "",
+            "\n",
+            " \n \n",
+        ];
+        for model in ["gpt-4", "gpt-4o", "deepseek-chat"] {
+            let bpe = encoding(model);
+            for text in texts {
+                assert_eq!(
+                    count_remembered(bpe, text),
+                    bpe.count_ordinary(text),
+                    "{model}: {text:?}"
+                );
+                let joined: String = lines_for_counting(text).collect();
+                assert_eq!(joined, text);
+            }
+        }
     }
 
     #[test]

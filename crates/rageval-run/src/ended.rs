@@ -38,13 +38,14 @@ impl Stopped {
         unit: &str,
     ) -> Self {
         let path = path.display();
+        let journaled = crate::words::counted_were(done, unit);
         let message = match &stop {
             Stop::Cancelled => format!(
-                "interrupted: {done} {unit} were journaled in {path}; run the same command again \
+                "interrupted: {journaled} journaled in {path}; run the same command again \
                  to resume"
             ),
             Stop::CapReached(cap) => format!(
-                "stopped: judge cap reached: {cap}. {done} {unit} were journaled in this session \
+                "stopped: judge cap reached: {cap}. {journaled} journaled in this session \
                  and {left} left for the next one (no further one was started; those in flight \
                  finished). {path} stays resumable: run the same command again, with a larger \
                  cap or none, to continue."
@@ -53,7 +54,7 @@ impl Stopped {
                 let files: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
                 format!(
                     "stopped: the next stage's {requests} judge requests were written to {}. \
-                     {done} {unit} were journaled in this session and {left} wait for those \
+                     {journaled} journaled in this session and {left} wait for those \
                      answers. Answer each file (e.g. `vllm run-batch -i FILE -o ANSWERS \
                      --model MODEL`), then run the same command with --import-responses \
                      ANSWERS… to go on; {path} stays resumable.",
@@ -61,7 +62,7 @@ impl Stopped {
                 )
             }
             Stop::JudgeUnavailable(halt) => format!(
-                "stopped: {halt}. {done} {unit} were journaled in this session and {left} left \
+                "stopped: {halt}. {journaled} journaled in this session and {left} left \
                  for the next one; what the judge did not answer is not recorded as a finding. \
                  {path} stays resumable: once the judge answers (check the endpoint, model and \
                  credentials), run the same command again (with --retry-failed to redo any \

@@ -102,6 +102,7 @@ mod tests {
             stage: "eval",
             units: 10,
             unit_name: "samples",
+            least: None,
             rows: vec![EstimateRow {
                 label: "whole run".into(),
                 tally: CallTally {

@@ -25,6 +25,7 @@
 //! - [`batch`]: batch mode — passes whose judge requests go out as batch jobs or files.
 //! - [`reports`]: a finished run's human files and gate.
 //! - [`ended`]: [`Ended`], how a command ends when no error stops it.
+//! - [`words`]: counts in words (`1 question`, `3 questions`) for the lines people read.
 //!
 //! Rules every command keeps: a judge that fails is never a finding (cells or questions it
 //! did not answer are held back, not recorded); every judged path can be dry-run, capped,
@@ -55,6 +56,7 @@ pub mod score;
 pub mod session;
 pub mod shard;
 pub mod units;
+pub mod words;
 
 pub use ended::{Ended, Stopped};
 pub use error::RunError;

@@ -30,6 +30,7 @@ use crate::judges::{self, Env, JudgeOptions, JudgeSetup, LocalJudge};
 use crate::observe::Observer;
 use crate::rank::questions::{QuestionData, QuestionRun, Spoiled};
 use crate::rank::task_judge;
+use crate::words::{counted, counted_have};
 
 /// The journal: one line per finished question.
 pub const REFERENCES_FILE: &str = "references.jsonl";
@@ -407,18 +408,17 @@ impl ReferenceSummary {
     /// One line for stdout.
     pub fn render(&self) -> String {
         let mut text = format!(
-            "{} references of {} questions ({} calls, largest prompt {} of {} tokens)\n",
-            self.written,
-            self.questions,
+            "{} of {} ({} calls, largest prompt {} of {} tokens)\n",
+            counted(self.written, "references"),
+            counted(self.questions, "questions"),
             self.calls,
             self.largest_prompt_tokens.unwrap_or(0),
             self.max_prompt_tokens
         );
         if self.judge_failed > 0 {
             text.push_str(&format!(
-                "{} questions have no reference because the judge failed (references.jsonl \
-                 says how)\n",
-                self.judge_failed
+                "{} no reference because the judge failed (references.jsonl says how)\n",
+                counted_have(self.judge_failed, "questions")
             ));
         }
         text

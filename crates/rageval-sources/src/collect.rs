@@ -19,6 +19,12 @@
 //! own retries — are written and counted in the report; with
 //! [`CollectOptions::fail_on_empty`] they are failures instead (left out, asked again by a
 //! rerun).
+//!
+//! The output file is created with its first record: a run in which every question fails
+//! leaves no file (or the earlier run's file as it was), never an empty one that looks like
+//! a finished collection. A cancel ([`CollectOptions::cancel`], Ctrl-C in the binary) starts
+//! no new question and drops the ones in flight (asked again by the next run); the report
+//! says it was [`CollectReport::interrupted`].
 
 use std::collections::HashSet;
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -27,6 +33,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use rageval_core::Sample;
+use rageval_judge::CancelToken;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use tokio::task::JoinSet;
@@ -57,6 +64,9 @@ pub struct CollectOptions {
     /// Whether a question without contexts or with an empty answer fails instead of being
     /// written (and counted).
     pub fail_on_empty: bool,
+    /// Tripped, the run asks no new question, drops those in flight and returns what it
+    /// wrote, marked interrupted.
+    pub cancel: Option<CancelToken>,
 }
 
 impl Default for CollectOptions {
@@ -64,6 +74,7 @@ impl Default for CollectOptions {
         CollectOptions {
             concurrency: DEFAULT_CONCURRENCY,
             fail_on_empty: false,
+            cancel: None,
         }
     }
 }
@@ -98,6 +109,8 @@ pub struct CollectReport {
     /// Whether every question has its record, so the output is complete and in question
     /// order.
     pub complete: bool,
+    /// Whether a cancel stopped the run before every question was asked.
+    pub interrupted: bool,
 }
 
 /// Collects a record for every sample whose id is not yet in `out`.
@@ -121,7 +134,7 @@ pub async fn collect(
         .cloned()
         .collect();
     let already_done = samples.len() - todo.len();
-    let mut writer = RecordWriter::append(out)?;
+    let mut writer = RecordWriter::append_on_first_write(out);
     let provenance = Provenance {
         retriever: match &contexts {
             ContextSource::Retriever(r) => r.describe(),
@@ -137,14 +150,17 @@ pub async fn collect(
         without_contexts: Vec::new(),
         empty_answers: Vec::new(),
         complete: false,
+        interrupted: false,
     };
     let to_ask = todo.len();
     let mut queue = todo.into_iter();
     let mut running = JoinSet::new();
     let mut fatal: Option<SourceError> = None;
     let concurrency = options.concurrency.max(1);
+    let cancel = options.cancel.as_ref();
+    let is_cancelled = || cancel.is_some_and(CancelToken::is_cancelled);
     loop {
-        while fatal.is_none() && running.len() < concurrency {
+        while fatal.is_none() && !is_cancelled() && running.len() < concurrency {
             let Some(sample) = queue.next() else { break };
             let contexts = contexts.clone();
             let generator = Arc::clone(&generator);
@@ -153,7 +169,18 @@ pub async fn collect(
                 (sample, result)
             });
         }
-        let Some(joined) = running.join_next().await else {
+        let joined = tokio::select! {
+            biased;
+            () = cancelled(cancel) => {
+                // Dropped, not awaited: a question in flight may wait minutes for its
+                // answer, and the next run asks it again.
+                running.abort_all();
+                report.interrupted = true;
+                break;
+            }
+            joined = running.join_next() => joined,
+        };
+        let Some(joined) = joined else {
             break;
         };
         let (sample, result) = joined.map_err(|e| SourceError::Config {
@@ -186,12 +213,23 @@ pub async fn collect(
         return Err(error);
     }
     drop(writer);
-    if report.failed.is_empty() {
+    if report.interrupted {
+        return Ok(report);
+    }
+    if report.failed.is_empty() && out.exists() {
         let order: Vec<&str> = samples.iter().map(|s| s.id.as_str()).collect();
         order_output(out, &order)?;
         report.complete = true;
     }
     Ok(report)
+}
+
+/// Resolves when `cancel` is tripped; never without one.
+async fn cancelled(cancel: Option<&CancelToken>) {
+    match cancel {
+        Some(cancel) => cancel.cancelled().await,
+        None => std::future::pending().await,
+    }
 }
 
 /// An empty result as the error it is when `options` says so: no contexts from the
@@ -207,7 +245,8 @@ fn empty_as_error(
     if asked.generated.answer.trim().is_empty() {
         return Err(SourceError::EmptyAnswer {
             endpoint: provenance.generator.clone(),
-            attempts: asked.generated.attempts,
+            attempts: asked.empty_answers.max(1),
+            requests: asked.generated.attempts,
         });
     }
     if asked.contexts.is_empty() {
@@ -222,6 +261,8 @@ fn empty_as_error(
 struct Asked {
     contexts: Vec<Retrieved>,
     generated: Generated,
+    /// Empty answers the generator gave up on (0 when it answered).
+    empty_answers: u32,
     millis: u64,
 }
 
@@ -237,43 +278,54 @@ async fn ask(
             let generated = answer_or_empty(generator.generate(sample, &retrieved).await)?;
             // A generator that says which contexts it answered from (e.g. the baseline after
             // leaving some out to fit its window) is judged against those.
-            let contexts = generated.contexts.clone().unwrap_or(retrieved);
+            let contexts = generated.0.contexts.clone().unwrap_or(retrieved);
             (contexts, generated)
         }
         ContextSource::Generator => {
             let generated = answer_or_empty(generator.generate(sample, &[]).await)?;
-            if generated.answer.is_empty() && generated.contexts.is_none() {
+            if generated.0.answer.is_empty() && generated.0.contexts.is_none() {
                 return Ok(Asked {
                     contexts: Vec::new(),
-                    generated,
+                    empty_answers: generated.1,
+                    generated: generated.0,
                     millis: started.elapsed().as_millis() as u64,
                 });
             }
-            let contexts = generated.contexts.clone().ok_or_else(|| SourceError::Config {
+            let contexts = generated.0.contexts.clone().ok_or_else(|| SourceError::Config {
                 origin: generator.describe(),
                 detail: "contexts were to come from the generator, and it reports none (set a contexts path for a JSON response)".into(),
             })?;
             (contexts, generated)
         }
     };
+    let (generated, empty_answers) = generated;
     Ok(Asked {
         contexts,
         generated,
+        empty_answers,
         millis: started.elapsed().as_millis() as u64,
     })
 }
 
 /// A generator's empty answer (after its own retries) as an empty answer, for `collect` to
-/// count or fail on.
-fn answer_or_empty(result: Result<Generated, SourceError>) -> Result<Generated, SourceError> {
+/// count or fail on, with the number of empty answers it gave up on (0 for an answer). The
+/// record's `attempts` are the requests made.
+fn answer_or_empty(
+    result: Result<Generated, SourceError>,
+) -> Result<(Generated, u32), SourceError> {
     match result {
-        Err(SourceError::EmptyAnswer { attempts, .. }) => Ok(Generated {
-            answer: String::new(),
-            contexts: None,
+        Err(SourceError::EmptyAnswer {
+            attempts, requests, ..
+        }) => Ok((
+            Generated {
+                answer: String::new(),
+                contexts: None,
+                attempts: requests,
+                details: Map::new(),
+            },
             attempts,
-            details: Map::new(),
-        }),
-        other => other,
+        )),
+        other => other.map(|generated| (generated, 0)),
     }
 }
 
@@ -318,26 +370,30 @@ fn record(sample: &Sample, asked: &Asked, provenance: &Provenance) -> Sample {
     }
 }
 
-/// Appends complete lines to the output.
+/// Appends complete lines to the output, which it opens (creating it and its folder) at
+/// the first record: no record, no file.
 struct RecordWriter {
     path: PathBuf,
-    file: std::fs::File,
+    file: Option<std::fs::File>,
 }
 
 impl RecordWriter {
-    fn append(path: &Path) -> Result<Self, SourceError> {
+    fn append_on_first_write(path: &Path) -> Self {
+        RecordWriter {
+            path: path.to_owned(),
+            file: None,
+        }
+    }
+
+    fn open(path: &Path) -> Result<std::fs::File, SourceError> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(|e| SourceError::io(parent, e))?;
         }
-        let file = std::fs::OpenOptions::new()
+        std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(path)
-            .map_err(|e| SourceError::io(path, e))?;
-        Ok(RecordWriter {
-            path: path.to_owned(),
-            file,
-        })
+            .map_err(|e| SourceError::io(path, e))
     }
 
     fn write(&mut self, record: &impl Serialize) -> Result<(), SourceError> {
@@ -347,10 +403,13 @@ impl RecordWriter {
             detail: format!("cannot encode a record: {e}"),
         })?;
         line.push('\n');
+        let file = match &mut self.file {
+            Some(file) => file,
+            None => self.file.insert(Self::open(&self.path)?),
+        };
         // One write of the whole line: a crash leaves a prefix without a newline at most.
-        self.file
-            .write_all(line.as_bytes())
-            .and_then(|()| self.file.flush())
+        file.write_all(line.as_bytes())
+            .and_then(|()| file.flush())
             .map_err(|e| SourceError::io(&self.path, e))
     }
 }

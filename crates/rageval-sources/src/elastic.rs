@@ -105,6 +105,44 @@ impl EsSettings {
     }
 }
 
+impl EsSettings {
+    /// The settings as `key, value` pairs for a person to read (`collect --show-settings`):
+    /// the URL without its user info or query string, the kind of credentials and never the
+    /// secret.
+    pub fn shown(&self) -> Vec<(&'static str, String)> {
+        let list = |fields: &[String], none: &str| {
+            if fields.is_empty() {
+                none.to_owned()
+            } else {
+                fields.join(", ")
+            }
+        };
+        let auth = match &self.auth {
+            EsAuth::None => "none".to_owned(),
+            EsAuth::Basic { user, password } => format!("basic, user {user}, password {password}"),
+            EsAuth::ApiKey(key) => format!("api key {key}"),
+        };
+        vec![
+            ("url", display_endpoint(&self.url)),
+            ("index", self.index.clone()),
+            ("auth", auth),
+            ("query_template", self.template.origin().to_owned()),
+            ("text_field", self.text_field.to_string()),
+            (
+                "id_field",
+                self.id_field
+                    .as_ref()
+                    .map_or_else(|| "_id".to_owned(), ToString::to_string),
+            ),
+            ("size", self.size.to_string()),
+            ("source_includes", list(&self.source_includes, "all")),
+            ("source_excludes", list(&self.source_excludes, "none")),
+            ("timeout", format!("{}s", self.timeout.as_secs_f64())),
+            ("max_attempts", self.retry.max_attempts.to_string()),
+        ]
+    }
+}
+
 /// A client for one index.
 #[derive(Debug, Clone)]
 pub struct EsRetriever {

@@ -153,8 +153,10 @@ pub enum SourceError {
     EmptyAnswer {
         /// Endpoint, redacted.
         endpoint: String,
-        /// Requests made.
+        /// Empty answers received.
         attempts: u32,
+        /// Requests made, the retries after failed requests included.
+        requests: u32,
     },
 
     /// The retriever found nothing for a question (an error only when `collect` is told to

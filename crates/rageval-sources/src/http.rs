@@ -91,6 +91,20 @@ pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
 /// tried `policy.max_attempts` times (then [`SourceError::RetriesExhausted`]).
 pub(crate) async fn with_retries<T, F, Fut>(
     policy: &RetryPolicy,
+    attempt: F,
+) -> Result<T, SourceError>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, SourceError>>,
+{
+    with_retries_counted(policy, &mut 0, attempt).await
+}
+
+/// [`with_retries`], adding every attempt made (the first and each retry) to `requests`, so
+/// that a caller making several such calls can say how many requests a result took.
+pub(crate) async fn with_retries_counted<T, F, Fut>(
+    policy: &RetryPolicy,
+    requests: &mut u32,
     mut attempt: F,
 ) -> Result<T, SourceError>
 where
@@ -100,6 +114,7 @@ where
     let mut made = 0;
     loop {
         made += 1;
+        *requests += 1;
         match attempt().await {
             Ok(value) => return Ok(value),
             Err(error) if !error.is_retryable() => return Err(error),

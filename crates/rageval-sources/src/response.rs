@@ -69,6 +69,34 @@ pub enum ResponseShape {
     },
 }
 
+impl ResponseShape {
+    /// The shape in a few words: `text`, `json, answer at data.answer, contexts at
+    /// data.docs`, `lines (last)`, `sse (concat) at choices.0.delta.content`.
+    pub fn describe(&self) -> String {
+        let mode = |mode: &StreamMode| match mode {
+            StreamMode::Last => "last",
+            StreamMode::Join => "join",
+            StreamMode::Concat => "concat",
+        };
+        let at = |path: &Option<JsonPath>| {
+            path.as_ref()
+                .map_or_else(String::new, |path| format!(" at {path}"))
+        };
+        match self {
+            ResponseShape::Text => "text".into(),
+            ResponseShape::Json { answer, contexts } => {
+                let mut text = format!("json, answer at {answer}");
+                if let Some(fields) = contexts {
+                    text.push_str(&format!(", contexts at {}", fields.path));
+                }
+                text
+            }
+            ResponseShape::Lines { mode: m, path } => format!("lines ({}){}", mode(m), at(path)),
+            ResponseShape::Sse { mode: m, path } => format!("sse ({}){}", mode(m), at(path)),
+        }
+    }
+}
+
 /// The answer text and contexts of one response body, or what is wrong with it.
 pub fn parse_answer(
     shape: &ResponseShape,

@@ -10,7 +10,8 @@
 //! Failures: a non-success status is an error with the status and the body's first line;
 //! timeouts, connection failures, 429 and 5xx are retried per the [`RetryPolicy`]; an empty
 //! answer is asked again, at most [`ServiceSettings::empty_attempts`] times, then
-//! [`SourceError::EmptyAnswer`]. The per-request timeout covers the whole body, so a stream
+//! [`SourceError::EmptyAnswer`]. Every request is counted, retries included
+//! ([`Generated::attempts`]). The per-request timeout covers the whole body, so a stream
 //! that hangs half-way times out too.
 
 use std::sync::Arc;
@@ -125,6 +126,45 @@ impl ServiceSettings {
     }
 }
 
+impl ServiceSettings {
+    /// The settings as `key, value` pairs for a person to read (`collect --show-settings`):
+    /// the URL without its user info or query string, the names of the query parameters and
+    /// headers, never the values the headers read from the environment.
+    pub fn shown(&self) -> Vec<(&'static str, String)> {
+        let names = |pairs: &[(String, Template)]| {
+            if pairs.is_empty() {
+                "none".to_owned()
+            } else {
+                pairs
+                    .iter()
+                    .map(|(name, _)| name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        };
+        let method = match self.method {
+            HttpMethod::Get => "GET",
+            HttpMethod::Post => "POST",
+        };
+        vec![
+            ("method", method.to_owned()),
+            ("url", display_endpoint(&self.url.source_text())),
+            ("query", names(&self.query)),
+            ("headers", names(&self.headers)),
+            (
+                "body",
+                self.body
+                    .as_ref()
+                    .map_or_else(|| "none".to_owned(), |t| t.origin().to_owned()),
+            ),
+            ("response", self.response.describe()),
+            ("timeout", format!("{}s", self.timeout.as_secs_f64())),
+            ("max_attempts", self.retry.max_attempts.to_string()),
+            ("empty_attempts", self.empty_attempts.to_string()),
+        ]
+    }
+}
+
 /// A client of one RAG service.
 #[derive(Debug, Clone)]
 pub struct RagService {
@@ -171,13 +211,18 @@ impl RagService {
         vars.set("contexts", serde_json::json!(texts));
         let rendered = self.render(&vars)?;
         let attempts = s.empty_attempts.max(1);
+        // Every request counts, the retries after a 5xx or a timeout too: the record's
+        // `attempts` says what the question cost the service.
+        let mut requests = 0;
         for attempt in 1..=attempts {
-            let (answer, contexts) = http::with_retries(&s.retry, || self.send(&rendered)).await?;
+            let (answer, contexts) =
+                http::with_retries_counted(&s.retry, &mut requests, || self.send(&rendered))
+                    .await?;
             if !answer.trim().is_empty() {
                 return Ok(Generated {
                     answer,
                     contexts,
-                    attempts: attempt,
+                    attempts: requests,
                     details: serde_json::Map::new(),
                 });
             }
@@ -188,6 +233,7 @@ impl RagService {
         Err(SourceError::EmptyAnswer {
             endpoint: rendered.endpoint,
             attempts,
+            requests,
         })
     }
 

@@ -963,7 +963,8 @@ pub struct CollectArgs {
     #[arg(long)]
     pub fail_on_empty: bool,
 
-    /// Print the resolved settings (secrets masked) and exit without asking anything
+    /// Print the resolved settings as aligned `key  value` lines (secrets masked) and exit
+    /// without asking anything
     #[arg(long, hide = true)]
     pub show_settings: bool,
 

@@ -88,6 +88,7 @@ impl EvalPlan<'_> {
             stage: "eval",
             units: count,
             unit_name: "samples",
+            least: None,
             rows: rows
                 .iter()
                 .zip(&usages)

@@ -115,6 +115,9 @@ pub struct StageEstimate {
     pub templates: BTreeMap<String, CallTally>,
     /// How the estimate is made, for stderr.
     pub method: &'static str,
+    /// When the stage's calls depend on the judge's answers: the fewest it can make (rank:
+    /// grading alone, when no context is graded useful); `rows` are then the most.
+    pub least: Option<EstimateRow>,
 }
 
 impl StageEstimate {
@@ -166,7 +169,13 @@ impl Estimate {
         let units: Vec<String> = self
             .stages
             .iter()
-            .map(|s| format!("{} {} {}", s.stage, s.units, s.unit_name))
+            .map(|s| {
+                format!(
+                    "{} {}",
+                    s.stage,
+                    crate::words::counted(s.units, s.unit_name)
+                )
+            })
             .collect();
         text.push_str(&format!(
             "dry run ({}); no request was sent and nothing written\n",
@@ -212,6 +221,11 @@ impl Estimate {
                     lines.push(line);
                 }
                 text.push_str(&aligned(&lines));
+            }
+            if let (Some(least), Some(most)) = (&stage.least, stage.total())
+                && least.tally.calls < most.tally.calls
+            {
+                text.push_str(&range_line(stage.stage, least, most));
             }
         }
         if self.stages.len() > 1 {
@@ -259,6 +273,23 @@ impl Estimate {
         methods.dedup();
         methods
     }
+}
+
+/// `rank makes 26 to 350 model calls, 5210 to 70123 prompt tokens, $0.0012 to $0.0130:
+/// the fewest if …`: a stage whose calls depend on the judge's answers, from its `least`
+/// to its `most` (the table's total).
+fn range_line(stage: &str, least: &EstimateRow, most: &EstimateRow) -> String {
+    let (l, m) = (&least.tally, &most.tally);
+    let cost = match (l.cost_usd, m.cost_usd) {
+        (Some(low), Some(high)) => format!(", ${low:.6} to ${high:.6}"),
+        _ => String::new(),
+    };
+    format!(
+        "{stage} makes {} to {} model calls, {} to {} prompt tokens{cost}: the fewest if the \
+         judge grades no context useful (grading alone), the most (the table) if it grades \
+         every one useful; a run lies between, by the share it grades useful\n",
+        l.calls, m.calls, l.prompt_tokens, m.prompt_tokens
+    )
 }
 
 /// One row: label, calls, tokens, cost (`—` without a price), heuristic answers.

@@ -3,7 +3,8 @@
 //! prompt they would send.
 //!
 //! The stand-in grades every context 1 (related), so every context goes on to be ordered:
-//! the ranking's estimate is an upper bound. Reference answers are the short placeholder
+//! the ranking's table is the most it asks; the fewest, when the judge grades no context
+//! useful, is its grading calls alone, printed as the lower end of a range. Reference answers are the short placeholder
 //! the stand-in writes, so merge rounds are estimated at their smallest. `pipeline`'s `eval`
 //! stage is planned over the questions with the system's answer standing in for the
 //! reference it would generate (the same order of length).
@@ -11,7 +12,7 @@
 use rageval_core::Sample;
 use rageval_rank::TaskAnswerer;
 
-use super::{Estimate, Planner, StageEstimate, rows_by_task};
+use super::{Estimate, EstimateRow, Planner, StageEstimate, rows_by_task};
 use crate::error::Result;
 use crate::judges::{Env, JudgeSetup};
 use crate::observe::{Event, Observer, Progress};
@@ -22,9 +23,13 @@ use crate::session::usage_of;
 
 /// How `rank`'s estimate is made.
 pub const RANK_METHOD: &str = "dry run: the ranking runs its real rounds against a stand-in \
-    judge that grades every context related, so every context is ordered (an upper bound); \
-    prompts are rendered as a real run renders them and counted with tiktoken. Failed calls, \
-    re-asks and answers already in the cache are not foreseen.";
+    judge that grades every context related, so every context is ordered: the table is the \
+    most a run asks, and the line under it gives the fewest (grading alone, no context \
+    useful); prompts are rendered as a real run renders them and counted with tiktoken. \
+    Failed calls, re-asks and answers already in the cache are not foreseen.";
+/// The task name that starts the plan rows of the ranking's grading calls
+/// (`grade_relevance`, `grade_relevance_batch`).
+const GRADING_TASK: &str = "grade_relevance";
 /// How `reference`'s estimate is made.
 pub const REFERENCE_METHOD: &str = "dry run: the reference rounds run against a stand-in \
     judge whose answers are short, so merges are estimated at their smallest; prompts are \
@@ -117,13 +122,16 @@ fn rank_stage(
     }
     observer.event(&Event::StageEnd);
     let usage = usage_of(setup.chat.as_ref(), Some(&judge));
+    let rows = rows_by_task(&usage);
+    let least = grading_alone(&rows);
     Ok(StageEstimate {
         stage: "rank",
         units: samples.len(),
         unit_name: "questions",
-        rows: rows_by_task(&usage),
+        rows,
         templates: usage.templates.clone(),
         method: RANK_METHOD,
+        least,
     })
 }
 
@@ -174,7 +182,28 @@ fn reference_stage(
         rows: rows_by_task(&usage),
         templates: usage.templates.clone(),
         method: REFERENCE_METHOD,
+        least: None,
     })
+}
+
+/// The grading rows of a ranking's plan, summed: what the ranking asks when no context is
+/// graded useful, so none is ordered. `None` when no grading call is planned.
+fn grading_alone(rows: &[EstimateRow]) -> Option<EstimateRow> {
+    let mut grading = rows
+        .iter()
+        .filter(|row| row.label.starts_with(GRADING_TASK));
+    let first = grading.next()?.clone();
+    Some(grading.fold(
+        EstimateRow {
+            label: "grading alone".into(),
+            ..first
+        },
+        |mut sum, row| {
+            sum.tally.add(&row.tally);
+            sum.heuristic += row.heuristic;
+            sum
+        },
+    ))
 }
 
 fn progress(observer: &dyn Observer, stage: &'static str, done: usize, total: usize) {

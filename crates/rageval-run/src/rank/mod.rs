@@ -34,6 +34,7 @@ use crate::ended::Ended;
 use crate::error::{Result, RunError};
 use crate::judges::{self, Env, JudgeOptions, JudgeSetup};
 use crate::observe::Observer;
+use crate::words::counted;
 use questions::{QuestionData, QuestionRun, Spoiled};
 
 /// The journal: one line per finished question.
@@ -377,8 +378,8 @@ impl RankSummary {
         };
         let a = &self.agreement;
         let mut text = format!(
-            "ranked {} questions with {}: calls {} (failed {}), rounds max {}\n",
-            self.questions,
+            "ranked {} with {}: calls {} (failed {}), rounds max {}\n",
+            counted(self.questions, "questions"),
             algorithm.name(),
             self.calls["total"],
             self.calls["failed"],
@@ -386,15 +387,15 @@ impl RankSummary {
         );
         if self.left_out > 0 {
             text.push_str(&format!(
-                "left out of the figures: {} questions whose grades did not all come back \
+                "left out of the figures: {} whose grades did not all come back \
                  (rank_agreement.jsonl says why)\n",
-                self.left_out
+                counted(self.left_out, "questions")
             ));
         }
         text.push_str(&format!(
-            "retriever vs judge ({} questions): spearman {}  kendall_tau_b {}  top{k}_overlap {}  \
+            "retriever vs judge ({}): spearman {}  kendall_tau_b {}  top{k}_overlap {}  \
              rbo {}  ndcg@{k} {}  map {}\n",
-            self.questions - self.left_out,
+            counted(self.questions - self.left_out, "questions"),
             mean(&a.spearman),
             mean(&a.kendall_tau_b),
             mean(&a.top_k_overlap),
@@ -404,9 +405,9 @@ impl RankSummary {
         ));
         if let Some(gold) = &self.gold {
             text.push_str(&format!(
-                "gold labels ({} questions): judge auroc {} ndcg@{k} {} map {} | retriever \
+                "gold labels ({}): judge auroc {} ndcg@{k} {} map {} | retriever \
                  auroc {} ndcg@{k} {} map {}\n",
-                gold.questions,
+                counted(gold.questions, "questions"),
                 mean(&gold.judge.auroc),
                 mean(&gold.judge.ndcg_at_k),
                 mean(&gold.judge.mean_average_precision),

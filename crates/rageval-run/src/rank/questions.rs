@@ -4,9 +4,11 @@
 //! back, the session's judge accounts in the manifest, `summary.json` and the status written
 //! last.
 
+use std::cell::Cell;
 use std::collections::HashSet;
 use std::future::Future;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use rageval_core::Sample;
 use rageval_core::dataset::{self, FieldMap, Format, ReadOptions};
@@ -26,6 +28,10 @@ use crate::observe::{Event, Observer, Progress};
 use crate::resume::{self, compact_lines};
 use crate::session::{self, SessionOpen};
 use crate::units;
+use crate::words::counted;
+
+/// How often progress is reported while questions are in flight, besides after each one.
+const PROGRESS_EVERY: Duration = Duration::from_secs(1);
 
 /// The questions of a per-question command, and where its directory goes.
 #[derive(Debug, Clone)]
@@ -184,9 +190,9 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
                 String::new()
             };
             observer.note(format!(
-                "resuming {}: {} finished questions kept{again}",
+                "resuming {}: {} kept{again}",
                 path.display(),
-                done.len()
+                counted(done.len(), "finished questions")
             ));
         }
         opened.run.write_manifest(&opened.manifest)?;
@@ -245,7 +251,15 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
         let runtime = crate::runtime()?;
         let _cancel_judge = runtime.spawn(cancel_on(cancel.clone(), setup.chat.clone()));
         let mut journal = self.run.side_journal(self.journal_file)?;
-        let (mut written, mut failed) = (0usize, 0u64);
+        // Shared with the progress ticker, which reads them between questions' results.
+        let (written, failed) = (Cell::new(0usize), Cell::new(0u64));
+        let progress_now = || {
+            let mut progress = Progress::of(stage, setup.chat.as_ref());
+            progress.done = written.get() as u64;
+            progress.total = Some(total);
+            progress.failed = failed.get();
+            progress
+        };
         observer.event(&Event::Stage {
             name: stage,
             total: Some(total),
@@ -268,7 +282,7 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
                     if stopping && spoil == Spoiled::IfStopping {
                         return Ok(());
                     }
-                    failed += u64::from(spoil == Spoiled::IfStopping);
+                    failed.set(failed.get() + u64::from(spoil == Spoiled::IfStopping));
                     let line = match result {
                         Ok(line) => line,
                         Err(error) => {
@@ -278,21 +292,30 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
                     journal.append(&line)?;
                     journal.flush()?;
                     done.insert(key(&line));
-                    written += 1;
-                    session.checkpoint(run, manifest, written)?;
-                    let mut progress = Progress::of(stage, setup.chat.as_ref());
-                    progress.done = written as u64;
-                    progress.total = Some(total);
-                    progress.failed = failed;
-                    observer.event(&Event::Progress(progress));
+                    written.set(written.get() + 1);
+                    session.checkpoint(run, manifest, written.get())?;
+                    observer.event(&Event::Progress(progress_now()));
                     Ok(())
                 },
             );
+            // A question of a slow judge takes minutes: the judge's calls are counted as
+            // they are answered, not only when the question is done.
+            let ticking = async {
+                let mut every = tokio::time::interval(PROGRESS_EVERY);
+                every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+                every.tick().await;
+                loop {
+                    every.tick().await;
+                    observer.event(&Event::Progress(progress_now()));
+                }
+            };
             tokio::select! {
                 result = working => Some(result),
                 _ = cancel.cancelled() => None,
+                () = ticking => None,
             }
         });
+        let written = written.get();
         observer.event(&Event::StageEnd);
         drop(runtime);
         journal.flush()?;

@@ -82,6 +82,7 @@ impl Generator for Echo {
                 return Err(SourceError::EmptyAnswer {
                     endpoint: "test".into(),
                     attempts: 3,
+                    requests: 3,
                 });
             }
             Ok(Generated {
@@ -111,6 +112,7 @@ async fn run(
         &CollectOptions {
             concurrency: 4,
             fail_on_empty,
+            cancel: None,
         },
         &|_| {},
     )
@@ -281,7 +283,7 @@ async fn errors_that_hit_every_question_stop_at_the_first() {
         matches!(&err, SourceError::MissingVariable { name, .. } if name == "company_name"),
         "{err:?}"
     );
-    assert_eq!(std::fs::read_to_string(&out).unwrap(), "");
+    assert!(!out.exists(), "no record, no file");
 
     // Elasticsearch down: connections refused, after the retries.
     let mut settings = EsSettings::new(closed_port_url(), "news", template, "content");
@@ -323,4 +325,56 @@ async fn errors_that_hit_every_question_stop_at_the_first() {
     .await
     .unwrap_err();
     assert!(err.is_fatal() && err.hint().is_some(), "{err:?}");
+}
+
+/// Fails every question with an error that is not fatal (a 400 for this question), as a
+/// service that rejects each request does.
+struct Rejecting;
+
+impl Generator for Rejecting {
+    fn describe(&self) -> String {
+        "rejecting".into()
+    }
+
+    fn generate<'a>(
+        &'a self,
+        _: &'a Sample,
+        _: &'a [Retrieved],
+    ) -> BoxFuture<'a, Result<Generated, SourceError>> {
+        Box::pin(async {
+            Err(SourceError::Status {
+                endpoint: "rejecting".into(),
+                status: 400,
+                first_line: "bad request".into(),
+                retry_after: None,
+            })
+        })
+    }
+}
+
+/// Issue 25, item 4: a collect in which every question failed left a 0-byte output file,
+/// which reads as a finished collection of nothing. Now no record means no file; an
+/// earlier run's file is left as it was.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn regression_issue_25_every_question_failing_leaves_no_output_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sub/data.jsonl");
+    let retriever = || SlowFirst {
+        nothing_for: Vec::new(),
+    };
+    let report = run(samples(3), retriever(), Rejecting, &out, false)
+        .await
+        .unwrap();
+    assert_eq!((report.written, report.failed.len()), (0, 3));
+    assert!(!report.complete);
+    assert!(!out.exists(), "an empty output file was left");
+
+    let earlier = "{\"id\": \"1\", \"question\": \"question 1\", \"answer\": \"kept\"}\n";
+    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+    std::fs::write(&out, earlier).unwrap();
+    let report = run(samples(3), retriever(), Rejecting, &out, false)
+        .await
+        .unwrap();
+    assert_eq!((report.already_done, report.failed.len()), (1, 2));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), earlier);
 }

@@ -397,6 +397,47 @@ async fn empty_answers_are_asked_again_a_bounded_number_of_times() {
     assert_eq!(always_empty.seen().len(), 2);
 }
 
+/// Issue 25, item 4: a 5xx answered by a 200 on the retry counted one attempt; the
+/// record's `collected.attempts` now counts every request the question took.
+#[tokio::test]
+async fn regression_issue_25_retries_after_a_5xx_count_in_attempts() {
+    let server = TestServer::start(Arc::new(|n, _| match n {
+        0 => whole("503 Service Unavailable", "text/plain", "busy"),
+        1 => whole("200 OK", "text/plain", " "),
+        _ => whole("200 OK", "text/plain", "约488亿元"),
+    }))
+    .await;
+    let generated = ask(settings(&server.url, ResponseShape::Text))
+        .await
+        .unwrap();
+    assert_eq!(
+        (generated.answer.as_str(), generated.attempts),
+        ("约488亿元", 3),
+        "a 503, an empty answer, then the answer"
+    );
+    assert_eq!(server.seen().len(), 3);
+
+    let always_busy_then_empty = TestServer::start(Arc::new(|n, _| match n {
+        0 => whole("500 Internal Server Error", "text/plain", "oops"),
+        _ => whole("200 OK", "text/plain", ""),
+    }))
+    .await;
+    let mut s = settings(&always_busy_then_empty.url, ResponseShape::Text);
+    s.empty_attempts = 2;
+    let err = ask(s).await.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            SourceError::EmptyAnswer {
+                attempts: 2,
+                requests: 3,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+}
+
 #[tokio::test]
 async fn a_stream_that_hangs_times_out() {
     let server = TestServer::start(Arc::new(|_, _| {

@@ -6,7 +6,12 @@
 //! The summary line counts what was written, what failed, and the empty results (questions
 //! without contexts, empty answers), which get a warning; `--fail-on-empty` makes them
 //! failures. Exit code 2 when a question failed (the others are written; a rerun asks the
-//! failed ones again); failures with the same cause are reported once, with their ids.
+//! failed ones again, and the hint for empty results names the settings to check, since a
+//! rerun with the same ones finds nothing either); failures with the same cause are
+//! reported once, with their ids. When every question fails no output file is written.
+//! Ctrl-C (or SIGTERM) asks nothing more and says how many records were written and how to
+//! go on (exit 130, or 143); the same command resumes. `--show-settings` prints the
+//! resolved settings as aligned `key  value` lines, secrets masked.
 //!
 //! `--generator baseline` answers with the chat model of the judge `rageval eval` would
 //! build from the same `--judge-*` flags (`rageval_run::judges::resolve`); like
@@ -24,7 +29,6 @@ use rageval_sources::{
     BaselineGenerator, CollectOptions, ContextSource, EsRetriever, Generator, LocalIndex,
     LocalRetriever, Progress, RagService, SourceError, SourcesConfig, collect,
 };
-use serde_json::json;
 
 use rageval_run::{Event, Observer as _};
 
@@ -40,45 +44,59 @@ pub fn run(args: &CollectArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<E
     let env = |name: &str| std::env::var(name).ok();
     let config = SourcesConfig::locate(args.judge.config.as_deref(), &env)?;
     let concurrency = args.judge.concurrency.unwrap_or(DEFAULT_CONCURRENCY);
-    let (generator, service): (Arc<dyn Generator>, Option<String>) = match args.generator {
+    let (generator, service): (Arc<dyn Generator>, Option<Section>) = match args.generator {
         GeneratorKind::Http => {
             let service = RagService::new(config.service(process_env())?)?;
-            let settings = format!("{:?}", service.settings());
-            (Arc::new(service), Some(settings))
+            let section = Section::new("service", service.settings().shown());
+            (Arc::new(service), Some(section))
         }
         GeneratorKind::Baseline => (Arc::new(baseline(args, ui)?), None),
     };
-    let contexts = match args.retriever {
+    let (contexts, retriever) = match args.retriever {
         RetrieverKind::Es => {
-            ContextSource::Retriever(Arc::new(EsRetriever::new(config.elasticsearch(&env)?)?))
+            let retriever = EsRetriever::new(config.elasticsearch(&env)?)?;
+            let section = Section::new("elasticsearch", retriever.settings().shown());
+            (ContextSource::Retriever(Arc::new(retriever)), Some(section))
         }
         RetrieverKind::Local => {
             let local = config.local(args.index.clone(), args.k, args.ranking.map(ranking))?;
+            let section = Section::new(
+                "local",
+                vec![
+                    ("index", local.index.display().to_string()),
+                    ("k", local.k.to_string()),
+                    ("ranking", local.ranking.name().to_owned()),
+                ],
+            );
             let index = Arc::new(LocalIndex::open(&local.index)?);
             let embedder = embedder_for(&index, local.ranking)?;
-            ContextSource::Retriever(Arc::new(LocalRetriever::new(
-                index,
-                local.k,
-                local.ranking,
-                embedder,
-            )?))
+            let retriever = LocalRetriever::new(index, local.k, local.ranking, embedder)?;
+            (ContextSource::Retriever(Arc::new(retriever)), Some(section))
         }
-        RetrieverKind::Http => ContextSource::Generator,
+        RetrieverKind::Http => (ContextSource::Generator, service.clone()),
     };
     if args.show_settings {
-        let retriever = match &contexts {
+        let described = match &contexts {
             ContextSource::Retriever(r) => r.describe(),
             ContextSource::Generator => "the service's answer".into(),
         };
-        let settings = json!({
-            "questions": args.questions,
-            "out": args.out,
-            "retriever": retriever,
-            "generator": generator.describe(),
-            "concurrency": concurrency,
-            "service": service,
-        });
-        writeln!(out, "{}", serde_json::to_string_pretty(&settings)?)?;
+        let run = Section::new(
+            "",
+            vec![
+                ("questions", args.questions.display().to_string()),
+                ("out", args.out.display().to_string()),
+                ("retriever", described),
+                ("generator", generator.describe()),
+                ("concurrency", concurrency.to_string()),
+                ("fail_on_empty", args.fail_on_empty.to_string()),
+            ],
+        );
+        let mut sections = vec![run];
+        if args.retriever != RetrieverKind::Http {
+            sections.extend(retriever.clone());
+        }
+        sections.extend(service.clone());
+        out.write_all(render_sections(&sections).as_bytes())?;
         return Ok(Exit::Success);
     }
     let options = ReadOptions {
@@ -91,6 +109,7 @@ pub fn run(args: &CollectArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<E
         questions.truncate(n);
     }
     let total = questions.len();
+    let cancel = crate::ui::cancel_on_ctrl_c();
     ui.event(&Event::Stage {
         name: "collecting",
         total: None,
@@ -112,6 +131,7 @@ pub fn run(args: &CollectArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<E
         &CollectOptions {
             concurrency,
             fail_on_empty: args.fail_on_empty,
+            cancel: Some(cancel),
         },
         &progress,
     ));
@@ -134,15 +154,29 @@ pub fn run(args: &CollectArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<E
     }
     writeln!(
         out,
-        "{}: {} questions, {} already there, {} written, {} failed; {} without contexts, {} with an empty answer",
+        "{}: {}, {} already there, {} written, {} failed; {} without contexts, {} with an empty answer",
         args.out.display(),
-        total,
+        count(total, "question"),
         report.already_done,
         report.written,
         report.failed.len(),
         report.without_contexts.len(),
         report.empty_answers.len(),
     )?;
+    if report.interrupted {
+        let have = report.already_done + report.written;
+        ui.warn(&format!(
+            "interrupted: {} written to {} in this run, {have} of {total} questions have one; \
+             run the same command again to ask the other {} (the records there are kept)",
+            count(report.written, "record"),
+            args.out.display(),
+            total.saturating_sub(have),
+        ));
+        return Ok(match crate::ui::stop_signal() {
+            Some(crate::ui::StopSignal::Terminate) => Exit::Terminated,
+            _ => Exit::Interrupted,
+        });
+    }
     if !report.without_contexts.is_empty() {
         ui.warn(&format!(
             "warning: {} got no contexts from the retriever; hint: check the query's filters \
@@ -168,21 +202,150 @@ pub fn run(args: &CollectArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<E
     }
     if report.unknown_ids > 0 {
         ui.note(&format!(
-            "note: {} records in {} have ids that are not in {} (kept)",
-            report.unknown_ids,
+            "note: {} in {} have ids that are not in {} (kept)",
+            count(report.unknown_ids, "record"),
             args.out.display(),
             args.questions.display()
         ));
     }
     if report.failed.is_empty() {
-        Ok(Exit::Success)
-    } else {
+        return Ok(Exit::Success);
+    }
+    if args.out.exists() {
         ui.note(&format!(
-            "{} is not complete: run the same command again to ask the failed questions again",
+            "{} is not complete: {} no record (the failures are listed above)",
+            args.out.display(),
+            count_verb(report.failed.len(), "question has", "questions have"),
+        ));
+    } else {
+        ui.warn(&format!(
+            "error: nothing was collected: every question asked failed (the failures are listed \
+             above), so {} was not written",
             args.out.display()
         ));
-        Ok(Exit::Error)
     }
+    let empty = report
+        .failed
+        .iter()
+        .filter(|(_, error)| is_empty_result(error))
+        .count();
+    let others = report.failed.len() - empty;
+    if others > 0 {
+        let which = if empty == 0 {
+            "failed questions".to_owned()
+        } else {
+            format!(
+                "{} that failed for other reasons",
+                count(others, "question")
+            )
+        };
+        ui.note(&format!(
+            "hint: the same command asks the {which} again, once their cause (above) is fixed \
+             or has passed"
+        ));
+    }
+    if empty > 0 {
+        ui.note(&empty_hint(
+            empty,
+            if args.retriever == RetrieverKind::Http {
+                service.as_ref()
+            } else {
+                retriever.as_ref()
+            },
+        ));
+    }
+    Ok(Exit::Error)
+}
+
+/// Named settings of one source, as `--show-settings` prints them under `[name]`.
+#[derive(Debug, Clone)]
+struct Section {
+    name: &'static str,
+    settings: Vec<(&'static str, String)>,
+}
+
+impl Section {
+    fn new(name: &'static str, settings: Vec<(&'static str, String)>) -> Self {
+        Section { name, settings }
+    }
+
+    /// `key value` pairs of the settings named by `keys`, in that order.
+    fn pick(&self, keys: &[&str]) -> String {
+        keys.iter()
+            .filter_map(|key| {
+                let (_, value) = self.settings.iter().find(|(name, _)| name == key)?;
+                Some(format!("{key} {value}"))
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// The sections as TOML-like lines, values aligned: the unnamed one first, then `[name]`
+/// and its keys for each other.
+fn render_sections(sections: &[Section]) -> String {
+    let width = sections
+        .iter()
+        .flat_map(|s| &s.settings)
+        .map(|(key, _)| key.chars().count())
+        .max()
+        .unwrap_or(0);
+    let mut text = String::new();
+    for section in sections {
+        if !section.name.is_empty() {
+            text.push_str(&format!("\n[{}]\n", section.name));
+        }
+        for (key, value) in &section.settings {
+            text.push_str(&format!("{key:<width$}  {value}\n"));
+        }
+    }
+    text
+}
+
+/// Whether `error` is an empty result made a failure by `--fail-on-empty`: asking again with
+/// the same settings gives the same nothing.
+fn is_empty_result(error: &SourceError) -> bool {
+    matches!(
+        error,
+        SourceError::NoContexts { .. } | SourceError::EmptyAnswer { .. }
+    )
+}
+
+/// What to check when `--fail-on-empty` failed questions: the settings of the source that
+/// gave nothing, since a rerun with them finds nothing either.
+fn empty_hint(empty: usize, source: Option<&Section>) -> String {
+    let checked = source.map_or_else(
+        || "the retriever's settings".to_owned(),
+        |section| {
+            let keys: &[&str] = match section.name {
+                "elasticsearch" => &["index", "query_template", "text_field", "size"],
+                "local" => &["index", "k", "ranking"],
+                _ => &["url", "query", "body", "response"],
+            };
+            format!("[{}] {}", section.name, section.pick(keys))
+        },
+    );
+    format!(
+        "hint: asked again with the same settings, the {} with an empty result would get \
+         nothing again: check the index name and the query's fields and filters ({checked}; \
+         --show-settings prints every setting), or leave out --fail-on-empty to write such \
+         questions with their empty result",
+        count(empty, "question"),
+    )
+}
+
+/// `1 question`, `3 questions`.
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("{n} {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// `1 question has`, `3 questions have`.
+fn count_verb(n: usize, singular: &str, plural: &str) -> String {
+    format!("{n} {}", if n == 1 { singular } else { plural })
 }
 
 /// The failures grouped by their message (the whole cause chain), in order of first

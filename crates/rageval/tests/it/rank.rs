@@ -7,6 +7,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 use rageval_report::testing::calamine::{Data, Reader, Xlsx, open_workbook};
 use rageval_testkit::{MockConfig, Reply};
@@ -550,5 +551,126 @@ fn pipeline_ranks_writes_references_and_evaluates_the_top_k() {
     assert_eq!(
         samples.get_value((1, 4)),
         Some(&Data::String("es-17, es-4".into()))
+    );
+}
+
+/// Issue 25, item 7: rank's progress moved only when a question was done (`0/20, 0/s` for
+/// minutes on a slow judge). Now the judge's calls are counted while the question is in
+/// flight.
+#[test]
+fn regression_issue_25_rank_progress_counts_judge_calls_within_a_question() {
+    let server = endpoint(MockConfig {
+        latency: Duration::from_millis(300),
+        ..MockConfig::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let contexts: Vec<String> = (1..=12)
+        .map(|i| format!("Context {i} says the company sells software."))
+        .collect();
+    let row = json!({"id": "q1", "question": "What does it sell?", "contexts": contexts});
+    fs::write(dir.path().join("d.jsonl"), format!("{row}\n")).unwrap();
+    let mut args = vec![
+        "rank",
+        "d.jsonl",
+        "--out",
+        "r",
+        "--grade-batch",
+        "1",
+        "--concurrency",
+        "2",
+        "--progress",
+    ];
+    let flags = server.flags();
+    args.extend(flags.iter().map(String::as_str));
+    let output = rageval(dir.path(), &args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stderr(&output);
+    let calls_before_the_question_ended = text.lines().any(|line| {
+        line.strip_prefix("ranking 0/1, 0 failed, ")
+            .and_then(|rest| rest.split(' ').next())
+            .and_then(|calls| calls.parse::<u64>().ok())
+            .is_some_and(|calls| calls > 0)
+    });
+    assert!(calls_before_the_question_ended, "{text}");
+}
+
+/// Issue 25, item 7: after the reference stage the pipeline printed the judge's cumulative
+/// line (rank's calls included) as if it were the stage's own; and "1 questions".
+#[test]
+fn regression_issue_25_pipeline_labels_the_cumulative_judge_line_and_counts_in_the_singular() {
+    let server = endpoint(MockConfig::default());
+    let dir = tempfile::tempdir().unwrap();
+    let row = json!({"id": "q1", "question": "Who founded it?", "answer": "Ada.",
+                     "contexts": ["Ada founded the company.", "It rains.", "Founded in 1990."]});
+    fs::write(dir.path().join("d.jsonl"), format!("{row}\n")).unwrap();
+    let mut args = vec![
+        "pipeline",
+        "d.jsonl",
+        "--out",
+        "p",
+        "--top-k",
+        "2",
+        "--metrics",
+        "faithfulness",
+    ];
+    let flags = server.flags();
+    args.extend(flags.iter().map(String::as_str));
+    let output = rageval(dir.path(), &args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = crate::stdout(&output);
+    assert!(!text.contains("1 questions"), "{text}");
+    assert!(text.contains("ranked 1 question with listwise"), "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    let rank_judge = lines
+        .iter()
+        .position(|l| l.starts_with("judge: "))
+        .expect("rank's judge line");
+    assert!(
+        lines[rank_judge + 1..]
+            .iter()
+            .any(|l| l.starts_with("judge, rank and reference stages together: ")),
+        "{text}"
+    );
+}
+
+/// Issue 25, item 7: rank's dry run printed one figure, every context ordered, which
+/// overestimated a real run's calls by 29%; and "rank 1 questions". It now gives the range
+/// too: from grading alone (no context useful) to the table's total.
+#[test]
+fn regression_issue_25_rank_dry_run_gives_the_range_of_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let contexts: Vec<String> = (1..=25)
+        .map(|i| format!("Context {i} says the company sells software."))
+        .collect();
+    let row = json!({"id": "q1", "question": "What does it sell?", "contexts": contexts});
+    fs::write(dir.path().join("d.jsonl"), format!("{row}\n")).unwrap();
+    let output = rageval(
+        dir.path(),
+        &[
+            "rank",
+            "d.jsonl",
+            "--dry-run",
+            "--judge-model",
+            "gpt-4o-mini",
+            "--judge-base-url",
+            "http://127.0.0.1:9/v1",
+        ],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.starts_with("dry run (rank 1 question);"), "{text}");
+    let calls_of = |label: &str| -> u64 {
+        text.lines()
+            .find(|l| l.split_whitespace().next() == Some(label))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no {label} row: {text}"))
+    };
+    let (grading, total) = (calls_of("grade_relevance_batch"), calls_of("total"));
+    assert!(grading < total, "{text}");
+    assert!(
+        text.contains(&format!("rank makes {grading} to {total} model calls, "))
+            && text.contains("the fewest if the judge grades no context useful (grading alone)"),
+        "{text}"
     );
 }

@@ -121,3 +121,75 @@ fn regression_issue_26_sigterm_stops_eval_resumably_even_with_signals_ignored_at
         assert_eq!(all.get(cell), Some(line), "cell {cell:?} was not kept");
     }
 }
+
+/// Waits until `path` holds at least one complete line, or panics after a minute.
+fn wait_for_a_line(path: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !fs::read_to_string(path).is_ok_and(|t| t.contains('\n')) {
+        assert!(
+            Instant::now() < deadline,
+            "no record written within a minute"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Issue 25, item 4: Ctrl-C during `collect` ended it without a word (the default
+/// disposition). Now it stops like the judged commands: exit 130, a line saying how many
+/// records were written and how to go on, every written record whole; the same command
+/// asks the rest.
+#[test]
+fn regression_issue_25_ctrl_c_stops_collect_saying_what_was_written() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::sources::write_questions(dir.path(), 20);
+    let url = crate::sources::serve(
+        "200 OK",
+        crate::sources::SERVICE_ANSWER.into(),
+        Duration::from_millis(300),
+    );
+    crate::sources::write_service_settings(dir.path(), &url);
+    let args = [
+        "collect",
+        "questions.jsonl",
+        "--retriever",
+        "http",
+        "--config",
+        "sources.toml",
+        "--out",
+        "data.jsonl",
+    ];
+    let child = with_signals_ignored(&command(dir.path(), &args))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = dir.path().join("data.jsonl");
+    wait_for_a_line(&out);
+    let stopped = signal(child, "INT");
+    let text = stderr(&stopped);
+    assert_eq!(stopped.status.code(), Some(130), "{text}");
+    let kept = fs::read_to_string(&out).unwrap();
+    assert!(kept.ends_with('\n'), "a torn last line");
+    let written = kept.lines().count();
+    assert!(written < 20, "{written} records: the signal came too late");
+    let noun = if written == 1 { "record" } else { "records" };
+    assert!(
+        text.contains(&format!(
+            "interrupted: {written} {noun} written to data.jsonl in this run, {written} of 20 \
+             questions have one; run the same command again to ask the other {}",
+            20 - written
+        )),
+        "{text}"
+    );
+
+    let resumed = command(dir.path(), &args).output().unwrap();
+    assert!(resumed.status.success(), "{}", stderr(&resumed));
+    assert!(
+        crate::stdout(&resumed).contains(&format!(
+            "20 questions, {written} already there, {} written",
+            20 - written
+        )),
+        "{}",
+        crate::stdout(&resumed)
+    );
+}

@@ -278,3 +278,51 @@ fn metrics_explain_shows_only_the_metric_s_own_figures() {
         });
     }
 }
+
+/// Issue 25, item 4: `collect --show-settings` printed a Rust `Debug` struct of the
+/// service and nothing of Elasticsearch's. Now aligned `key  value` lines per source,
+/// credentials named by kind and masked.
+#[test]
+fn regression_issue_25_collect_show_settings_is_readable_and_has_elasticsearch() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("query.json"),
+        r#"{"query": {"match": {"content": "{{question}}"}}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("sources.toml"),
+        "[elasticsearch]\nurl = \"http://elastic:hunter2@127.0.0.1:9200/\"\nindex = \"news\"\n\
+         query_template = \"query.json\"\ntext_field = \"content\"\nsize = 20\n\
+         source_excludes = [\"embedding\"]\nuser = \"elastic\"\npassword = \"hunter2\"\n\n\
+         [service]\nurl = \"http://127.0.0.1:9/qa?token=abc\"\nmethod = \"POST\"\n\
+         headers = { Authorization = \"Bearer {{env.RAG_TOKEN}}\" }\n\
+         body = { message = \"{{question}}\" }\nresponse = \"json\"\nanswer_path = \"data.answer\"\n",
+    )
+    .unwrap();
+    let output = super::command(
+        dir.path(),
+        &[
+            "collect",
+            "questions.jsonl",
+            "--retriever",
+            "es",
+            "--config",
+            "sources.toml",
+            "--out",
+            "data.jsonl",
+            "--show-settings",
+        ],
+    )
+    .env("RAG_TOKEN", "tok-secret")
+    .output()
+    .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    for secret in ["hunter2", "tok-secret", "abc"] {
+        assert!(!text.contains(secret), "{secret} shown: {text}");
+    }
+    with_filters(dir.path(), || {
+        insta::assert_snapshot!("collect_show_settings", transcript(&output));
+    });
+}

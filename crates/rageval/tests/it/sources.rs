@@ -103,6 +103,16 @@ fn index_then_search_in_chinese() {
 /// A RAG service on a loopback port answering every question with a fixed line, as a
 /// streamed `text/plain` body; returns its URL.
 fn serve_answers(answer: &'static str) -> String {
+    serve(
+        "200 OK",
+        format!("思考中……\n{answer}\n"),
+        std::time::Duration::ZERO,
+    )
+}
+
+/// A RAG service on a loopback port answering one request at a time, each after `delay`,
+/// with `status` and `body`; returns its URL.
+pub(crate) fn serve(status: &'static str, body: String, delay: std::time::Duration) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     std::thread::spawn(move || {
@@ -113,10 +123,10 @@ fn serve_answers(answer: &'static str) -> String {
             while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
                 line.clear();
             }
-            let body = format!("思考中……\n{answer}\n");
+            std::thread::sleep(delay);
             let _ = write!(
                 stream,
-                "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                "HTTP/1.1 {status}\r\ncontent-type: text/plain\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
                 body.len()
             );
         }
@@ -594,4 +604,138 @@ fn regression_a_missing_settings_file_is_named_and_toml_errors_show_where() {
         "{text}"
     );
     assert!(!dir.path().join("d.jsonl").exists());
+}
+
+/// Questions `q1`..`qN` as JSON lines in `dir/questions.jsonl`.
+pub(crate) fn write_questions(dir: &Path, n: usize) {
+    let text: String = (1..=n)
+        .map(|i| format!("{{\"id\": \"q{i}\", \"question\": \"少儿编程市场规模 {i}\"}}\n"))
+        .collect();
+    std::fs::write(dir.join("questions.jsonl"), text).unwrap();
+}
+
+/// `dir/sources.toml` naming the service at `url`, which answers with JSON and the
+/// contexts it used ([`SERVICE_ANSWER`]).
+pub(crate) fn write_service_settings(dir: &Path, url: &str) {
+    std::fs::write(
+        dir.join("sources.toml"),
+        format!(
+            "[service]\nurl = \"{url}/qa\"\nquery = {{ message = \"{{{{question}}}}\" }}\n\
+             response = \"json\"\nanswer_path = \"answer\"\ncontexts_path = \"contexts\"\n\
+             max_attempts = 1\n"
+        ),
+    )
+    .unwrap();
+}
+
+/// An answer of the service [`write_service_settings`] describes.
+pub(crate) const SERVICE_ANSWER: &str =
+    r#"{"answer": "约488亿元。", "contexts": ["少儿编程教育市场规模约为488亿元。"]}"#;
+
+/// Issue 25, item 4: a collect in which every question failed left a 0-byte output file,
+/// which reads as a finished collection of nothing. Now nothing is written, exit code 2,
+/// and stderr says where the failures are.
+#[test]
+fn regression_issue_25_collect_with_every_question_failing_writes_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    write_questions(dir.path(), 3);
+    let url = serve(
+        "400 Bad Request",
+        "no such route".into(),
+        std::time::Duration::ZERO,
+    );
+    write_service_settings(dir.path(), &url);
+    let out = rageval(
+        dir.path(),
+        &[
+            "collect",
+            "questions.jsonl",
+            "--retriever",
+            "http",
+            "--config",
+            "sources.toml",
+            "--out",
+            "data.jsonl",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        !dir.path().join("data.jsonl").exists(),
+        "an empty output file was left"
+    );
+    let text = stderr(&out);
+    assert!(
+        text.contains("3 questions (ids q") && text.contains("failed: http://127.0.0.1:"),
+        "{text}"
+    );
+    assert!(
+        text.contains("/qa answered http 400: no such route"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "error: nothing was collected: every question asked failed (the failures are listed above), so data.jsonl was not written"
+        ),
+        "{text}"
+    );
+    assert!(
+        stdout(&out).contains("data.jsonl: 3 questions, 0 already there, 0 written, 3 failed"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+/// Issue 25, item 4: with zero hits, `--fail-on-empty` advised "run the same command
+/// again", which finds nothing again. Now the hint names the retriever's settings to check.
+#[test]
+fn regression_issue_25_fail_on_empty_zero_hits_hint_names_the_retriever_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    write_bytes(
+        dir.path(),
+        "report.txt",
+        "少儿编程教育市场规模约为488亿元。\n".as_bytes(),
+    );
+    let out = rageval(dir.path(), &["index", "report.txt", "--out", "idx"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let url = serve_answers("约488亿元。");
+    std::fs::write(
+        dir.path().join("sources.toml"),
+        format!("[service]\nurl = \"{url}/qa\"\nquery = {{ message = \"{{{{question}}}}\" }}\nresponse = \"lines\"\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("questions.jsonl"),
+        "{\"id\": \"q1\", \"question\": \"xyzzy plugh\"}\n",
+    )
+    .unwrap();
+    let out = rageval(
+        dir.path(),
+        &[
+            "collect",
+            "questions.jsonl",
+            "--retriever",
+            "local",
+            "--index",
+            "idx",
+            "--config",
+            "sources.toml",
+            "--out",
+            "data.jsonl",
+            "--fail-on-empty",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let text = stderr(&out);
+    assert!(!text.contains("run the same command again"), "{text}");
+    assert!(
+        text.contains(
+            "hint: asked again with the same settings, the 1 question with an empty result would get nothing again: check the index name and the query's fields and filters ([local] index idx, k "
+        ),
+        "{text}"
+    );
+    assert!(
+        stdout(&out).contains("1 question, 0 already there"),
+        "{}",
+        stdout(&out)
+    );
 }

@@ -114,7 +114,8 @@ pub use judge_agreement::{
     CHANCE, INCLUDES_CHANCE, UNMEASURED, headline, includes_chance, judge_lines, render_judge_lines,
 };
 pub use manifest::{
-    DatasetInfo, Manifest, MeasuredFigure, MetricRecord, RunStatus, TaskJudgeRecord, ToolInfo,
+    DatasetInfo, Manifest, MeasuredFigure, MetricRecord, RUN_FORMAT_VERSION, RunStatus,
+    TaskJudgeRecord, ToolInfo,
 };
 pub use markdown::render_markdown;
 pub use page::html_document;

@@ -1,7 +1,7 @@
 //! `manifest.json`: what a run was — tool version, command, dataset and its hash, metrics
 //! with their formulas, settings — and whether it finished.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use crate::Session;
@@ -79,6 +79,10 @@ pub struct MeasuredFigure {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
+    /// [`RUN_FORMAT_VERSION`] of the rageval that wrote it. Reading a newer one fails, so an
+    /// older binary never resumes a newer run and rewrites its manifest without the fields
+    /// it does not know.
+    #[serde(deserialize_with = "known_format_version")]
     pub format_version: u32,
     pub tool: ToolInfo,
     pub command: String,
@@ -98,6 +102,20 @@ pub struct Manifest {
     /// what each asked of the judge.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sessions: Vec<Session>,
+}
+
+/// A format version this build reads: [`RUN_FORMAT_VERSION`] or an older one.
+fn known_format_version<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u32, D::Error> {
+    let version = u32::deserialize(deserializer)?;
+    if version > RUN_FORMAT_VERSION {
+        return Err(serde::de::Error::custom(format!(
+            "the run was written in run format {version}, newer than format \
+             {RUN_FORMAT_VERSION}, the newest this rageval ({}) reads: read or resume it with \
+             a rageval at least as new as the one that wrote it (its manifest's `tool.version`)",
+            env!("CARGO_PKG_VERSION")
+        )));
+    }
+    Ok(version)
 }
 
 impl Manifest {

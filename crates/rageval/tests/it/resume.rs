@@ -143,3 +143,48 @@ fn retry_failed_replaces_failed_cells() {
     assert!(lines.iter().all(|l| l["status"] == "score"));
     let _: &MockServer = &healthy.mock;
 }
+
+/// Regression (issue 24, item 6): `RUN_FORMAT_VERSION` was written into every manifest and
+/// never checked, so an older binary resumed a newer run and rewrote its manifest without
+/// the fields it did not know. A run of a newer format is refused by every reader, named
+/// with both versions, and left as it was.
+#[test]
+fn a_run_of_a_newer_format_is_refused_and_left_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    crate::eval_fiqa(dir.path(), "rouge_l", &run);
+    let manifest_path = run.join("manifest.json");
+    let mut manifest: Value = serde_json::from_slice(&fs::read(&manifest_path).unwrap()).unwrap();
+    let newer = rageval_report::RUN_FORMAT_VERSION + 1;
+    manifest["format_version"] = newer.into();
+    manifest["a_field_of_the_future"] = "kept".into();
+    let future = serde_json::to_vec_pretty(&manifest).unwrap();
+    fs::write(&manifest_path, &future).unwrap();
+    let journal = fs::read(run.join("results.jsonl")).unwrap();
+
+    let data = repo_root().join("examples/fiqa-30.jsonl");
+    let data = data.to_str().unwrap();
+    let run_arg = run.to_str().unwrap();
+    for args in [
+        vec!["eval", data, "--metrics", "rouge_l", "--out", run_arg],
+        vec!["report", run_arg],
+        vec!["compare", run_arg, run_arg],
+    ] {
+        let output = rageval(dir.path(), &args);
+        let err = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!(
+                "run format {newer}, newer than format {}",
+                newer - 1
+            )),
+            "{args:?}: {err}"
+        );
+        assert_eq!(
+            fs::read(&manifest_path).unwrap(),
+            future,
+            "{args:?} rewrote it"
+        );
+        assert_eq!(fs::read(run.join("results.jsonl")).unwrap(), journal);
+    }
+}

@@ -9,6 +9,7 @@ use rageval_judge::batch::{FailedItems, PollPolicy};
 use rageval_report::{Gate, render_summary_table};
 use rageval_run::batch::BatchMode;
 use rageval_run::eval::{self, EvalOptions};
+use rageval_run::words::counted;
 
 use super::{Exit, calibrate, completed, estimate};
 use crate::cli::{BatchArgs, BatchFallbackArg, DataFormat, EvalArgs, GateArgs, ResultsFormat};
@@ -40,8 +41,8 @@ pub fn run(args: &EvalArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<Exit
     }
     if done.scored.cut > 0 {
         ui.note(&format!(
-            "{} samples had their contexts cut to fit (--top-k / --context-window)",
-            done.scored.cut
+            "{} had their contexts cut to fit (--top-k / --context-window)",
+            counted(done.scored.cut, "samples")
         ));
     }
     if args.results_format == ResultsFormat::Parquet {
@@ -49,11 +50,11 @@ pub fn run(args: &EvalArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<Exit
         ui.note(&format!("wrote {}", written.display()));
     }
     ui.note(&format!(
-        "wrote {} ({} samples × {} metrics; {} cells scored now, {} of them failed)",
+        "wrote {} ({} × {}; {} scored now, {} of them failed)",
         done.path.display(),
-        done.summary.samples,
-        done.summary.metric_order.len(),
-        done.scored.cells,
+        counted(done.summary.samples, "samples"),
+        counted(done.summary.metric_order.len(), "metrics"),
+        counted(done.scored.cells, "cells"),
         done.scored.failed
     ));
     let exit = super::report::gate_lines(&done.finished, ui, out)?;

@@ -24,11 +24,11 @@ pub fn run(args: &MergeArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<Exi
         .context("cannot write to stdout")?;
     writeln!(out, "{}", merged.footer).context("cannot write to stdout")?;
     ui.note(&format!(
-        "wrote {} ({} shards, {} samples × {} metrics)",
+        "wrote {} ({}, {} × {})",
         merged.path.display(),
-        merged.shards,
-        merged.summary.samples,
-        merged.summary.metric_order.len()
+        rageval_run::words::counted(merged.shards as usize, "shards"),
+        rageval_run::words::counted(merged.summary.samples, "samples"),
+        rageval_run::words::counted(merged.summary.metric_order.len(), "metrics")
     ));
     super::report::gate_lines(&merged.finished, ui, out)
 }

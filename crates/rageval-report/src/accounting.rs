@@ -94,6 +94,45 @@ impl CallTally {
     }
 }
 
+impl CallTally {
+    /// What was counted after `earlier` (see [`JudgeUsage::since`]).
+    fn since(&self, earlier: &CallTally) -> CallTally {
+        CallTally {
+            calls: self.calls.saturating_sub(earlier.calls),
+            cached_calls: self.cached_calls.saturating_sub(earlier.cached_calls),
+            merged_calls: self.merged_calls.saturating_sub(earlier.merged_calls),
+            prompt_tokens: self.prompt_tokens.saturating_sub(earlier.prompt_tokens),
+            completion_tokens: self
+                .completion_tokens
+                .saturating_sub(earlier.completion_tokens),
+            reasoning_tokens: self
+                .reasoning_tokens
+                .saturating_sub(earlier.reasoning_tokens),
+            reasoning_calls: self.reasoning_calls.saturating_sub(earlier.reasoning_calls),
+            counted_calls: self.counted_calls.saturating_sub(earlier.counted_calls),
+            cost_usd: self
+                .cost_usd
+                .zip(earlier.cost_usd)
+                .map(|(now, before)| (now - before).max(0.0)),
+            rungs: RungTally {
+                direct: self.rungs.direct.saturating_sub(earlier.rungs.direct),
+                extracted: self.rungs.extracted.saturating_sub(earlier.rungs.extracted),
+                repaired: self.rungs.repaired.saturating_sub(earlier.rungs.repaired),
+                reasked: self.rungs.reasked.saturating_sub(earlier.rungs.reasked),
+                failed: self.rungs.failed.saturating_sub(earlier.rungs.failed),
+                errored: self.rungs.errored.saturating_sub(earlier.rungs.errored),
+            },
+        }
+    }
+
+    /// Whether nothing at all was counted.
+    fn is_empty(&self) -> bool {
+        self.calls + self.cached_calls + self.merged_calls + self.counted_calls == 0
+            && self.prompt_tokens + self.completion_tokens == 0
+            && self.rungs.total() == 0
+    }
+}
+
 impl Default for CallTally {
     fn default() -> Self {
         CallTally {
@@ -201,6 +240,46 @@ impl JudgeUsage {
                 }
                 None => self.request_forms.push(form.clone()),
             }
+        }
+    }
+
+    /// What was asked after `earlier`, a reading of the same books taken before: a judge
+    /// that serves two stages (`pipeline`'s rank and reference) counts from its start, and
+    /// each stage's session must count its own calls only. The request forms are the
+    /// latest's (they are a state, not a count).
+    pub fn since(&self, earlier: &JudgeUsage) -> JudgeUsage {
+        let mut templates = BTreeMap::new();
+        for (name, tally) in &self.templates {
+            let left = match earlier.templates.get(name) {
+                Some(before) => tally.since(before),
+                None => tally.clone(),
+            };
+            if !left.is_empty() {
+                templates.insert(name.clone(), left);
+            }
+        }
+        let mut tasks = BTreeMap::new();
+        for (task, tally) in &self.tasks {
+            let before = earlier.tasks.get(task).copied().unwrap_or_default();
+            let left = TaskTally {
+                llm: tally.llm.saturating_sub(before.llm),
+                heuristic: tally.heuristic.saturating_sub(before.heuristic),
+            };
+            if left.llm + left.heuristic > 0 {
+                tasks.insert(task.clone(), left);
+            }
+        }
+        JudgeUsage {
+            total: self.total.since(&earlier.total),
+            attempts: self.attempts.saturating_sub(earlier.attempts),
+            failed_attempts: self.failed_attempts.saturating_sub(earlier.failed_attempts),
+            retries: self.retries.saturating_sub(earlier.retries),
+            cache_hits_other_endpoint: self
+                .cache_hits_other_endpoint
+                .saturating_sub(earlier.cache_hits_other_endpoint),
+            templates,
+            tasks,
+            request_forms: self.request_forms.clone(),
         }
     }
 

@@ -170,7 +170,7 @@ pub fn run(
     stage_done(StageEnded::Rank(&rank));
 
     let reference_options = options.reference_options();
-    let mut reference = match crate::reference::reference_into(
+    let reference = match crate::reference::reference_into(
         &reference_options,
         &samples,
         &setup,
@@ -179,12 +179,8 @@ pub fn run(
         cancel,
     )? {
         Ended::Complete(reference) => reference,
-        Ended::Stopped(mut stopped) => {
-            stopped.footer = with_rank_stage(&stopped.footer);
-            return Ok(Ended::Stopped(stopped));
-        }
+        Ended::Stopped(stopped) => return Ok(Ended::Stopped(stopped)),
     };
-    reference.footer = with_rank_stage(&reference.footer);
     stage_done(StageEnded::Reference(&reference));
 
     let references: Vec<Option<String>> = reference
@@ -227,16 +223,6 @@ pub fn run(
         reference,
         eval,
     }))
-}
-
-/// The reference stage's judge line, labelled for what it counts: rank and reference share
-/// one judge, whose books run from the pipeline's start, so the line holds the rank stage's
-/// calls too (`judge, rank and reference stages together: …`).
-fn with_rank_stage(footer: &str) -> String {
-    match footer.strip_prefix("judge") {
-        Some(rest) => format!("judge, rank and reference stages together{rest}"),
-        None => footer.to_owned(),
-    }
 }
 
 /// What `write_dataset` did with the references the data already had.

@@ -109,6 +109,11 @@ pub struct SessionOpen<'a> {
     started_at: String,
     index: usize,
     last_checkpoint: Option<Instant>,
+    /// The judges' books when the session opened: a judge that served an earlier stage of
+    /// the same process (`pipeline`'s rank, then reference) has counted that stage's calls,
+    /// which are not this session's.
+    before: JudgeUsage,
+    also_before: JudgeUsage,
 }
 
 impl<'a> SessionOpen<'a> {
@@ -125,12 +130,15 @@ impl<'a> SessionOpen<'a> {
             started_at,
             index: manifest.sessions.len(),
             last_checkpoint: None,
+            before: session_usage(setup),
+            also_before: JudgeUsage::default(),
         }
     }
 
     /// Counts what `setup` is asked in this session too.
     pub fn also_counting(&mut self, setup: &'a JudgeSetup) {
         self.also = Some(setup);
+        self.also_before = session_usage(setup);
     }
 
     /// After a sample: records this session as `running` with its numbers so far (after the
@@ -173,9 +181,9 @@ impl<'a> SessionOpen<'a> {
     }
 
     fn usage(&self) -> JudgeUsage {
-        let mut usage = session_usage(self.setup);
+        let mut usage = session_usage(self.setup).since(&self.before);
         if let Some(also) = self.also {
-            usage.add(&session_usage(also));
+            usage.add(&session_usage(also).since(&self.also_before));
         }
         usage
     }

@@ -44,13 +44,19 @@ pub fn run(args: &CollectArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<E
     let env = |name: &str| std::env::var(name).ok();
     let config = SourcesConfig::locate(args.judge.config.as_deref(), &env)?;
     let concurrency = args.judge.concurrency.unwrap_or(DEFAULT_CONCURRENCY);
+    // The baseline's chat judge, whose calls the progress line counts.
+    let mut judge = None;
     let (generator, service): (Arc<dyn Generator>, Option<Section>) = match args.generator {
         GeneratorKind::Http => {
             let service = RagService::new(config.service(process_env())?)?;
             let section = Section::new("service", service.settings().shown());
             (Arc::new(service), Some(section))
         }
-        GeneratorKind::Baseline => (Arc::new(baseline(args, ui)?), None),
+        GeneratorKind::Baseline => {
+            let (generator, chat) = baseline(args, ui)?;
+            judge = chat;
+            (Arc::new(generator), None)
+        }
     };
     let (contexts, retriever) = match args.retriever {
         RetrieverKind::Es => {
@@ -116,11 +122,10 @@ pub fn run(args: &CollectArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<E
     });
     let progress = |p: Progress| {
         ui.event(&Event::Progress(rageval_run::Progress {
-            stage: "collecting",
             done: p.finished as u64,
             total: Some(p.to_ask as u64),
             failed: p.failed as u64,
-            ..rageval_run::Progress::default()
+            ..rageval_run::Progress::of("collecting", judge.as_ref())
         }));
     };
     let report = runtime()?.block_on(collect(
@@ -383,7 +388,14 @@ fn count_with_ids(count: usize, noun: &str, ids: &[String]) -> String {
 }
 
 /// The baseline RAG: the judge's chat model answering from the retrieved contexts.
-fn baseline(args: &CollectArgs, ui: &Ui) -> anyhow::Result<BaselineGenerator> {
+/// The baseline generator, and the chat judge that answers for it.
+fn baseline(
+    args: &CollectArgs,
+    ui: &Ui,
+) -> anyhow::Result<(
+    BaselineGenerator,
+    Option<rageval_judge::Judge<rageval_judge::Models>>,
+)> {
     if args.retriever == RetrieverKind::Http {
         bail!("--generator baseline answers from retrieved contexts: use --retriever local or es");
     }
@@ -401,7 +413,7 @@ fn baseline(args: &CollectArgs, ui: &Ui) -> anyhow::Result<BaselineGenerator> {
          or set [judge] in the settings file",
     )?;
     ui.note(&format!("answers by {}", generator.describe()));
-    Ok(generator)
+    Ok((generator, setup.chat.clone()))
 }
 
 fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {

@@ -210,12 +210,15 @@ fn a_judge_cap_stops_the_baseline_resumably() {
     );
     let kept = std::fs::read_to_string(dir.path().join("data.jsonl")).unwrap();
     assert_eq!(kept.lines().count(), 2, "{kept}");
-    // The same command without the cap asks the rest.
-    let args: Vec<&str> = args[..args.len() - 2].to_vec();
+    // The same command without the cap asks the rest; its progress counts the baseline's
+    // model calls (it said "0 model calls" while the judge answered).
+    let mut args: Vec<&str> = args[..args.len() - 2].to_vec();
+    args.push("--progress");
     let rest = run(dir.path(), &args, &flags);
     assert!(rest.status.success(), "{}", stderr(&rest));
     says(
         stdout(&rest),
         "4 questions, 2 already there, 2 written, 0 failed",
     );
+    says(stderr(&rest), "collecting 2/2, 0 failed, 2 model calls");
 }

@@ -33,11 +33,15 @@ __all__ = [
     "Run",
     "evaluate",
     "compare",
+    "score_batch",
+    "result_columns",
     "RagevalError",
     "RunStopped",
     "JudgeError",
     "RunTerminated",
 ]
+
+from .batch import result_columns, score_batch  # noqa: E402  (it calls back into this module)
 
 #: Where data given as rows is written, beside the run directories (the run's manifest
 #: names the file, and reports read it back).

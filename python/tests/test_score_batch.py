@@ -74,3 +74,14 @@ def test_a_row_the_data_cannot_hold_carries_its_error_and_the_others_score() -> 
 def test_metrics_must_be_named() -> None:
     with pytest.raises(rageval.RagevalError, match="metrics named"):
         rageval.score_batch(ragas_rows(), [], HEURISTIC)
+
+
+def test_several_batches_at_once_in_one_process_give_each_its_own_scores() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    rows = ragas_rows()
+    batches = [rows, rows[:2], rows[1:]]
+    alone = [rageval.score_batch(batch, METRICS, HEURISTIC) for batch in batches]
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        together = list(pool.map(lambda b: rageval.score_batch(b, METRICS, HEURISTIC), batches))
+    assert together == alone

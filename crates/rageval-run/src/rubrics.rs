@@ -68,7 +68,10 @@ mod tests {
         };
         let given = vec![dir.join("rubrics.toml")];
         assert_eq!(rubric_files(&given, &flags, &no_env), given);
-        assert_eq!(rubric_files(&[], &flags, &no_env), [config.clone()]);
+        assert_eq!(
+            rubric_files(&[], &flags, &no_env),
+            std::slice::from_ref(&config)
+        );
         let by_env = move |name: &str| {
             (name == ENV_CONFIG).then(|| dir.join("judge.toml").display().to_string())
         };

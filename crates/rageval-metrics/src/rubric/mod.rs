@@ -1,5 +1,5 @@
 //! Rubric metrics of one's own: a [`Rubric`] (from `[[metric]]` in `rageval.toml` or a
-//! `--metric-file`, parsed by [`file`]) becomes a metric like any other once a run's
+//! `--metric-file`, parsed by [`file`](mod@file)) becomes a metric like any other once a run's
 //! [`MetricCatalogue`](crate::MetricCatalogue) holds it — listed, built from its name,
 //! judged through the `custom_rubric` task.
 //!

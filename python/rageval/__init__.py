@@ -219,6 +219,7 @@ def evaluate(
     reports: bool = True,
     results_format: str = "jsonl",
     max_failed: float = 0.10,
+    metric_files: Optional[Sequence[Union[str, "os.PathLike[str]"]]] = None,
 ) -> Run:
     """Scores ``data`` with ``metrics`` (all that apply when empty) into the run directory
     ``out``, resuming a run already there over the same data, and returns the ``Run``.
@@ -232,7 +233,13 @@ def evaluate(
     JSONL; the default ``out`` is ``runs/python-<hash of the rows>``, so the same rows resume
     the same run.
 
-    Raises ``RagevalError`` (bad data or options), ``RunStopped`` (a cap), ``JudgeError``
+    Rubric metrics of one's own (docs/rubrics.md) are read as ``rageval eval`` reads them:
+    the ``[[metric]]`` tables of every file in ``metric_files`` (``--metric-file``), else
+    those of the judge's configuration file (``Judge(config=...)``, else ``RAGEVAL_CONFIG``,
+    else ``./rageval.toml``). Each call reads them afresh: a rubric of one call is unknown to
+    the next unless that call's files define it too.
+
+    Raises ``RagevalError`` (bad data, options or rubric file), ``RunStopped`` (a cap), ``JudgeError``
     (the judge refused, or more than ``max_failed`` of the judged cells failed: 10% by
     default, as the CLI's ``--max-failed``), ``KeyboardInterrupt`` on Ctrl-C and
     ``RunTerminated`` (a ``SystemExit`` with code 143) on SIGTERM: the run stops after the
@@ -266,6 +273,7 @@ def evaluate(
         "junit": os.fspath(junit) if junit is not None else None,
         "reports": reports,
         "max_failed": max_failed,
+        "metric_files": [os.fspath(file) for file in metric_files or []],
     }
     with _sigterm_stops_the_run():
         done = _native.evaluate(

@@ -1,12 +1,16 @@
 //! The table of every metric: its description, and how a `--metrics` spec becomes a
 //! [`Metric`]. This file is a registry; it is long because the table is.
 
+use std::path::PathBuf;
+use std::sync::Arc;
+
 use crate::judged::{JudgedKind, JudgedMetric};
 use crate::judged_catalogue::{JUDGED, MODE_ALIASES, SUMMARIES_ZH};
 use crate::lexical::{Lexical, LexicalKind};
 use crate::metric::{Input, Metric, MetricError, MetricInfo};
 use crate::retrieval::{Retrieval, RetrievalKind};
-use rageval_tasks::{Measurement, TaskKind};
+use crate::rubric::{DefinedRubric, RubricError, Rubrics};
+use rageval_tasks::{Measurement, Rubric, TaskKind};
 
 const ANSWER_REFERENCE: &[Input] = &[Input::Answer, Input::Reference];
 const IDS: &[Input] = &[Input::ContextIds, Input::ReferenceContextIds];
@@ -292,18 +296,72 @@ fn entries() -> impl Iterator<Item = &'static Entry> {
     ENTRIES.iter().chain(JUDGED.iter())
 }
 
-/// Every metric's description, in catalogue order, then the registered rubrics
-/// ([`crate::rubric`]).
+/// Every built-in metric's description, in catalogue order (a run's rubrics are in its
+/// [`MetricCatalogue`]).
 pub fn catalogue() -> impl Iterator<Item = &'static MetricInfo> {
-    entries()
-        .map(|entry| &entry.info)
-        .chain(crate::rubric::infos())
+    entries().map(|entry| &entry.info)
 }
 
-/// The entry whose name or alias is `name` (no mode, no cut-off), or the registered rubric
-/// of that name.
+/// The built-in entry whose name or alias is `name` (no mode, no cut-off).
 pub fn find(name: &str) -> Option<&'static MetricInfo> {
-    find_builtin(name).or_else(|| crate::rubric::infos().into_iter().find(|i| i.name == name))
+    find_builtin(name)
+}
+
+/// The metrics one run can build: the built-in table and the run's rubrics.
+///
+/// A value each run makes from its own rubric files, not a process-wide registry, so two
+/// runs in one process never see each other's rubrics.
+#[derive(Debug, Clone, Default)]
+pub struct MetricCatalogue {
+    rubrics: Rubrics,
+}
+
+impl MetricCatalogue {
+    /// The built-in table and `rubrics`; refused when a rubric takes a built-in name or
+    /// another rubric's.
+    pub fn with_rubrics(rubrics: Vec<DefinedRubric>) -> Result<Self, RubricError> {
+        Ok(MetricCatalogue {
+            rubrics: Rubrics::new(rubrics)?,
+        })
+    }
+
+    /// The built-in table and the rubrics of `files` ([`crate::rubric::file::load`]).
+    pub fn from_rubric_files(files: &[PathBuf]) -> Result<Self, RubricError> {
+        Self::with_rubrics(crate::rubric::file::load(files)?)
+    }
+
+    /// Every metric's description, in catalogue order, then the rubrics.
+    pub fn infos(&self) -> impl Iterator<Item = &'static MetricInfo> + '_ {
+        catalogue().chain(self.rubrics.infos())
+    }
+
+    /// The entry whose name or alias is `name` (no mode, no cut-off), or the rubric of
+    /// that name.
+    pub fn find(&self, name: &str) -> Option<&'static MetricInfo> {
+        find_builtin(name).or_else(|| self.rubrics.infos().find(|info| info.name == name))
+    }
+
+    /// [`build`], or the rubric called `spec`.
+    pub fn build(&self, spec: &str) -> Result<Box<dyn Metric>, MetricError> {
+        match self.rubrics.build(spec.trim()) {
+            Some(rubric) => Ok(rubric),
+            None => build(spec),
+        }
+    }
+
+    /// The rubric called `name`, if this catalogue holds one.
+    pub fn rubric(&self, name: &str) -> Option<Arc<Rubric>> {
+        self.rubrics.rubric(name)
+    }
+
+    /// Every metric (in its default mode) whose inputs `sample` has, rubrics included, in
+    /// catalogue order; the caller drops those its judges cannot answer.
+    pub fn input_defaults(&self, sample: &rageval_core::Sample) -> Vec<&'static str> {
+        self.infos()
+            .filter(|info| info.missing_input(sample).is_none())
+            .map(|info| info.name)
+            .collect()
+    }
 }
 
 /// The Chinese summary of the built-in judged metric `name` (or an alias; a mode after `:`
@@ -326,14 +384,11 @@ fn entry(name: &str) -> Option<&'static Entry> {
     entries().find(|entry| entry.info.name == name || entry.info.aliases.contains(&name))
 }
 
-/// Builds a metric from a spec: a name or alias, `:MODE` for metrics with modes, `@k` for
-/// metrics that take a cut-off (`answer_relevance:embedding`, `id_ndcg@10`), or the name
-/// of a registered rubric.
+/// Builds a built-in metric from a spec: a name or alias, `:MODE` for metrics with modes,
+/// `@k` for metrics that take a cut-off (`answer_relevance:embedding`, `id_ndcg@10`). A
+/// run's rubrics are built by its [`MetricCatalogue`].
 pub fn build(spec: &str) -> Result<Box<dyn Metric>, MetricError> {
     let spec = spec.trim();
-    if let Some(rubric) = crate::rubric::build(spec) {
-        return Ok(rubric);
-    }
     let (base, cutoff) = match spec.split_once('@') {
         Some((base, k)) => match k.parse::<usize>() {
             Ok(k) if k >= 1 => (base, Some(k)),
@@ -398,15 +453,6 @@ pub fn build(spec: &str) -> Result<Box<dyn Metric>, MetricError> {
 pub fn model_free_defaults(sample: &rageval_core::Sample) -> Vec<&'static str> {
     catalogue()
         .filter(|info| !info.needs_model && info.missing_input(sample).is_none())
-        .map(|info| info.name)
-        .collect()
-}
-
-/// Every metric (in its default mode) whose inputs `sample` has, in catalogue order; the
-/// caller drops those its judges cannot answer.
-pub fn input_defaults(sample: &rageval_core::Sample) -> Vec<&'static str> {
-    catalogue()
-        .filter(|info| info.missing_input(sample).is_none())
         .map(|info| info.name)
         .collect()
 }

@@ -80,6 +80,8 @@ pub struct RunSpec {
     reports: bool,
     /// A share from 0 to 1.
     max_failed: Option<f64>,
+    /// Rubric files (`--metric-file`); empty: the judge's configuration file.
+    metric_files: Vec<PathBuf>,
 }
 
 /// Notes the run wants to tell, kept for `Run.notes`.
@@ -122,6 +124,7 @@ pub fn evaluate(
         field_map: spec.field_map,
         sheet: spec.sheet,
         metrics,
+        rubric_files: spec.metric_files,
         out: Some(out),
         version_name: None,
         overwrite: spec.overwrite,

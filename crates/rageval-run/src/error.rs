@@ -77,6 +77,11 @@ pub enum RunError {
     #[error(transparent)]
     Metric(#[from] rageval_metrics::MetricError),
 
+    /// A rubric file cannot be read or holds a table that is not a rubric
+    /// (`file:line: field: what`).
+    #[error(transparent)]
+    Rubric(rageval_metrics::RubricError),
+
     /// A ranking or reference setting cannot work.
     #[error(transparent)]
     Rank(#[from] rageval_rank::RankError),

@@ -14,6 +14,8 @@
 //!   order, nothing new started once stopping.
 //! - [`score`]: scoring samples with metrics over that loop (`eval`, `judge-check`);
 //!   [`results`]: results journals read back line by line, and their summary.
+//! - [`rubrics`]: which rubric files a run reads, and the run's
+//!   [`MetricCatalogue`](rageval_metrics::MetricCatalogue) they make (never process-wide).
 //! - [`plan`]: `--dry-run` estimates of every stage, without a request or a file.
 //! - [`observe`]: [`Event`]s for the caller to show (notes, stages, progress).
 //! - [`eval`], [`judge_check`], [`rank`], [`reference`](mod@reference), [`pipeline`]: the commands.
@@ -52,6 +54,7 @@ pub mod reference;
 pub mod reports;
 pub mod results;
 pub mod resume;
+pub mod rubrics;
 pub mod score;
 pub mod session;
 pub mod shard;

@@ -6,7 +6,7 @@ use std::io::Write;
 
 use clap::Parser;
 
-use crate::{cli, commands, rubrics, ui};
+use crate::{cli, commands, ui};
 
 /// Runs the `rageval` command with `args` (the program name first) and returns its exit code.
 /// `--help`, `--version` and usage errors print and exit the process, as clap does.
@@ -19,8 +19,7 @@ where
     let output = cli.command.output();
     init_tracing(output.verbose);
     let ui = ui::Ui::new(output.quiet, output.progress);
-    let registered = rubrics::register_for(&cli.command, &cli.metric_file);
-    let exit = match registered.and_then(|()| commands::dispatch(cli.command, &ui)) {
+    let exit = match commands::dispatch(cli.command, &cli.metric_file, &ui) {
         Ok(exit) => exit,
         Err(error) => {
             report_error(&error);

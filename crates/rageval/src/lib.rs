@@ -7,7 +7,6 @@ mod app;
 mod cli;
 mod commands;
 mod judge;
-mod rubrics;
 mod ui;
 
 pub use app::run;

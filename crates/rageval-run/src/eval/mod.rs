@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use rageval_core::Sample;
 use rageval_core::dataset::{self, FieldMap, ReadOptions};
 use rageval_judge::{BatchStore, CancelToken};
-use rageval_metrics::Metric;
+use rageval_metrics::{Metric, MetricCatalogue};
 use rageval_report::{
     DatasetInfo, Gate, Manifest, MetricRecord, RESULTS_FILE, ResultRecord, RunData, SessionEnd,
     Summary, sha256_file, utc_timestamp,
@@ -62,6 +62,9 @@ pub struct EvalOptions {
     pub sheet: Option<String>,
     /// Metric specs; empty: every metric the first sample's fields and the judge allow.
     pub metrics: Vec<String>,
+    /// Files of `[[metric]]` rubric tables (`--metric-file`); empty: the judge's
+    /// configuration file ([`crate::rubrics`]).
+    pub rubric_files: Vec<PathBuf>,
     /// The run directory (default: `runs/<dataset stem>`).
     pub out: Option<PathBuf>,
     /// The version of the system this run measures, as version tables name it (`--name`);
@@ -204,7 +207,7 @@ pub fn run(
     let reader = dataset::open(&options.data, &options.read_options()?)?;
     note_skipped_traces(reader.skipped_traces(), observer);
     let mut samples = reader.peekable();
-    let metrics = choose_metrics(options, &setup, &mut samples, observer)?;
+    let metrics = choose_metrics(options, env, &setup, &mut samples, observer)?;
     drop(samples);
     let names: Vec<String> = metrics.iter().map(|m| m.name()).collect();
     check_gate(&options.gate, &names)?;
@@ -489,7 +492,7 @@ pub fn resolved_settings(
 ) -> Result<serde_json::Value> {
     let setup = judges::resolve(&options.judge, env)?;
     let mut samples = dataset::open(&options.data, &options.read_options()?)?.peekable();
-    let metrics = choose_metrics(options, &setup, &mut samples, observer)?;
+    let metrics = choose_metrics(options, env, &setup, &mut samples, observer)?;
     let names: Vec<String> = metrics.iter().map(|m| m.name()).collect();
     let manifest = fresh_manifest(options, &metrics, &names, &setup)?;
     Ok(json!({
@@ -534,7 +537,7 @@ pub fn dry_run_over(
     let reader = dataset::open(&options.data, &options.read_options()?)?;
     note_skipped_traces(reader.skipped_traces(), observer);
     let mut samples = reader.peekable();
-    let metrics = choose_metrics(options, &setup, &mut samples, observer)?;
+    let metrics = choose_metrics(options, env, &setup, &mut samples, observer)?;
     drop(samples);
     let names: Vec<String> = metrics.iter().map(|m| m.name()).collect();
     check_gate(&options.gate, &names)?;
@@ -583,14 +586,16 @@ pub fn dry_run_over(
 /// judges can answer.
 fn choose_metrics(
     options: &EvalOptions,
+    env: Env<'_>,
     setup: &JudgeSetup,
     samples: &mut std::iter::Peekable<
         impl Iterator<Item = std::result::Result<Sample, dataset::DatasetError>>,
     >,
     observer: &dyn Observer,
 ) -> Result<Vec<Box<dyn Metric>>> {
+    let catalogue = crate::rubrics::catalogue(&options.rubric_files, &options.judge.flags, env)?;
     if !options.metrics.is_empty() {
-        let metrics = build_metrics(options.metrics.iter().map(String::as_str))?;
+        let metrics = build_metrics(&catalogue, options.metrics.iter().map(String::as_str))?;
         require_models(&metrics, setup)?;
         return Ok(metrics);
     }
@@ -599,7 +604,7 @@ fn choose_metrics(
         // The reader reports an empty file itself; a bad first record surfaces later.
         _ => Sample::default(),
     };
-    default_metrics(&first, setup, &options.data, observer)
+    default_metrics(&catalogue, &first, setup, &options.data, observer)
 }
 
 /// The tasks `metrics` may ask the judge.
@@ -742,6 +747,7 @@ fn judged_cells_failed(
 /// offline judges, only model-free metrics and those whose judge measured above chance on
 /// the first sample's script (the others are named, with why and how to run them anyway).
 fn default_metrics(
+    catalogue: &MetricCatalogue,
     first: &Sample,
     setup: &JudgeSetup,
     data: &Path,
@@ -751,8 +757,8 @@ fn default_metrics(
     let mut metrics = Vec::new();
     let mut unanswered = Vec::new();
     let mut unproven = Vec::new();
-    for name in rageval_metrics::input_defaults(first) {
-        let metric = rageval_metrics::build(name)?;
+    for name in catalogue.input_defaults(first) {
+        let metric = catalogue.build(name)?;
         let requirements = metric.requirements();
         if let Some(why) = setup.unmet(&requirements) {
             unanswered.push(format!("{name} ({why})"));
@@ -878,11 +884,14 @@ pub fn unscored_notes(summary: &Summary) -> Vec<String> {
     notes
 }
 
-fn build_metrics<'a>(specs: impl Iterator<Item = &'a str>) -> Result<Vec<Box<dyn Metric>>> {
+fn build_metrics<'a>(
+    catalogue: &MetricCatalogue,
+    specs: impl Iterator<Item = &'a str>,
+) -> Result<Vec<Box<dyn Metric>>> {
     let mut seen = HashSet::new();
     let mut metrics = Vec::new();
     for spec in specs.filter(|s| !s.trim().is_empty()) {
-        let metric = rageval_metrics::build(spec)?;
+        let metric = catalogue.build(spec)?;
         if !seen.insert(metric.name()) {
             return Err(RunError::Usage(format!(
                 "metric `{}` is asked for twice",

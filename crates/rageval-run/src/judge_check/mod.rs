@@ -105,6 +105,9 @@ pub struct JudgeCheckOptions {
     pub format: LabelFormat,
     /// The metric spec.
     pub metric: String,
+    /// Files of `[[metric]]` rubric tables (`--metric-file`); empty: the judge's
+    /// configuration file ([`crate::rubrics`]).
+    pub rubric_files: Vec<PathBuf>,
     /// The run directory (default: `runs/judge-check-<labels>-<metric>`).
     pub out: Option<PathBuf>,
     pub overwrite: bool,
@@ -144,11 +147,12 @@ struct Material {
     samples: Vec<Sample>,
 }
 
-fn material(options: &JudgeCheckOptions) -> Result<Material> {
+fn material(options: &JudgeCheckOptions, env: Env<'_>) -> Result<Material> {
     if !options.threshold.is_finite() {
         return Err(RunError::Usage("--threshold must be a number".into()));
     }
-    let metrics = vec![rageval_metrics::build(&options.metric)?];
+    let catalogue = crate::rubrics::catalogue(&options.rubric_files, &options.judge.flags, env)?;
+    let metrics = vec![catalogue.build(&options.metric)?];
     let items = read_items(options, metrics[0].as_ref())?;
     if options.repeat > 1 && options.judge.flags.offline {
         return Err(RunError::Usage(
@@ -180,7 +184,7 @@ pub fn run(
     cancel: &CancelToken,
 ) -> Result<Ended<Checked>> {
     let session_started = utc_timestamp();
-    let material = material(options)?;
+    let material = material(options, env)?;
     let metric = material.metrics[0].as_ref();
     let setup = judges::resolve(&options.judge, env)?;
     if let Some(why) = setup.unmet(&metric.requirements()) {
@@ -245,7 +249,7 @@ pub fn dry_run(
     env: Env<'_>,
     observer: &dyn Observer,
 ) -> Result<Estimate> {
-    let material = material(options)?;
+    let material = material(options, env)?;
     let (setup, planner) = crate::plan::planning_setup(&options.judge, env)?;
     let names = vec![material.metrics[0].name()];
     let plan = crate::plan::eval::EvalPlan {

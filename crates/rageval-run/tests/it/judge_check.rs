@@ -33,6 +33,7 @@ fn the_repeat_judge_resolves_from_the_environment_the_command_was_handed() {
         labels: path,
         format: LabelFormat::Jsonl,
         metric: "faithfulness".into(),
+        rubric_files: Vec::new(),
         out: Some(dir.path().join("run")),
         overwrite: false,
         samples: None,

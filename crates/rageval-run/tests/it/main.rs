@@ -92,6 +92,7 @@ pub fn options_at(base_url: &str, data: &Path, out: &Path, cache: &Path) -> Eval
         format: None,
         field_map: Vec::new(),
         sheet: None,
+        rubric_files: Vec::new(),
         metrics: METRICS.split(',').map(String::from).collect(),
         out: Some(out.to_path_buf()),
         version_name: None,

@@ -2,6 +2,7 @@
 //! judge's footer and the gate's lines on stdout, notes on stderr.
 
 use std::io::Write;
+use std::path::PathBuf;
 
 use anyhow::Context as _;
 use rageval_core::dataset::Format;
@@ -16,8 +17,13 @@ use crate::cli::{BatchArgs, BatchFallbackArg, DataFormat, EvalArgs, GateArgs, Re
 use crate::judge;
 use crate::ui::Ui;
 
-pub fn run(args: &EvalArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<Exit> {
-    let options = options(args)?;
+pub fn run(
+    args: &EvalArgs,
+    metric_files: &[PathBuf],
+    ui: &Ui,
+    out: &mut dyn Write,
+) -> anyhow::Result<Exit> {
+    let options = options(args, metric_files)?;
     if args.show_settings {
         let resolved = eval::resolved_settings(&options, &judge::env, ui)?;
         writeln!(out, "{}", serde_json::to_string_pretty(&resolved)?)
@@ -65,14 +71,15 @@ pub fn run(args: &EvalArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<Exit
     Ok(exit)
 }
 
-/// `eval`'s options from its flags.
-pub fn options(args: &EvalArgs) -> anyhow::Result<EvalOptions> {
+/// `eval`'s options from its flags and the rubric files (`--metric-file`).
+pub fn options(args: &EvalArgs, metric_files: &[PathBuf]) -> anyhow::Result<EvalOptions> {
     Ok(EvalOptions {
         data: args.data.clone(),
         format: args.format.map(format_of),
         field_map: args.field_map.clone(),
         sheet: args.sheet.clone(),
         metrics: args.metrics.clone(),
+        rubric_files: metric_files.to_vec(),
         out: args.out.clone(),
         version_name: args.name.clone(),
         overwrite: args.overwrite,

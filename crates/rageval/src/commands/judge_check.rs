@@ -87,11 +87,17 @@ fn label_formats() -> impl TypedValueParser<Value = LabelFormat> {
     })
 }
 
-pub fn run(args: &JudgeCheckArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<Exit> {
+pub fn run(
+    args: &JudgeCheckArgs,
+    metric_files: &[PathBuf],
+    ui: &Ui,
+    out: &mut dyn Write,
+) -> anyhow::Result<Exit> {
     let options = JudgeCheckOptions {
         labels: args.labels.clone(),
         format: args.format,
         metric: args.metric.clone(),
+        rubric_files: metric_files.to_vec(),
         out: args.out.clone(),
         overwrite: args.overwrite,
         samples: args.samples,

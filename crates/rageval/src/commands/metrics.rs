@@ -1,35 +1,46 @@
 //! `rageval metrics` and `rageval metrics explain NAME`.
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use rageval_metrics::{MetricInfo, catalogue, find};
+use rageval_judge::config::JudgeFlags;
+use rageval_metrics::{MetricCatalogue, MetricInfo};
 
 use crate::cli::{MetricsAction, MetricsArgs};
+use crate::judge;
 
-pub fn run(args: &MetricsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+pub fn run(
+    args: &MetricsArgs,
+    metric_files: &[PathBuf],
+    out: &mut dyn Write,
+) -> anyhow::Result<ExitCode> {
+    // The rubrics `eval` would read without judge flags: `--metric-file`, else
+    // `RAGEVAL_CONFIG`, else `./rageval.toml`.
+    let catalogue =
+        rageval_run::rubrics::catalogue(metric_files, &JudgeFlags::default(), &judge::env)?;
     match &args.action {
-        None => list(out)?,
+        None => list(&catalogue, out)?,
         Some(MetricsAction::Explain { name }) => {
             let base = name.split('@').next().unwrap_or(name);
-            let info = match find(base) {
+            let info = match catalogue.find(base) {
                 Some(info) => info,
                 // `build` explains an unknown name, with the nearest known one.
-                None => match rageval_metrics::build(base) {
+                None => match catalogue.build(base) {
                     Err(error) => return Err(error.into()),
                     Ok(metric) => metric.info(),
                 },
             };
-            explain(info, out)?;
+            explain(info, &catalogue, out)?;
         }
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn list(out: &mut dyn Write) -> anyhow::Result<()> {
+fn list(catalogue: &MetricCatalogue, out: &mut dyn Write) -> anyhow::Result<()> {
     let mut text = String::new();
-    for info in catalogue() {
+    for info in catalogue.infos() {
         text.push_str(&format!(
             "{} — {}\n    inputs:  {}\n    formula: {}\n    source:  {}\n{}\n",
             display_name(info),
@@ -84,7 +95,11 @@ fn display_name(info: &MetricInfo) -> String {
     }
 }
 
-fn explain(info: &MetricInfo, out: &mut dyn Write) -> anyhow::Result<()> {
+fn explain(
+    info: &MetricInfo,
+    catalogue: &MetricCatalogue,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
     let inputs = input_names(info);
     let mut text = format!(
         "{}\n  {}\n\n  inputs:   {}\n  formula:  {}\n  source:   {}\n",
@@ -128,7 +143,7 @@ fn explain(info: &MetricInfo, out: &mut dyn Write) -> anyhow::Result<()> {
             "none (exact computation)"
         }
     ));
-    text.push_str(&offline_agreement(info));
+    text.push_str(&offline_agreement(info, catalogue));
     out.write_all(text.as_bytes())
         .context("cannot write to stdout")?;
     Ok(())
@@ -142,8 +157,8 @@ const MEASURE_ANY: &str =
 /// its setting (`rageval judge-check` measures any judge the same way): the headline — the
 /// lowest figure held out by set — then every figure with its kind, its 95% interval and a
 /// warning where that interval reaches chance; "unmeasured" when none.
-fn offline_agreement(info: &MetricInfo) -> String {
-    let Ok(metric) = rageval_metrics::build(info.name) else {
+fn offline_agreement(info: &MetricInfo, catalogue: &MetricCatalogue) -> String {
+    let Ok(metric) = catalogue.build(info.name) else {
         return String::new();
     };
     if metric.requirements().tasks.is_empty() {

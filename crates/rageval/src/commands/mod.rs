@@ -18,6 +18,7 @@ pub mod serve;
 mod sources;
 pub mod trec;
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use rageval_run::{Ended, Stop, Stopped};
@@ -121,12 +122,14 @@ pub fn completed<T>(ended: Ended<T>, ui: &Ui) -> Result<T, Exit> {
     }
 }
 
-pub fn dispatch(command: Command, ui: &Ui) -> anyhow::Result<Exit> {
+/// Runs `command`; `metric_files` (`--metric-file`) are the rubric files of the commands
+/// that build metrics (eval, judge-check, pipeline, metrics).
+pub fn dispatch(command: Command, metric_files: &[PathBuf], ui: &Ui) -> anyhow::Result<Exit> {
     let mut stdout = std::io::stdout().lock();
     let out = &mut stdout;
     Ok(match command {
-        Command::Eval(args) => eval::run(&args, ui, out)?,
-        Command::Metrics(args) => Exit::of_code(metrics::run(&args, out)?),
+        Command::Eval(args) => eval::run(&args, metric_files, ui, out)?,
+        Command::Metrics(args) => Exit::of_code(metrics::run(&args, metric_files, out)?),
         Command::Trec(args) => Exit::of_code(trec::run(&args, out)?),
         Command::Report(args) => report::run(&args, ui, out)?,
         Command::Compare(args) => Exit::of_code(compare::run(&args, out)?),
@@ -134,12 +137,12 @@ pub fn dispatch(command: Command, ui: &Ui) -> anyhow::Result<Exit> {
         Command::Index(args) => index::run(&args, ui, out)?,
         Command::Search(args) => search::run(&args, ui, out)?,
         Command::Collect(args) => collect::run(&args, ui, out)?,
-        Command::JudgeCheck(args) => judge_check::run(&args, ui, out)?,
+        Command::JudgeCheck(args) => judge_check::run(&args, metric_files, ui, out)?,
         Command::Calibrate(args) => calibrate::run(&args, ui, out)?,
         Command::Label(args) => label::run(&args, ui, out)?,
         Command::Rank(args) => rank::run(&args, ui, out)?,
         Command::Reference(args) => rank::reference::run(&args, ui, out)?,
-        Command::Pipeline(args) => rank::pipeline::run(*args, ui, out)?,
+        Command::Pipeline(args) => rank::pipeline::run(*args, metric_files, ui, out)?,
         Command::Merge(args) => merge::run(&args, ui, out)?,
         Command::Cache(args) => cache::run(&args, ui)?,
     })

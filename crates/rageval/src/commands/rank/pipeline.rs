@@ -2,6 +2,7 @@
 //! stage's figures on stdout as it ends, then `eval`'s summary.
 
 use std::io::Write;
+use std::path::PathBuf;
 
 use anyhow::Context as _;
 use rageval_report::render_summary_table;
@@ -14,9 +15,14 @@ use crate::commands::{Exit, completed, estimate};
 use crate::judge;
 use crate::ui::Ui;
 
-pub fn run(args: PipelineArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<Exit> {
+pub fn run(
+    args: PipelineArgs,
+    metric_files: &[PathBuf],
+    ui: &Ui,
+    out: &mut dyn Write,
+) -> anyhow::Result<Exit> {
     let options = PipelineOptions {
-        eval: super::super::eval::options(&args.eval)?,
+        eval: super::super::eval::options(&args.eval, metric_files)?,
         ranking: ranking_options(&args.ranking),
         reference: reference_options(&args.reference),
     };

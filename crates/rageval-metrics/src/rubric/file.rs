@@ -1,40 +1,19 @@
-//! Rubric metrics of one's own, read from `[[metric]]` tables (docs/rubrics.md) and
-//! registered with `rageval-metrics` before a command that builds metrics runs.
+//! The rubric file format: the `[[metric]]` tables of `rageval.toml` or of a
+//! `--metric-file` (docs/rubrics.md), parsed into [`DefinedRubric`]s with every error
+//! naming the file, the line and the field.
 //!
-//! Where from: every `--metric-file FILE`, else the configuration file the judge reads
-//! (`--config`, else `RAGEVAL_CONFIG`, else `./rageval.toml` when it exists). Other tables
-//! of those files are the judge's and are ignored here. Every error names the file, the
-//! line and the field.
+//! Other tables of those files (`[judge]`, prices) belong to the judge's settings and are
+//! ignored here. This module reads the files it is given and nothing else: which files a
+//! run reads (`--metric-file`, else the judge's configuration file) is decided where the
+//! judge settings are resolved, in `rageval-run`, so the CLI and Python choose alike.
 
 use std::path::{Path, PathBuf};
 
-use rageval_metrics::rubric::{DefinedRubric, register};
 use rageval_tasks::{Rubric, RubricExample, RubricField, RubricScale};
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::cli::Command;
-
-/// A rubric file that cannot be used.
-#[derive(Debug)]
-pub struct RubricFileError {
-    pub file: PathBuf,
-    pub line: Option<usize>,
-    pub field: String,
-    pub message: String,
-}
-
-impl std::fmt::Display for RubricFileError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.file.display())?;
-        if let Some(line) = self.line {
-            write!(f, ":{line}")?;
-        }
-        write!(f, ": field `{}`: {}", self.field, self.message)
-    }
-}
-
-impl std::error::Error for RubricFileError {}
+use super::{DefinedRubric, RubricError};
 
 #[derive(Deserialize)]
 struct Root {
@@ -93,44 +72,18 @@ enum FileGrade {
     Number(i64),
 }
 
-/// Reads the rubrics for `command` and registers them; commands that build no metric read
-/// nothing.
-pub fn register_for(command: &Command, metric_files: &[PathBuf]) -> anyhow::Result<()> {
-    let config = match command {
-        Command::Eval(args) => args.judge.config.clone(),
-        Command::JudgeCheck(args) => args.judge.config.clone(),
-        Command::Pipeline(args) => args.eval.judge.config.clone(),
-        Command::Metrics(_) | Command::Calibrate(_) | Command::Merge(_) => None,
-        _ => return Ok(()),
-    };
-    let files: Vec<PathBuf> = if metric_files.is_empty() {
-        let named = config.or_else(|| {
-            std::env::var_os(rageval_judge::config::ENV_CONFIG)
-                .filter(|value| !value.is_empty())
-                .map(PathBuf::from)
-        });
-        let default = PathBuf::from(rageval_judge::config::DEFAULT_CONFIG_FILE);
-        // A missing named file is the judge's error to report; rubrics read what exists.
-        named
-            .or_else(|| default.is_file().then_some(default))
-            .filter(|path| path.is_file())
-            .into_iter()
-            .collect()
-    } else {
-        metric_files.to_vec()
-    };
+/// The `[[metric]]` tables of every file in `files`, in order; a file without any gives
+/// none.
+pub fn load(files: &[PathBuf]) -> Result<Vec<DefinedRubric>, RubricError> {
     let mut rubrics = Vec::new();
-    for file in &files {
-        let text = std::fs::read_to_string(file).map_err(|error| RubricFileError {
+    for file in files {
+        let text = std::fs::read_to_string(file).map_err(|source| RubricError::Read {
             file: file.clone(),
-            line: None,
-            field: "metric".into(),
-            message: format!("cannot read the file: {error}"),
+            source,
         })?;
         rubrics.extend(parse(&text, file)?);
     }
-    register(rubrics)?;
-    Ok(())
+    Ok(rubrics)
 }
 
 fn line_of(text: &str, offset: usize) -> usize {
@@ -142,13 +95,14 @@ fn line_of(text: &str, offset: usize) -> usize {
 }
 
 /// The `[[metric]]` tables of one file.
-pub fn parse(text: &str, file: &Path) -> Result<Vec<DefinedRubric>, RubricFileError> {
-    let error = |span: std::ops::Range<usize>, field: String, message: String| RubricFileError {
-        file: file.to_path_buf(),
-        line: Some(line_of(text, span.start)),
-        field,
-        message,
-    };
+pub fn parse(text: &str, file: &Path) -> Result<Vec<DefinedRubric>, RubricError> {
+    let error =
+        |span: std::ops::Range<usize>, field: String, message: String| RubricError::Invalid {
+            file: file.to_path_buf(),
+            line: Some(line_of(text, span.start)),
+            field,
+            message,
+        };
     let root: Root = toml::from_str(text).map_err(|parse| {
         let message = parse.message().to_owned();
         let field = message
@@ -157,7 +111,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Vec<DefinedRubric>, RubricFileEr
             .filter(|_| message.contains("field"))
             .unwrap_or("metric")
             .to_owned();
-        RubricFileError {
+        RubricError::Invalid {
             file: file.to_path_buf(),
             line: parse.span().map(|span| line_of(text, span.start)),
             field,
@@ -331,7 +285,7 @@ reads = ["answer"]
 scale = "1-5"
 "#;
 
-    fn parse_text(text: &str) -> Result<Vec<DefinedRubric>, RubricFileError> {
+    fn parse_text(text: &str) -> Result<Vec<DefinedRubric>, RubricError> {
         parse(text, Path::new("rageval.toml"))
     }
 
@@ -381,5 +335,31 @@ scale = "1-5"
             let error = parse_text(&text).map(|_| ()).unwrap_err().to_string();
             assert!(error.starts_with(expected), "{error}\nexpected: {expected}");
         }
+    }
+
+    #[test]
+    fn load_reads_every_file_and_names_one_it_cannot_read() {
+        let dir = std::env::temp_dir().join(format!("rageval-rubric-load-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+        let (first, second) = (dir.join("a.toml"), dir.join("b.toml"));
+        std::fs::write(&first, GOOD).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(
+            &second,
+            "[[metric]]\nname = \"brief\"\ncriterion = \"c\"\nreads = [\"answer\"]\nscale = \"1-5\"\n",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let names: Vec<String> = load(&[first.clone(), second.clone()])
+            .unwrap_or_else(|e| panic!("{e}"))
+            .into_iter()
+            .map(|defined| format!("{}@{}", defined.rubric.name, defined.line))
+            .collect();
+        assert_eq!(names, ["cites_policy@5", "polite@16", "brief@1"]);
+        let missing = dir.join("missing.toml");
+        let error = load(&[first, missing.clone()]).map(|_| ()).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!("{}: cannot read the rubric file", missing.display())
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

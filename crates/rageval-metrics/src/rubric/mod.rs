@@ -1,17 +1,19 @@
 //! Rubric metrics of one's own: a [`Rubric`] (from `[[metric]]` in `rageval.toml` or a
-//! `--metric-file`, parsed by the binary) registered here becomes a metric like any other —
-//! listed by [`catalogue`](crate::catalogue), built by [`build`](crate::build) from its
-//! name, judged through the `custom_rubric` task.
+//! `--metric-file`, parsed by [`file`](mod@file)) becomes a metric like any other once a run's
+//! [`MetricCatalogue`](crate::MetricCatalogue) holds it — listed, built from its name,
+//! judged through the `custom_rubric` task.
 //!
-//! Registration is process-wide ([`register`]), done once by the binary before any metric
-//! is built, so that every command (eval, judge-check, calibration, `metrics explain`)
-//! sees the same rubrics without threading them through each. Each registration leaks its
-//! descriptions (a few strings per rubric) to give them the `'static` life the catalogue's
-//! other entries have. A rubric is never scored by the heuristic judge: without a chat
-//! model its cells are `undefined` with the reason, never a guessed score.
+//! There is no process-wide registry: each run makes its catalogue from its own files, so
+//! two runs in one process (two `rageval.evaluate` calls) never see each other's rubrics.
+//! Each catalogue leaks its rubrics' descriptions (a few strings per rubric, once per run)
+//! to give them the `'static` life [`Metric::info`] promises for the built-in table. A
+//! rubric is never scored by the heuristic judge: without a chat model its cells are
+//! `undefined` with the reason, never a guessed score.
+
+pub mod file;
 
 use std::path::PathBuf;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 use rageval_core::{Evidence, Outcome, Sample};
 use rageval_judge::BoxFuture;
@@ -31,9 +33,33 @@ pub struct DefinedRubric {
     pub line: usize,
 }
 
-/// Why rubrics cannot be registered.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+/// Why a run's rubrics cannot be used: every variant names the file (and the line and
+/// field where there is one).
+#[derive(Debug, thiserror::Error)]
 pub enum RubricError {
+    /// A rubric file could not be read.
+    #[error("{}: cannot read the rubric file", file.display())]
+    Read {
+        file: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// A `[[metric]]` table that is not a rubric: `file:line: field `…`: what`.
+    #[error(
+        "{}{}: field `{field}`: {message}",
+        file.display(),
+        line.map(|line| format!(":{line}")).unwrap_or_default()
+    )]
+    Invalid {
+        file: PathBuf,
+        /// 1-based; `None` when the TOML parser gives no place.
+        line: Option<usize>,
+        /// `metric[2].scale`: the table's number and the field.
+        field: String,
+        message: String,
+    },
+
     /// A name the catalogue already uses, or one two rubrics share.
     #[error("{file}:{line}: field `name`: metric `{name}` is already defined {by}")]
     NameTaken {
@@ -45,73 +71,72 @@ pub enum RubricError {
     },
 }
 
-/// A registered rubric with its description.
+/// A described rubric with its description.
 #[derive(Debug)]
-struct Registered {
+struct Described {
     info: MetricInfo,
     rubric: Arc<Rubric>,
 }
 
-static REGISTERED: RwLock<Vec<&'static Registered>> = RwLock::new(Vec::new());
-
-fn registered() -> Vec<&'static Registered> {
-    REGISTERED
-        .read()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .clone()
+/// The rubrics of one run, checked and described.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Rubrics {
+    entries: Vec<&'static Described>,
 }
 
-/// Every registered rubric's description, in registration order.
-pub(crate) fn infos() -> Vec<&'static MetricInfo> {
-    registered().into_iter().map(|r| &r.info).collect()
-}
-
-/// The registered rubric called `name`, as a metric.
-pub(crate) fn build(name: &str) -> Option<Box<dyn Metric>> {
-    registered()
-        .into_iter()
-        .find(|r| r.info.name == name)
-        .map(|r| Box::new(RubricMetric::new(r)) as Box<dyn Metric>)
-}
-
-/// The registered rubric called `name`, if any.
-pub fn rubric(name: &str) -> Option<Arc<Rubric>> {
-    registered()
-        .into_iter()
-        .find(|r| r.info.name == name)
-        .map(|r| Arc::clone(&r.rubric))
-}
-
-/// Replaces the registered rubrics with `rubrics`, after checking that no name is taken by
-/// the catalogue or by another of them.
-pub fn register(rubrics: Vec<DefinedRubric>) -> Result<(), RubricError> {
-    let mut seen: Vec<&DefinedRubric> = Vec::new();
-    for defined in &rubrics {
-        let name = defined.rubric.name.as_str();
-        let taken = |by: String| RubricError::NameTaken {
-            file: defined.file.display().to_string(),
-            line: defined.line,
-            name: name.to_owned(),
-            by,
-        };
-        if crate::catalogue::find_builtin(name).is_some() {
-            return Err(taken(
-                "by the catalogue (`rageval metrics` lists it)".into(),
-            ));
+impl Rubrics {
+    /// Checks that no name in `rubrics` is taken by the built-in table or by another of
+    /// them, then describes each.
+    pub(crate) fn new(rubrics: Vec<DefinedRubric>) -> Result<Self, RubricError> {
+        let mut seen: Vec<&DefinedRubric> = Vec::new();
+        for defined in &rubrics {
+            let name = defined.rubric.name.as_str();
+            let taken = |by: String| RubricError::NameTaken {
+                file: defined.file.display().to_string(),
+                line: defined.line,
+                name: name.to_owned(),
+                by,
+            };
+            if crate::catalogue::find_builtin(name).is_some() {
+                return Err(taken(
+                    "by the catalogue (`rageval metrics` lists it)".into(),
+                ));
+            }
+            if let Some(first) = seen.iter().find(|d| d.rubric.name == name) {
+                return Err(taken(format!("at {}:{}", first.file.display(), first.line)));
+            }
+            seen.push(defined);
         }
-        if let Some(first) = seen.iter().find(|d| d.rubric.name == name) {
-            return Err(taken(format!("at {}:{}", first.file.display(), first.line)));
-        }
-        seen.push(defined);
+        let entries = rubrics
+            .into_iter()
+            .map(|defined| &*Box::leak(Box::new(describe_rubric(defined))))
+            .collect();
+        Ok(Rubrics { entries })
     }
-    let entries: Vec<&'static Registered> = rubrics
-        .into_iter()
-        .map(|defined| &*Box::leak(Box::new(describe_rubric(defined))))
-        .collect();
-    *REGISTERED
-        .write()
-        .unwrap_or_else(|poisoned| poisoned.into_inner()) = entries;
-    Ok(())
+
+    /// Every rubric's description, in the order of the files.
+    pub(crate) fn infos(&self) -> impl Iterator<Item = &'static MetricInfo> + '_ {
+        self.entries.iter().map(|described| &described.info)
+    }
+
+    fn named(&self, name: &str) -> Option<&'static Described> {
+        self.entries
+            .iter()
+            .copied()
+            .find(|described| described.info.name == name)
+    }
+
+    /// The rubric called `name`, as a metric.
+    pub(crate) fn build(&self, name: &str) -> Option<Box<dyn Metric>> {
+        self.named(name)
+            .map(|described| Box::new(RubricMetric::new(described)) as Box<dyn Metric>)
+    }
+
+    /// The rubric called `name`, if any.
+    pub(crate) fn rubric(&self, name: &str) -> Option<Arc<Rubric>> {
+        self.named(name)
+            .map(|described| Arc::clone(&described.rubric))
+    }
 }
 
 fn leak(text: String) -> &'static str {
@@ -127,7 +152,7 @@ fn input_of(field: RubricField) -> Input {
     }
 }
 
-fn describe_rubric(defined: DefinedRubric) -> Registered {
+fn describe_rubric(defined: DefinedRubric) -> Described {
     let rubric = defined.rubric;
     let first_line = rubric
         .criterion_en
@@ -157,7 +182,7 @@ fn describe_rubric(defined: DefinedRubric) -> Registered {
         defined.line,
         rubric.hash()
     );
-    Registered {
+    Described {
         info: MetricInfo {
             name: leak(rubric.name.clone()),
             aliases: &[],
@@ -180,10 +205,10 @@ pub struct RubricMetric {
 }
 
 impl RubricMetric {
-    fn new(registered: &'static Registered) -> Self {
+    fn new(described: &'static Described) -> Self {
         RubricMetric {
-            info: &registered.info,
-            rubric: Arc::clone(&registered.rubric),
+            info: &described.info,
+            rubric: Arc::clone(&described.rubric),
         }
     }
 
@@ -267,31 +292,38 @@ mod tests {
         }
     }
 
-    // Only refusals are tested here: a successful registration is process-wide and would
-    // change the catalogue under the crate's other tests (the binary's tests register).
     #[test]
     fn a_taken_name_is_refused_with_both_places() {
-        let builtin = register(vec![defined("faithfulness", 3)]).unwrap_err();
+        let builtin = Rubrics::new(vec![defined("faithfulness", 3)]).unwrap_err();
         assert_eq!(
             builtin.to_string(),
             "rageval.toml:3: field `name`: metric `faithfulness` is already defined by the \
              catalogue (`rageval metrics` lists it)"
         );
-        let twice = register(vec![defined("kind", 2), defined("kind", 9)]).unwrap_err();
+        let twice = Rubrics::new(vec![defined("kind", 2), defined("kind", 9)]).unwrap_err();
         assert_eq!(
             twice.to_string(),
             "rageval.toml:9: field `name`: metric `kind` is already defined at rageval.toml:2"
         );
-        assert!(build("kind").is_none());
+    }
+
+    #[test]
+    fn two_sets_of_rubrics_do_not_see_each_other() {
+        let first = Rubrics::new(vec![defined("kind", 2)]).unwrap_or_else(|e| panic!("{e}"));
+        let second = Rubrics::new(vec![defined("brief", 2)]).unwrap_or_else(|e| panic!("{e}"));
+        assert!(first.build("kind").is_some());
+        assert!(first.build("brief").is_none());
+        assert!(second.build("kind").is_none());
+        assert!(second.rubric("brief").is_some());
     }
 
     #[test]
     fn the_description_names_scale_criterion_and_hash() {
-        let registered = describe_rubric(defined("kind", 4));
-        assert_eq!(registered.info.summary, "The answer is kind.");
-        assert_eq!(registered.info.inputs, [Input::Answer]);
-        assert!(registered.info.formula.contains("«The answer is kind.»"));
-        assert!(registered.info.formula.contains("(s − 1) / 4"));
-        assert!(registered.info.source.contains(&registered.rubric.hash()));
+        let described = describe_rubric(defined("kind", 4));
+        assert_eq!(described.info.summary, "The answer is kind.");
+        assert_eq!(described.info.inputs, [Input::Answer]);
+        assert!(described.info.formula.contains("«The answer is kind.»"));
+        assert!(described.info.formula.contains("(s − 1) / 4"));
+        assert!(described.info.source.contains(&described.rubric.hash()));
     }
 }

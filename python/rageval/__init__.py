@@ -35,13 +35,14 @@ __all__ = [
     "compare",
     "score_batch",
     "result_columns",
+    "summarize",
     "RagevalError",
     "RunStopped",
     "JudgeError",
     "RunTerminated",
 ]
 
-from .batch import result_columns, score_batch  # noqa: E402  (it calls back into this module)
+from .batch import result_columns, score_batch, summarize  # noqa: E402  (it calls back into this module)
 
 #: Where data given as rows is written, beside the run directories (the run's manifest
 #: names the file, and reports read it back).

@@ -184,3 +184,44 @@ def _rows_of(batch: Any) -> Tuple[List[Dict[str, Any]], Any]:
         return batch.to_dict(orient="records"), frame
     rows = [dict(row) for row in batch]
     return rows, lambda rows, metrics: rows
+
+
+def summarize(
+    scored: Any,
+    metrics: Sequence[str],
+    *,
+    bootstrap_resamples: Optional[int] = None,
+    seed: Optional[int] = None,
+) -> Dict[str, Any]:
+    """``summary.json``'s figures of rows ``score_batch`` scored — all of a job's batches
+    gathered back (a DataFrame, an Arrow table or a list of dicts): per metric the mean with
+    its 95% bootstrap interval, the counts of scored, undefined and failed cells and their
+    reasons, computed as ``rageval eval`` computes them (the same defaults for
+    ``bootstrap_resamples`` and ``seed``), so they equal the run's over the same rows."""
+    from . import _native
+
+    rows, _ = _rows_of(scored)
+    records = []
+    for position, row in enumerate(rows):
+        for metric in metrics:
+            status = row.get(f"{metric}_status")
+            record: Dict[str, Any] = {"sample_id": str(position), "metric": metric}
+            if status == "score":
+                record.update(status="score", value=float(row[metric]))
+            elif status == "undefined":
+                record.update(status="undefined", reason=str(row.get(f"{metric}_reason")))
+            elif status == "failed":
+                record.update(status="failed", error=str(row.get(f"{metric}_error")))
+            else:
+                raise RagevalError(
+                    f"row {position}: `{metric}_status` is {status!r}, not one of score, "
+                    "undefined, failed: pass rows as score_batch returned them"
+                )
+            records.append(record)
+    summary = json.loads(_native.summarize(
+        json.dumps(records, allow_nan=False),
+        list(metrics),
+        bootstrap_resamples,
+        seed,
+    ))
+    return summary

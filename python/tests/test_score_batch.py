@@ -85,3 +85,25 @@ def test_several_batches_at_once_in_one_process_give_each_its_own_scores() -> No
     with ThreadPoolExecutor(max_workers=3) as pool:
         together = list(pool.map(lambda b: rageval.score_batch(b, METRICS, HEURISTIC), batches))
     assert together == alone
+
+
+def test_summarize_of_the_gathered_batches_is_the_run_s_summary(tmp_path: Path) -> None:
+    # Three rows scored in two batches (as two workers would), gathered back, summarise to
+    # what `evaluate` writes in summary.json for the same rows scored in one run.
+    rows = ragas_rows()
+    gathered = pandas.concat(
+        [rageval.score_batch(pandas.DataFrame(rows[:2]), METRICS, HEURISTIC),
+         rageval.score_batch(pandas.DataFrame(rows[2:]), METRICS, HEURISTIC)],
+        ignore_index=True,
+    )
+    ours = rageval.summarize(gathered, METRICS)
+    run = rageval.evaluate(rows, metrics=METRICS, judge=HEURISTIC, out=tmp_path / "run")
+    theirs = run.summary
+    assert ours["samples"] == theirs["samples"] == 3
+    assert ours["metric_order"] == theirs["metric_order"]
+    for metric in METRICS:
+        for key in ("mean", "ci95", "n", "n_scored", "n_undefined", "n_failed", "min", "max"):
+            assert ours["metrics"][metric][key] == theirs["metrics"][metric][key], (metric, key)
+    assert ours["bootstrap"] == theirs["bootstrap"]
+    with pytest.raises(rageval.RagevalError, match="_status"):
+        rageval.summarize(gathered.drop(columns=["rouge_l_status"]), METRICS)

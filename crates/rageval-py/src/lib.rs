@@ -53,6 +53,29 @@ fn write_results_parquet(run_dir: PathBuf) -> PyResult<PathBuf> {
     rageval_report::write_results_parquet(&run_dir).map_err(|error| errors::rageval_error(&error))
 }
 
+/// `summary.json`'s figures (per metric the mean, its 95% interval, the counts and the
+/// reasons) of cells given back as journal records (a JSON list), computed as `eval`
+/// computes them: what `rageval.summarize` returns for rows `score_batch` scored.
+#[pyfunction]
+#[pyo3(signature = (records, metrics, resamples=None, seed=None))]
+fn summarize(
+    records: &str,
+    metrics: Vec<String>,
+    resamples: Option<usize>,
+    seed: Option<u64>,
+) -> PyResult<String> {
+    let resamples = resamples.unwrap_or(rageval_core::stats::DEFAULT_BOOTSTRAP_RESAMPLES);
+    let seed = seed.unwrap_or(rageval_core::stats::DEFAULT_SEED);
+    let records: Vec<rageval_report::ResultRecord> =
+        serde_json::from_str(records).map_err(|error| errors::rageval_error(&error))?;
+    let mut summary = rageval_run::results::Summarising::new(&metrics);
+    for record in &records {
+        summary.add(record);
+    }
+    serde_json::to_string(&summary.finish(resamples, seed))
+        .map_err(|error| errors::rageval_error(&error))
+}
+
 /// Runs the `rageval` command with `args` (the program name first); returns its exit code.
 #[pyfunction]
 fn cli(py: Python<'_>, args: Vec<std::ffi::OsString>) -> u8 {
@@ -64,6 +87,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(evaluate, module)?)?;
     module.add_function(wrap_pyfunction!(compare, module)?)?;
     module.add_function(wrap_pyfunction!(write_results_parquet, module)?)?;
+    module.add_function(wrap_pyfunction!(summarize, module)?)?;
     module.add_function(wrap_pyfunction!(cli, module)?)?;
     Ok(())
 }

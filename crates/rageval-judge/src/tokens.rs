@@ -9,7 +9,7 @@
 //! shared by every thread): a ranking's prompts show the same passages in many windows,
 //! and a dry run renders thousands of them, so most lines are counted once. The sum is the
 //! count of the whole text: lines are cut only where the encodings' pre-tokenizer ends a
-//! piece anyway ([`lines_for_counting`]).
+//! piece anyway (`lines_for_counting`).
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};

@@ -221,6 +221,11 @@ def evaluate(
     results_format: str = "jsonl",
     max_failed: float = 0.10,
     metric_files: Optional[Sequence[Union[str, "os.PathLike[str]"]]] = None,
+    name: Optional[str] = None,
+    shard: Optional[str] = None,
+    labels: Union[str, "os.PathLike[str]", None] = None,
+    label_scale: Optional[str] = None,
+    label_metric: Optional[str] = None,
 ) -> Run:
     """Scores ``data`` with ``metrics`` (all that apply when empty) into the run directory
     ``out``, resuming a run already there over the same data, and returns the ``Run``.
@@ -233,6 +238,13 @@ def evaluate(
     (``{"question": "prompt"}``). Rows are written once to ``<out>/../.rageval-data/`` as
     JSONL; the default ``out`` is ``runs/python-<hash of the rows>``, so the same rows resume
     the same run.
+
+    ``name`` names the version in reports and version tables (``--name``: ``"V1.1
+    (rerank)"``); ``shard`` scores one part of the data (``"2/8"``, or ``"auto"`` to read
+    the index from a Kubernetes Indexed Job, a Slurm array or ``RANK``/``WORLD_SIZE``;
+    ``rageval merge`` joins the parts); ``labels`` calibrates the means with human labels
+    (``--labels``, with ``label_scale`` such as ``"1..5"`` and ``label_metric`` for labels
+    that name no metric).
 
     Rubric metrics of one's own (docs/rubrics.md) are read as ``rageval eval`` reads them:
     the ``[[metric]]`` tables of every file in ``metric_files`` (``--metric-file``), else
@@ -275,6 +287,11 @@ def evaluate(
         "reports": reports,
         "max_failed": max_failed,
         "metric_files": [os.fspath(file) for file in metric_files or []],
+        "name": name,
+        "shard": shard,
+        "labels": os.fspath(labels) if labels is not None else None,
+        "label_scale": label_scale,
+        "label_metric": label_metric,
     }
     with _sigterm_stops_the_run():
         done = _native.evaluate(

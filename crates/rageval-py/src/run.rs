@@ -82,6 +82,15 @@ pub struct RunSpec {
     max_failed: Option<f64>,
     /// Rubric files (`--metric-file`); empty: the judge's configuration file.
     metric_files: Vec<PathBuf>,
+    /// The version's name in reports and version tables (`--name`).
+    name: Option<String>,
+    /// `i/n`, `auto` or `auto/n` (`--shard`).
+    shard: Option<String>,
+    /// Human labels to calibrate the means with (`--labels`), their scale (`--label-scale`)
+    /// and the metric of labels that name none (`--label-metric`).
+    labels: Option<PathBuf>,
+    label_scale: Option<String>,
+    label_metric: Option<String>,
 }
 
 /// Notes the run wants to tell, kept for `Run.notes`.
@@ -116,6 +125,29 @@ pub fn evaluate(
         ),
         None => None,
     };
+    let shard = match &spec.shard {
+        Some(text) => Some(
+            text.parse::<rageval_run::shard::ShardRequest>()
+                .map_err(&invalid)?
+                .resolve(|name| std::env::var(name).ok())
+                .map_err(|error| invalid(error.to_string()))?,
+        ),
+        None => None,
+    };
+    let labels =
+        match spec.labels {
+            Some(labels) => Some(rageval_run::calibrate::CalibrateOptions {
+                labels,
+                scale: match &spec.label_scale {
+                    Some(text) => Some(text.parse().map_err(|error| {
+                        invalid(format!("invalid label_scale `{text}`: {error}"))
+                    })?),
+                    None => None,
+                },
+                metric: spec.label_metric,
+            }),
+            None => None,
+        };
     let api_key = judge.api_key.clone();
     let run_dir = out.clone();
     let options = EvalOptions {
@@ -126,7 +158,7 @@ pub fn evaluate(
         metrics,
         rubric_files: spec.metric_files,
         out: Some(out),
-        version_name: None,
+        version_name: spec.name,
         overwrite: spec.overwrite,
         samples: spec.samples,
         seed: spec.seed.unwrap_or(rageval_core::stats::DEFAULT_SEED),
@@ -137,9 +169,9 @@ pub fn evaluate(
         retry_failed: spec.retry_failed,
         gate,
         junit: spec.junit,
-        labels: None,
+        labels,
         judge: judge_options(judge).map_err(invalid)?,
-        shard: None,
+        shard,
         batch: None,
         reports: spec.reports,
         max_failed: match spec.max_failed {

@@ -23,7 +23,18 @@ import signal
 import threading
 from dataclasses import asdict, dataclass, fields, is_dataclass
 from pathlib import Path
-from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Union
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Union,
+)
 
 from . import _native
 from .errors import JudgeError, RagevalError, RunStopped, RunTerminated
@@ -226,6 +237,7 @@ def evaluate(
     labels: Union[str, "os.PathLike[str]", None] = None,
     label_scale: Optional[str] = None,
     label_metric: Optional[str] = None,
+    progress: Union[bool, Callable[[Dict[str, Any]], Any], None] = None,
 ) -> Run:
     """Scores ``data`` with ``metrics`` (all that apply when empty) into the run directory
     ``out``, resuming a run already there over the same data, and returns the ``Run``.
@@ -245,6 +257,13 @@ def evaluate(
     ``rageval merge`` joins the parts); ``labels`` calibrates the means with human labels
     (``--labels``, with ``label_scale`` such as ``"1..5"`` and ``label_metric`` for labels
     that name no metric).
+
+    ``progress`` shows where the run stands while it works: a callable gets a dict
+    (``stage``, ``done``, ``total``, ``failed``, ``calls``, ``cache_hits``,
+    ``failed_calls``) about ten times a second while it changes, on the calling thread (an
+    exception it raises stops the run resumably and is raised); ``True`` or ``None`` (the
+    default) draws a ``tqdm`` bar when ``tqdm`` is installed and shows nothing otherwise;
+    ``False`` shows nothing.
 
     Rubric metrics of one's own (docs/rubrics.md) are read as ``rageval eval`` reads them:
     the ``[[metric]]`` tables of every file in ``metric_files`` (``--metric-file``), else
@@ -293,14 +312,48 @@ def evaluate(
         "label_scale": label_scale,
         "label_metric": label_metric,
     }
-    with _sigterm_stops_the_run():
-        done = _native.evaluate(
-            os.fspath(path), os.fspath(out), list(metrics or []), spec, options
-        )
+    callback, close = _progress(progress)
+    try:
+        with _sigterm_stops_the_run():
+            done = _native.evaluate(
+                os.fspath(path), os.fspath(out), list(metrics or []), spec, options, callback
+            )
+    finally:
+        close()
     if results_format == "parquet":
         _native.write_results_parquet(done["run_dir"])
     return Run(done["run_dir"], notes=done["notes"], gate_passed=done["gate_passed"],
                footer=done["footer"])
+
+
+def _progress(
+    progress: Union[bool, Callable[[Dict[str, Any]], Any], None],
+) -> "tuple[Optional[Callable[[Dict[str, Any]], Any]], Callable[[], None]]":
+    """The callback ``evaluate`` hands the run, and what closes its display."""
+    if callable(progress):
+        return progress, lambda: None
+    if progress is False:
+        return None, lambda: None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None, lambda: None
+    bars: Dict[str, Any] = {}
+
+    def update(state: Dict[str, Any]) -> None:
+        bar = bars.get(state["stage"])
+        if bar is None:
+            bar = bars[state["stage"]] = tqdm(total=state["total"], desc=state["stage"])
+        bar.total = state["total"]
+        bar.n = state["done"]
+        bar.set_postfix(failed=state["failed"], calls=state["calls"], refresh=False)
+        bar.refresh()
+
+    def close() -> None:
+        for bar in bars.values():
+            bar.close()
+
+    return update, close
 
 
 @contextlib.contextmanager

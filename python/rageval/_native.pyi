@@ -1,6 +1,6 @@
 """Type stubs of the native module (crates/rageval-py); use the functions of ``rageval``."""
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 def evaluate(
     data: str,
@@ -8,6 +8,7 @@ def evaluate(
     metrics: List[str],
     judge: Dict[str, Any],
     options: Dict[str, Any],
+    progress: Optional[Callable[[Dict[str, Any]], Any]] = None,
 ) -> Dict[str, Any]: ...
 def compare(runs: List[str]) -> str: ...
 def write_results_parquet(run_dir: str) -> str: ...

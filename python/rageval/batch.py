@@ -77,7 +77,7 @@ def score_batch(
             try:
                 run = evaluate(os.fspath(data), metrics=metrics, judge=judge, out=out,
                                field_map=mapped, top_k=top_k, overwrite=True, reports=False,
-                               max_failed=1.0)
+                               max_failed=1.0, progress=False)
             except RunStopped:
                 raise
             except RagevalError as error:

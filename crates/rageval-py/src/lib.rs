@@ -20,7 +20,7 @@ use pyo3::prelude::*;
 
 /// Scores a dataset file into a run directory; see `rageval.evaluate`.
 #[pyfunction]
-#[pyo3(signature = (data, out, metrics, judge, options))]
+#[pyo3(signature = (data, out, metrics, judge, options, progress=None))]
 fn evaluate(
     py: Python<'_>,
     data: PathBuf,
@@ -28,8 +28,9 @@ fn evaluate(
     metrics: Vec<String>,
     judge: run::JudgeSpec,
     options: run::RunSpec,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<Py<PyAny>> {
-    run::evaluate(py, data, out, metrics, judge, options)
+    run::evaluate(py, data, out, metrics, judge, options, progress)
 }
 
 /// The comparison of two or more run directories as JSON (the shape of `rageval compare

@@ -21,7 +21,7 @@ use rageval_judge::config::JudgeFlags;
 use rageval_report::Gate;
 use rageval_run::eval::{self, EvalOptions, Evaluated};
 use rageval_run::judges::{DEFAULT_CONTEXT_WINDOW, JudgeOptions};
-use rageval_run::{Ended, Event, LocalJudge, Observer, Stop, Stopped};
+use rageval_run::{Ended, Event, LocalJudge, Observer, Progress, Stop, Stopped};
 use rageval_tasks::{Lang, LangChoice};
 
 use crate::errors::{exception, message};
@@ -93,15 +93,67 @@ pub struct RunSpec {
     label_metric: Option<String>,
 }
 
-/// Notes the run wants to tell, kept for `Run.notes`.
+/// What the run tells: its notes, kept for `Run.notes`, and where its stage stands, taken
+/// by the thread that waits (the only one holding the GIL) for the progress callback.
 #[derive(Default)]
-struct Notes(Mutex<Vec<String>>);
+struct Notes {
+    notes: Mutex<Vec<String>>,
+    /// The latest progress not yet handed to the callback.
+    progress: Mutex<Option<Progress>>,
+    /// The units the current stage set out to do, as its start said (a stage's progress
+    /// need not repeat it).
+    stage_total: Mutex<Option<u64>>,
+}
 
 impl Observer for Notes {
     fn event(&self, event: &Event) {
-        if let (Event::Note(text), Ok(mut notes)) = (event, self.0.lock()) {
-            notes.push(text.clone());
+        match event {
+            Event::Note(text) => {
+                if let Ok(mut notes) = self.notes.lock() {
+                    notes.push(text.clone());
+                }
+            }
+            Event::Progress(progress) => {
+                if let Ok(mut latest) = self.progress.lock() {
+                    *latest = Some(*progress);
+                }
+            }
+            Event::Stage { total, .. } => {
+                if let Ok(mut stage_total) = self.stage_total.lock() {
+                    *stage_total = *total;
+                }
+            }
+            Event::StageEnd => {}
         }
+    }
+}
+
+impl Notes {
+    /// Hands the latest progress, if any came since the last call, to `callback` as a dict
+    /// (`stage`, `done`, `total`, `failed`, `calls`, `cache_hits`, `failed_calls`).
+    fn report(&self, py: Python<'_>, callback: Option<&Py<PyAny>>) -> PyResult<()> {
+        let Some(callback) = callback else {
+            return Ok(());
+        };
+        let Some(progress) = self
+            .progress
+            .lock()
+            .ok()
+            .and_then(|mut latest| latest.take())
+        else {
+            return Ok(());
+        };
+        let state = PyDict::new(py);
+        state.set_item("stage", progress.stage)?;
+        state.set_item("done", progress.done)?;
+        let stage_total = self.stage_total.lock().ok().and_then(|total| *total);
+        state.set_item("total", progress.total.or(stage_total))?;
+        state.set_item("failed", progress.failed)?;
+        state.set_item("calls", progress.calls)?;
+        state.set_item("cache_hits", progress.cache_hits)?;
+        state.set_item("failed_calls", progress.failed_calls)?;
+        callback.call1(py, (state,))?;
+        Ok(())
     }
 }
 
@@ -112,6 +164,7 @@ pub fn evaluate(
     metrics: Vec<String>,
     judge: JudgeSpec,
     spec: RunSpec,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<Py<PyAny>> {
     let invalid = |text: String| exception("RagevalError", text, None, None);
     let gate = Gate::parse(&spec.fail_under).map_err(|error| invalid(message(&error)))?;
@@ -215,8 +268,12 @@ pub fn evaluate(
         match py.detach(wait) {
             Ok(ended) => break ended,
             Err(RecvTimeoutError::Timeout) => {
-                // A signal: the run stops after the samples in flight and stays resumable.
-                if let Err(raised) = py.check_signals() {
+                // A signal, or a progress callback that raised: the run stops after the
+                // samples in flight and stays resumable.
+                let raised = py
+                    .check_signals()
+                    .and_then(|()| notes.report(py, progress.as_ref()));
+                if let Err(raised) = raised {
                     signalled.get_or_insert(raised);
                     cancel.cancel();
                 }
@@ -228,8 +285,12 @@ pub fn evaluate(
         }
     };
     let _ = worker.join();
+    // Where the run ended, for a callback that shows it.
+    if let Err(raised) = notes.report(py, progress.as_ref()) {
+        signalled.get_or_insert(raised);
+    }
     let notes = notes
-        .0
+        .notes
         .lock()
         .map(|notes| notes.clone())
         .unwrap_or_default();

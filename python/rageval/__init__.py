@@ -238,6 +238,11 @@ def evaluate(
     label_scale: Optional[str] = None,
     label_metric: Optional[str] = None,
     progress: Union[bool, Callable[[Dict[str, Any]], Any], None] = None,
+    batch: bool = False,
+    batch_fallback: Optional[str] = None,
+    batch_poll: Optional[float] = None,
+    export_requests: Union[str, "os.PathLike[str]", None] = None,
+    import_responses: Optional[Sequence[Union[str, "os.PathLike[str]"]]] = None,
 ) -> Run:
     """Scores ``data`` with ``metrics`` (all that apply when empty) into the run directory
     ``out``, resuming a run already there over the same data, and returns the ``Run``.
@@ -257,6 +262,12 @@ def evaluate(
     ``rageval merge`` joins the parts); ``labels`` calibrates the means with human labels
     (``--labels``, with ``label_scale`` such as ``"1..5"`` and ``label_metric`` for labels
     that name no metric).
+
+    ``batch=True`` sends the judge's requests as batch jobs to its endpoint;
+    ``export_requests=DIR`` writes the next stage's requests there and raises ``RunStopped``
+    (reason ``exported``) for another engine to answer; ``import_responses=[files]`` reads
+    the answers back; ``batch_fallback`` (``"resubmit"`` or ``"sync"``) and ``batch_poll``
+    (seconds) as the CLI's flags (docs/scale.md).
 
     ``progress`` shows where the run stands while it works: a callable gets a dict
     (``stage``, ``done``, ``total``, ``failed``, ``calls``, ``cache_hits``,
@@ -311,6 +322,11 @@ def evaluate(
         "labels": os.fspath(labels) if labels is not None else None,
         "label_scale": label_scale,
         "label_metric": label_metric,
+        "batch": batch,
+        "batch_fallback": batch_fallback,
+        "batch_poll": batch_poll,
+        "export_requests": os.fspath(export_requests) if export_requests is not None else None,
+        "import_responses": [os.fspath(file) for file in import_responses or []],
     }
     callback, close = _progress(progress)
     try:

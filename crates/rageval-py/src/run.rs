@@ -17,8 +17,10 @@ use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rageval_judge::CancelToken;
+use rageval_judge::batch::{FailedItems, PollPolicy};
 use rageval_judge::config::JudgeFlags;
 use rageval_report::Gate;
+use rageval_run::batch::BatchMode;
 use rageval_run::eval::{self, EvalOptions, Evaluated};
 use rageval_run::judges::{DEFAULT_CONTEXT_WINDOW, JudgeOptions};
 use rageval_run::{Ended, Event, LocalJudge, Observer, Progress, Stop, Stopped};
@@ -91,6 +93,49 @@ pub struct RunSpec {
     labels: Option<PathBuf>,
     label_scale: Option<String>,
     label_metric: Option<String>,
+    /// Batch mode (docs/scale.md): `--batch`, `--batch-fallback` (`resubmit` or `sync`),
+    /// `--batch-poll` in seconds, `--export-requests DIR`, `--import-responses FILE…`.
+    batch: bool,
+    batch_fallback: Option<String>,
+    batch_poll: Option<f64>,
+    export_requests: Option<PathBuf>,
+    import_responses: Vec<PathBuf>,
+}
+
+impl RunSpec {
+    /// Batch mode from its options, when any is given (as the CLI's `BatchArgs`).
+    fn batch_mode(&self) -> Result<Option<BatchMode>, String> {
+        let any = self.batch || self.export_requests.is_some() || !self.import_responses.is_empty();
+        if !any {
+            return Ok(None);
+        }
+        let failed_items = match self.batch_fallback.as_deref() {
+            None | Some("resubmit") => FailedItems::Resubmit,
+            Some("sync") => FailedItems::Sync,
+            Some(other) => {
+                return Err(format!(
+                    "invalid batch_fallback `{other}`: expected resubmit or sync"
+                ));
+            }
+        };
+        let mut poll = PollPolicy::default();
+        if let Some(seconds) = self.batch_poll {
+            if !(seconds.is_finite() && seconds > 0.0) {
+                return Err(format!(
+                    "invalid batch_poll {seconds}: expected a positive number of seconds"
+                ));
+            }
+            poll.first = Duration::from_secs_f64(seconds);
+        }
+        Ok(Some(BatchMode {
+            submit: self.batch,
+            failed_items,
+            export: self.export_requests.clone(),
+            import: self.import_responses.clone(),
+            poll,
+            ..BatchMode::default()
+        }))
+    }
 }
 
 /// What the run tells: its notes, kept for `Run.notes`, and where its stage stands, taken
@@ -178,6 +223,7 @@ pub fn evaluate(
         ),
         None => None,
     };
+    let batch = spec.batch_mode().map_err(&invalid)?;
     let shard = match &spec.shard {
         Some(text) => Some(
             text.parse::<rageval_run::shard::ShardRequest>()
@@ -225,7 +271,7 @@ pub fn evaluate(
         labels,
         judge: judge_options(judge).map_err(invalid)?,
         shard,
-        batch: None,
+        batch,
         reports: spec.reports,
         max_failed: match spec.max_failed {
             Some(share) if (0.0..=1.0).contains(&share) => share,

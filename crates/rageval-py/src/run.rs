@@ -24,7 +24,7 @@ use rageval_run::batch::BatchMode;
 use rageval_run::eval::{self, EvalOptions, Evaluated};
 use rageval_run::judges::{DEFAULT_CONTEXT_WINDOW, JudgeOptions};
 use rageval_run::{Ended, Event, LocalJudge, Observer, Progress, Stop, Stopped};
-use rageval_tasks::{Lang, LangChoice};
+use rageval_tasks::LangChoice;
 
 use crate::errors::{exception, message};
 
@@ -421,16 +421,11 @@ fn judge_options(judge: JudgeSpec) -> Result<JudgeOptions, String> {
         None => None,
     };
     let local = match judge.local.as_deref() {
+        Some(text) => Some(
+            text.parse::<LocalJudge>()
+                .map_err(|e| format!("invalid local judge `{text}`: {e}"))?,
+        ),
         None => None,
-        Some("heuristic") => Some(LocalJudge::Heuristic),
-        Some(spec) => match spec.strip_prefix("gguf:") {
-            Some(path) => Some(LocalJudge::Gguf(PathBuf::from(path))),
-            None => {
-                return Err(format!(
-                    "invalid local judge `{spec}`: expected `heuristic` or `gguf:PATH`"
-                ));
-            }
-        },
     };
     let temperature = match judge.temperature.as_deref() {
         Some(text) => Some(
@@ -447,12 +442,10 @@ fn judge_options(judge: JudgeSpec) -> Result<JudgeOptions, String> {
         })?),
         None => None,
     };
-    let lang = match judge.lang.as_str() {
-        "auto" => LangChoice::Auto,
-        "en" => LangChoice::Force(Lang::En),
-        "zh" => LangChoice::Force(Lang::Zh),
-        other => return Err(format!("invalid lang `{other}`: expected auto, en or zh")),
-    };
+    let lang: LangChoice = judge
+        .lang
+        .parse()
+        .map_err(|e| format!("invalid lang `{}`: {e}", judge.lang))?;
     Ok(JudgeOptions {
         flags: JudgeFlags {
             config: judge.config,

@@ -4,6 +4,8 @@
 use std::path::PathBuf;
 
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
+use rageval_run::LocalJudge;
+use rageval_tasks::LangChoice;
 
 /// Evaluate retrieval-augmented generation: how good retrieval and answers are, and why.
 #[derive(Debug, Parser)]
@@ -385,13 +387,6 @@ pub struct CacheLocation {
     pub config: Option<PathBuf>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum LangArg {
-    Auto,
-    En,
-    Zh,
-}
-
 /// Human labels on some samples, for calibrated means (`eval --labels`, `calibrate`).
 #[derive(Debug, Clone, Args)]
 pub struct LabelsArgs {
@@ -652,7 +647,7 @@ pub struct JudgeArgs {
     #[arg(
         long = "judge",
         value_name = "gguf:PATH|heuristic",
-        value_parser = local_judge,
+        value_parser = str::parse::<LocalJudge>,
         conflicts_with_all = ["judge_base_url", "judge_model"]
     )]
     pub local_judge: Option<LocalJudge>,
@@ -675,8 +670,13 @@ pub struct JudgeArgs {
     pub context_window: u64,
 
     /// The prompt pack: `auto` picks `zh` or `en` per sample from the question's script
-    #[arg(long, value_enum, default_value_t = LangArg::Auto)]
-    pub lang: LangArg,
+    #[arg(
+        long,
+        value_name = "auto|en|zh",
+        default_value = "auto",
+        value_parser = str::parse::<LangChoice>
+    )]
+    pub lang: LangChoice,
 
     /// Most judge calls in flight, all endpoints together (default 16); twice as many
     /// samples are scored at once
@@ -773,23 +773,6 @@ fn at_least_one<T: std::str::FromStr + PartialOrd + From<u8>>(raw: &str) -> Resu
     match raw.parse::<T>() {
         Ok(n) if n >= T::from(1) => Ok(n),
         _ => Err("expected a whole number ≥ 1".into()),
-    }
-}
-
-/// `--judge`: a local judge chosen by name.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LocalJudge {
-    /// This GGUF chat model answers every task.
-    Gguf(PathBuf),
-    /// The heuristic judge alone, no model loaded.
-    Heuristic,
-}
-
-fn local_judge(raw: &str) -> Result<LocalJudge, String> {
-    match raw.split_once(':') {
-        Some(("gguf", path)) if !path.is_empty() => Ok(LocalJudge::Gguf(PathBuf::from(path))),
-        None if raw == "heuristic" => Ok(LocalJudge::Heuristic),
-        _ => Err("expected gguf:PATH (a GGUF chat model file) or heuristic".into()),
     }
 }
 

@@ -3,11 +3,9 @@
 //! merged when a command resolves them. Nothing here reads a file or connects.
 
 use rageval_judge::config::JudgeFlags;
-use rageval_run::LocalJudge as RunLocalJudge;
 use rageval_run::judges::JudgeOptions;
-use rageval_tasks::{Lang, LangChoice};
 
-use crate::cli::{JudgeArgs, LangArg, LocalJudge};
+use crate::cli::JudgeArgs;
 
 /// The flags as the judge crate takes them.
 pub fn flags(args: &JudgeArgs) -> JudgeFlags {
@@ -37,23 +35,11 @@ pub fn flags(args: &JudgeArgs) -> JudgeFlags {
 pub fn options(args: &JudgeArgs) -> JudgeOptions {
     JudgeOptions {
         flags: flags(args),
-        local: args.local_judge.as_ref().map(|local| match local {
-            LocalJudge::Gguf(path) => RunLocalJudge::Gguf(path.clone()),
-            LocalJudge::Heuristic => RunLocalJudge::Heuristic,
-        }),
+        local: args.local_judge.clone(),
         models_dir: args.models_dir.clone(),
-        lang: lang(args.lang),
+        lang: args.lang,
         context_window: args.context_window,
         batch: false,
-    }
-}
-
-/// `--lang` as the prompt packs take it.
-pub fn lang(lang: LangArg) -> LangChoice {
-    match lang {
-        LangArg::Auto => LangChoice::Auto,
-        LangArg::En => LangChoice::Force(Lang::En),
-        LangArg::Zh => LangChoice::Force(Lang::Zh),
     }
 }
 

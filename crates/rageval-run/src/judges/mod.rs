@@ -40,6 +40,20 @@ pub enum LocalJudge {
     Heuristic,
 }
 
+impl std::str::FromStr for LocalJudge {
+    type Err = String;
+
+    /// `gguf:PATH` or `heuristic`: the one parser of `--judge` and of Python's
+    /// `Judge(local=...)`.
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text.split_once(':') {
+            Some(("gguf", path)) if !path.is_empty() => Ok(LocalJudge::Gguf(PathBuf::from(path))),
+            None if text == "heuristic" => Ok(LocalJudge::Heuristic),
+            _ => Err("expected gguf:PATH (a GGUF chat model file) or heuristic".into()),
+        }
+    }
+}
+
 /// Everything a user says about the judge: the flags the judge crate resolves, and the
 /// choices this crate makes on top of them.
 #[derive(Debug, Clone)]
@@ -755,6 +769,19 @@ fn lang_name(lang: LangChoice) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One parser serves `--judge` and Python's `Judge(local=...)` (issue 24, item 7).
+    #[test]
+    fn a_local_judge_is_a_gguf_path_or_the_heuristic() {
+        assert_eq!(
+            "gguf:/m/a b.gguf".parse(),
+            Ok(LocalJudge::Gguf(PathBuf::from("/m/a b.gguf")))
+        );
+        assert_eq!("heuristic".parse(), Ok(LocalJudge::Heuristic));
+        for bad in ["gguf:", "gguf", "heuristics", "onnx:/m"] {
+            assert!(bad.parse::<LocalJudge>().is_err(), "{bad}");
+        }
+    }
 
     /// Wilson lower bounds worked by hand: 10/10 → 0.722; 0.86 of 52 → 0.737; 0.50 of 514
     /// → 0.457; 0.52 of 3,844 pairs → 0.504.

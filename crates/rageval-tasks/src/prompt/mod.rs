@@ -84,6 +84,20 @@ pub enum LangChoice {
     Force(Lang),
 }
 
+impl std::str::FromStr for LangChoice {
+    type Err = String;
+
+    /// `auto`, `en` or `zh`: the one parser of `--lang` and of Python's `Judge(lang=...)`.
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text {
+            "auto" => Ok(LangChoice::Auto),
+            "en" => Ok(LangChoice::Force(Lang::En)),
+            "zh" => Ok(LangChoice::Force(Lang::Zh)),
+            _ => Err("expected auto, en or zh".into()),
+        }
+    }
+}
+
 impl LangChoice {
     /// The pack for a call whose deciding text is `text`.
     pub fn pick(self, text: &str) -> Lang {
@@ -97,6 +111,14 @@ impl LangChoice {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_choice_parses_from_its_name() {
+        assert_eq!("auto".parse(), Ok(LangChoice::Auto));
+        assert_eq!("zh".parse(), Ok(LangChoice::Force(Lang::Zh)));
+        assert_eq!("en".parse(), Ok(LangChoice::Force(Lang::En)));
+        assert!("fr".parse::<LangChoice>().is_err());
+    }
 
     #[test]
     fn the_pack_follows_the_script_unless_forced() {

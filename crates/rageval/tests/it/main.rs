@@ -25,6 +25,7 @@ mod rubrics;
 mod s3_views;
 mod s4_pipeline;
 mod scale;
+mod schema;
 mod signals;
 mod snapshots;
 mod sources;

@@ -393,18 +393,28 @@ def _sigterm_stops_the_run() -> Iterator[None]:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def compare(runs: Sequence[Union[Run, str, "os.PathLike[str]"]]) -> Any:
+def compare(
+    runs: Sequence[Union[Run, str, "os.PathLike[str]"]],
+    names: Optional[Sequence[str]] = None,
+) -> Any:
     """The version table of two or more runs over the same data, as a DataFrame: one row per
     run (``run``, ``path``), per metric its mean and 95% interval (``<metric>``,
     ``<metric>_ci_low``, ``<metric>_ci_high``) and the judge's calls and cost, as
-    ``rageval compare`` computes them."""
+    ``rageval compare`` computes them. A pipeline folder is read as its ``eval/`` run.
+    ``run`` is the version's name: from ``names`` (one per run, in order, as ``compare
+    --name``), else the name given at ``evaluate(name=...)``, else the folder's."""
     import pandas
 
     paths = [os.fspath(r.run_dir if isinstance(r, Run) else r) for r in runs]
-    comparison = json.loads(_native.compare(paths))
+    names = list(names or [])
+    if len(names) > len(paths):
+        raise RagevalError(
+            f"{len(names)} names for {len(paths)} runs: give at most one per run, in order"
+        )
+    comparison = json.loads(_native.compare(paths, names))
     rows = []
     for run in comparison["runs"]:
-        row: Dict[str, Any] = {"run": run["name"], "path": run["path"]}
+        row: Dict[str, Any] = {"run": run.get("version") or run["name"], "path": run["path"]}
         for metric in comparison["metrics"]:
             summary = run["metrics"].get(metric) or {}
             interval = summary.get("ci95") or [None, None]

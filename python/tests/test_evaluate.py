@@ -145,6 +145,19 @@ def test_compare_gives_the_version_table(tmp_path: Path) -> None:
     assert math.isnan(table.loc[0, "bleu"]) or table.loc[0, "bleu"] is None
 
 
+def test_compare_names_versions_and_reads_a_pipeline_folder_as_its_eval(tmp_path: Path) -> None:
+    # Issue 25: Python's compare had no version names, and a pipeline folder was refused.
+    rows = ragas_rows()
+    rageval.evaluate(rows, metrics=["rouge_l"], out=tmp_path / "pipeA" / "eval", name="V1.0")
+    second = rageval.evaluate(rows, metrics=["rouge_l"], out=tmp_path / "v11")
+    table = rageval.compare([tmp_path / "pipeA", second])
+    assert list(table["run"]) == ["V1.0", "v11"]
+    named = rageval.compare([tmp_path / "pipeA", second], names=["base", "V1.1 (rerank)"])
+    assert list(named["run"]) == ["base", "V1.1 (rerank)"]
+    with pytest.raises(rageval.RagevalError, match="at most one per run"):
+        rageval.compare([second, second], names=["a", "b", "c"])
+
+
 def test_results_parquet(tmp_path: Path) -> None:
     run = rageval.evaluate(ragas_rows(), metrics=["rouge_l"], out=tmp_path / "run",
                            results_format="parquet")

@@ -36,15 +36,21 @@ fn evaluate(
 /// The comparison of two or more run directories as JSON (the shape of `rageval compare
 /// --json`).
 #[pyfunction]
-fn compare(runs: Vec<PathBuf>) -> PyResult<String> {
+#[pyo3(signature = (runs, names=Vec::new()))]
+fn compare(runs: Vec<PathBuf>, names: Vec<String>) -> PyResult<String> {
     let runs = runs
         .iter()
-        .map(|path| rageval_report::RunData::load(path))
+        .map(|path| {
+            // A pipeline folder is read as its `eval/` run, as `rageval compare` reads it.
+            let folder = rageval_report::locate_run(path)?;
+            rageval_report::RunData::load(folder.run_dir())
+        })
         .collect::<Result<Vec<_>, _>>()
         .map_err(|error| errors::rageval_error(&error))?;
-    let comparison =
+    let mut comparison =
         rageval_report::Comparison::build(&runs, rageval_report::CompareSettings::default())
             .map_err(|error| errors::rageval_error(&error))?;
+    comparison.name_versions(&names);
     serde_json::to_string(&comparison).map_err(|error| errors::rageval_error(&error))
 }
 

@@ -109,9 +109,8 @@ pub struct SessionOpen<'a> {
     started_at: String,
     index: usize,
     last_checkpoint: Option<Instant>,
-    /// The judges' books when the session opened: a judge that served an earlier stage of
-    /// the same process (`pipeline`'s rank, then reference) has counted that stage's calls,
-    /// which are not this session's.
+    /// The judges' books this session counts from ([`SessionOpen::counting_from_now`]):
+    /// empty, unless a judge that served an earlier stage counted that stage's calls.
     before: JudgeUsage,
     also_before: JudgeUsage,
 }
@@ -130,9 +129,18 @@ impl<'a> SessionOpen<'a> {
             started_at,
             index: manifest.sessions.len(),
             last_checkpoint: None,
-            before: session_usage(setup),
+            before: JudgeUsage::default(),
             also_before: JudgeUsage::default(),
         }
+    }
+
+    /// Counts only what the judge is asked from now on: for a judge that served an earlier
+    /// stage of the same process (`pipeline`'s rank, then reference), whose books hold that
+    /// stage's calls. A judge built for this session needs none (its books may already hold
+    /// answers imported for this session, which are its own).
+    pub fn counting_from_now(mut self) -> Self {
+        self.before = session_usage(self.setup);
+        self
     }
 
     /// Counts what `setup` is asked in this session too.

@@ -23,8 +23,8 @@ use rageval_core::dataset::{self, FieldMap, ReadOptions};
 use rageval_judge::{BatchStore, CancelToken};
 use rageval_metrics::{Metric, MetricCatalogue};
 use rageval_report::{
-    DatasetInfo, Gate, Manifest, MetricRecord, RESULTS_FILE, ResultRecord, RunData, SessionEnd,
-    Summary, sha256_file, utc_timestamp,
+    DatasetInfo, Gate, JournalWriter, Manifest, MetricRecord, RESULTS_FILE, ResultRecord, RunData,
+    RunDir, SessionEnd, Summary, sha256_file, utc_timestamp,
 };
 use rageval_tasks::TaskKind;
 use serde_json::json;
@@ -188,7 +188,9 @@ pub struct Evaluated {
     pub too_many_failed: Option<TooManyFailed>,
 }
 
-/// Scores the dataset into the run directory, resuming what is there.
+/// Scores the dataset into the run directory, resuming what is there: prepare (judges,
+/// metrics, the run directory), score (one pass, or batch passes), finish (summary,
+/// reports) — or stop resumably.
 pub fn run(
     options: &EvalOptions,
     env: Env<'_>,
@@ -196,38 +198,322 @@ pub fn run(
     cancel: &CancelToken,
 ) -> Result<Ended<Evaluated>> {
     let session_started = utc_timestamp();
-    let store = options.batch.as_ref().map(|_| BatchStore::new());
-    let (setup, batch_client) = match (&options.batch, &store) {
-        (Some(mode), Some(store)) => {
-            mode.check()?;
-            batch::judge::resolve(&options.judge, env, mode, store)?
+    let (setup, mut eval) = Evaluation::prepare(options, env, observer)?;
+    let mut session = SessionOpen::new(&setup, session_started, &eval.prepared.manifest);
+    let mut scored = Scored::default();
+    let ended = eval.score(options, &setup, &mut session, &mut scored, observer, cancel)?;
+    let stop = match ended {
+        None => Some(stop_or_cancelled(None)),
+        Some(Err(error)) => {
+            if eval.prepared.resumed || eval.passes.is_some() {
+                session.stop(
+                    &mut eval.prepared,
+                    SessionEnd::Failed,
+                    error.to_string(),
+                    scored.cells,
+                )?;
+                observer.note("the run stays incomplete: its finished cells are kept".into());
+            } else if let Err(cleanup) = eval.prepared.run.abandon() {
+                observer.note(format!("could not remove the partial run: {cleanup}"));
+            }
+            return Err(error);
         }
-        _ => (judges::resolve(&options.judge, env)?, None),
+        Some(Ok(exported)) => setup.stop().or(exported),
     };
-    let reader = dataset::open(&options.data, &options.read_options()?)?;
-    note_skipped_traces(reader.skipped_traces(), observer);
-    let mut samples = reader.peekable();
-    let metrics = choose_metrics(options, env, &setup, &mut samples, observer)?;
-    drop(samples);
-    let names: Vec<String> = metrics.iter().map(|m| m.name()).collect();
-    check_gate(&options.gate, &names)?;
-    announce_judges(&metrics, &setup, observer);
-    crate::forecast_gguf(
-        &setup,
-        || dry_run(options, env, &crate::observe::Silent),
-        observer,
-    )?;
+    if let Some(stop) = stop {
+        let (end, reason) = session_end(&stop);
+        let footer = session.stop(&mut eval.prepared, end, reason, scored.cells)?;
+        return Ok(Ended::Stopped(Stopped::new(
+            stop,
+            footer,
+            &options.run_path(),
+            scored.cells,
+            scored.held_back + scored.waiting,
+            "cells",
+        )));
+    }
+    eval.finish(options, &setup, &session, scored, observer)
+        .map(Ended::Complete)
+}
 
-    let run_path = options.run_path();
-    let fresh = fresh_manifest(options, &metrics, &names, &setup)?;
-    let identity = identity(options, &fresh, &names, &metrics, &setup)?;
-    let mut prepared = resume::prepare(
-        &run_path,
-        options.overwrite,
-        options.retry_failed,
-        fresh,
-        &identity,
-    )?;
+/// One `eval` under way: its metrics, run directory and batch passes (its judges are
+/// apart, for the session to borrow while these change).
+struct Evaluation {
+    metrics: Vec<Box<dyn Metric>>,
+    names: Vec<String>,
+    prepared: resume::Prepared,
+    passes: Option<Passes>,
+}
+
+impl Evaluation {
+    /// Resolves the judges, chooses the metrics (reading the first sample), says who
+    /// answers, and opens the run directory — new, or the earlier run resumed.
+    fn prepare(
+        options: &EvalOptions,
+        env: Env<'_>,
+        observer: &dyn Observer,
+    ) -> Result<(JudgeSetup, Self)> {
+        let store = options.batch.as_ref().map(|_| BatchStore::new());
+        let (setup, batch_client) = match (&options.batch, &store) {
+            (Some(mode), Some(store)) => {
+                mode.check()?;
+                batch::judge::resolve(&options.judge, env, mode, store)?
+            }
+            _ => (judges::resolve(&options.judge, env)?, None),
+        };
+        let reader = dataset::open(&options.data, &options.read_options()?)?;
+        note_skipped_traces(reader.skipped_traces(), observer);
+        let mut samples = reader.peekable();
+        let metrics = choose_metrics(options, env, &setup, &mut samples, observer)?;
+        drop(samples);
+        let names: Vec<String> = metrics.iter().map(|m| m.name()).collect();
+        check_gate(&options.gate, &names)?;
+        announce_judges(&metrics, &setup, observer);
+        crate::forecast_gguf(
+            &setup,
+            || dry_run(options, env, &crate::observe::Silent),
+            observer,
+        )?;
+        let run_path = options.run_path();
+        let fresh = fresh_manifest(options, &metrics, &names, &setup)?;
+        let identity = identity(options, &fresh, &names, &metrics, &setup)?;
+        let prepared = resume::prepare(
+            &run_path,
+            options.overwrite,
+            options.retry_failed,
+            fresh,
+            &identity,
+        )?;
+        say_resumed(&prepared, &run_path, observer);
+        prepared.run.write_manifest(&prepared.manifest)?;
+        let passes = match (&options.batch, store) {
+            (Some(mode), Some(store)) => Some(Passes::open(
+                mode,
+                store,
+                batch_client,
+                &prepared.run,
+                prepared.resumed,
+                observer,
+            )?),
+            _ => None,
+        };
+        Ok((
+            setup,
+            Evaluation {
+                metrics,
+                names,
+                prepared,
+                passes,
+            },
+        ))
+    }
+
+    /// Scores every cell not done yet — in one pass, or in batch passes until the batch
+    /// answers run out — journaling each sample's cells and checkpointing the session.
+    /// `None` when cancelled; else the passes' result, with the stop of an export. The
+    /// outer error is one that leaves the run as it is (no runtime, a journal that cannot
+    /// be opened or flushed).
+    fn score(
+        &mut self,
+        options: &EvalOptions,
+        setup: &JudgeSetup,
+        session: &mut SessionOpen<'_>,
+        scored: &mut Scored,
+        observer: &dyn Observer,
+        cancel: &CancelToken,
+    ) -> Result<Option<Result<Option<judges::Stop>>>> {
+        let runtime = runtime()?;
+        let mut journal = self.prepared.run.journal()?;
+        let judges = setup.judges.clone().plan_for(&self.metrics);
+        let stopped = || cancel.is_cancelled() || setup.stop().is_some();
+        let top_k = options
+            .top_k
+            .map(|k| usize::try_from(k).unwrap_or(usize::MAX));
+        let _cancel_judge = runtime.spawn(cancel_on(cancel.clone(), setup.chat.clone()));
+        let total = options
+            .samples
+            .filter(|_| options.shard.is_none())
+            .map(|n| n as u64);
+        observer.event(&Event::Stage { name: STAGE, total });
+        let mut done = std::mem::take(&mut self.prepared.done);
+        // Cells journaled in this pass, for the next pass to skip (batch mode only: a
+        // synchronous run makes one pass and keeps no set).
+        let journaled = RefCell::new(Cells::new());
+        let mut sink = SampleSink {
+            journal: &mut journal,
+            journaled: &journaled,
+            session,
+            run_dir: &self.prepared.run,
+            manifest: &mut self.prepared.manifest,
+            setup,
+            observer,
+            total,
+        };
+        let mut after_sample =
+            |records: &[ResultRecord], scored: &Scored| sink.record(records, scored);
+        let passes = &mut self.passes;
+        let (metrics, names) = (&self.metrics, &self.names);
+        let ended = runtime.block_on(async {
+            let work = async {
+                if let Some(passes) = passes.as_mut() {
+                    passes.resume(observer).await?;
+                }
+                for pass in 1.. {
+                    {
+                        let mark = passes.as_ref().map(Passes::pending_calls);
+                        let holding = || {
+                            passes
+                                .as_ref()
+                                .zip(mark)
+                                .is_some_and(|(passes, mark)| passes.pending_calls() != mark)
+                        };
+                        let plan = score::Plan {
+                            metrics,
+                            names,
+                            judges: &judges,
+                            top_k,
+                            window: setup.window(),
+                            in_flight: setup.concurrency.saturating_mul(2),
+                            done: &done,
+                            stopped: &stopped,
+                            hold_failed: &holding,
+                        };
+                        if pass > 1 {
+                            observer.note(format!(
+                                "batch pass {pass}: scoring the cells still waiting"
+                            ));
+                        }
+                        scored.samples = 0;
+                        score::score_all(&plan, run_samples(options)?, scored, &mut after_sample)
+                            .await?;
+                    }
+                    let Some(passes) = passes.as_mut().filter(|_| !stopped()) else {
+                        return Ok(None);
+                    };
+                    done.absorb(journaled.take());
+                    match passes.next(observer).await? {
+                        Next::Finished => return Ok(None),
+                        Next::Answered => {}
+                        Next::Exported(stop) => return Ok(Some(stop)),
+                    }
+                }
+                Ok::<Option<judges::Stop>, RunError>(None)
+            };
+            tokio::select! {
+                result = work => Some(result),
+                _ = cancel.cancelled() => None,
+            }
+        });
+        observer.event(&Event::StageEnd);
+        drop(runtime);
+        if !matches!(ended, Some(Err(_))) {
+            journal.flush()?;
+        }
+        Ok(ended)
+    }
+
+    /// The complete run: its summary, the session closed in the manifest, the judge line,
+    /// calibration with labels, the reports and the gate.
+    fn finish(
+        mut self,
+        options: &EvalOptions,
+        setup: &JudgeSetup,
+        session: &SessionOpen<'_>,
+        scored: Scored,
+        observer: &dyn Observer,
+    ) -> Result<Evaluated> {
+        let run_path = options.run_path();
+        let mut summary = crate::results::summarise(
+            &run_path.join(RESULTS_FILE),
+            &self.names,
+            options.bootstrap_resamples,
+            options.seed,
+        )?;
+        let manifest = &mut self.prepared.manifest;
+        manifest.dataset.samples = Some(summary.samples);
+        manifest.settings["judge"]["stats"] = setup.stats();
+        let account = session.close(manifest, SessionEnd::Complete, None, scored.cells);
+        // The judge line, then which judge answered each judged metric and how well it was
+        // measured to agree with people.
+        let footer = format!(
+            "{}\n{}",
+            session::footer(&account, &session::this_session(manifest)),
+            rageval_report::render_judge_lines(manifest, &summary.metric_order)
+        )
+        .trim_end()
+        .to_string();
+        summary.judge = Some(account);
+        self.prepared.run.finish(manifest, &summary)?;
+        if let Some(labels) = &options.labels {
+            summary = crate::calibrate::calibrate(&run_path, labels, observer)?.0;
+        }
+        let (gate, junit) = (&options.gate, options.junit.as_deref());
+        let finished = match options.reports {
+            true => {
+                let finished_run = RunData::load(&run_path)?;
+                let texts = texts_of(&finished_run.manifest, &finished_run.path, observer);
+                finish_reports(&finished_run, &texts, gate, junit)?
+            }
+            false => finish_without_reports(&run_path, gate, junit)?,
+        };
+        let too_many_failed =
+            judged_cells_failed(&summary, &self.metrics, setup, options.max_failed);
+        Ok(Evaluated {
+            path: run_path,
+            summary,
+            footer,
+            scored,
+            finished,
+            too_many_failed,
+        })
+    }
+}
+
+/// Where each scored sample's cells go: the journal (flushed), the pass's set of journaled
+/// cells (batch mode), the session's checkpoint in the manifest, and a progress event.
+struct SampleSink<'s, 'j> {
+    journal: &'s mut JournalWriter,
+    journaled: &'s RefCell<Cells>,
+    session: &'s mut SessionOpen<'j>,
+    run_dir: &'s RunDir,
+    manifest: &'s mut Manifest,
+    setup: &'s JudgeSetup,
+    observer: &'s dyn Observer,
+    total: Option<u64>,
+}
+
+impl SampleSink<'_, '_> {
+    fn record(&mut self, records: &[ResultRecord], scored: &Scored) -> Result<()> {
+        for record in records {
+            self.journal.append(record)?;
+        }
+        self.journal.flush()?;
+        let batch_store = &self.setup.batch;
+        if batch_store.is_some() {
+            let mut journaled = self.journaled.borrow_mut();
+            for record in records {
+                journaled.insert(&record.sample_id, &record.metric);
+            }
+        }
+        self.session
+            .checkpoint(self.run_dir, self.manifest, scored.cells)?;
+        let mut progress = Progress::of(STAGE, self.setup.chat.as_ref());
+        if let Some(store) = batch_store {
+            // A call waiting for a batch answer is no failed call.
+            progress.failed_calls = progress
+                .failed_calls
+                .saturating_sub(store.counts().pending_calls);
+        }
+        progress.done = scored.samples as u64;
+        progress.total = self.total;
+        progress.failed = scored.failed as u64;
+        self.observer.event(&Event::Progress(progress));
+        Ok(())
+    }
+}
+
+/// Tells what a resumed run keeps.
+fn say_resumed(prepared: &resume::Prepared, run_path: &Path, observer: &dyn Observer) {
     for note in &prepared.notes {
         observer.note(format!("note: {note}"));
     }
@@ -243,200 +529,6 @@ pub fn run(
             prepared.done.len()
         ));
     }
-    prepared.run.write_manifest(&prepared.manifest)?;
-    let mut passes = match (&options.batch, store) {
-        (Some(mode), Some(store)) => Some(Passes::open(
-            mode,
-            store,
-            batch_client,
-            &prepared.run,
-            prepared.resumed,
-            observer,
-        )?),
-        _ => None,
-    };
-    let mut journal = prepared.run.journal()?;
-    let judges = setup.judges.clone().plan_for(&metrics);
-    let stopped = || cancel.is_cancelled() || setup.stop().is_some();
-    let top_k = options
-        .top_k
-        .map(|k| usize::try_from(k).unwrap_or(usize::MAX));
-    let runtime = runtime()?;
-    let _cancel_judge = runtime.spawn(cancel_on(cancel.clone(), setup.chat.clone()));
-    let mut scored = Scored::default();
-    let mut session = SessionOpen::new(&setup, session_started, &prepared.manifest);
-    let total = options
-        .samples
-        .filter(|_| options.shard.is_none())
-        .map(|n| n as u64);
-    observer.event(&Event::Stage { name: STAGE, total });
-    let mut done = std::mem::take(&mut prepared.done);
-    // Cells journaled in this pass, for the next pass to skip (batch mode only: a
-    // synchronous run makes one pass and keeps no set).
-    let journaled = RefCell::new(Cells::new());
-    let batch_store = setup.batch.clone();
-    let (run_dir, manifest) = (&prepared.run, &mut prepared.manifest);
-    let mut after_sample = |records: &[ResultRecord], scored: &Scored| {
-        for record in records {
-            journal.append(record)?;
-        }
-        journal.flush()?;
-        if batch_store.is_some() {
-            let mut journaled = journaled.borrow_mut();
-            for record in records {
-                journaled.insert(&record.sample_id, &record.metric);
-            }
-        }
-        session.checkpoint(run_dir, manifest, scored.cells)?;
-        let mut progress = Progress::of(STAGE, setup.chat.as_ref());
-        if let Some(store) = &batch_store {
-            // A call waiting for a batch answer is no failed call.
-            progress.failed_calls = progress
-                .failed_calls
-                .saturating_sub(store.counts().pending_calls);
-        }
-        progress.done = scored.samples as u64;
-        progress.total = total;
-        progress.failed = scored.failed as u64;
-        observer.event(&Event::Progress(progress));
-        Ok(())
-    };
-    let ended = runtime.block_on(async {
-        let work = async {
-            if let Some(passes) = passes.as_mut() {
-                passes.resume(observer).await?;
-            }
-            for pass in 1.. {
-                {
-                    let mark = passes.as_ref().map(Passes::pending_calls);
-                    let holding = || {
-                        passes
-                            .as_ref()
-                            .zip(mark)
-                            .is_some_and(|(passes, mark)| passes.pending_calls() != mark)
-                    };
-                    let plan = score::Plan {
-                        metrics: &metrics,
-                        names: &names,
-                        judges: &judges,
-                        top_k,
-                        window: setup.window(),
-                        in_flight: setup.concurrency.saturating_mul(2),
-                        done: &done,
-                        stopped: &stopped,
-                        hold_failed: &holding,
-                    };
-                    if pass > 1 {
-                        observer.note(format!(
-                            "batch pass {pass}: scoring the cells still waiting"
-                        ));
-                    }
-                    scored.samples = 0;
-                    score::score_all(&plan, run_samples(options)?, &mut scored, &mut after_sample)
-                        .await?;
-                }
-                let Some(passes) = passes.as_mut().filter(|_| !stopped()) else {
-                    return Ok(None);
-                };
-                done.absorb(journaled.take());
-                match passes.next(observer).await? {
-                    Next::Finished => return Ok(None),
-                    Next::Answered => {}
-                    Next::Exported(stop) => return Ok(Some(stop)),
-                }
-            }
-            Ok::<Option<judges::Stop>, RunError>(None)
-        };
-        tokio::select! {
-            result = work => Some(result),
-            _ = cancel.cancelled() => None,
-        }
-    });
-    observer.event(&Event::StageEnd);
-    drop(runtime);
-    let stop = match ended {
-        None => Some(stop_or_cancelled(None)),
-        Some(Err(error)) => {
-            if prepared.resumed || passes.is_some() {
-                session.stop(
-                    &mut prepared,
-                    SessionEnd::Failed,
-                    error.to_string(),
-                    scored.cells,
-                )?;
-                observer.note("the run stays incomplete: its finished cells are kept".into());
-            } else if let Err(cleanup) = prepared.run.abandon() {
-                observer.note(format!("could not remove the partial run: {cleanup}"));
-            }
-            return Err(error);
-        }
-        Some(Ok(exported)) => setup.stop().or(exported),
-    };
-    journal.flush()?;
-    drop(journal);
-    if let Some(stop) = stop {
-        let (end, reason) = session_end(&stop);
-        let footer = session.stop(&mut prepared, end, reason, scored.cells)?;
-        return Ok(Ended::Stopped(Stopped::new(
-            stop,
-            footer,
-            &run_path,
-            scored.cells,
-            scored.held_back + scored.waiting,
-            "cells",
-        )));
-    }
-
-    let mut summary = crate::results::summarise(
-        &run_path.join(RESULTS_FILE),
-        &names,
-        options.bootstrap_resamples,
-        options.seed,
-    )?;
-    prepared.manifest.dataset.samples = Some(summary.samples);
-    prepared.manifest.settings["judge"]["stats"] = setup.stats();
-    let account = session.close(
-        &mut prepared.manifest,
-        SessionEnd::Complete,
-        None,
-        scored.cells,
-    );
-    // The judge line, then which judge answered each judged metric and how well it was
-    // measured to agree with people.
-    let footer = format!(
-        "{}\n{}",
-        session::footer(&account, &session::this_session(&prepared.manifest)),
-        rageval_report::render_judge_lines(&prepared.manifest, &summary.metric_order)
-    )
-    .trim_end()
-    .to_string();
-    summary.judge = Some(account);
-    prepared.run.finish(&mut prepared.manifest, &summary)?;
-    if let Some(labels) = &options.labels {
-        summary = crate::calibrate::calibrate(&run_path, labels, observer)?.0;
-    }
-    let finished = match options.reports {
-        true => {
-            let finished_run = RunData::load(&run_path)?;
-            let texts = texts_of(&finished_run.manifest, &finished_run.path, observer);
-            finish_reports(
-                &finished_run,
-                &texts,
-                &options.gate,
-                options.junit.as_deref(),
-            )?
-        }
-        false => finish_without_reports(&run_path, &options.gate, options.junit.as_deref())?,
-    };
-    let too_many_failed = judged_cells_failed(&summary, &metrics, &setup, options.max_failed);
-    Ok(Ended::Complete(Evaluated {
-        path: run_path,
-        summary,
-        footer,
-        scored,
-        finished,
-        too_many_failed,
-    }))
 }
 
 /// What the run of `options` is: data, metrics, the settings that change results (top-k,

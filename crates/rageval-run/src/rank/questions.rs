@@ -196,7 +196,9 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
             ));
         }
         opened.run.write_manifest(&opened.manifest)?;
-        let session = SessionOpen::new(setup, session_started, &opened.manifest);
+        // Rank and reference share `pipeline`'s judge: each stage counts its own calls.
+        let session =
+            SessionOpen::new(setup, session_started, &opened.manifest).counting_from_now();
         Ok(QuestionRun {
             run: opened.run,
             manifest: opened.manifest,

@@ -19,15 +19,16 @@ pub mod labels;
 pub mod measure;
 pub mod stability;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use rageval_core::{Outcome, Sample};
 use rageval_judge::CancelToken;
 use rageval_metrics::Metric;
 use rageval_report::{
-    AGREEMENT_FILE, Aggregator, Agreement, DatasetInfo, Gate, Manifest, MetricRecord, ResultRecord,
-    RunData, SessionEnd, sha256_bytes, sha256_file, utc_timestamp,
+    AGREEMENT_FILE, Aggregator, Agreement, DatasetInfo, Gate, JournalWriter, Manifest,
+    MetricRecord, ResultRecord, RunData, RunDir, SessionEnd, sha256_bytes, sha256_file,
+    utc_timestamp,
 };
 use serde_json::json;
 
@@ -313,43 +314,11 @@ impl Check<'_> {
         samples_text: &str,
         session_started: String,
     ) -> Result<Ended<Checked>> {
-        let (options, setup, observer) = (self.options, self.setup, self.observer);
-        let metrics = &self.material.metrics;
-        let samples = &self.material.samples;
-        let name = metrics[0].name();
+        let setup = self.setup;
+        let name = self.material.metrics[0].name();
         let run_path = prepared.run.path().to_path_buf();
-        // Figures from an earlier session are stale until this one finishes; repeats of a
-        // run that is not resumed are not this run's.
-        let stale: &[&str] = if prepared.resumed {
-            &[AGREEMENT_FILE]
-        } else {
-            &[AGREEMENT_FILE, REPEATS_FILE]
-        };
-        remove_files(&run_path, stale)?;
-        write_atomically(
-            &run_path.join(crate::judge_check::SAMPLES_FILE),
-            samples_text,
-        )?;
-        prepared.run.write_manifest(&prepared.manifest)?;
-
-        let repeats_done = journal::repeats_done(&run_path, &name)?;
-        if prepared.resumed {
-            let first = prepared.done.count_of(&name);
-            observer.note(format!(
-                "resuming {}: {first} of {} samples judged, {} repeat judgements kept",
-                run_path.display(),
-                samples.len(),
-                repeats_done.len()
-            ));
-        }
-        // Repeats must reach the model: a fresh judge that neither reads nor writes the cache.
-        let again = if options.repeat > 1 {
-            let mut uncached = options.judge.clone();
-            uncached.flags.no_cache = true;
-            Some(judges::resolve(&uncached, self.env)?)
-        } else {
-            None
-        };
+        let repeats_done = self.open_files(prepared, samples_text, &name)?;
+        let again = self.repeat_judge()?;
         let runtime = crate::runtime()?;
         let _cancel_first = runtime.spawn(cancel_on(self.cancel.clone(), setup.chat.clone()));
         let _cancel_again = runtime.spawn(cancel_on(
@@ -372,77 +341,23 @@ impl Check<'_> {
         let mut results = prepared.run.journal()?;
         let mut repeats = prepared.run.side_journal(REPEATS_FILE)?;
         let mut scored = Scored::default();
-        let (run_dir, manifest) = (&prepared.run, &mut prepared.manifest);
+        let mut sink = JudgementSink {
+            results: &mut results,
+            repeats: &mut repeats,
+            session: &mut session,
+            run_dir: &prepared.run,
+            manifest: &mut prepared.manifest,
+        };
+        let done = &prepared.done;
         let ended = runtime.block_on(async {
             let judging = async {
-                let judges = setup.judges.clone().plan_for(metrics);
-                let plan = pass_plan(metrics, &name, &judges, setup, &prepared.done, &stopped);
-                let todo = samples.len() - prepared.done.len().min(samples.len());
-                observer.note(format!(
-                    "judging {todo} of {} samples ({} items) with {name}",
-                    samples.len(),
-                    self.material.items.len()
-                ));
-                observer.event(&Event::Stage {
-                    name: STAGE,
-                    total: Some(todo as u64),
-                });
-                score::score_all(
-                    &plan,
-                    samples.iter().cloned().map(Ok),
-                    &mut scored,
-                    &mut |records: &[ResultRecord], scored: &Scored| {
-                        for record in records {
-                            results.append(record)?;
-                        }
-                        results.flush()?;
-                        session.checkpoint(run_dir, manifest, scored.cells)?;
-                        progress(observer, STAGE, setup, scored, todo);
-                        Ok(())
-                    },
-                )
-                .await?;
-                observer.event(&Event::StageEnd);
+                self.first_pass(done, &stopped, &mut sink, &mut scored)
+                    .await?;
                 let Some(again) = &again else {
                     return Ok::<(), RunError>(());
                 };
-                let judges = again.judges.clone().plan_for(metrics);
-                for k in 2..=options.repeat {
-                    let done: Cells = repeats_done
-                        .iter()
-                        .filter(|(repeat, _)| *repeat == k)
-                        .map(|(_, id)| (id.clone(), name.clone()))
-                        .collect();
-                    let plan = pass_plan(metrics, &name, &judges, setup, &done, &stopped);
-                    let todo = samples.len() - done.len().min(samples.len());
-                    observer.note(format!("repeat {k} of {}: {todo} samples", options.repeat));
-                    observer.event(&Event::Stage {
-                        name: "repeating",
-                        total: Some(todo as u64),
-                    });
-                    let mut repeat_scored = Scored::default();
-                    score::score_all(
-                        &plan,
-                        samples.iter().cloned().map(Ok),
-                        &mut repeat_scored,
-                        &mut |records: &[ResultRecord], _: &Scored| {
-                            for record in records {
-                                repeats.append(&RepeatRecord {
-                                    repeat: k,
-                                    record: record.clone(),
-                                })?;
-                            }
-                            repeats.flush()?;
-                            scored.cells += records.len();
-                            session.checkpoint(run_dir, manifest, scored.cells)?;
-                            Ok(())
-                        },
-                    )
-                    .await?;
-                    scored.held_back += repeat_scored.held_back;
-                    observer.event(&Event::StageEnd);
-                }
-                Ok(())
+                self.repeat_passes(again, &repeats_done, &stopped, &mut sink, &mut scored)
+                    .await
             };
             tokio::select! {
                 result = judging => Some(result),
@@ -480,8 +395,154 @@ impl Check<'_> {
             )));
         }
         drop((results, repeats));
+        self.finish(prepared, &session, &scored, &name)
+            .map(Ended::Complete)
+    }
 
-        let passes = journal::read_passes(&run_path, &name, samples, options.repeat)?;
+    /// The judge of repeats 2..K (`--repeat`): a fresh one that neither reads nor writes the
+    /// cache, so that repeats reach the model; none without repeats.
+    fn repeat_judge(&self) -> Result<Option<JudgeSetup>> {
+        if self.options.repeat <= 1 {
+            return Ok(None);
+        }
+        let mut uncached = self.options.judge.clone();
+        uncached.flags.no_cache = true;
+        Ok(Some(judges::resolve(&uncached, self.env)?))
+    }
+
+    /// The first judgement of every sample not in `done`, journaled as each finishes.
+    async fn first_pass(
+        &self,
+        done: &Cells,
+        stopped: &(dyn Fn() -> bool + Sync),
+        sink: &mut JudgementSink<'_, '_>,
+        scored: &mut Scored,
+    ) -> Result<()> {
+        let (metrics, samples, observer) = (
+            &self.material.metrics,
+            &self.material.samples,
+            self.observer,
+        );
+        let name = metrics[0].name();
+        let judges = self.setup.judges.clone().plan_for(metrics);
+        let plan = pass_plan(metrics, &name, &judges, self.setup, done, stopped);
+        let todo = samples.len() - done.len().min(samples.len());
+        observer.note(format!(
+            "judging {todo} of {} samples ({} items) with {name}",
+            samples.len(),
+            self.material.items.len()
+        ));
+        observer.event(&Event::Stage {
+            name: STAGE,
+            total: Some(todo as u64),
+        });
+        score::score_all(
+            &plan,
+            samples.iter().cloned().map(Ok),
+            scored,
+            &mut |records: &[ResultRecord], scored: &Scored| {
+                sink.record(records, scored.cells)?;
+                progress(observer, STAGE, self.setup, scored, todo);
+                Ok(())
+            },
+        )
+        .await?;
+        observer.event(&Event::StageEnd);
+        Ok(())
+    }
+
+    /// Opens this session's files: figures an earlier session left are stale until this one
+    /// finishes (and repeats of a run not resumed are not this run's), the samples are
+    /// written, the manifest too. Returns the repeat judgements kept, `(repeat, sample id)`.
+    fn open_files(
+        &self,
+        prepared: &mut Prepared,
+        samples_text: &str,
+        name: &str,
+    ) -> Result<HashSet<(u32, String)>> {
+        let run_path = prepared.run.path().to_path_buf();
+        let stale: &[&str] = if prepared.resumed {
+            &[AGREEMENT_FILE]
+        } else {
+            &[AGREEMENT_FILE, REPEATS_FILE]
+        };
+        remove_files(&run_path, stale)?;
+        write_atomically(
+            &run_path.join(crate::judge_check::SAMPLES_FILE),
+            samples_text,
+        )?;
+        prepared.run.write_manifest(&prepared.manifest)?;
+        let repeats_done = journal::repeats_done(&run_path, name)?;
+        if prepared.resumed {
+            let first = prepared.done.count_of(name);
+            self.observer.note(format!(
+                "resuming {}: {first} of {} samples judged, {} repeat judgements kept",
+                run_path.display(),
+                self.material.samples.len(),
+                repeats_done.len()
+            ));
+        }
+        Ok(repeats_done)
+    }
+
+    /// Repeats 2..K of every sample by `again` (the uncached judge), each journaled in
+    /// `repeats.jsonl` as it finishes, skipping the judgements `repeats_done` kept.
+    async fn repeat_passes(
+        &self,
+        again: &JudgeSetup,
+        repeats_done: &HashSet<(u32, String)>,
+        stopped: &(dyn Fn() -> bool + Sync),
+        sink: &mut JudgementSink<'_, '_>,
+        scored: &mut Scored,
+    ) -> Result<()> {
+        let (metrics, samples) = (&self.material.metrics, &self.material.samples);
+        let name = metrics[0].name();
+        let judges = again.judges.clone().plan_for(metrics);
+        for k in 2..=self.options.repeat {
+            let done: Cells = repeats_done
+                .iter()
+                .filter(|(repeat, _)| *repeat == k)
+                .map(|(_, id)| (id.clone(), name.clone()))
+                .collect();
+            let plan = pass_plan(metrics, &name, &judges, self.setup, &done, stopped);
+            let todo = samples.len() - done.len().min(samples.len());
+            self.observer.note(format!(
+                "repeat {k} of {}: {todo} samples",
+                self.options.repeat
+            ));
+            self.observer.event(&Event::Stage {
+                name: "repeating",
+                total: Some(todo as u64),
+            });
+            let mut repeat_scored = Scored::default();
+            score::score_all(
+                &plan,
+                samples.iter().cloned().map(Ok),
+                &mut repeat_scored,
+                &mut |records: &[ResultRecord], _: &Scored| {
+                    scored.cells += records.len();
+                    sink.record_repeat(k, records, scored.cells)
+                },
+            )
+            .await?;
+            scored.held_back += repeat_scored.held_back;
+            self.observer.event(&Event::StageEnd);
+        }
+        Ok(())
+    }
+
+    /// Measures the agreement from the journals, writes `agreement.json` and the summary,
+    /// closes the session and writes the reports.
+    fn finish(
+        &self,
+        prepared: &mut Prepared,
+        session: &SessionOpen<'_>,
+        scored: &Scored,
+        name: &str,
+    ) -> Result<Checked> {
+        let (options, samples) = (self.options, &self.material.samples);
+        let run_path = prepared.run.path().to_path_buf();
+        let passes = journal::read_passes(&run_path, name, samples, options.repeat)?;
         let measure_settings = measure::Settings {
             threshold: options.threshold,
             folds: options.folds as usize,
@@ -499,15 +560,14 @@ impl Check<'_> {
             &run_path.join(AGREEMENT_FILE),
             &serde_json::to_string_pretty(&agreement).map_err(RunError::encode("the agreement"))?,
         )?;
-
-        let mut aggregator = Aggregator::new(vec![name.clone()]);
+        let mut aggregator = Aggregator::new(vec![name.to_owned()]);
         for outcome in &passes[0] {
-            aggregator.add(&name, outcome);
+            aggregator.add(name, outcome);
         }
         let mut summary =
             aggregator.finish(samples.len(), options.bootstrap_resamples, options.seed);
         let manifest = &mut prepared.manifest;
-        manifest.settings["judge"]["stats"] = setup.stats();
+        manifest.settings["judge"]["stats"] = self.setup.stats();
         manifest.settings["agreement"] = json!({
             "figures": agreement.figures,
             "unscored": agreement.unscored,
@@ -517,14 +577,46 @@ impl Check<'_> {
         summary.judge = Some(account);
         prepared.run.finish(manifest, &summary)?;
         let finished_run = RunData::load(&run_path)?;
-        let texts = crate::reports::texts_of(&finished_run.manifest, &finished_run.path, observer);
+        let texts =
+            crate::reports::texts_of(&finished_run.manifest, &finished_run.path, self.observer);
         let finished = finish_reports(&finished_run, &texts, &Gate::default(), None)?;
-        Ok(Ended::Complete(Checked {
+        Ok(Checked {
             path: run_path,
             agreement,
             footer,
             finished,
-        }))
+        })
+    }
+}
+
+/// Where judgements go as they finish: the first's to `results.jsonl`, a repeat's to
+/// `repeats.jsonl` (each flushed), and the session's checkpoint.
+struct JudgementSink<'s, 'j> {
+    results: &'s mut JournalWriter,
+    repeats: &'s mut JournalWriter,
+    session: &'s mut SessionOpen<'j>,
+    run_dir: &'s RunDir,
+    manifest: &'s mut Manifest,
+}
+
+impl JudgementSink<'_, '_> {
+    fn record(&mut self, records: &[ResultRecord], cells: usize) -> Result<()> {
+        for record in records {
+            self.results.append(record)?;
+        }
+        self.results.flush()?;
+        self.session.checkpoint(self.run_dir, self.manifest, cells)
+    }
+
+    fn record_repeat(&mut self, repeat: u32, records: &[ResultRecord], cells: usize) -> Result<()> {
+        for record in records {
+            self.repeats.append(&RepeatRecord {
+                repeat,
+                record: record.clone(),
+            })?;
+        }
+        self.repeats.flush()?;
+        self.session.checkpoint(self.run_dir, self.manifest, cells)
     }
 }
 

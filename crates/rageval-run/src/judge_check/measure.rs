@@ -277,33 +277,21 @@ fn binary(scored: &[(&Item, Vec<f64>)], settings: &Settings, agreement: &mut Agr
     }
 }
 
-fn graded(scored: &[(&Item, Vec<f64>)], settings: &Settings, agreement: &mut Agreement) {
-    let grades: Vec<f64> = scored
-        .iter()
-        .map(|(item, _)| match item.label {
-            Label::Graded { grade, .. } => grade,
-            _ => f64::NAN,
-        })
-        .collect();
-    let scores: Vec<f64> = scored.iter().map(|(_, v)| v[0]).collect();
+/// Ordering within groups (a query's documents): the mean τ-b over the groups where it is
+/// defined, with the groups it leaves out counted and said.
+fn within_groups(
+    scored: &[(&Item, Vec<f64>)],
+    grades: &[f64],
+    scores: &[f64],
+    settings: &Settings,
+    agreement: &mut Agreement,
+) {
     let pick = |ix: &[usize]| -> (Vec<f64>, Vec<f64>) {
         (
             ix.iter().map(|&i| grades[i]).collect(),
             ix.iter().map(|&i| scores[i]).collect(),
         )
     };
-    let constant = "fewer than two items, or the grades or the scores are constant";
-    let rho = figure(grades.len(), settings, 0, |ix| {
-        let (g, s) = pick(ix);
-        spearman(&g, &s)
-    });
-    put(agreement, "spearman", rho, constant);
-    let tau = figure(grades.len(), settings, 1, |ix| {
-        let (g, s) = pick(ix);
-        kendall_tau_b(&g, &s)
-    });
-    put(agreement, "kendall_tau_b", tau, constant);
-    // Ordering within groups (a query's documents): mean τ-b over groups where it is defined.
     let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (i, (item, _)) in scored.iter().enumerate() {
         if let Label::Graded {
@@ -347,6 +335,35 @@ fn graded(scored: &[(&Item, Vec<f64>)], settings: &Settings, agreement: &mut Agr
             "no group has two distinct grades and scores",
         );
     }
+}
+
+fn graded(scored: &[(&Item, Vec<f64>)], settings: &Settings, agreement: &mut Agreement) {
+    let grades: Vec<f64> = scored
+        .iter()
+        .map(|(item, _)| match item.label {
+            Label::Graded { grade, .. } => grade,
+            _ => f64::NAN,
+        })
+        .collect();
+    let scores: Vec<f64> = scored.iter().map(|(_, v)| v[0]).collect();
+    let pick = |ix: &[usize]| -> (Vec<f64>, Vec<f64>) {
+        (
+            ix.iter().map(|&i| grades[i]).collect(),
+            ix.iter().map(|&i| scores[i]).collect(),
+        )
+    };
+    let constant = "fewer than two items, or the grades or the scores are constant";
+    let rho = figure(grades.len(), settings, 0, |ix| {
+        let (g, s) = pick(ix);
+        spearman(&g, &s)
+    });
+    put(agreement, "spearman", rho, constant);
+    let tau = figure(grades.len(), settings, 1, |ix| {
+        let (g, s) = pick(ix);
+        kendall_tau_b(&g, &s)
+    });
+    put(agreement, "kendall_tau_b", tau, constant);
+    within_groups(scored, &grades, &scores, settings, agreement);
     // κ only where the judge's scores are on the labels' own scale: every score is a grade
     // value, and both span the same lowest and highest value.
     let span = |values: &[f64]| {

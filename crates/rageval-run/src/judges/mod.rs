@@ -636,13 +636,39 @@ fn local(
         "routes": routes_json(&judges),
         "note": note,
     });
-    // Embedded models cost nothing per call: no price, so no cost is claimed.
+    let models = local_models(&local);
+    Ok(JudgeSetup {
+        embedding_fallback: None,
+        window: if chosen {
+            Window::AtMost(GGUF_PROMPT_WINDOW)
+        } else {
+            Window::Uncut
+        },
+        chat: judge.filter(|_| local.models.chat.is_some()),
+        gguf: local.gguf.filter(|_| local.models.chat.is_some()),
+        missing_models: local.missing,
+        judges,
+        description,
+        concurrency: settings.limits.max_concurrency,
+        endpoints: Vec::new(),
+        batch: None,
+        routing,
+        models,
+        heuristic,
+        lang,
+        context_window: options.context_window,
+    })
+}
+
+/// The embedded models found, as the manifest lists them. They cost nothing per call: no
+/// price, so no cost is claimed.
+fn local_models(local: &LocalModels) -> Vec<JudgeModel> {
     let file_name = |path: &Option<std::path::PathBuf>| {
         path.as_ref()
             .and_then(|p| p.file_name())
             .map(|name| name.to_string_lossy().into_owned())
     };
-    let models = [
+    [
         (
             "chat",
             local
@@ -670,28 +696,7 @@ fn local(
             price: None,
         })
     })
-    .collect();
-    Ok(JudgeSetup {
-        embedding_fallback: None,
-        window: if chosen {
-            Window::AtMost(GGUF_PROMPT_WINDOW)
-        } else {
-            Window::Uncut
-        },
-        chat: judge.filter(|_| local.models.chat.is_some()),
-        gguf: local.gguf.filter(|_| local.models.chat.is_some()),
-        missing_models: local.missing,
-        judges,
-        description,
-        concurrency: settings.limits.max_concurrency,
-        endpoints: Vec::new(),
-        batch: None,
-        routing,
-        models,
-        heuristic,
-        lang,
-        context_window: options.context_window,
-    })
+    .collect()
 }
 
 /// The script a measured figure was taken on: `(zh script` or `(en script` in its data

@@ -321,23 +321,36 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
         observer.event(&Event::StageEnd);
         drop(runtime);
         journal.flush()?;
+        self.ended(ended, stop_of(), written, samples.len())
+    }
+
+    /// How a [`QuestionRun::work`] ended: `None` when every question was answered; the
+    /// stop, with the session recorded, when the run stopped (a question that failed while
+    /// it was stopping is the stop's); the error, the session recorded as failed, when a
+    /// question failed for itself.
+    fn ended(
+        &mut self,
+        ended: Option<Result<()>>,
+        stop_now: Option<Stop>,
+        written: usize,
+        questions: usize,
+    ) -> Result<Option<Stopped>> {
         let stop = match ended {
             None => Some(stop_or_cancelled(None)),
-            Some(Err(error)) => match stop_of() {
-                // A question that failed because the run was stopping is the stop's.
+            Some(Err(error)) => match stop_now {
                 Some(stop) => Some(stop),
                 None => {
                     self.stop_session(SessionEnd::Failed, error.to_string(), written)?;
                     return Err(error);
                 }
             },
-            Some(Ok(())) => stop_of(),
+            Some(Ok(())) => stop_now,
         };
         let Some(stop) = stop else {
             return Ok(None);
         };
         let (end, reason) = session_end(&stop);
-        let left = samples.len() - self.done.len().min(samples.len());
+        let left = questions - self.done.len().min(questions);
         let footer = self.stop_session(end, reason, written)?;
         Ok(Some(Stopped::new(
             stop,

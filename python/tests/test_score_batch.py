@@ -107,3 +107,38 @@ def test_summarize_of_the_gathered_batches_is_the_run_s_summary(tmp_path: Path) 
     assert ours["bootstrap"] == theirs["bootstrap"]
     with pytest.raises(rageval.RagevalError, match="_status"):
         rageval.summarize(gathered.drop(columns=["rouge_l_status"]), METRICS)
+
+
+@pytest.fixture(scope="module")
+def garbage_mock():
+    from conftest import _start_mock
+
+    yield from _start_mock("--garbage-rate", "1.0")
+
+
+@pytest.fixture(scope="module")
+def thinking_mock():
+    from conftest import _start_mock
+
+    yield from _start_mock("--reasoning", "think")
+
+
+def test_a_judge_whose_every_answer_is_unusable_raises_not_a_batch_of_failures(
+    garbage_mock,
+) -> None:
+    judge = rageval.Judge(base_url=garbage_mock.base_url, model="mock-chat", no_cache=True)
+    rows = ragas_rows() * 6
+    with pytest.raises(rageval.JudgeError):
+        rageval.score_batch(rows, ["faithfulness"], judge)
+
+
+def test_a_reasoning_judge_scores_as_the_plain_one(mock, thinking_mock) -> None:
+    rows = ragas_rows()
+    plain = rageval.score_batch(
+        rows, ["faithfulness"],
+        rageval.Judge(base_url=mock.base_url, model="mock-chat", no_cache=True))
+    thinking = rageval.score_batch(
+        rows, ["faithfulness"],
+        rageval.Judge(base_url=thinking_mock.base_url, model="mock-chat", no_cache=True))
+    assert [r["faithfulness"] for r in thinking] == [r["faithfulness"] for r in plain]
+    assert all(r["faithfulness_status"] == "score" for r in thinking), thinking

@@ -261,14 +261,7 @@ impl Evaluation {
             }
             _ => (judges::resolve(&options.judge, env)?, None),
         };
-        let reader = dataset::open(&options.data, &options.read_options()?)?;
-        note_skipped_traces(reader.skipped_traces(), observer);
-        let mut samples = reader.peekable();
-        let metrics = choose_metrics(options, env, &setup, &mut samples, observer)?;
-        drop(samples);
-        let names: Vec<String> = metrics.iter().map(|m| m.name()).collect();
-        check_gate(&options.gate, &names)?;
-        announce_judges(&metrics, &setup, observer);
+        let (metrics, names) = metrics_of(options, env, &setup, observer)?;
         crate::forecast_gguf(
             &setup,
             || dry_run(options, env, &crate::observe::Silent),
@@ -512,6 +505,29 @@ impl SampleSink<'_, '_> {
     }
 }
 
+/// A run's metrics, built.
+type Metrics = Vec<Box<dyn Metric>>;
+
+/// The run's metrics and their names — chosen with the first sample, which the reader
+/// peeks — with the gate checked against them and who answers each task said: what a run
+/// and its dry run both start from.
+fn metrics_of(
+    options: &EvalOptions,
+    env: Env<'_>,
+    setup: &JudgeSetup,
+    observer: &dyn Observer,
+) -> Result<(Metrics, Vec<String>)> {
+    let reader = dataset::open(&options.data, &options.read_options()?)?;
+    note_skipped_traces(reader.skipped_traces(), observer);
+    let mut samples = reader.peekable();
+    let metrics = choose_metrics(options, env, setup, &mut samples, observer)?;
+    drop(samples);
+    let names: Vec<String> = metrics.iter().map(|m| m.name()).collect();
+    check_gate(&options.gate, &names)?;
+    announce_judges(&metrics, setup, observer);
+    Ok((metrics, names))
+}
+
 /// Tells what a resumed run keeps.
 fn say_resumed(prepared: &resume::Prepared, run_path: &Path, observer: &dyn Observer) {
     for note in &prepared.notes {
@@ -626,14 +642,7 @@ pub fn dry_run_over(
             ));
         }
     }
-    let reader = dataset::open(&options.data, &options.read_options()?)?;
-    note_skipped_traces(reader.skipped_traces(), observer);
-    let mut samples = reader.peekable();
-    let metrics = choose_metrics(options, env, &setup, &mut samples, observer)?;
-    drop(samples);
-    let names: Vec<String> = metrics.iter().map(|m| m.name()).collect();
-    check_gate(&options.gate, &names)?;
-    announce_judges(&metrics, &setup, observer);
+    let (metrics, names) = metrics_of(options, env, &setup, observer)?;
     let top_k = options
         .top_k
         .map(|k| usize::try_from(k).unwrap_or(usize::MAX));

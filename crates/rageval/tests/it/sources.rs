@@ -463,32 +463,34 @@ fn regression_index_reads_documents_as_users_have_them_and_counts_what_it_cannot
     );
 }
 
+/// In `dir`: `report` indexed as `idx`, a `sources.toml` naming a service that answers
+/// "约488亿元。" to every question (streamed lines), and `questions` as `questions.jsonl`.
+fn local_index_and_service(dir: &Path, report: &str, questions: &str) {
+    write_bytes(dir, "report.txt", report.as_bytes());
+    let out = rageval(dir, &["index", "report.txt", "--out", "idx"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let url = serve_answers("约488亿元。");
+    std::fs::write(
+        dir.join("sources.toml"),
+        format!("[service]\nurl = \"{url}/qa\"\nquery = {{ message = \"{{{{question}}}}\" }}\nresponse = \"lines\"\n"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("questions.jsonl"), questions).unwrap();
+}
+
 /// A question the retriever finds nothing for is written and counted in the summary line
 /// with a warning; `--fail-on-empty` makes it a failure (exit code 2, left out). A complete
 /// output is in question order.
 #[test]
 fn regression_zero_hits_are_a_counted_warning_and_fail_on_empty_an_error() {
     let dir = tempfile::tempdir().unwrap();
-    write_bytes(
+    local_index_and_service(
         dir.path(),
-        "report.txt",
-        "少儿编程教育市场规模约为488亿元。\n\n家长对编程教育的认知程度逐年提高。\n".as_bytes(),
-    );
-    let out = rageval(dir.path(), &["index", "report.txt", "--out", "idx"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let url = serve_answers("约488亿元。");
-    std::fs::write(
-        dir.path().join("sources.toml"),
-        format!("[service]\nurl = \"{url}/qa\"\nquery = {{ message = \"{{{{question}}}}\" }}\nresponse = \"lines\"\n"),
-    )
-    .unwrap();
-    std::fs::write(
-        dir.path().join("questions.jsonl"),
+        "少儿编程教育市场规模约为488亿元。\n\n家长对编程教育的认知程度逐年提高。\n",
         "{\"id\": \"q1\", \"question\": \"少儿编程市场规模\"}\n\
          {\"id\": \"q2\", \"question\": \"xyzzy plugh\"}\n\
          {\"id\": \"q3\", \"question\": \"家长的认知\"}\n",
-    )
-    .unwrap();
+    );
     let collect = |out: &str, extra: &[&str]| {
         let mut args = vec![
             "collect",
@@ -690,24 +692,11 @@ fn regression_issue_25_collect_with_every_question_failing_writes_no_file() {
 #[test]
 fn regression_issue_25_fail_on_empty_zero_hits_hint_names_the_retriever_settings() {
     let dir = tempfile::tempdir().unwrap();
-    write_bytes(
+    local_index_and_service(
         dir.path(),
-        "report.txt",
-        "少儿编程教育市场规模约为488亿元。\n".as_bytes(),
-    );
-    let out = rageval(dir.path(), &["index", "report.txt", "--out", "idx"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let url = serve_answers("约488亿元。");
-    std::fs::write(
-        dir.path().join("sources.toml"),
-        format!("[service]\nurl = \"{url}/qa\"\nquery = {{ message = \"{{{{question}}}}\" }}\nresponse = \"lines\"\n"),
-    )
-    .unwrap();
-    std::fs::write(
-        dir.path().join("questions.jsonl"),
+        "少儿编程教育市场规模约为488亿元。\n",
         "{\"id\": \"q1\", \"question\": \"xyzzy plugh\"}\n",
-    )
-    .unwrap();
+    );
     let out = rageval(
         dir.path(),
         &[

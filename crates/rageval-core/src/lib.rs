@@ -25,6 +25,7 @@
 pub mod agreement;
 pub mod calibration;
 pub mod dataset;
+pub mod files;
 pub mod outcome;
 pub mod rank;
 pub mod sample;

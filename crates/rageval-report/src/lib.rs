@@ -139,6 +139,6 @@ pub use run_folder::{
 pub use run_samples::{locate_dataset, open_run_dataset, read_dataset_of, read_run_samples};
 pub use summary::{Aggregator, MetricSummary, Summary};
 pub use svg::{IntervalRow, histogram, interval_chart};
-pub use table::render_summary_table;
+pub use table::{aligned, render_summary_table};
 pub use time::utc_timestamp;
 pub use xlsx::{REASON_SUFFIX, RESULTS_SHEET_COLUMNS, SAMPLES_SHEET_COLUMNS, write_xlsx};

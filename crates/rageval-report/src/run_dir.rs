@@ -142,13 +142,10 @@ fn write_json_atomically(
     let mut bytes =
         serde_json::to_vec_pretty(value).map_err(|source| ReportError::Encode { what, source })?;
     bytes.push(b'\n');
-    let temporary = path.with_extension("json.tmp");
-    let write_error = |source| ReportError::Write {
+    rageval_core::files::write_atomically(path, &bytes).map_err(|source| ReportError::Write {
         path: path.to_path_buf(),
         source,
-    };
-    fs::write(&temporary, &bytes).map_err(write_error)?;
-    fs::rename(&temporary, path).map_err(write_error)
+    })
 }
 
 /// SHA-256 of a file's bytes, or of a directory's files (sorted by name; each name and its

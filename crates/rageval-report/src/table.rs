@@ -1,4 +1,5 @@
-//! The summary as a plain-text table for a terminal (the binary prints it).
+//! Plain-text tables for a terminal (the binary prints them): the summary, and the one
+//! column aligner every other terminal table uses ([`aligned`]).
 
 use crate::Summary;
 
@@ -20,35 +21,43 @@ pub fn render_summary_table(summary: &Summary) -> String {
             m.n_failed.to_string(),
         ]);
     }
-    let mut widths = header.map(|h| h.chars().count());
-    for row in &rows {
-        for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.chars().count());
-        }
-    }
-    let mut out = String::new();
-    let mut push_row = |cells: &[String]| {
-        let line: Vec<String> = cells
+    let mut lines = vec![header.map(String::from).to_vec()];
+    lines.extend(rows.into_iter().map(Vec::from));
+    aligned(&lines)
+}
+
+/// `lines` as a text table: columns two spaces apart, the first left-aligned (names), the
+/// others right-aligned (numbers), widths in characters, no trailing spaces. The one table
+/// aligner of the terminal's tables: summaries, dry-run estimates, batch plans, calibration.
+pub fn aligned(lines: &[Vec<String>]) -> String {
+    let columns = lines.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| {
+            lines
+                .iter()
+                .map(|line| line.get(c).map_or(0, |cell| cell.chars().count()))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut text = String::new();
+    for line in lines {
+        let cells: Vec<String> = line
             .iter()
-            .zip(widths)
+            .zip(&widths)
             .enumerate()
-            .map(|(i, (cell, width))| {
-                let pad = width - cell.chars().count();
-                if i == 0 {
-                    format!("{cell}{}", " ".repeat(pad))
+            .map(|(c, (cell, &width))| {
+                if c == 0 {
+                    format!("{cell:<width$}")
                 } else {
-                    format!("{}{cell}", " ".repeat(pad))
+                    format!("{cell:>width$}")
                 }
             })
             .collect();
-        out.push_str(line.join("  ").trim_end());
-        out.push('\n');
-    };
-    push_row(&header.map(String::from));
-    for row in &rows {
-        push_row(row);
+        text.push_str(cells.join("  ").trim_end());
+        text.push('\n');
     }
-    out
+    text
 }
 
 #[cfg(test)]

@@ -163,10 +163,7 @@ fn write_summary(run_dir: &Path, summary: &Summary) -> Result<()> {
     let path = run_dir.join(SUMMARY_FILE);
     let mut bytes = serde_json::to_vec_pretty(summary).map_err(RunError::encode("the summary"))?;
     bytes.push(b'\n');
-    let temporary = path.with_extension("json.tmp");
-    std::fs::write(&temporary, bytes)
-        .and_then(|()| std::fs::rename(&temporary, &path))
-        .map_err(RunError::write(&path))
+    crate::write_atomically(&path, bytes)
 }
 
 /// The calibrated means as a text table for a terminal: judge-only, labels-only and PPI++
@@ -177,5 +174,5 @@ pub fn render(summary: &Summary) -> String {
             .chain(rageval_report::calibrated_rows(summary))
             .map(Vec::from)
             .collect();
-    crate::plan::aligned(&lines)
+    rageval_report::aligned(&lines)
 }

@@ -109,7 +109,7 @@ pub enum RunError {
 
     /// Run directories that cannot be merged into one run; the message says why.
     #[error(transparent)]
-    MergeRefused(#[from] crate::merge::MergeRefused),
+    MergeRefused(#[from] MergeRefused),
 
     /// A shared labelled set could not be read.
     #[error(transparent)]
@@ -149,3 +149,11 @@ impl RunError {
 
 /// This crate's result.
 pub type Result<T, E = RunError> = std::result::Result<T, E>;
+
+/// Run directories that cannot be merged into one run (`merge`'s refusal; here so the
+/// engine's error names no command module).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot merge: {why}")]
+pub struct MergeRefused {
+    pub why: String,
+}

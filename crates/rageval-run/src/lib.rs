@@ -36,6 +36,7 @@
 //! the binary chooses the words' place and the exit codes.
 
 pub mod batch;
+pub mod budget;
 pub mod calibrate;
 pub mod cells;
 pub mod ended;
@@ -58,6 +59,7 @@ pub mod rubrics;
 pub mod score;
 pub mod session;
 pub mod shard;
+mod shell;
 pub mod units;
 pub mod words;
 
@@ -86,6 +88,15 @@ pub(crate) fn forecast_gguf(
         observer.note(forecast::note(&speed, &estimate));
     }
     Ok(())
+}
+
+/// Writes a run file whole or not at all ([`rageval_core::files`]); the error names it.
+pub(crate) fn write_atomically(
+    path: &std::path::Path,
+    bytes: impl AsRef<[u8]>,
+) -> error::Result<()> {
+    rageval_core::files::write_atomically(path, bytes.as_ref())
+        .map_err(error::RunError::write(path))
 }
 
 /// A multi-threaded runtime for one command's judge calls.

@@ -16,7 +16,6 @@
 //! the values the bootstrap needs.
 
 use std::collections::{BTreeMap, HashMap};
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use rageval_report::{
@@ -26,6 +25,7 @@ use rageval_report::{
 use serde_json::{Value, json};
 
 use crate::cells::SampleKey;
+pub use crate::error::MergeRefused;
 use crate::error::{Result, RunError};
 use crate::eval::SHARD_SETTING;
 use crate::identity::RunIdentity;
@@ -35,20 +35,6 @@ use crate::results::{Summarising, for_each_record};
 use crate::resume::{read_manifest, stored_identity};
 use crate::session;
 use crate::shard::Shard;
-
-/// Run directories that cannot be merged into one run.
-#[derive(Debug)]
-pub struct MergeRefused {
-    pub why: String,
-}
-
-impl fmt::Display for MergeRefused {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "cannot merge: {}", self.why)
-    }
-}
-
-impl std::error::Error for MergeRefused {}
 
 fn refused(why: impl Into<String>) -> RunError {
     RunError::MergeRefused(MergeRefused { why: why.into() })

@@ -152,7 +152,7 @@ pub fn run(
     crate::reference::require_writer(&setup, &options.eval.judge, "pipeline's reference stage")?;
     crate::forecast_gguf(
         &setup,
-        || crate::plan::rank::pipeline(options, env, &crate::observe::Silent),
+        || crate::rank::plan::pipeline(options, env, &crate::observe::Silent),
         observer,
     )?;
 
@@ -251,12 +251,7 @@ fn write_dataset(
         text.push_str(&serde_json::to_string(&row).map_err(RunError::encode("a dataset line"))?);
         text.push('\n');
     }
-    let mut partial = path.as_os_str().to_owned();
-    partial.push(".partial");
-    let partial = PathBuf::from(partial);
-    std::fs::write(&partial, text)
-        .and_then(|()| std::fs::rename(&partial, path))
-        .map_err(RunError::write(path))?;
+    crate::write_atomically(path, text)?;
     Ok(report)
 }
 

@@ -154,7 +154,7 @@ pub fn run(
     require_writer(&setup, &options.judge, "reference answers")?;
     crate::forecast_gguf(
         &setup,
-        || crate::plan::rank::reference(options, env, &crate::observe::Silent),
+        || crate::rank::plan::reference(options, env, &crate::observe::Silent),
         observer,
     )?;
     let path = options.data.out_or(&options.data.data, "reference");

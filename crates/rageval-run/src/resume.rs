@@ -322,10 +322,8 @@ pub fn compact_streaming<R: DeserializeOwned>(
 /// Rewrites `path` without the lines numbered (from 0, ascending) in `dropped`, through a
 /// temporary file renamed over it.
 fn rewrite_without(path: &Path, dropped: &[usize]) -> Result<()> {
-    let temporary = path.with_extension("jsonl.tmp");
-    let copy = || -> std::io::Result<()> {
+    let copy = |out: &mut BufWriter<fs::File>| -> std::io::Result<()> {
         let mut reader = BufReader::new(fs::File::open(path)?);
-        let mut out = BufWriter::new(fs::File::create(&temporary)?);
         let mut drop = dropped.iter().peekable();
         let mut line = Vec::new();
         let mut index = 0;
@@ -341,12 +339,9 @@ fn rewrite_without(path: &Path, dropped: &[usize]) -> Result<()> {
             }
             index += 1;
         }
-        out.flush()?;
-        out.get_ref().sync_all()
+        Ok(())
     };
-    copy()
-        .and_then(|()| fs::rename(&temporary, path))
-        .map_err(RunError::write(path))
+    rageval_core::files::write_atomically_with(path, copy).map_err(RunError::write(path))
 }
 
 #[cfg(test)]

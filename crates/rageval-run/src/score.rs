@@ -12,18 +12,19 @@
 //! back the same way while the pass has requests waiting for a batch answer
 //! ([`Plan::hold_failed`]): a cell whose call is pending is not done either.
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 
 use futures_util::future::join_all;
 use rageval_core::dataset::DatasetError;
 use rageval_core::{Outcome, Sample};
 use rageval_metrics::{Input, Judges, Metric, ScoringContext};
 use rageval_report::ResultRecord;
+use rageval_tasks::TaskKind;
 use serde_json::json;
 
+use crate::budget::contexts_to_score;
 use crate::cells::{Cells, SampleKey};
 use crate::error::{Result, RunError};
-use crate::eval::budget::contexts_to_score;
 use crate::units;
 
 /// What scoring needs besides the samples.
@@ -163,4 +164,13 @@ pub async fn score_sample(plan: &Plan<'_>, mut sample: Sample) -> SampleCells {
         cells,
         cut,
     }
+}
+
+/// The tasks `metrics` may ask the judge.
+pub(crate) fn tasks_of(metrics: &[Box<dyn Metric>]) -> Vec<TaskKind> {
+    let mut tasks = BTreeSet::new();
+    for metric in metrics {
+        tasks.extend(metric.requirements().tasks.iter().copied());
+    }
+    tasks.into_iter().collect()
 }

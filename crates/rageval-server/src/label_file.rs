@@ -11,7 +11,6 @@
 //! another labeller wrote, or one of the other shape, is refused rather than mixed in.
 
 use std::collections::HashMap;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
@@ -142,36 +141,17 @@ impl LabelsFile {
             bytes.extend(serde_json::to_vec(line).unwrap_or_default());
             bytes.push(b'\n');
         }
-        write_atomically(&self.path, &bytes).map_err(|source| LabelError::Write {
-            path: self.path.clone(),
-            source,
+        rageval_core::files::write_atomically(&self.path, &bytes).map_err(|source| {
+            LabelError::Write {
+                path: self.path.clone(),
+                source,
+            }
         })?;
         if slot.is_none() {
             self.by_id.insert(id.to_owned(), lines.len() - 1);
         }
         self.lines = lines;
         Ok(())
-    }
-}
-
-/// Writes `bytes` to `path` whole or not at all: a temporary file in the same directory
-/// (so the rename stays on one file system), synced, then renamed over `path`.
-pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let name = path
-        .file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temporary = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    let written = std::fs::File::create(&temporary).and_then(|mut file| {
-        file.write_all(bytes)?;
-        file.sync_all()
-    });
-    match written.and_then(|()| std::fs::rename(&temporary, path)) {
-        Ok(()) => Ok(()),
-        Err(error) => {
-            let _ = std::fs::remove_file(&temporary);
-            Err(error)
-        }
     }
 }
 

@@ -498,17 +498,7 @@ pub fn order_output(path: &Path, ids: &[&str]) -> Result<(), SourceError> {
         ordered.push_str(line);
         ordered.push('\n');
     }
-    let name = path
-        .file_name()
-        .map_or_else(|| "collected".into(), |n| n.to_string_lossy().into_owned());
-    let staging = path.with_file_name(format!(".{name}.ordering-{}", std::process::id()));
-    let written = std::fs::File::create(&staging).and_then(|mut file| {
-        file.write_all(ordered.as_bytes())?;
-        file.sync_all()
-    });
-    if let Err(e) = written.and_then(|()| std::fs::rename(&staging, path)) {
-        let _ = std::fs::remove_file(&staging);
-        return Err(SourceError::io(path, e));
-    }
+    rageval_core::files::write_atomically(path, ordered.as_bytes())
+        .map_err(|e| SourceError::io(path, e))?;
     Ok(())
 }

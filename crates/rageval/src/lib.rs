@@ -7,6 +7,7 @@ mod app;
 mod cli;
 mod commands;
 mod judge;
+mod signals;
 mod ui;
 
 pub use app::run;

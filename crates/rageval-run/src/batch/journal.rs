@@ -23,8 +23,8 @@ use rageval_report::{JournalWriter, utc_timestamp};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, RunError};
-use crate::judge_check::journal::write_atomically;
 use crate::resume::compact_streaming;
+use crate::write_atomically;
 
 /// The event journal of a batch run.
 pub const BATCHES_FILE: &str = "batches.jsonl";

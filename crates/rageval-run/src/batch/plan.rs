@@ -58,7 +58,11 @@ impl BatchPlan {
             limits.max_requests_per_file,
             limits.max_bytes_per_file / 1_000_000
         );
-        let mut lines = vec![["stage", "requests", "MB", "batch jobs"].map(String::from)];
+        let mut lines = vec![
+            ["stage", "requests", "MB", "batch jobs"]
+                .map(String::from)
+                .to_vec(),
+        ];
         let mut total = PlannedStage::default();
         let mut jobs = 0;
         for (index, stage) in self.stages.iter().enumerate() {
@@ -68,34 +72,13 @@ impl BatchPlan {
             lines.push(row(&(index + 1).to_string(), stage, stage.jobs(limits)));
         }
         lines.push(row("total", &total, jobs));
-        let widths: Vec<usize> = (0..4)
-            .map(|c| {
-                lines
-                    .iter()
-                    .map(|l| l[c].chars().count())
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
-        for line in &lines {
-            let cells: Vec<String> = line
-                .iter()
-                .zip(&widths)
-                .enumerate()
-                .map(|(c, (cell, &width))| match c {
-                    0 => format!("{cell:<width$}"),
-                    _ => format!("{cell:>width$}"),
-                })
-                .collect();
-            text.push_str(cells.join("  ").trim_end());
-            text.push('\n');
-        }
+        text.push_str(&rageval_report::aligned(&lines));
         text
     }
 }
 
-fn row(label: &str, stage: &PlannedStage, jobs: u64) -> [String; 4] {
-    [
+fn row(label: &str, stage: &PlannedStage, jobs: u64) -> Vec<String> {
+    vec![
         label.to_owned(),
         stage.requests.to_string(),
         format!("{:.1}", stage.bytes as f64 / 1e6),

@@ -2,7 +2,6 @@
 //! the configured judge), and keep the results in a run directory that resumes.
 //!
 //! - this module: [`EvalOptions`], [`run`] and [`dry_run`];
-//! - [`budget`]: the top-k lowering under the judge's context window;
 //! - the scoring loop is [`crate::score`], shared with `judge-check`.
 //!
 //! The dataset is streamed: samples are scored as they are read, a bounded number at once.
@@ -12,10 +11,10 @@
 //! after the samples in flight, leaving the run incomplete and resumable. Every session's
 //! judge usage is recorded in the manifest either way.
 
-pub mod budget;
+pub mod plan;
 
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashSet};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use rageval_core::Sample;
@@ -26,7 +25,6 @@ use rageval_report::{
     DatasetInfo, Gate, JournalWriter, Manifest, MetricRecord, RESULTS_FILE, ResultRecord, RunData,
     RunDir, SessionEnd, Summary, sha256_file, utc_timestamp,
 };
-use rageval_tasks::TaskKind;
 use serde_json::json;
 
 use crate::batch::plan::BatchPlanning;
@@ -37,12 +35,13 @@ use crate::error::{Result, RunError};
 use crate::identity::RunIdentity;
 use crate::judges::{self, Env, JudgeOptions, JudgeSetup};
 use crate::observe::{Event, Observer, Progress};
-use crate::plan::eval::EvalPlan;
 use crate::reports::{Finished, finish_reports, finish_without_reports, texts_of};
-use crate::score::{self, Scored};
+use crate::resume;
+use crate::score::{self, Scored, tasks_of};
 use crate::session::{self, SessionOpen};
 use crate::shard::Shard;
-use crate::{resume, runtime};
+use crate::shell::{self, session_end};
+use plan::EvalPlan;
 
 /// Stage name of `eval`'s progress.
 pub const STAGE: &str = "scoring";
@@ -315,14 +314,12 @@ impl Evaluation {
         observer: &dyn Observer,
         cancel: &CancelToken,
     ) -> Result<Option<Result<Option<judges::Stop>>>> {
-        let runtime = runtime()?;
         let mut journal = self.prepared.run.journal()?;
         let judges = setup.judges.clone().plan_for(&self.metrics);
         let stopped = || cancel.is_cancelled() || setup.stop().is_some();
         let top_k = options
             .top_k
             .map(|k| usize::try_from(k).unwrap_or(usize::MAX));
-        let _cancel_judge = runtime.spawn(cancel_on(cancel.clone(), setup.chat.clone()));
         let total = options
             .samples
             .filter(|_| options.shard.is_none())
@@ -346,59 +343,53 @@ impl Evaluation {
             |records: &[ResultRecord], scored: &Scored| sink.record(records, scored);
         let passes = &mut self.passes;
         let (metrics, names) = (&self.metrics, &self.names);
-        let ended = runtime.block_on(async {
-            let work = async {
-                if let Some(passes) = passes.as_mut() {
-                    passes.resume(observer).await?;
-                }
-                for pass in 1.. {
-                    {
-                        let mark = passes.as_ref().map(Passes::pending_calls);
-                        let holding = || {
-                            passes
-                                .as_ref()
-                                .zip(mark)
-                                .is_some_and(|(passes, mark)| passes.pending_calls() != mark)
-                        };
-                        let plan = score::Plan {
-                            metrics,
-                            names,
-                            judges: &judges,
-                            top_k,
-                            window: setup.window(),
-                            in_flight: setup.concurrency.saturating_mul(2),
-                            done: &done,
-                            stopped: &stopped,
-                            hold_failed: &holding,
-                        };
-                        if pass > 1 {
-                            observer.note(format!(
-                                "batch pass {pass}: scoring the cells still waiting"
-                            ));
-                        }
-                        scored.samples = 0;
-                        score::score_all(&plan, run_samples(options)?, scored, &mut after_sample)
-                            .await?;
-                    }
-                    let Some(passes) = passes.as_mut().filter(|_| !stopped()) else {
-                        return Ok(None);
-                    };
-                    done.absorb(journaled.take());
-                    match passes.next(observer).await? {
-                        Next::Finished => return Ok(None),
-                        Next::Answered => {}
-                        Next::Exported(stop) => return Ok(Some(stop)),
-                    }
-                }
-                Ok::<Option<judges::Stop>, RunError>(None)
-            };
-            tokio::select! {
-                result = work => Some(result),
-                _ = cancel.cancelled() => None,
+        let work = async {
+            if let Some(passes) = passes.as_mut() {
+                passes.resume(observer).await?;
             }
-        });
+            for pass in 1.. {
+                {
+                    let mark = passes.as_ref().map(Passes::pending_calls);
+                    let holding = || {
+                        passes
+                            .as_ref()
+                            .zip(mark)
+                            .is_some_and(|(passes, mark)| passes.pending_calls() != mark)
+                    };
+                    let plan = score::Plan {
+                        metrics,
+                        names,
+                        judges: &judges,
+                        top_k,
+                        window: setup.window(),
+                        in_flight: setup.concurrency.saturating_mul(2),
+                        done: &done,
+                        stopped: &stopped,
+                        hold_failed: &holding,
+                    };
+                    if pass > 1 {
+                        observer.note(format!(
+                            "batch pass {pass}: scoring the cells still waiting"
+                        ));
+                    }
+                    scored.samples = 0;
+                    score::score_all(&plan, run_samples(options)?, scored, &mut after_sample)
+                        .await?;
+                }
+                let Some(passes) = passes.as_mut().filter(|_| !stopped()) else {
+                    return Ok(None);
+                };
+                done.absorb(journaled.take());
+                match passes.next(observer).await? {
+                    Next::Finished => return Ok(None),
+                    Next::Answered => {}
+                    Next::Exported(stop) => return Ok(Some(stop)),
+                }
+            }
+            Ok::<Option<judges::Stop>, RunError>(None)
+        };
+        let ended = shell::until_cancelled(cancel, [setup.chat.clone()], work)?;
         observer.event(&Event::StageEnd);
-        drop(runtime);
         if !matches!(ended, Some(Err(_))) {
             journal.flush()?;
         }
@@ -708,15 +699,6 @@ fn choose_metrics(
     default_metrics(&catalogue, &first, setup, &options.data, observer)
 }
 
-/// The tasks `metrics` may ask the judge.
-pub(crate) fn tasks_of(metrics: &[Box<dyn Metric>]) -> Vec<TaskKind> {
-    let mut tasks = BTreeSet::new();
-    for metric in metrics {
-        tasks.extend(metric.requirements().tasks.iter().copied());
-    }
-    tasks.into_iter().collect()
-}
-
 /// A gate on a metric that will not run is a typo: say so before any work is done.
 fn check_gate(gate: &Gate, names: &[String]) -> Result<()> {
     for threshold in &gate.thresholds {
@@ -765,32 +747,6 @@ fn fresh_manifest(
     let mut manifest = Manifest::start("eval", dataset_info, records, settings);
     manifest.version_name.clone_from(&options.version_name);
     Ok(manifest)
-}
-
-/// How a stop is recorded in the session list.
-pub(crate) fn session_end(stop: &judges::Stop) -> (SessionEnd, String) {
-    match stop {
-        judges::Stop::Cancelled => (SessionEnd::Interrupted, "interrupted (Ctrl-C)".into()),
-        judges::Stop::CapReached(cap) => {
-            (SessionEnd::CapReached, format!("judge cap reached: {cap}"))
-        }
-        judges::Stop::JudgeUnavailable(halt) => (SessionEnd::JudgeUnavailable, halt.to_string()),
-        judges::Stop::RequestsExported { files, requests } => (
-            SessionEnd::RequestsExported,
-            format!("{requests} requests written to {} file(s)", files.len()),
-        ),
-    }
-}
-
-/// Waits for `cancel`, then cancels the chat judge so calls in flight abort.
-pub(crate) async fn cancel_on(
-    cancel: CancelToken,
-    chat: Option<rageval_judge::Judge<rageval_judge::Models>>,
-) {
-    cancel.cancelled().await;
-    if let Some(chat) = chat {
-        chat.cancel();
-    }
 }
 
 /// When more cells of the judged metrics failed than the share `limit` allows (and always

@@ -85,14 +85,6 @@ pub fn read_passes(
     Ok(passes)
 }
 
-/// Writes `text` to `path` whole or not at all (temporary file, then rename).
-pub fn write_atomically(path: &Path, text: impl AsRef<[u8]>) -> Result<()> {
-    let temporary = path.with_extension("tmp");
-    std::fs::write(&temporary, text)
-        .and_then(|()| std::fs::rename(&temporary, path))
-        .map_err(RunError::write(path))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

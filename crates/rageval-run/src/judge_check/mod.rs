@@ -35,16 +35,18 @@ use serde_json::json;
 use crate::cells::Cells;
 use crate::ended::{Ended, Stopped, stop_or_cancelled};
 use crate::error::{Result, RunError};
-use crate::eval::{cancel_on, session_end, tasks_of};
 use crate::identity::RunIdentity;
 use crate::judges::{self, Env, JudgeOptions, JudgeSetup};
 use crate::observe::{Event, Observer, Progress};
 use crate::plan::Estimate;
 use crate::reports::{Finished, finish_reports};
 use crate::resume::{self, Prepared};
+use crate::score::tasks_of;
 use crate::score::{self, Scored};
 use crate::session::{self, SessionOpen};
-use journal::{REPEATS_FILE, RepeatRecord, write_atomically};
+use crate::shell::{self, session_end};
+use crate::write_atomically;
+use journal::{REPEATS_FILE, RepeatRecord};
 use labels::Item;
 
 /// The file of the run directory holding the items' samples (the run's dataset).
@@ -253,7 +255,7 @@ pub fn dry_run(
     let material = material(options, env)?;
     let (setup, planner) = crate::plan::planning_setup(&options.judge, env)?;
     let names = vec![material.metrics[0].name()];
-    let plan = crate::plan::eval::EvalPlan {
+    let plan = crate::eval::plan::EvalPlan {
         metrics: &material.metrics,
         names: &names,
         setup: &setup,
@@ -319,12 +321,6 @@ impl Check<'_> {
         let run_path = prepared.run.path().to_path_buf();
         let repeats_done = self.open_files(prepared, samples_text, &name)?;
         let again = self.repeat_judge()?;
-        let runtime = crate::runtime()?;
-        let _cancel_first = runtime.spawn(cancel_on(self.cancel.clone(), setup.chat.clone()));
-        let _cancel_again = runtime.spawn(cancel_on(
-            self.cancel.clone(),
-            again.as_ref().and_then(|a| a.chat.clone()),
-        ));
         let mut session = SessionOpen::new(setup, session_started, &prepared.manifest);
         if let Some(again) = &again {
             session.also_counting(again);
@@ -349,22 +345,20 @@ impl Check<'_> {
             manifest: &mut prepared.manifest,
         };
         let done = &prepared.done;
-        let ended = runtime.block_on(async {
-            let judging = async {
-                self.first_pass(done, &stopped, &mut sink, &mut scored)
-                    .await?;
-                let Some(again) = &again else {
-                    return Ok::<(), RunError>(());
-                };
-                self.repeat_passes(again, &repeats_done, &stopped, &mut sink, &mut scored)
-                    .await
+        let judging = async {
+            self.first_pass(done, &stopped, &mut sink, &mut scored)
+                .await?;
+            let Some(again) = &again else {
+                return Ok::<(), RunError>(());
             };
-            tokio::select! {
-                result = judging => Some(result),
-                _ = self.cancel.cancelled() => None,
-            }
-        });
-        drop(runtime);
+            self.repeat_passes(again, &repeats_done, &stopped, &mut sink, &mut scored)
+                .await
+        };
+        let chats = [
+            setup.chat.clone(),
+            again.as_ref().and_then(|a| a.chat.clone()),
+        ];
+        let ended = shell::until_cancelled(self.cancel, chats, judging)?;
         results.flush()?;
         repeats.flush()?;
         let stop = match ended {

@@ -6,12 +6,13 @@
 //! real run renders; only the answers are made up ([`planner`] says how).
 //!
 //! - [`planner`]: the stand-in models;
-//! - [`eval`]: `eval`'s plan, per metric and for the whole run;
-//! - [`rank`]: the plans of `rank` and `reference` (and so of `pipeline`).
+//!
+//! Each command's own plan lives beside it: `eval`'s in [`crate::eval::plan`], those of
+//! `rank`, `reference` and `pipeline` in [`crate::rank::plan`].
 
-pub mod eval;
 pub mod planner;
-pub mod rank;
+
+use rageval_report::aligned;
 
 use std::collections::BTreeMap;
 
@@ -304,36 +305,4 @@ fn cells(row: &EstimateRow) -> Vec<String> {
             .map_or_else(|| "—".into(), |usd| format!("{usd:.6}")),
         row.heuristic.to_string(),
     ]
-}
-
-/// `lines` as a text table: the first column left-aligned, the others right-aligned.
-pub(crate) fn aligned(lines: &[Vec<String>]) -> String {
-    let mut text = String::new();
-    let columns = lines.first().map_or(0, Vec::len);
-    let widths: Vec<usize> = (0..columns)
-        .map(|c| {
-            lines
-                .iter()
-                .map(|l| l.get(c).map_or(0, |cell| cell.chars().count()))
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    for line in lines {
-        let cells: Vec<String> = line
-            .iter()
-            .zip(&widths)
-            .enumerate()
-            .map(|(c, (cell, &width))| {
-                if c == 0 {
-                    format!("{cell:<width$}")
-                } else {
-                    format!("{cell:>width$}")
-                }
-            })
-            .collect();
-        text.push_str(cells.join("  ").trim_end());
-        text.push('\n');
-    }
-    text
 }

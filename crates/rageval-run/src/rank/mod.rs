@@ -12,6 +12,7 @@
 //! - [`questions`]: what `rank` and `reference` share: reading the questions, the run
 //!   directory of a per-question command, the per-question loop.
 
+pub mod plan;
 pub mod questions;
 
 use std::path::{Path, PathBuf};
@@ -131,7 +132,7 @@ pub fn run(
     let setup = judges::resolve(&options.judge, env)?;
     crate::forecast_gguf(
         &setup,
-        || crate::plan::rank::rank(options, env, &crate::observe::Silent),
+        || plan::rank(options, env, &crate::observe::Silent),
         observer,
     )?;
     let path = options.data.out_or(&options.data.data, "rank");

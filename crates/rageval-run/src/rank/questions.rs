@@ -21,12 +21,12 @@ use serde_json::Value;
 
 use crate::ended::{Stopped, stop_or_cancelled};
 use crate::error::{Result, RunError};
-use crate::eval::{cancel_on, session_end};
 use crate::identity::RunIdentity;
 use crate::judges::{JudgeSetup, Stop};
 use crate::observe::{Event, Observer, Progress};
 use crate::resume::{self, compact_lines};
 use crate::session::{self, SessionOpen};
+use crate::shell::{self, session_end};
 use crate::units;
 use crate::words::counted;
 
@@ -250,8 +250,6 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
             }
         };
         let stopped = || stop_of().is_some();
-        let runtime = crate::runtime()?;
-        let _cancel_judge = runtime.spawn(cancel_on(cancel.clone(), setup.chat.clone()));
         let mut journal = self.run.side_journal(self.journal_file)?;
         // Shared with the progress ticker, which reads them between questions' results.
         let (written, failed) = (Cell::new(0usize), Cell::new(0u64));
@@ -273,7 +271,7 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
             &mut self.done,
         );
         let key = self.key;
-        let ended = runtime.block_on(async {
+        let working = async {
             let working = units::in_order(
                 todo.into_iter().map(Ok::<_, RunError>),
                 at_once,
@@ -312,14 +310,13 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
                 }
             };
             tokio::select! {
-                result = working => Some(result),
-                _ = cancel.cancelled() => None,
-                () = ticking => None,
+                result = working => result,
+                () = ticking => unreachable!("the progress ticker never ends"),
             }
-        });
+        };
+        let ended = shell::until_cancelled(cancel, [setup.chat.clone()], working)?;
         let written = written.get();
         observer.event(&Event::StageEnd);
-        drop(runtime);
         journal.flush()?;
         self.ended(ended, stop_of(), written, samples.len())
     }
@@ -399,7 +396,7 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
 
     /// Writes `bytes` to `file` in the run directory, whole or not at all.
     pub fn write_file(&self, file: &str, bytes: &[u8]) -> Result<()> {
-        write_atomically(&self.path.join(file), bytes)
+        crate::write_atomically(&self.path.join(file), bytes)
     }
 
     /// The judge's accounts over every session, this one included as it stands.
@@ -448,14 +445,5 @@ fn write_jsonl<R: Serialize>(path: &Path, rows: &[R]) -> Result<()> {
         text.push_str(&serde_json::to_string(row).map_err(RunError::encode("a journal line"))?);
         text.push('\n');
     }
-    write_atomically(path, text.as_bytes())
-}
-
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let mut temporary = path.as_os_str().to_owned();
-    temporary.push(".tmp");
-    let temporary = PathBuf::from(temporary);
-    std::fs::write(&temporary, bytes)
-        .and_then(|()| std::fs::rename(&temporary, path))
-        .map_err(RunError::write(path))
+    crate::write_atomically(path, text)
 }

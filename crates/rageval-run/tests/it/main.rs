@@ -7,7 +7,9 @@
 mod batch;
 mod judge_check;
 mod reasoning;
+mod rules;
 mod shards;
+mod walls;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

@@ -33,7 +33,7 @@ pub fn run(
     if args.dry_run {
         return estimate(eval::dry_run(&options, &judge::env, ui)?, ui, out);
     }
-    let cancel = crate::ui::cancel_on_ctrl_c();
+    let cancel = crate::signals::cancel_on_ctrl_c();
     let done = match completed(eval::run(&options, &judge::env, ui, &cancel)?, ui) {
         Ok(done) => done,
         Err(exit) => return Ok(exit),

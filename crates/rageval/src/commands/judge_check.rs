@@ -111,7 +111,7 @@ pub fn run(
     if args.dry_run {
         return estimate(judge_check::dry_run(&options, &judge::env, ui)?, ui, out);
     }
-    let cancel = crate::ui::cancel_on_ctrl_c();
+    let cancel = crate::signals::cancel_on_ctrl_c();
     let checked = match completed(judge_check::run(&options, &judge::env, ui, &cancel)?, ui) {
         Ok(checked) => checked,
         Err(exit) => return Ok(exit),

@@ -107,7 +107,9 @@ pub fn stopped(stopped: &Stopped, ui: &Ui) -> Exit {
     ui.warn(&stopped.message);
     match Exit::of_stop(&stopped.stop) {
         // The cancel token does not say who tripped it; the signal handler does.
-        Exit::Interrupted if crate::ui::stop_signal() == Some(crate::ui::StopSignal::Terminate) => {
+        Exit::Interrupted
+            if crate::signals::stop_signal() == Some(crate::signals::StopSignal::Terminate) =>
+        {
             Exit::Terminated
         }
         exit => exit,

@@ -29,12 +29,12 @@ pub fn run(args: &RankArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<Exit
     };
     if args.data.dry_run {
         return estimate(
-            rageval_run::plan::rank::rank(&options, &judge::env, ui)?,
+            rageval_run::rank::plan::rank(&options, &judge::env, ui)?,
             ui,
             out,
         );
     }
-    let cancel = crate::ui::cancel_on_ctrl_c();
+    let cancel = crate::signals::cancel_on_ctrl_c();
     let ranked = match completed(rank::run(&options, &judge::env, ui, &cancel)?, ui) {
         Ok(ranked) => ranked,
         Err(exit) => return Ok(exit),

@@ -28,12 +28,12 @@ pub fn run(
     };
     if args.eval.dry_run {
         return estimate(
-            rageval_run::plan::rank::pipeline(&options, &judge::env, ui)?,
+            rageval_run::rank::plan::pipeline(&options, &judge::env, ui)?,
             ui,
             out,
         );
     }
-    let cancel = crate::ui::cancel_on_ctrl_c();
+    let cancel = crate::signals::cancel_on_ctrl_c();
     let mut printed: anyhow::Result<()> = Ok(());
     let mut stage_done = |stage: StageEnded<'_>| {
         let result = match stage {

@@ -21,12 +21,12 @@ pub fn run(args: &ReferenceArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result
     };
     if args.data.dry_run {
         return estimate(
-            rageval_run::plan::rank::reference(&options, &judge::env, ui)?,
+            rageval_run::rank::plan::reference(&options, &judge::env, ui)?,
             ui,
             out,
         );
     }
-    let cancel = crate::ui::cancel_on_ctrl_c();
+    let cancel = crate::signals::cancel_on_ctrl_c();
     let done = match completed(reference::run(&options, &judge::env, ui, &cancel)?, ui) {
         Ok(done) => done,
         Err(exit) => return Ok(exit),

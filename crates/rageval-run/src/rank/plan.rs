@@ -12,11 +12,11 @@
 use rageval_core::Sample;
 use rageval_rank::TaskAnswerer;
 
-use super::{Estimate, EstimateRow, Planner, StageEstimate, rows_by_task};
 use crate::error::Result;
 use crate::judges::{Env, JudgeSetup};
 use crate::observe::{Event, Observer, Progress};
 use crate::pipeline::PipelineOptions;
+use crate::plan::{Estimate, EstimateRow, Planner, StageEstimate, rows_by_task};
 use crate::rank::{RankOptions, rank_settings, task_judge};
 use crate::reference::{ReferenceRunOptions, reference_settings, require_writer};
 use crate::session::usage_of;
@@ -38,7 +38,7 @@ pub const REFERENCE_METHOD: &str = "dry run: the reference rounds run against a 
 /// `rank --dry-run`.
 pub fn rank(options: &RankOptions, env: Env<'_>, observer: &dyn Observer) -> Result<Estimate> {
     let samples = options.data.read()?;
-    let (setup, planner) = super::planning_setup(&options.judge, env)?;
+    let (setup, planner) = crate::plan::planning_setup(&options.judge, env)?;
     let stage = rank_stage(options, &samples, &setup, planner.as_ref(), observer)?;
     Ok(Estimate::new(setup.models(), vec![stage]))
 }
@@ -50,7 +50,7 @@ pub fn reference(
     observer: &dyn Observer,
 ) -> Result<Estimate> {
     let samples = options.data.read()?;
-    let (setup, planner) = super::planning_setup(&options.judge, env)?;
+    let (setup, planner) = crate::plan::planning_setup(&options.judge, env)?;
     require_writer(&setup, &options.judge, "reference answers")?;
     let stage = reference_stage(options, &samples, &setup, planner.as_ref(), observer)?;
     Ok(Estimate::new(setup.models(), vec![stage]))
@@ -65,7 +65,7 @@ pub fn pipeline(
     options.check()?;
     let rank_options = options.rank_options();
     let samples = rank_options.data.read()?;
-    let (setup, planner) = super::planning_setup(&options.eval.judge, env)?;
+    let (setup, planner) = crate::plan::planning_setup(&options.eval.judge, env)?;
     require_writer(&setup, &options.eval.judge, "pipeline's reference stage")?;
     let rank = rank_stage(&rank_options, &samples, &setup, planner.as_ref(), observer)?;
     let reference = reference_stage(

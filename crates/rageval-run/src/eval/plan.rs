@@ -14,12 +14,12 @@ use rageval_judge::{Judge, Models};
 use rageval_metrics::{Judges, Metric};
 use rageval_report::JudgeUsage;
 
-use super::planner::Planner;
-use super::{EstimateRow, StageEstimate};
 use crate::cells::Cells;
 use crate::error::{Result, RunError};
 use crate::judges::JudgeSetup;
 use crate::observe::{Event, Observer, Progress};
+use crate::plan::planner::Planner;
+use crate::plan::{EstimateRow, StageEstimate};
 use crate::score::{Plan, score_sample};
 use crate::session::usage_of;
 

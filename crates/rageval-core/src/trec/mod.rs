@@ -12,14 +12,17 @@
 //! - `judge`: ranking a topic (score, then docno descending; `-M`) and judging it (`-l`).
 //! - `measures`: the measure table, nicknames and parameter parsing.
 //! - `compute`, `gain`: per-topic formulas.
-//! - `evaluate`: topic selection (`-c`) and averaging; `report`: the output format.
+//! - `evaluate`: topic selection (`-c`) and averaging; `report`: the output format (text,
+//!   and JSON at full precision).
+//! - `files`: both files read from disk, a large run on two threads ([`read_files`]).
 //!
-//! This module reads from readers and writes to writers it is given; it never opens files,
-//! prints or exits — the `rageval trec` command does that.
+//! Apart from [`read_files`], this module reads from readers and writes to writers it is
+//! given; it never prints or exits — the `rageval trec` command does that.
 
 mod compute;
 mod error;
 mod evaluate;
+mod files;
 mod gain;
 mod judge;
 mod lines;
@@ -30,6 +33,7 @@ mod run;
 
 pub use error::TrecError;
 pub use evaluate::{TrecOptions, evaluate, evaluate_named};
+pub use files::{SPLIT_RUN_BYTES, read_files};
 pub use qrels::{MAX_RELEVANCE, Qrels};
 pub use report::TrecReport;
 pub use run::Run;

@@ -120,6 +120,33 @@ impl TrecReport {
         self.columns.iter().map(|column| column.name.as_str())
     }
 
+    /// Every per-topic and summary value at full precision, as JSON (text measures such as
+    /// `runid` left out): `{"run_id", "queries": {qid: {measure: value}}, "summary": {…}}`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let names: Vec<&str> = self.measure_names().collect();
+        let values_of =
+            |lookup: &dyn Fn(&str) -> Option<f64>| -> serde_json::Map<String, serde_json::Value> {
+                names
+                    .iter()
+                    .filter_map(|name| lookup(name).map(|value| ((*name).to_owned(), value.into())))
+                    .collect()
+            };
+        let queries: serde_json::Map<String, serde_json::Value> = self
+            .query_ids()
+            .map(|qid| {
+                (
+                    qid.to_owned(),
+                    values_of(&|name| self.query_value(qid, name)).into(),
+                )
+            })
+            .collect();
+        serde_json::json!({
+            "run_id": self.run_id(),
+            "queries": queries,
+            "summary": values_of(&|name| self.summary(name)),
+        })
+    }
+
     fn column(&self, measure: &str) -> Option<usize> {
         self.columns
             .iter()

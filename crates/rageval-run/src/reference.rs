@@ -107,11 +107,21 @@ pub struct ReferenceSummary {
 /// 135M model writes too poorly (and too slowly) to be used unasked — only an endpoint model
 /// or a GGUF file named with `--judge gguf:PATH` writes references.
 pub fn require_writer(setup: &JudgeSetup, options: &JudgeOptions, what: &str) -> Result<()> {
+    require_writer_of(setup, options, what, &TASKS)
+}
+
+/// [`require_writer`] for a command that asks `tasks` (`testset`'s).
+pub fn require_writer_of(
+    setup: &JudgeSetup,
+    options: &JudgeOptions,
+    what: &str,
+    tasks: &[TaskKind],
+) -> Result<()> {
     let named_gguf = matches!(options.local, Some(LocalJudge::Gguf(_)));
     let endpoint = setup.kind() == "endpoint";
     let routed = setup
         .tasks()
-        .is_some_and(|tasks| TASKS.iter().all(|&task| tasks.route(task).is_ok()));
+        .is_some_and(|judge| tasks.iter().all(|&task| judge.route(task).is_ok()));
     if (endpoint || named_gguf) && routed {
         return Ok(());
     }

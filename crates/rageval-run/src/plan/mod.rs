@@ -7,11 +7,13 @@
 //!
 //! - [`planner`]: the stand-in models;
 //! - [`eval`]: `eval`'s plan, per metric and for the whole run;
-//! - [`rank`]: the plans of `rank` and `reference` (and so of `pipeline`).
+//! - [`rank`]: the plans of `rank` and `reference` (and so of `pipeline`);
+//! - [`testset`]: the plan of `testset`.
 
 pub mod eval;
 pub mod planner;
 pub mod rank;
+pub mod testset;
 
 use std::collections::BTreeMap;
 

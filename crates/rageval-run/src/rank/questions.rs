@@ -97,6 +97,15 @@ pub fn default_out(data: &Path, suffix: &str) -> PathBuf {
     PathBuf::from("runs").join(format!("{stem}-{suffix}"))
 }
 
+/// What a session does with a run directory already there.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Restart {
+    /// Start over instead of resuming.
+    pub overwrite: bool,
+    /// When resuming, do again the units whose judge calls failed.
+    pub retry_failed: bool,
+}
+
 /// Whether a question's result may be journaled when the run is stopping.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Spoiled {
@@ -138,7 +147,6 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
         failed: fn(&L) -> bool,
         observer: &dyn Observer,
     ) -> Result<Self> {
-        let session_started = utc_timestamp();
         let dataset = DatasetInfo {
             path: data.data.display().to_string(),
             sha256: sha256_file(&data.data)?,
@@ -148,6 +156,49 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
                 .unwrap_or_default(),
             samples: None,
         };
+        let mut manifest_settings = manifest_settings;
+        manifest_settings["samples"] = serde_json::json!(data.samples);
+        manifest_settings["field_map"] = serde_json::json!(data.field_map);
+        let restart = Restart {
+            overwrite: data.overwrite,
+            retry_failed: data.retry_failed,
+        };
+        Self::open_over(
+            command,
+            dataset,
+            restart,
+            path,
+            manifest_settings,
+            settings,
+            setup,
+            tasks,
+            journal_file,
+            own_files,
+            key,
+            failed,
+            observer,
+        )
+    }
+
+    /// [`QuestionRun::open`] over a dataset the caller describes (a corpus that is not one
+    /// file: `testset`'s chunks, hashed by their content).
+    #[allow(clippy::too_many_arguments)]
+    pub fn open_over(
+        command: &str,
+        dataset: DatasetInfo,
+        restart: Restart,
+        path: &Path,
+        manifest_settings: Value,
+        settings: &[(&str, String)],
+        setup: &'a JudgeSetup,
+        tasks: &[TaskKind],
+        journal_file: &'static str,
+        own_files: &[&str],
+        key: fn(&L) -> String,
+        failed: fn(&L) -> bool,
+        observer: &dyn Observer,
+    ) -> Result<Self> {
+        let session_started = utc_timestamp();
         let identity = RunIdentity {
             command: command.into(),
             dataset_sha256: dataset.sha256.clone(),
@@ -160,17 +211,14 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
                 .map(|(name, value)| ((*name).to_string(), value.clone()))
                 .collect(),
         };
-        let mut manifest_settings = manifest_settings;
-        manifest_settings["samples"] = serde_json::json!(data.samples);
-        manifest_settings["field_map"] = serde_json::json!(data.field_map);
         let fresh = Manifest::start(command, dataset, Vec::new(), manifest_settings);
         let mut files = vec![journal_file];
         files.extend_from_slice(own_files);
-        let opened = resume::open(path, data.overwrite, fresh, &identity, &files)?;
+        let opened = resume::open(path, restart.overwrite, fresh, &identity, &files)?;
         let mut retried = 0;
         let done: HashSet<String> = if opened.resumed {
             compact_lines(&path.join(journal_file), |line: &L| {
-                let again = data.retry_failed && failed(line);
+                let again = restart.retry_failed && failed(line);
                 retried += usize::from(again);
                 (!again).then(|| key(line))
             })?

@@ -198,11 +198,15 @@ pub fn reference_into(
     let questions: Vec<&str> = samples.iter().map(|s| s.question.as_str()).collect();
     let gt_names = file_names(GROUND_TRUTH_PREFIX, &questions, EXTENSION);
     let full_names = file_names(FULL_PREFIX, &questions, EXTENSION);
+    let (dataset, restart, manifest_settings) = options
+        .data
+        .described(json!({"settings": settings, "judge": setup.description}))?;
     let mut run = QuestionRun::<QuestionReference>::open(
         "reference",
-        &options.data,
+        dataset,
+        restart,
         path,
-        json!({"settings": settings, "judge": setup.description}),
+        manifest_settings,
         &identity_settings,
         setup,
         &TASKS,
@@ -351,13 +355,7 @@ fn why_none(reference: &Reference) -> String {
 }
 
 fn error_text(error: &RankError) -> String {
-    let mut text = error.to_string();
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        text.push_str(&format!(": {cause}"));
-        source = cause.source();
-    }
-    text
+    crate::error::chain_text(error)
 }
 
 /// Removes `GT_` / `FULL_` files an earlier run left in `dir`, so a new run's directory

@@ -165,7 +165,7 @@ mod tests {
         match dedup.offer("b", second) {
             Some(Duplicate::Near { of, similarity }) => {
                 assert_eq!(of, "a");
-                assert!(similarity >= DEFAULT_NEAR_DUPLICATE && similarity < 1.0);
+                assert!((DEFAULT_NEAR_DUPLICATE..1.0).contains(&similarity));
             }
             other => panic!("not a near duplicate: {other:?}"),
         }

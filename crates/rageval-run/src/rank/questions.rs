@@ -80,6 +80,28 @@ impl QuestionData {
         Ok(samples)
     }
 
+    /// The dataset as a run's manifest describes it, what to do with a run already there,
+    /// and `manifest_settings` with the reading options added.
+    pub fn described(&self, manifest_settings: Value) -> Result<(DatasetInfo, Restart, Value)> {
+        let dataset = DatasetInfo {
+            path: self.data.display().to_string(),
+            sha256: sha256_file(&self.data)?,
+            format: self
+                .format
+                .map(|f| format!("{f:?}").to_lowercase())
+                .unwrap_or_default(),
+            samples: None,
+        };
+        let mut manifest_settings = manifest_settings;
+        manifest_settings["samples"] = serde_json::json!(self.samples);
+        manifest_settings["field_map"] = serde_json::json!(self.field_map);
+        let restart = Restart {
+            overwrite: self.overwrite,
+            retry_failed: self.retry_failed,
+        };
+        Ok((dataset, restart, manifest_settings))
+    }
+
     /// `--out`, else `runs/<dataset stem>-<suffix>`.
     pub fn out_or(&self, data: &Path, suffix: &str) -> PathBuf {
         self.out
@@ -129,61 +151,12 @@ pub struct QuestionRun<'a, L> {
 }
 
 impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
-    /// Opens `path` for `command` over `data`'s dataset: resumes the run there when it has
-    /// the same identity (dataset, `settings`, the judge's routes for `tasks`), else starts
-    /// a new one, removing `journal_file` and the command's `own_files` left from before.
+    /// Opens `path` for `command` over `dataset` (as [`QuestionData::described`] gives it,
+    /// or `testset`'s chunks hashed by their content): resumes the run there when it has the
+    /// same identity (dataset, `settings`, the judge's routes for `tasks`), else starts a new
+    /// one, removing `journal_file` and the command's `own_files` left from before.
     #[allow(clippy::too_many_arguments)]
     pub fn open(
-        command: &str,
-        data: &QuestionData,
-        path: &Path,
-        manifest_settings: Value,
-        settings: &[(&str, String)],
-        setup: &'a JudgeSetup,
-        tasks: &[TaskKind],
-        journal_file: &'static str,
-        own_files: &[&str],
-        key: fn(&L) -> String,
-        failed: fn(&L) -> bool,
-        observer: &dyn Observer,
-    ) -> Result<Self> {
-        let dataset = DatasetInfo {
-            path: data.data.display().to_string(),
-            sha256: sha256_file(&data.data)?,
-            format: data
-                .format
-                .map(|f| format!("{f:?}").to_lowercase())
-                .unwrap_or_default(),
-            samples: None,
-        };
-        let mut manifest_settings = manifest_settings;
-        manifest_settings["samples"] = serde_json::json!(data.samples);
-        manifest_settings["field_map"] = serde_json::json!(data.field_map);
-        let restart = Restart {
-            overwrite: data.overwrite,
-            retry_failed: data.retry_failed,
-        };
-        Self::open_over(
-            command,
-            dataset,
-            restart,
-            path,
-            manifest_settings,
-            settings,
-            setup,
-            tasks,
-            journal_file,
-            own_files,
-            key,
-            failed,
-            observer,
-        )
-    }
-
-    /// [`QuestionRun::open`] over a dataset the caller describes (a corpus that is not one
-    /// file: `testset`'s chunks, hashed by their content).
-    #[allow(clippy::too_many_arguments)]
-    pub fn open_over(
         command: &str,
         dataset: DatasetInfo,
         restart: Restart,

@@ -331,15 +331,8 @@ async fn closed_book(
     )
 }
 
-/// The error and its causes, one line.
 fn error_text(error: &TaskError) -> String {
-    let mut text = error.to_string();
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        text.push_str(&format!(": {cause}"));
-        source = cause.source();
-    }
-    text
+    crate::error::chain_text(error)
 }
 
 #[cfg(test)]

@@ -186,7 +186,7 @@ fn open<'a>(
         ("closed_book", format!("{:?}", options.closed_book)),
         ("near_duplicate", options.near_duplicate.to_string()),
     ];
-    QuestionRun::open_over(
+    QuestionRun::open(
         "testset",
         dataset,
         options.restart,

@@ -144,7 +144,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let splitter = Splitter::new(40, 0).unwrap_or_else(|| panic!("splitter"));
         std::fs::create_dir(dir.path().join("docs")).unwrap_or_else(|e| panic!("{e}"));
-        assert!(corpus_chunks(&dir.path().join("docs"), splitter.clone()).is_err());
+        assert!(corpus_chunks(&dir.path().join("docs"), splitter).is_err());
         let text = "Scratch is a block language.\n\nPython comes later for most children.\n";
         std::fs::write(dir.path().join("docs/a.md"), text).unwrap_or_else(|e| panic!("{e}"));
         let corpus =

@@ -30,27 +30,53 @@ fn jsonl(path: &Path) -> Vec<Value> {
 }
 
 /// The mock as a generator would meet it: schema-driven answers, except that the
-/// closed-book check knows the answer only for questions holding a digit (those items are
-/// dropped by the closed-book gate), and no nearby chunk answers an unanswerable question.
+/// closed-book check knows the answer only for questions naming a year (年) or Python (those
+/// items are dropped by the closed-book gate), and no nearby chunk answers an unanswerable
+/// question.
 fn generator_mock() -> Endpoint {
     endpoint(MockConfig {
         script: Some(Arc::new(|body: &Value| {
             let system = body["messages"][0]["content"].as_str().unwrap_or_default();
             let user = body["messages"][1]["content"].as_str().unwrap_or_default();
-            if system.contains("只凭你自己的知识") || system.contains("your own knowledge")
-            {
-                let known = user.chars().any(|c| c.is_ascii_digit());
+            let closed_book = ["只凭你自己的知识", "from your own knowledge alone"];
+            if closed_book.iter().any(|marker| system.contains(marker)) {
+                let known = user.contains('年') || user.contains("Python");
                 let answer = if known { user } else { "" };
                 return Reply::Content(json!({"answer": answer, "known": known}).to_string());
             }
-            if system.contains("只根据给定的段落") || system.contains("using only the given")
-            {
+            let from_passages = [
+                "只根据给定的段落回答问题",
+                "You answer a question using only the given passages",
+            ];
+            if from_passages.iter().any(|marker| system.contains(marker)) {
                 return Reply::Content(json!({"answer": "", "found": false}).to_string());
+            }
+            let writer = ["测试集中的一个条目", "one item of a test set"];
+            if writer.iter().any(|marker| system.contains(marker)) {
+                return Reply::Content(written_item(body, user).to_string());
             }
             Reply::Schema
         })),
         ..MockConfig::default()
     })
+}
+
+/// An item as a writer would draft it from the passages: the longest line of the passages
+/// asked about, answered by itself (a follow-up opens with the same line).
+fn written_item(body: &Value, user: &str) -> Value {
+    let line = user
+        .lines()
+        .filter(|l| !l.contains("<<<") && !l.contains(">>>"))
+        .max_by_key(|l| l.chars().count())
+        .unwrap_or_default()
+        .trim();
+    let asked: String = line.chars().take(40).collect();
+    let mut item = json!({"question": format!("{asked}?"), "answer": line, "key_points": [line]});
+    if body.to_string().contains("opening_question") {
+        item["opening_question"] = json!(format!("{asked}?"));
+        item["opening_answer"] = json!(line);
+    }
+    item
 }
 
 fn testset(dir: &Path, mock: &Endpoint, out: &str, extra: &[&str]) -> std::process::Output {
@@ -249,4 +275,89 @@ fn testset_needs_a_writing_judge_and_readable_shares() {
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("trivia"), "{}", stderr(&output));
     assert!(!dir.path().join("runs").exists());
+}
+
+#[test]
+fn testset_reads_an_english_folder_and_a_local_index() {
+    let mock = generator_mock();
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    fs::create_dir(&docs).unwrap();
+    let paragraph = |topic: &str, n: usize| {
+        format!(
+            "The {topic} course number {n} teaches children aged eight to twelve how to build \
+             small games, and each lesson lasts forty-five minutes with a teacher present.\n\n"
+        )
+    };
+    let text = |topic: &str| (1..=4).map(|n| paragraph(topic, n)).collect::<String>();
+    fs::write(docs.join("scratch.md"), text("Scratch")).unwrap();
+    fs::write(docs.join("python.md"), text("Python")).unwrap();
+    let flags = mock.flags();
+    let run = |source: &str, out: &str| {
+        let mut args = vec!["testset", source, "--size", "6", "--out", out];
+        args.extend(["--chunk-size", "200", "--chunk-overlap", "0"]);
+        args.extend(flags.iter().map(String::as_str));
+        rageval(dir.path(), &args)
+    };
+    let output = run("docs", "from-folder");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let lines = jsonl(&dir.path().join("from-folder/items.jsonl"));
+    assert_eq!(lines.len(), 6);
+    assert!(lines.iter().all(|l| l["language"] == "en"), "{lines:?}");
+    let documents: HashSet<&str> = lines
+        .iter()
+        .flat_map(|l| l["chunk_ids"].as_array().unwrap())
+        .map(|id| id.as_str().unwrap().split('#').next().unwrap())
+        .collect();
+    assert_eq!(
+        documents.len(),
+        2,
+        "both documents are covered: {documents:?}"
+    );
+    let manifest = fs::read_to_string(dir.path().join("from-folder/manifest.json")).unwrap();
+    assert!(manifest.contains("write_test_item.en@"), "{manifest}");
+
+    let index = rageval(
+        dir.path(),
+        &[
+            "index",
+            "docs",
+            "--out",
+            "docs.index",
+            "--chunk-size",
+            "200",
+            "--chunk-overlap",
+            "0",
+        ],
+    );
+    assert!(index.status.success(), "{}", stderr(&index));
+    let output = run("docs.index", "from-index");
+    assert!(output.status.success(), "{}", stderr(&output));
+    // The same chunks, read from the index: the same plan and the same set.
+    let read = |out: &str| fs::read_to_string(dir.path().join(out).join("testset.jsonl")).unwrap();
+    assert_eq!(read("from-folder"), read("from-index"));
+}
+
+#[test]
+fn testset_counts_unusable_judge_answers_and_never_writes_them() {
+    if crate::skip_without_shared("testset_counts_unusable_judge_answers_and_never_writes_them") {
+        return;
+    }
+    let mock = endpoint(MockConfig {
+        garbage_rate: 0.5,
+        ..MockConfig::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let output = testset(dir.path(), &mock, "ts", &[]);
+    let summary: Value =
+        serde_json::from_str(&fs::read_to_string(dir.path().join("ts/summary.json")).unwrap())
+            .unwrap_or_else(|e| panic!("{e}: {}", stderr(&output)));
+    let summary = &summary["summary"];
+    let failed = jsonl(&dir.path().join("ts/items.jsonl"))
+        .iter()
+        .filter(|l| l.get("error").is_some())
+        .count() as u64;
+    assert_eq!(summary["judge_failed"].as_u64(), Some(failed), "{summary}");
+    let written = jsonl(&dir.path().join("ts/testset.jsonl")).len() as u64;
+    assert_eq!(summary["written"].as_u64(), Some(written), "{summary}");
 }

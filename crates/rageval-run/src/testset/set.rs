@@ -315,3 +315,123 @@ impl TestsetSummary {
         text
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use rageval_core::testset::plan::{Plan, Slot};
+    use rageval_tasks::TestItemDraft;
+
+    use super::*;
+
+    fn chunk(id: &str) -> SourceChunk {
+        SourceChunk {
+            id: id.into(),
+            document: "report.pdf".into(),
+            location: "lines 1-9".into(),
+            text: format!("text of {id}"),
+        }
+    }
+
+    fn line(
+        slot: &str,
+        category: Category,
+        question: &str,
+        gates: Vec<(Gate, GateOutcome)>,
+    ) -> SlotLine {
+        SlotLine {
+            slot: slot.into(),
+            category,
+            planned: None,
+            chunk_ids: vec!["c1".into()],
+            language: Language::Chinese,
+            draft: Some(TestItemDraft {
+                question: question.into(),
+                answer: "约五百亿元".into(),
+                key_points: vec!["约五百亿元".into()],
+                opening: None,
+            }),
+            gates,
+            error: None,
+        }
+    }
+
+    fn plan_of(lines: &[SlotLine]) -> Plan {
+        Plan {
+            slots: lines
+                .iter()
+                .map(|l| Slot {
+                    id: l.slot.clone(),
+                    category: l.category,
+                    planned: None,
+                    chunks: vec![0],
+                })
+                .collect(),
+            quotas: BTreeMap::from([(Category::Fact, 3), (Category::Unanswerable, 1)]),
+            short_chunks: 0,
+            fallbacks: 0,
+            capped: 0,
+        }
+    }
+
+    #[test]
+    fn duplicates_and_dropped_items_are_left_out_and_every_slot_is_counted() {
+        let passed = || vec![(Gate::SelfContained, GateOutcome::Passed)];
+        let lines = vec![
+            line(
+                "t1",
+                Category::Fact,
+                "2023年少儿编程市场规模是多少？",
+                passed(),
+            ),
+            line(
+                "t2",
+                Category::Fact,
+                "2023年少儿编程市场规模是多少",
+                passed(),
+            ),
+            line(
+                "t3",
+                Category::Fact,
+                "根据上文，规模是多少？",
+                vec![(Gate::SelfContained, GateOutcome::Failed("passage".into()))],
+            ),
+            line(
+                "t4",
+                Category::Unanswerable,
+                "少儿编程的退费率是多少？",
+                passed(),
+            ),
+        ];
+        let chunks = [chunk("c1")];
+        let finished = finish_items(&lines, &chunks, ClosedBookRule::Drop, 0.7);
+        let ids: Vec<&str> = finished.items.iter().map(|i| i.id.as_str()).collect();
+        assert_eq!(ids, ["t1", "t4"]);
+        assert_eq!(finished.items[0].reference_context_ids, ["c1"]);
+        assert!(finished.items[1].reference_context_ids.is_empty());
+        assert_eq!(finished.items[1].sources[0].chunk_id, "c1");
+        let summary = summarize(
+            &lines,
+            &finished,
+            &plan_of(&lines),
+            1,
+            ClosedBookRule::Drop,
+            JudgeAccount::over_sessions("endpoint", Vec::new(), Vec::new(), &[]),
+        );
+        assert_eq!(summary.dropped["duplicate_exact"], 1);
+        assert_eq!(summary.dropped["self_contained"], 1);
+        let dropped: usize = summary.dropped.values().sum();
+        assert_eq!(
+            summary.written + dropped + summary.judge_failed,
+            summary.planned
+        );
+        let fact = summary.shares.iter().find(|r| r.category == Category::Fact);
+        assert_eq!(fact.map(|r| (r.planned, r.written)), Some((3, 1)));
+        assert!(
+            summary
+                .render()
+                .contains("dropped by gate: self_contained 1")
+        );
+    }
+}

@@ -19,6 +19,9 @@ use crate::text::words;
 
 /// Keywords two chunks must share to make a two-chunk item.
 pub const MIN_SHARED_KEYWORDS: usize = 2;
+/// Keywords found in more than this share of the chunks (and in more than two) tie
+/// everything to everything ("children", "我们"): pairing ignores them.
+pub const COMMON_KEYWORD_SHARE: f64 = 0.2;
 /// Chunks shorter than this (in characters) carry too little to ask about: a title, a
 /// page number.
 pub const DEFAULT_MIN_CHUNK_CHARS: usize = 80;
@@ -163,10 +166,12 @@ pub fn plan(chunks: &[SourceChunk], settings: &PlanSettings) -> Result<Plan, Str
         .flat_map(|(c, n)| std::iter::repeat_n(*c, *n))
         .collect();
     shuffle(&mut categories, &mut rng);
-    let keywords: BTreeMap<usize, BTreeSet<String>> = eligible
-        .iter()
-        .map(|&i| (i, keywords(&chunks[i].text)))
-        .collect();
+    let keywords = distinctive(
+        eligible
+            .iter()
+            .map(|&i| (i, keywords(&chunks[i].text)))
+            .collect(),
+    );
     let mut fallbacks = 0;
     let slots = primaries
         .iter()
@@ -255,6 +260,24 @@ fn partner(primary: usize, keywords: &BTreeMap<usize, BTreeSet<String>>) -> Opti
         .map(|(i, _)| i)
 }
 
+/// `keywords` without those common to many chunks ([`COMMON_KEYWORD_SHARE`]).
+fn distinctive(
+    mut keywords: BTreeMap<usize, BTreeSet<String>>,
+) -> BTreeMap<usize, BTreeSet<String>> {
+    let mut chunks_with: BTreeMap<String, usize> = BTreeMap::new();
+    for words in keywords.values() {
+        for word in words {
+            *chunks_with.entry(word.clone()).or_default() += 1;
+        }
+    }
+    let most = (COMMON_KEYWORD_SHARE * keywords.len() as f64).floor() as usize;
+    let most = most.max(2);
+    for words in keywords.values_mut() {
+        words.retain(|w| chunks_with.get(w).is_some_and(|n| *n <= most));
+    }
+    keywords
+}
+
 /// The words of `text` that can tie two passages together: Chinese words of two characters
 /// or more, other words of four letters or more; no numbers.
 pub fn keywords(text: &str) -> BTreeSet<String> {
@@ -324,6 +347,16 @@ mod tests {
                 "c.md",
                 "Competitions reward children programming Python skills.",
             ),
+            chunk(
+                "d1",
+                "d.md",
+                "Robotics competitions in Shenzhen award medals yearly.",
+            ),
+            chunk(
+                "d2",
+                "d.md",
+                "Shenzhen robotics medals went to twelve schools.",
+            ),
         ]
     }
 
@@ -345,22 +378,14 @@ mod tests {
 
     #[test]
     fn every_document_gets_an_item_before_any_gets_a_second() {
-        let plan = plan(&corpus(), &settings(3)).unwrap();
+        let corpus = corpus();
+        let plan = plan(&corpus, &settings(4)).unwrap();
         let documents: BTreeSet<&str> = plan
             .slots
             .iter()
-            .map(|s| corpus()[s.chunks[0]].document.clone())
-            .map(|d| {
-                if d == "a.md" {
-                    "a"
-                } else if d == "b.md" {
-                    "b"
-                } else {
-                    "c"
-                }
-            })
+            .map(|s| corpus[s.chunks[0]].document.as_str())
             .collect();
-        assert_eq!(documents.len(), 3, "{plan:?}");
+        assert_eq!(documents.len(), 4, "{plan:?}");
         assert_eq!(plan.short_chunks, 1);
     }
 
@@ -378,8 +403,8 @@ mod tests {
         let mut capped = settings(10);
         capped.per_document = Some(1);
         let plan = plan(&corpus(), &capped).unwrap();
-        assert_eq!(plan.slots.len(), 3);
-        assert_eq!(plan.capped, 7);
+        assert_eq!(plan.slots.len(), 4);
+        assert_eq!(plan.capped, 6);
     }
 
     #[test]
@@ -387,6 +412,7 @@ mod tests {
         let mut two = settings(4);
         two.shares = Shares::parse("multi_hop=1").unwrap();
         let plan = plan(&corpus(), &two).unwrap();
+        assert!(plan.slots.iter().any(|s| s.chunks.len() == 2), "{plan:?}");
         for slot in &plan.slots {
             if slot.category == Category::MultiHop {
                 let [first, second] = slot.chunks[..] else {

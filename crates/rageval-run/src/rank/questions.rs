@@ -148,6 +148,8 @@ pub struct QuestionRun<'a, L> {
     key: fn(&L) -> String,
     path: PathBuf,
     resumed: bool,
+    /// What a unit is called in a stop's message (`questions`, `items`).
+    unit: &'static str,
 }
 
 impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
@@ -229,7 +231,14 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
             key,
             path: path.to_path_buf(),
             resumed: opened.resumed,
+            unit: "questions",
         })
+    }
+
+    /// Calls the units `unit` (plural) in a stop's message instead of questions.
+    pub fn counting(mut self, unit: &'static str) -> Self {
+        self.unit = unit;
+        self
     }
 
     /// Whether an earlier run in the directory is being continued.
@@ -374,12 +383,7 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
         let left = questions - self.done.len().min(questions);
         let footer = self.stop_session(end, reason, written)?;
         Ok(Some(Stopped::new(
-            stop,
-            footer,
-            &self.path,
-            written,
-            left,
-            "questions",
+            stop, footer, &self.path, written, left, self.unit,
         )))
     }
 

@@ -206,6 +206,7 @@ fn open<'a>(
         |line: &SlotLine| line.error.is_some(),
         observer,
     )
+    .map(|run| run.counting("items"))
 }
 
 /// Writes `testset.jsonl` and `summary.json`, and marks the run complete.

@@ -242,6 +242,8 @@ fn testset_capped_then_resumed_equals_an_uncapped_run() {
     let capped = testset(parts.path(), &mock, "ts", &["--max-calls", "20"]);
     assert_eq!(capped.status.code(), Some(3), "{}", stderr(&capped));
     assert!(!parts.path().join("ts/testset.jsonl").exists());
+    // The stop counts items, not questions.
+    assert!(!stderr(&capped).contains("question"), "{}", stderr(&capped));
     let resumed = testset(parts.path(), &mock, "ts", &[]);
     assert!(resumed.status.success(), "{}", stderr(&resumed));
     assert!(

@@ -13,6 +13,8 @@
 //! - [`text`]: Unicode-aware tokenisation (jieba for Chinese), language detection, string
 //!   distances, BLEU, ROUGE, chrF.
 //! - [`stats`]: seeded bootstrap confidence intervals.
+//! - [`testset`]: the pure parts of a generated test set: sampling plan, duplicates, lexical
+//!   gates.
 //! - [`agreement`]: a judge's agreement with human labels (pairwise accuracy, balanced
 //!   accuracy, AUROC, cross-validated thresholds, Cohen's κ, bootstrap of any statistic).
 //! - [`calibration`]: calibrated means from a few human labels (PPI++), the labels file as
@@ -30,6 +32,7 @@ pub mod outcome;
 pub mod rank;
 pub mod sample;
 pub mod stats;
+pub mod testset;
 pub mod text;
 pub mod trec;
 

@@ -147,6 +147,17 @@ impl RunError {
     }
 }
 
+/// An error and its causes on one line, `error: cause: cause`.
+pub(crate) fn chain_text(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    text
+}
+
 /// This crate's result.
 pub type Result<T, E = RunError> = std::result::Result<T, E>;
 

@@ -18,7 +18,8 @@
 //!   [`MetricCatalogue`](rageval_metrics::MetricCatalogue) they make (never process-wide).
 //! - [`plan`]: `--dry-run` estimates of every stage, without a request or a file.
 //! - [`observe`]: [`Event`]s for the caller to show (notes, stages, progress).
-//! - [`eval`], [`judge_check`], [`rank`], [`reference`](mod@reference), [`pipeline`]: the commands.
+//! - [`eval`], [`judge_check`], [`rank`], [`reference`](mod@reference), [`pipeline`],
+//!   [`testset`]: the commands.
 //! - [`forecast`]: before a run that asks an in-process GGUF model, its measured speed and
 //!   the time the run will take.
 //! - [`calibrate`]: human labels on some samples and the judge's scores on all turned into
@@ -60,6 +61,7 @@ pub mod score;
 pub mod session;
 pub mod shard;
 mod shell;
+pub mod testset;
 pub mod units;
 pub mod words;
 

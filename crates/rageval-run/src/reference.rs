@@ -107,11 +107,21 @@ pub struct ReferenceSummary {
 /// 135M model writes too poorly (and too slowly) to be used unasked — only an endpoint model
 /// or a GGUF file named with `--judge gguf:PATH` writes references.
 pub fn require_writer(setup: &JudgeSetup, options: &JudgeOptions, what: &str) -> Result<()> {
+    require_writer_of(setup, options, what, &TASKS)
+}
+
+/// [`require_writer`] for a command that asks `tasks` (`testset`'s).
+pub fn require_writer_of(
+    setup: &JudgeSetup,
+    options: &JudgeOptions,
+    what: &str,
+    tasks: &[TaskKind],
+) -> Result<()> {
     let named_gguf = matches!(options.local, Some(LocalJudge::Gguf(_)));
     let endpoint = setup.kind() == "endpoint";
     let routed = setup
         .tasks()
-        .is_some_and(|tasks| TASKS.iter().all(|&task| tasks.route(task).is_ok()));
+        .is_some_and(|judge| tasks.iter().all(|&task| judge.route(task).is_ok()));
     if (endpoint || named_gguf) && routed {
         return Ok(());
     }
@@ -178,33 +188,10 @@ pub fn reference_into(
         setup.concurrency,
     )?;
     let answerer = TaskAnswerer::new(task_judge(setup)?);
-    let identity_settings = [
-        ("mode", format!("{:?}", settings.mode)),
-        ("group_size", settings.group_size.to_string()),
-        ("seed", settings.seed.to_string()),
-        ("max_prompt_tokens", settings.max_prompt_tokens.to_string()),
-        ("samples", format!("{:?}", options.data.samples)),
-    ];
     let questions: Vec<&str> = samples.iter().map(|s| s.question.as_str()).collect();
     let gt_names = file_names(GROUND_TRUTH_PREFIX, &questions, EXTENSION);
     let full_names = file_names(FULL_PREFIX, &questions, EXTENSION);
-    let mut run = QuestionRun::<QuestionReference>::open(
-        "reference",
-        &options.data,
-        path,
-        json!({"settings": settings, "judge": setup.description}),
-        &identity_settings,
-        setup,
-        &TASKS,
-        REFERENCES_FILE,
-        &[],
-        |line: &QuestionReference| line.sample_id.clone(),
-        |line: &QuestionReference| {
-            line.reference.as_ref().is_none_or(|r| r.calls.failed > 0)
-                && line.error.as_deref() != Some(NO_ANSWER)
-        },
-        observer,
-    )?;
+    let mut run = open_run(options, &settings, setup, path, observer)?;
     if !run.resumed() {
         remove_reference_files(run.path())?;
     }
@@ -262,6 +249,45 @@ pub fn reference_into(
         summary,
         footer,
     }))
+}
+
+/// `reference`'s run directory at `path`, new or resumed: its identity is the reference
+/// settings, the question count and the judge.
+fn open_run<'a>(
+    options: &ReferenceRunOptions,
+    settings: &ReferenceSettings,
+    setup: &'a JudgeSetup,
+    path: &Path,
+    observer: &dyn Observer,
+) -> Result<QuestionRun<'a, QuestionReference>> {
+    let identity_settings = [
+        ("mode", format!("{:?}", settings.mode)),
+        ("group_size", settings.group_size.to_string()),
+        ("seed", settings.seed.to_string()),
+        ("max_prompt_tokens", settings.max_prompt_tokens.to_string()),
+        ("samples", format!("{:?}", options.data.samples)),
+    ];
+    let (dataset, restart, manifest_settings) = options
+        .data
+        .described(json!({"settings": settings, "judge": setup.description}))?;
+    QuestionRun::<QuestionReference>::open(
+        "reference",
+        dataset,
+        restart,
+        path,
+        manifest_settings,
+        &identity_settings,
+        setup,
+        &TASKS,
+        REFERENCES_FILE,
+        &[],
+        |line: &QuestionReference| line.sample_id.clone(),
+        |line: &QuestionReference| {
+            line.reference.as_ref().is_none_or(|r| r.calls.failed > 0)
+                && line.error.as_deref() != Some(NO_ANSWER)
+        },
+        observer,
+    )
 }
 
 /// One question's journal line, with its `GT_` / `FULL_` files written first. A window too
@@ -341,13 +367,7 @@ fn why_none(reference: &Reference) -> String {
 }
 
 fn error_text(error: &RankError) -> String {
-    let mut text = error.to_string();
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        text.push_str(&format!(": {cause}"));
-        source = cause.source();
-    }
-    text
+    crate::error::chain_text(error)
 }
 
 /// Removes `GT_` / `FULL_` files an earlier run left in `dir`, so a new run's directory

@@ -5,7 +5,8 @@
 //! [`ContextRelevance`], [`ContextUsefulness`], [`AnswerRubric`], [`GenerateQuestions`],
 //! [`QuestionSimilarity`], [`ExtractEntities`], [`GradeRelevance`], [`PairwisePreference`],
 //! [`GradeRelevanceBatch`], [`OrderContexts`], [`AnswerFromContexts`], [`MergeAnswers`], and [`ContextsCheck`] (several of these against
-//! one sample's contexts in one call), and [`JudgeRubric`] (a rubric of the user's own,
+//! one sample's contexts in one call), [`WriteTestItem`] and [`AnswerClosedBook`] (`rageval
+//! testset`), and [`JudgeRubric`] (a rubric of the user's own,
 //! [`rubric`]) — and get a [`Judged`] value that says who
 //! answered (model and template `id@version`, or heuristic and thresholds), the ladder rung,
 //! token usage and whether it came from the cache.
@@ -46,6 +47,7 @@ pub use measured::{FigureKind, Measurement, measurements, published};
 pub use prompt::{Lang, LangChoice};
 pub use router::{Answerer, Policy, Route, TaskCalls, TaskJudge, TaskRoute};
 pub use rubric::{JudgeRubric, Rubric, RubricExample, RubricField, RubricGrade, RubricScale};
+pub use task::{AnswerClosedBook, TestItemDraft, WriteTestItem};
 pub use task::{
     AnswerFromContexts, AnswerRubric, ContextAnswer, ContextOrder, ContextRelevance,
     ContextUsefulness, ContextsCheck, ContextsChecked, ExtractEntities, GenerateQuestions,

@@ -8,6 +8,7 @@
 
 mod ranking;
 mod rubric;
+mod testset;
 
 use std::collections::BTreeMap;
 

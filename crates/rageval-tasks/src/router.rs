@@ -23,12 +23,12 @@ use crate::measured::{Measurement, measurements_for};
 use crate::prompt::{Lang, LangChoice, pack};
 use crate::rubric::{JudgeRubric, RubricGrade};
 use crate::task::{
-    AnswerFromContexts, AnswerRubric, ContextAnswer, ContextOrder, ContextRelevance,
-    ContextUsefulness, ContextsCheck, ContextsChecked, ExtractEntities, GenerateQuestions,
-    GeneratedQuestions, GradeRelevance, GradeRelevanceBatch, MergeAnswers, OrderContexts,
-    PairwisePreference, Preference, Premise, QuestionSimilarity, RelevanceGrade, RelevanceVerdict,
-    RubricScore, SimilarityVerdict, SplitStatements, Support, SupportVerdict, SupportVerdicts,
-    TaskFamily, TaskKind, UsefulnessVerdict,
+    AnswerClosedBook, AnswerFromContexts, AnswerRubric, ContextAnswer, ContextOrder,
+    ContextRelevance, ContextUsefulness, ContextsCheck, ContextsChecked, ExtractEntities,
+    GenerateQuestions, GeneratedQuestions, GradeRelevance, GradeRelevanceBatch, MergeAnswers,
+    OrderContexts, PairwisePreference, Preference, Premise, QuestionSimilarity, RelevanceGrade,
+    RelevanceVerdict, RubricScore, SimilarityVerdict, SplitStatements, Support, SupportVerdict,
+    SupportVerdicts, TaskFamily, TaskKind, TestItemDraft, UsefulnessVerdict, WriteTestItem,
 };
 
 /// Which implementation a task should use.
@@ -602,6 +602,30 @@ impl TaskJudge {
                 self.run_llm(task).await
             }
         }
+    }
+
+    /// [`WriteTestItem`]: no passage is an input error (nothing to write from).
+    pub async fn write_test_item(
+        &self,
+        task: &WriteTestItem,
+    ) -> Result<Judged<TestItemDraft>, TaskError> {
+        if task.passages.iter().all(|p| p.trim().is_empty()) {
+            return Err(TaskError::Input {
+                task: TaskKind::WriteTestItem,
+                why: "there is no passage to write from".into(),
+            });
+        }
+        self.generation_only(TaskKind::WriteTestItem)?;
+        self.run_llm(task).await
+    }
+
+    /// [`AnswerClosedBook`]: the model's own answer, `None` when it says it does not know.
+    pub async fn answer_closed_book(
+        &self,
+        task: &AnswerClosedBook,
+    ) -> Result<Judged<Option<String>>, TaskError> {
+        self.generation_only(TaskKind::AnswerClosedBook)?;
+        self.run_llm(task).await
     }
 
     /// Checks that a task with only an LLM implementation can be answered.

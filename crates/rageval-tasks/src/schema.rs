@@ -26,6 +26,8 @@ pub struct Shape {
     pub usefulness: bool,
     /// [`TaskKind::CustomRubric`]: a pass/fail verdict rather than a 1–5 score.
     pub pass_fail: bool,
+    /// [`TaskKind::WriteTestItem`]: a follow-up, whose opening turn is written too.
+    pub follow_up: bool,
 }
 
 /// The key of the `i`-th (0-based) item with prefix `prefix` (`s1`, `q3`, ...).
@@ -113,7 +115,27 @@ pub fn output_schema(task: TaskKind, shape: Shape) -> Value {
             ),
         ]),
         TaskKind::CustomRubric => object([("reason", reason()), ("score", integer(1, 5))]),
+        TaskKind::WriteTestItem => test_item(shape),
+        TaskKind::AnswerClosedBook => object([
+            ("answer", json!({"type": "string"})),
+            ("known", json!({"type": "boolean"})),
+        ]),
     }
+}
+
+/// [`TaskKind::WriteTestItem`]: the question, its answer and key points; a follow-up also
+/// writes its opening turn first.
+fn test_item(shape: Shape) -> Value {
+    let text = || json!({"type": "string", "minLength": 1});
+    let mut fields = Vec::new();
+    if shape.follow_up {
+        fields.push(("opening_question", text()));
+        fields.push(("opening_answer", text()));
+    }
+    fields.push(("question", text()));
+    fields.push(("answer", text()));
+    fields.push(("key_points", text_list(None)));
+    object(fields)
 }
 
 /// [`TaskKind::ContextsCheck`]: `reference_claims` (split), `useful_passages` (usefulness,

@@ -45,6 +45,10 @@ pub enum TaskKind {
     ContextsCheck,
     /// [`JudgeRubric`](crate::rubric::JudgeRubric): a rubric of the user's own.
     CustomRubric,
+    /// [`WriteTestItem`].
+    WriteTestItem,
+    /// [`AnswerClosedBook`].
+    AnswerClosedBook,
 }
 
 /// Whether a task judges given material or writes new text; the router's policy chooses an
@@ -60,7 +64,7 @@ pub enum TaskFamily {
 
 impl TaskKind {
     /// Every task, in a stable order.
-    pub const ALL: [TaskKind; 16] = [
+    pub const ALL: [TaskKind; 18] = [
         TaskKind::SplitStatements,
         TaskKind::SupportVerdicts,
         TaskKind::ContextRelevance,
@@ -77,6 +81,8 @@ impl TaskKind {
         TaskKind::MergeAnswers,
         TaskKind::ContextsCheck,
         TaskKind::CustomRubric,
+        TaskKind::WriteTestItem,
+        TaskKind::AnswerClosedBook,
     ];
 
     /// The snake_case name (also the prompt template's name).
@@ -98,6 +104,8 @@ impl TaskKind {
             TaskKind::MergeAnswers => "merge_answers",
             TaskKind::ContextsCheck => "contexts_check",
             TaskKind::CustomRubric => "custom_rubric",
+            TaskKind::WriteTestItem => "write_test_item",
+            TaskKind::AnswerClosedBook => "answer_closed_book",
         }
     }
 
@@ -110,7 +118,9 @@ impl TaskKind {
             | TaskKind::GenerateQuestions
             | TaskKind::ExtractEntities
             | TaskKind::AnswerFromContexts
-            | TaskKind::MergeAnswers => TaskFamily::Generation,
+            | TaskKind::MergeAnswers
+            | TaskKind::WriteTestItem
+            | TaskKind::AnswerClosedBook => TaskFamily::Generation,
             _ => TaskFamily::Verdict,
         }
     }
@@ -569,4 +579,38 @@ mod tests {
         assert_eq!(score(3).normalised(), 0.5);
         assert_eq!(score(5).normalised(), 1.0);
     }
+}
+
+/// Write one test-set item (`rageval testset`) of `category` from `passages`, in the
+/// passages' language: a question a reader without the passages can understand, its answer
+/// from the passages alone, and the answer's key points. Answered with a [`TestItemDraft`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WriteTestItem {
+    /// What kind of question to write.
+    pub category: rageval_core::testset::Category,
+    /// One passage, or two for multi-hop and comparison questions.
+    pub passages: Vec<String>,
+}
+
+/// The answer to [`WriteTestItem`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TestItemDraft {
+    /// The question (for a follow-up: the second turn).
+    pub question: String,
+    /// The reference answer (for an unanswerable question: that the documents do not say).
+    pub answer: String,
+    /// Short statements that together make the answer, each checkable on its own.
+    pub key_points: Vec<String>,
+    /// A follow-up's first turn: the opening question and its answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opening: Option<(String, String)>,
+}
+
+/// Answer `question` from the model's own knowledge, with no passage: the closed-book check
+/// of a generated item. Answered with the answer, or `None` when the model says it does not
+/// know.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AnswerClosedBook {
+    /// The question.
+    pub question: String,
 }

@@ -95,6 +95,21 @@ pub enum Command {
     /// model that writes (an endpoint, or --judge gguf:PATH). One question at a time into a
     /// resumable directory; --dry-run estimates the calls first.
     Reference(Box<ReferenceArgs>),
+    /// Write a question set from your own documents, in their language, every item gated.
+    ///
+    /// SOURCE is a local index (`rageval index`), a folder of documents, one document, or a
+    /// JSONL file of chunks. A seeded plan draws chunks round-robin over the documents and
+    /// gives each item a category by --shares (fact, numeric, multi-hop and comparison over
+    /// two chunks sharing keywords, unanswerable, follow-up). The judge writes each item
+    /// in its chunk's language (zh/en prompt packs, never a translation); then gates drop
+    /// it if the question leans on the passage, the answer is "unknown", a key point is not
+    /// supported by the chunks (for unanswerable: a nearby chunk answers it), or the model
+    /// answers it without the passage; duplicates (exact, MinHash) go last. Writes
+    /// items.jsonl (every slot and its gates), testset.jsonl (the dataset eval and collect
+    /// read: reference_context_ids are the gold chunks) and summary.json; prints the drops
+    /// per gate and the realised shares against the plan. Needs a judge model that writes;
+    /// resumable; --dry-run estimates the calls first.
+    Testset(Box<TestsetArgs>),
     /// Calibrate a finished run's means with human labels on some of its samples:
     /// prediction-powered inference (PPI++) gives an unbiased mean with a valid 95% interval,
     /// narrower than the labels alone when the judge is informative. Writes the `calibrated`
@@ -137,6 +152,7 @@ impl Command {
             Command::Pipeline(args) => args.eval.output,
             Command::Rank(args) => args.data.output,
             Command::Reference(args) => args.data.output,
+            Command::Testset(args) => args.output,
             Command::JudgeCheck(args) => args.output,
             Command::Collect(args) => args.output,
             Command::Index(args) => args.output,
@@ -1109,6 +1125,91 @@ pub struct ReferenceArgs {
 
     #[command(flatten)]
     pub judge: JudgeArgs,
+}
+
+/// What `testset` does with an item the model answers without its passage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ClosedBookArg {
+    /// Leave it out of the set
+    Drop,
+    /// Keep it, its closed_book gate marked failed
+    Mark,
+}
+
+/// Arguments of `rageval testset`.
+#[derive(Debug, Args)]
+pub struct TestsetArgs {
+    /// A local index directory (`rageval index`), a folder of documents, one document, or
+    /// a JSONL file of chunks (`text` and `id` or `uuid` per line)
+    pub source: PathBuf,
+
+    /// Items to plan; gates and duplicates may leave fewer
+    #[arg(long, value_name = "N", default_value_t = 50, value_parser = at_least_one::<usize>)]
+    pub size: usize,
+
+    /// Target category shares, e.g. `fact=0.4,numeric=0.2,multi_hop=0.2,unanswerable=0.2`
+    /// (categories: fact, numeric, multi_hop, comparison, unanswerable, follow_up; the
+    /// default gives 0.30, 0.15, 0.20, 0.10, 0.15, 0.10)
+    #[arg(long, value_name = "CATEGORY=SHARE,...")]
+    pub shares: Option<String>,
+
+    /// Items one document may give, at most (default: no cap; documents are covered
+    /// round-robin either way)
+    #[arg(long, value_name = "N", value_parser = at_least_one::<usize>)]
+    pub per_document: Option<usize>,
+
+    /// Chunks shorter than this many characters are never asked about
+    #[arg(long, value_name = "CHARS",
+          default_value_t = rageval_core::testset::plan::DEFAULT_MIN_CHUNK_CHARS)]
+    pub min_chunk_chars: usize,
+
+    /// An item the model answers correctly without its passage is dropped, or kept and
+    /// marked
+    #[arg(long, value_enum, default_value_t = ClosedBookArg::Drop)]
+    pub closed_book: ClosedBookArg,
+
+    /// Estimated word-shingle Jaccard similarity (MinHash) from which two questions are
+    /// near duplicates; the later one is dropped
+    #[arg(long, value_name = "SIMILARITY",
+          default_value_t = rageval_core::testset::minhash::DEFAULT_NEAR_DUPLICATE)]
+    pub near_duplicate: f64,
+
+    /// Folders and documents: characters per chunk
+    #[arg(long, default_value_t = rageval_sources::local::splitter::DEFAULT_CHUNK_SIZE)]
+    pub chunk_size: usize,
+
+    /// Folders and documents: characters shared by neighbouring chunks
+    #[arg(long, default_value_t = rageval_sources::local::splitter::DEFAULT_CHUNK_OVERLAP)]
+    pub chunk_overlap: usize,
+
+    /// The output directory (default: `runs/<source name>-testset`). A run there with the
+    /// same chunks, settings and judge is resumed; another is refused.
+    #[arg(long, short)]
+    pub out: Option<PathBuf>,
+
+    /// Replace what is already in the output directory instead of resuming it.
+    #[arg(long)]
+    pub overwrite: bool,
+
+    /// When resuming, do again the items whose judge calls failed.
+    #[arg(long)]
+    pub retry_failed: bool,
+
+    /// Seed of the plan's draws
+    #[arg(long, default_value_t = rageval_rank::ranking::DEFAULT_SEED)]
+    pub seed: u64,
+
+    /// Estimate, without any model call, what the command would ask of the judge: calls,
+    /// prompt and completion tokens and cost, per kind of call. Sends nothing, writes
+    /// nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    #[command(flatten)]
+    pub judge: JudgeArgs,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// Arguments of `rageval pipeline`: `eval`'s (DATA, --out, --metrics, the judge, ...; --top-k,

@@ -305,6 +305,9 @@ fn fill(root: &Value, schema: &Value, name: &str, question: &str, statements: &[
             json!(1.clamp(low, high))
         }
         "boolean" => json!(true),
+        // A written question (`testset`'s items) is the sample's: later calls ask it, in its
+        // language.
+        _ if matches!(name, "question" | "opening_question") => json!(question),
         _ => json!(if name == "reason" {
             REASON
         } else {

@@ -165,9 +165,11 @@ pub fn rank_into(
         "k": options.top_k,
         "judge": setup.description,
     });
+    let (dataset, restart, manifest_settings) = options.data.described(manifest_settings)?;
     let mut run = QuestionRun::<QuestionRanking>::open(
         "rank",
-        &options.data,
+        dataset,
+        restart,
         path,
         manifest_settings,
         &identity_settings,

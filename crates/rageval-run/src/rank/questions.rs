@@ -80,6 +80,28 @@ impl QuestionData {
         Ok(samples)
     }
 
+    /// The dataset as a run's manifest describes it, what to do with a run already there,
+    /// and `manifest_settings` with the reading options added.
+    pub fn described(&self, manifest_settings: Value) -> Result<(DatasetInfo, Restart, Value)> {
+        let dataset = DatasetInfo {
+            path: self.data.display().to_string(),
+            sha256: sha256_file(&self.data)?,
+            format: self
+                .format
+                .map(|f| format!("{f:?}").to_lowercase())
+                .unwrap_or_default(),
+            samples: None,
+        };
+        let mut manifest_settings = manifest_settings;
+        manifest_settings["samples"] = serde_json::json!(self.samples);
+        manifest_settings["field_map"] = serde_json::json!(self.field_map);
+        let restart = Restart {
+            overwrite: self.overwrite,
+            retry_failed: self.retry_failed,
+        };
+        Ok((dataset, restart, manifest_settings))
+    }
+
     /// `--out`, else `runs/<dataset stem>-<suffix>`.
     pub fn out_or(&self, data: &Path, suffix: &str) -> PathBuf {
         self.out
@@ -95,6 +117,15 @@ pub fn default_out(data: &Path, suffix: &str) -> PathBuf {
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "data".into());
     PathBuf::from("runs").join(format!("{stem}-{suffix}"))
+}
+
+/// What a session does with a run directory already there.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Restart {
+    /// Start over instead of resuming.
+    pub overwrite: bool,
+    /// When resuming, do again the units whose judge calls failed.
+    pub retry_failed: bool,
 }
 
 /// Whether a question's result may be journaled when the run is stopping.
@@ -117,16 +148,20 @@ pub struct QuestionRun<'a, L> {
     key: fn(&L) -> String,
     path: PathBuf,
     resumed: bool,
+    /// What a unit is called in a stop's message (`questions`, `items`).
+    unit: &'static str,
 }
 
 impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
-    /// Opens `path` for `command` over `data`'s dataset: resumes the run there when it has
-    /// the same identity (dataset, `settings`, the judge's routes for `tasks`), else starts
-    /// a new one, removing `journal_file` and the command's `own_files` left from before.
+    /// Opens `path` for `command` over `dataset` (as [`QuestionData::described`] gives it,
+    /// or `testset`'s chunks hashed by their content): resumes the run there when it has the
+    /// same identity (dataset, `settings`, the judge's routes for `tasks`), else starts a new
+    /// one, removing `journal_file` and the command's `own_files` left from before.
     #[allow(clippy::too_many_arguments)]
     pub fn open(
         command: &str,
-        data: &QuestionData,
+        dataset: DatasetInfo,
+        restart: Restart,
         path: &Path,
         manifest_settings: Value,
         settings: &[(&str, String)],
@@ -139,15 +174,6 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
         observer: &dyn Observer,
     ) -> Result<Self> {
         let session_started = utc_timestamp();
-        let dataset = DatasetInfo {
-            path: data.data.display().to_string(),
-            sha256: sha256_file(&data.data)?,
-            format: data
-                .format
-                .map(|f| format!("{f:?}").to_lowercase())
-                .unwrap_or_default(),
-            samples: None,
-        };
         let identity = RunIdentity {
             command: command.into(),
             dataset_sha256: dataset.sha256.clone(),
@@ -160,17 +186,14 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
                 .map(|(name, value)| ((*name).to_string(), value.clone()))
                 .collect(),
         };
-        let mut manifest_settings = manifest_settings;
-        manifest_settings["samples"] = serde_json::json!(data.samples);
-        manifest_settings["field_map"] = serde_json::json!(data.field_map);
         let fresh = Manifest::start(command, dataset, Vec::new(), manifest_settings);
         let mut files = vec![journal_file];
         files.extend_from_slice(own_files);
-        let opened = resume::open(path, data.overwrite, fresh, &identity, &files)?;
+        let opened = resume::open(path, restart.overwrite, fresh, &identity, &files)?;
         let mut retried = 0;
         let done: HashSet<String> = if opened.resumed {
             compact_lines(&path.join(journal_file), |line: &L| {
-                let again = data.retry_failed && failed(line);
+                let again = restart.retry_failed && failed(line);
                 retried += usize::from(again);
                 (!again).then(|| key(line))
             })?
@@ -208,7 +231,14 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
             key,
             path: path.to_path_buf(),
             resumed: opened.resumed,
+            unit: "questions",
         })
+    }
+
+    /// Calls the units `unit` (plural) in a stop's message instead of questions.
+    pub fn counting(mut self, unit: &'static str) -> Self {
+        self.unit = unit;
+        self
     }
 
     /// Whether an earlier run in the directory is being continued.
@@ -350,12 +380,7 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
         let left = questions - self.done.len().min(questions);
         let footer = self.stop_session(end, reason, written)?;
         Ok(Some(Stopped::new(
-            stop,
-            footer,
-            &self.path,
-            written,
-            left,
-            "questions",
+            stop, footer, &self.path, written, left, self.unit,
         )))
     }
 

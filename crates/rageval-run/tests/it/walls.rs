@@ -1,7 +1,8 @@
 //! The wall between the engine and the commands inside this crate: engine modules (the
 //! loop, cells, resume, identity, sessions, judge routing, scoring, batch passes, plans,
 //! results, reports) never name a command module (`eval`, `judge_check`, `rank`,
-//! `reference`, `pipeline`, `calibrate`, `merge`); commands use the engine and each other.
+//! `reference`, `pipeline`, `calibrate`, `merge`, `testset`); commands use the engine and
+//! each other.
 //! A helper a command and the engine both need moves down into the engine.
 //!
 //! Every module of `lib.rs` is in one of the two lists, so a new module is placed on
@@ -24,6 +25,7 @@ const COMMANDS: &[&str] = &[
     "pipeline",
     "rank",
     "reference",
+    "testset",
 ];
 
 fn src() -> PathBuf {

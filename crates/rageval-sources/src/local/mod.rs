@@ -8,10 +8,13 @@
 //! - [`index`]: [`IndexBuilder`] writes an index directory and its [`Manifest`].
 //! - [`vectors`]: optional chunk embeddings and reciprocal rank fusion.
 //! - [`search`]: [`LocalIndex`] (BM25, vector or hybrid search) and [`LocalRetriever`].
+//! - [`chunks`]: every chunk of an index, a folder or a file ([`corpus_chunks`]), for
+//!   `rageval testset`.
 //!
 //! Embeddings come from any [`rageval_judge::Embedder`]; this module never talks to a model
 //! itself.
 
+pub mod chunks;
 mod docx;
 pub mod encoding;
 mod html;
@@ -23,6 +26,7 @@ pub mod splitter;
 pub mod tokenizer;
 pub mod vectors;
 
+pub use chunks::{CorpusChunks, CorpusKind, corpus_chunks};
 pub use index::{FileOutcome, IndexBuilder, IndexedChunk, Manifest, SkippedEntry};
 pub use loader::{Content, Document, DocumentKind, InputFile, expand_inputs, load};
 pub use normalize::normalize_text;

@@ -144,6 +144,36 @@ impl LocalIndex {
         &self.manifest
     }
 
+    /// Every chunk, in indexing order, with its source and location
+    /// ([`SourceChunk`](rageval_core::testset::SourceChunk)s: `rageval testset` reads them).
+    pub fn all_chunks(&self) -> Result<Vec<rageval_core::testset::SourceChunk>, SourceError> {
+        let searcher = self.reader.searcher();
+        let f = &self.fields;
+        self.addresses
+            .iter()
+            .map(|address| {
+                let doc: TantivyDocument = searcher.doc(*address).map_err(|e| self.failed(e))?;
+                let text = |field| {
+                    doc.get_first(field)
+                        .and_then(|v| v.as_str())
+                        .unwrap_or_default()
+                        .to_owned()
+                };
+                let number = |field| {
+                    doc.get_first(field)
+                        .and_then(|v| v.as_u64())
+                        .map_or(0, |n| usize::try_from(n).unwrap_or(usize::MAX))
+                };
+                Ok(rageval_core::testset::SourceChunk {
+                    id: text(f.id),
+                    document: text(f.source),
+                    location: super::chunks::location((number(f.line_from), number(f.line_to))),
+                    text: text(f.text),
+                })
+            })
+            .collect()
+    }
+
     /// The best `k` chunks for `query` by BM25.
     pub fn search_bm25(&self, query: &str, k: usize) -> Result<Vec<Retrieved>, SourceError> {
         let searcher = self.reader.searcher();

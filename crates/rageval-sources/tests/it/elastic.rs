@@ -429,7 +429,7 @@ impl Proxy {
         let accepted = match basic {
             Some((user, password)) => {
                 // What a client sends for these credentials, as reqwest encodes them.
-                let request = reqwest::Client::new()
+                let request = crate::test_client()
                     .get("http://127.0.0.1/")
                     .basic_auth(user, Some(password))
                     .build()
@@ -448,7 +448,7 @@ impl Proxy {
             accepted,
             forwarded: AtomicUsize::new(0),
             fail_next: AtomicUsize::new(0),
-            client: reqwest::Client::new(),
+            client: crate::test_client(),
         });
         let app = Router::new()
             .fallback(forward)

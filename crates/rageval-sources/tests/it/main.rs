@@ -15,3 +15,13 @@ mod local_index;
 mod noida;
 mod service;
 mod splitter;
+
+/// A plain HTTP client for the tests' own requests (seeding the test server). reqwest is
+/// built without a TLS crypto provider of its own (`rustls-no-provider`), so whichever test
+/// runs first installs ring's, as the product's clients do; a test run alone used to panic.
+pub fn test_client() -> reqwest::Client {
+    if rustls::crypto::CryptoProvider::get_default().is_none() {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    }
+    reqwest::Client::new()
+}

@@ -78,7 +78,7 @@ impl EsServer {
     }
 
     async fn wait_ready(&mut self) {
-        let client = reqwest::Client::new();
+        let client = crate::test_client();
         let started = Instant::now();
         loop {
             if let Ok(response) = client.get(&self.url).send().await {
@@ -120,7 +120,7 @@ impl EsServer {
         mapping: serde_json::Value,
         docs: &[(String, serde_json::Value)],
     ) {
-        let client = reqwest::Client::new();
+        let client = crate::test_client();
         let created = client
             .put(format!("{}/{index}", self.url))
             .json(&serde_json::json!({"mappings": mapping}))

@@ -185,6 +185,8 @@ impl Heuristic {
                 | TaskKind::MergeAnswers
                 | TaskKind::ContextsCheck
                 | TaskKind::CustomRubric
+                | TaskKind::WriteTestItem
+                | TaskKind::AnswerClosedBook
         )
     }
 
@@ -266,7 +268,9 @@ impl Heuristic {
             | TaskKind::AnswerFromContexts
             | TaskKind::MergeAnswers
             | TaskKind::ContextsCheck
-            | TaskKind::CustomRubric => return None,
+            | TaskKind::CustomRubric
+            | TaskKind::WriteTestItem
+            | TaskKind::AnswerClosedBook => return None,
         };
         Some(HeuristicInfo {
             name: name.to_owned(),

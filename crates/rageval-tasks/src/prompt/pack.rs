@@ -52,6 +52,8 @@ const FILES: &[(Lang, &str, &str)] = pack!(
     "merge_answers",
     "contexts_check",
     "custom_rubric",
+    "write_test_item",
+    "answer_closed_book",
 );
 
 /// One parsed template.

@@ -193,6 +193,17 @@ async fn ask(router: &TaskJudge, kind: TaskKind, item: (&str, &str, &str)) -> Op
             })
             .await
             .map(|j| j.rung),
+        TaskKind::WriteTestItem => router
+            .write_test_item(&rageval_tasks::WriteTestItem {
+                category: rageval_core::testset::Category::Fact,
+                passages: vec![context],
+            })
+            .await
+            .map(|j| j.rung),
+        TaskKind::AnswerClosedBook => router
+            .answer_closed_book(&rageval_tasks::AnswerClosedBook { question })
+            .await
+            .map(|j| j.rung),
     };
     outcome.unwrap_or_else(|e| panic!("{kind} on {item:?}: {e}"))
 }

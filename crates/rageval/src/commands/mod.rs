@@ -16,6 +16,7 @@ pub mod report;
 pub mod search;
 pub mod serve;
 mod sources;
+pub mod testset;
 pub mod trec;
 
 use std::path::PathBuf;
@@ -144,6 +145,7 @@ pub fn dispatch(command: Command, metric_files: &[PathBuf], ui: &Ui) -> anyhow::
         Command::Label(args) => label::run(&args, ui, out)?,
         Command::Rank(args) => rank::run(&args, ui, out)?,
         Command::Reference(args) => rank::reference::run(&args, ui, out)?,
+        Command::Testset(args) => testset::run(&args, ui, out)?,
         Command::Pipeline(args) => rank::pipeline::run(*args, metric_files, ui, out)?,
         Command::Merge(args) => merge::run(&args, ui, out)?,
         Command::Cache(args) => cache::run(&args, ui)?,

@@ -29,6 +29,7 @@ mod schema;
 mod signals;
 mod snapshots;
 mod sources;
+mod testset;
 mod traces;
 mod version_table;
 

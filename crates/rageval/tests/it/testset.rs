@@ -1,0 +1,365 @@
+//! `rageval testset` on the S4 article's Chinese chunks (shared/validation's
+//! ai-learn-kids-coding-zh) through the testkit mock: Chinese questions, gold chunk ids that
+//! exist, shares printed against the plan, no duplicates, drops counted; the dry run sends
+//! and writes nothing; a cap stops it (exit 3) and the rerun ends equal to an uncapped run;
+//! the set goes through `index`, `collect --generator baseline` and `eval` unedited.
+
+use std::collections::HashSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rageval_core::testset::minhash::{DEFAULT_NEAR_DUPLICATE, Deduplicator};
+use rageval_testkit::{MockConfig, Reply};
+use serde_json::{Value, json};
+
+use crate::judged::{Endpoint, endpoint};
+use crate::s4_pipeline::baseline_collect;
+use crate::{rageval, repo_root, stderr, stdout};
+
+fn kids_chunks() -> PathBuf {
+    repo_root().join("../shared/validation/ai-learn-kids-coding-zh/doc_chunks.jsonl")
+}
+
+fn jsonl(path: &Path) -> Vec<Value> {
+    fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+/// The mock as a generator would meet it: schema-driven answers, except that the
+/// closed-book check knows the answer only for questions naming a year (年) or Python (those
+/// items are dropped by the closed-book gate), and no nearby chunk answers an unanswerable
+/// question.
+fn generator_mock() -> Endpoint {
+    endpoint(MockConfig {
+        script: Some(Arc::new(|body: &Value| {
+            let system = body["messages"][0]["content"].as_str().unwrap_or_default();
+            let user = body["messages"][1]["content"].as_str().unwrap_or_default();
+            let closed_book = ["只凭你自己的知识", "from your own knowledge alone"];
+            if closed_book.iter().any(|marker| system.contains(marker)) {
+                let known = user.contains('年') || user.contains("Python");
+                let answer = if known { user } else { "" };
+                return Reply::Content(json!({"answer": answer, "known": known}).to_string());
+            }
+            let from_passages = [
+                "只根据给定的段落回答问题",
+                "You answer a question using only the given passages",
+            ];
+            if from_passages.iter().any(|marker| system.contains(marker)) {
+                return Reply::Content(json!({"answer": "", "found": false}).to_string());
+            }
+            let writer = ["测试集中的一个条目", "one item of a test set"];
+            if writer.iter().any(|marker| system.contains(marker)) {
+                return Reply::Content(written_item(body, user).to_string());
+            }
+            Reply::Schema
+        })),
+        ..MockConfig::default()
+    })
+}
+
+/// An item as a writer would draft it from the passages: the longest line of the passages
+/// asked about, answered by itself (a follow-up opens with the same line).
+fn written_item(body: &Value, user: &str) -> Value {
+    let line = user
+        .lines()
+        .filter(|l| !l.contains("<<<") && !l.contains(">>>"))
+        .max_by_key(|l| l.chars().count())
+        .unwrap_or_default()
+        .trim();
+    let asked: String = line.chars().take(40).collect();
+    let mut item = json!({"question": format!("{asked}?"), "answer": line, "key_points": [line]});
+    if body.to_string().contains("opening_question") {
+        item["opening_question"] = json!(format!("{asked}?"));
+        item["opening_answer"] = json!(line);
+    }
+    item
+}
+
+fn testset(dir: &Path, mock: &Endpoint, out: &str, extra: &[&str]) -> std::process::Output {
+    let source = kids_chunks();
+    let mut args = vec![
+        "testset",
+        source.to_str().unwrap(),
+        "--size",
+        "24",
+        "--out",
+        out,
+    ];
+    args.extend(extra);
+    let flags = mock.flags();
+    args.extend(flags.iter().map(String::as_str));
+    rageval(dir, &args)
+}
+
+fn cjk_share(text: &str) -> f64 {
+    let letters: Vec<char> = text.chars().filter(|c| c.is_alphabetic()).collect();
+    let han = letters
+        .iter()
+        .filter(|c| rageval_core::text::language::is_han(**c))
+        .count();
+    han as f64 / letters.len().max(1) as f64
+}
+
+#[test]
+fn testset_writes_gated_chinese_items_from_the_kids_chunks() {
+    if crate::skip_without_shared("testset_writes_gated_chinese_items_from_the_kids_chunks") {
+        return;
+    }
+    let mock = generator_mock();
+    let dir = tempfile::tempdir().unwrap();
+    let output = testset(dir.path(), &mock, "ts", &[]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let printed = stdout(&output);
+    for needle in [
+        "planned",
+        "dropped by gate:",
+        "fact",
+        "multi_hop",
+        "unanswerable",
+    ] {
+        assert!(printed.contains(needle), "{needle:?} not in {printed}");
+    }
+    let items = jsonl(&dir.path().join("ts/testset.jsonl"));
+    assert!(!items.is_empty(), "{printed}");
+    let chinese = items
+        .iter()
+        .filter(|i| cjk_share(i["question"].as_str().unwrap()) > 0.5)
+        .count();
+    assert!(
+        chinese * 100 >= items.len() * 99,
+        "{chinese} of {}",
+        items.len()
+    );
+    let ids: HashSet<String> = jsonl(&kids_chunks())
+        .iter()
+        .map(|c| c["uuid"].as_str().unwrap().to_owned())
+        .collect();
+    let mut dedup = Deduplicator::new(DEFAULT_NEAR_DUPLICATE);
+    for item in &items {
+        for id in item["reference_context_ids"].as_array().unwrap() {
+            assert!(ids.contains(id.as_str().unwrap()), "{item}");
+        }
+        let question = item["question"].as_str().unwrap();
+        assert_eq!(
+            dedup.offer(item["id"].as_str().unwrap(), question),
+            None,
+            "{item}"
+        );
+        assert!(item["gates"]["not_duplicate"] == "passed", "{item}");
+    }
+    // Every planned slot is written, dropped by one counted gate, or failed by the judge.
+    let summary: Value =
+        serde_json::from_str(&fs::read_to_string(dir.path().join("ts/summary.json")).unwrap())
+            .unwrap();
+    let summary = &summary["summary"];
+    let dropped: u64 = summary["dropped"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    let accounted =
+        summary["written"].as_u64().unwrap() + dropped + summary["judge_failed"].as_u64().unwrap();
+    assert_eq!(accounted, summary["planned"].as_u64().unwrap(), "{summary}");
+    assert!(
+        summary["dropped"]["closed_book"].as_u64().unwrap() > 0,
+        "{summary}"
+    );
+    let manifest = fs::read_to_string(dir.path().join("ts/manifest.json")).unwrap();
+    assert!(manifest.contains("write_test_item") && manifest.contains("mock-chat"));
+
+    // The set as it is: indexed chunks retrieved and answered by the baseline, then scored
+    // against its gold chunk ids.
+    let index = rageval(
+        dir.path(),
+        &[
+            "index",
+            kids_chunks().to_str().unwrap(),
+            "--out",
+            "kids.index",
+        ],
+    );
+    assert!(index.status.success(), "{}", stderr(&index));
+    let mut collect = baseline_collect("ts/testset.jsonl", "kids.index");
+    collect.extend(["--out", "collected.jsonl"]);
+    let flags = mock.flags();
+    collect.extend(flags.iter().map(String::as_str));
+    let collected = rageval(dir.path(), &collect);
+    assert!(collected.status.success(), "{}", stderr(&collected));
+    let eval = rageval(
+        dir.path(),
+        &[
+            "eval",
+            "collected.jsonl",
+            "--metrics",
+            "id_context_recall",
+            "--judge",
+            "heuristic",
+            "--out",
+            "ev",
+        ],
+    );
+    assert!(eval.status.success(), "{}", stderr(&eval));
+    let cells = jsonl(&dir.path().join("ev/results.jsonl"));
+    let scored = cells.iter().filter(|c| c["status"] == "score").count();
+    assert!(scored > 0, "{cells:?}");
+}
+
+#[test]
+fn testset_dry_run_sends_and_writes_nothing() {
+    if crate::skip_without_shared("testset_dry_run_sends_and_writes_nothing") {
+        return;
+    }
+    let mock = generator_mock();
+    let dir = tempfile::tempdir().unwrap();
+    let output = testset(dir.path(), &mock, "ts", &["--dry-run"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains("write_test_item"),
+        "{}",
+        stdout(&output)
+    );
+    assert_eq!(mock.mock.stats().chat_requests, 0);
+    assert!(!dir.path().join("ts").exists());
+    assert!(!dir.path().join("runs").exists());
+}
+
+#[test]
+fn testset_capped_then_resumed_equals_an_uncapped_run() {
+    if crate::skip_without_shared("testset_capped_then_resumed_equals_an_uncapped_run") {
+        return;
+    }
+    let mock = generator_mock();
+    let whole = tempfile::tempdir().unwrap();
+    let output = testset(whole.path(), &mock, "ts", &[]);
+    assert!(output.status.success(), "{}", stderr(&output));
+
+    let parts = tempfile::tempdir().unwrap();
+    let capped = testset(parts.path(), &mock, "ts", &["--max-calls", "20"]);
+    assert_eq!(capped.status.code(), Some(3), "{}", stderr(&capped));
+    assert!(!parts.path().join("ts/testset.jsonl").exists());
+    // The stop counts items, not questions.
+    assert!(!stderr(&capped).contains("question"), "{}", stderr(&capped));
+    let resumed = testset(parts.path(), &mock, "ts", &[]);
+    assert!(resumed.status.success(), "{}", stderr(&resumed));
+    assert!(
+        stderr(&resumed).contains("resuming"),
+        "{}",
+        stderr(&resumed)
+    );
+    let read = |dir: &Path| fs::read_to_string(dir.join("ts/testset.jsonl")).unwrap();
+    assert_eq!(read(whole.path()), read(parts.path()));
+}
+
+#[test]
+fn testset_needs_a_writing_judge_and_readable_shares() {
+    let dir = tempfile::tempdir().unwrap();
+    let chunks = dir.path().join("chunks.jsonl");
+    fs::write(
+        &chunks,
+        "{\"id\": \"c1\", \"text\": \"Scratch is a visual programming language for children, made at \
+         the MIT Media Lab and first released in 2007.\"}\n",
+    )
+    .unwrap();
+    let chunks = chunks.to_str().unwrap();
+    let output = rageval(dir.path(), &["testset", chunks, "--judge", "heuristic"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("--judge-model"),
+        "{}",
+        stderr(&output)
+    );
+    let output = rageval(dir.path(), &["testset", chunks, "--shares", "trivia=1"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("trivia"), "{}", stderr(&output));
+    assert!(!dir.path().join("runs").exists());
+}
+
+#[test]
+fn testset_reads_an_english_folder_and_a_local_index() {
+    let mock = generator_mock();
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    fs::create_dir(&docs).unwrap();
+    let paragraph = |topic: &str, n: usize| {
+        format!(
+            "The {topic} course number {n} teaches children aged eight to twelve how to build \
+             small games, and each lesson lasts forty-five minutes with a teacher present.\n\n"
+        )
+    };
+    let text = |topic: &str| (1..=4).map(|n| paragraph(topic, n)).collect::<String>();
+    fs::write(docs.join("scratch.md"), text("Scratch")).unwrap();
+    fs::write(docs.join("python.md"), text("Python")).unwrap();
+    let flags = mock.flags();
+    let run = |source: &str, out: &str| {
+        let mut args = vec!["testset", source, "--size", "6", "--out", out];
+        args.extend(["--chunk-size", "200", "--chunk-overlap", "0"]);
+        args.extend(flags.iter().map(String::as_str));
+        rageval(dir.path(), &args)
+    };
+    let output = run("docs", "from-folder");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let lines = jsonl(&dir.path().join("from-folder/items.jsonl"));
+    assert_eq!(lines.len(), 6);
+    assert!(lines.iter().all(|l| l["language"] == "en"), "{lines:?}");
+    let documents: HashSet<&str> = lines
+        .iter()
+        .flat_map(|l| l["chunk_ids"].as_array().unwrap())
+        .map(|id| id.as_str().unwrap().split('#').next().unwrap())
+        .collect();
+    assert_eq!(
+        documents.len(),
+        2,
+        "both documents are covered: {documents:?}"
+    );
+    let manifest = fs::read_to_string(dir.path().join("from-folder/manifest.json")).unwrap();
+    assert!(manifest.contains("write_test_item.en@"), "{manifest}");
+
+    let index = rageval(
+        dir.path(),
+        &[
+            "index",
+            "docs",
+            "--out",
+            "docs.index",
+            "--chunk-size",
+            "200",
+            "--chunk-overlap",
+            "0",
+        ],
+    );
+    assert!(index.status.success(), "{}", stderr(&index));
+    let output = run("docs.index", "from-index");
+    assert!(output.status.success(), "{}", stderr(&output));
+    // The same chunks, read from the index: the same plan and the same set.
+    let read = |out: &str| fs::read_to_string(dir.path().join(out).join("testset.jsonl")).unwrap();
+    assert_eq!(read("from-folder"), read("from-index"));
+}
+
+#[test]
+fn testset_counts_unusable_judge_answers_and_never_writes_them() {
+    if crate::skip_without_shared("testset_counts_unusable_judge_answers_and_never_writes_them") {
+        return;
+    }
+    let mock = endpoint(MockConfig {
+        garbage_rate: 0.5,
+        ..MockConfig::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let output = testset(dir.path(), &mock, "ts", &[]);
+    let summary: Value =
+        serde_json::from_str(&fs::read_to_string(dir.path().join("ts/summary.json")).unwrap())
+            .unwrap_or_else(|e| panic!("{e}: {}", stderr(&output)));
+    let summary = &summary["summary"];
+    let failed = jsonl(&dir.path().join("ts/items.jsonl"))
+        .iter()
+        .filter(|l| l.get("error").is_some())
+        .count() as u64;
+    assert_eq!(summary["judge_failed"].as_u64(), Some(failed), "{summary}");
+    let written = jsonl(&dir.path().join("ts/testset.jsonl")).len() as u64;
+    assert_eq!(summary["written"].as_u64(), Some(written), "{summary}");
+}

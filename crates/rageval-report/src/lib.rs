@@ -44,6 +44,7 @@
 //! return. Parsing datasets is `rageval-core`'s job: writers take the samples as given, and
 //! [`read_run_samples`] only calls core's reader with the options a run recorded.
 
+mod abstention_render;
 mod accounting;
 mod agreement;
 mod agreement_render;
@@ -137,7 +138,7 @@ pub use run_folder::{
     locate_run, manifest_command, pipeline_of_eval,
 };
 pub use run_samples::{locate_dataset, open_run_dataset, read_dataset_of, read_run_samples};
-pub use summary::{Aggregator, MetricSummary, Summary};
+pub use summary::{AbstentionSummary, Aggregator, MetricSummary, Summary};
 pub use svg::{IntervalRow, histogram, interval_chart};
 pub use table::render_summary_table;
 pub use time::utc_timestamp;

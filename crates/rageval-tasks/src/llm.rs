@@ -21,10 +21,11 @@ use crate::prompt::pack::{Rendered, render};
 use crate::prompt::{Fence, Lang, LangChoice};
 use crate::schema::{Shape, item_key, output_schema};
 use crate::task::{
-    AnswerFromContexts, AnswerRubric, ContextAnswer, ContextRelevance, ContextUsefulness,
-    ContextsCheck, ContextsChecked, ExtractEntities, GenerateQuestions, GeneratedQuestions,
-    MergeAnswers, QuestionSimilarity, RelevanceVerdict, RubricScore, SimilarityVerdict,
-    SplitStatements, Support, SupportVerdict, SupportVerdicts, TaskKind, UsefulnessVerdict,
+    Abstention, AbstentionVerdict, AnswerFromContexts, AnswerRubric, ContextAnswer,
+    ContextRelevance, ContextUsefulness, ContextsCheck, ContextsChecked, ExtractEntities,
+    GenerateQuestions, GeneratedQuestions, MergeAnswers, QuestionSimilarity, RelevanceVerdict,
+    RubricScore, SimilarityVerdict, SplitStatements, Support, SupportVerdict, SupportVerdicts,
+    TaskKind, UsefulnessVerdict,
 };
 
 /// What the LLM path needs to know about a task.
@@ -663,6 +664,41 @@ impl LlmTask for AnswerFromContexts {
         let answer = raw.answer.trim();
         Ok(ContextAnswer {
             answer: (raw.found && !answer.is_empty()).then(|| answer.to_owned()),
+        })
+    }
+}
+
+#[derive(Deserialize)]
+pub(crate) struct AbstentionRaw {
+    reason: String,
+    refused: bool,
+    supported: bool,
+}
+
+impl LlmTask for Abstention {
+    const KIND: TaskKind = TaskKind::Abstention;
+    type Raw = AbstentionRaw;
+    type Output = AbstentionVerdict;
+    fn deciding_text(&self) -> &str {
+        &self.question
+    }
+    fn parts(&self) -> Vec<Part<'_>> {
+        vec![
+            text("question", &self.question),
+            Part::Items {
+                slot: "contexts",
+                label: "passage",
+                key: None,
+                items: &self.contexts,
+            },
+            text("answer", &self.answer),
+        ]
+    }
+    fn convert(&self, raw: AbstentionRaw) -> Result<AbstentionVerdict, String> {
+        Ok(AbstentionVerdict {
+            supported: Some(raw.supported),
+            refused: raw.refused,
+            reason: raw.reason,
         })
     }
 }

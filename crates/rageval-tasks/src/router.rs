@@ -23,12 +23,12 @@ use crate::measured::{Measurement, measurements_for};
 use crate::prompt::{Lang, LangChoice, pack};
 use crate::rubric::{JudgeRubric, RubricGrade};
 use crate::task::{
-    AnswerFromContexts, AnswerRubric, ContextAnswer, ContextOrder, ContextRelevance,
-    ContextUsefulness, ContextsCheck, ContextsChecked, ExtractEntities, GenerateQuestions,
-    GeneratedQuestions, GradeRelevance, GradeRelevanceBatch, MergeAnswers, OrderContexts,
-    PairwisePreference, Preference, Premise, QuestionSimilarity, RelevanceGrade, RelevanceVerdict,
-    RubricScore, SimilarityVerdict, SplitStatements, Support, SupportVerdict, SupportVerdicts,
-    TaskFamily, TaskKind, UsefulnessVerdict,
+    Abstention, AbstentionVerdict, AnswerFromContexts, AnswerRubric, ContextAnswer, ContextOrder,
+    ContextRelevance, ContextUsefulness, ContextsCheck, ContextsChecked, ExtractEntities,
+    GenerateQuestions, GeneratedQuestions, GradeRelevance, GradeRelevanceBatch, MergeAnswers,
+    OrderContexts, PairwisePreference, Preference, Premise, QuestionSimilarity, RelevanceGrade,
+    RelevanceVerdict, RubricScore, SimilarityVerdict, SplitStatements, Support, SupportVerdict,
+    SupportVerdicts, TaskFamily, TaskKind, UsefulnessVerdict,
 };
 
 /// Which implementation a task should use.
@@ -602,6 +602,15 @@ impl TaskJudge {
                 self.run_llm(task).await
             }
         }
+    }
+
+    /// [`Abstention`]: both decisions by the routed implementation (the heuristic judge
+    /// decides only whether the answer declines, and says it cannot tell the other).
+    pub async fn abstention(
+        &self,
+        task: &Abstention,
+    ) -> Result<Judged<AbstentionVerdict>, TaskError> {
+        self.either(task, |h| h.abstention(task)).await
     }
 
     /// Checks that a task with only an LLM implementation can be answered.

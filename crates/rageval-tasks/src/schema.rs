@@ -113,6 +113,11 @@ pub fn output_schema(task: TaskKind, shape: Shape) -> Value {
             ),
         ]),
         TaskKind::CustomRubric => object([("reason", reason()), ("score", integer(1, 5))]),
+        TaskKind::Abstention => object([
+            ("reason", reason()),
+            ("refused", json!({"type": "boolean"})),
+            ("supported", json!({"type": "boolean"})),
+        ]),
     }
 }
 

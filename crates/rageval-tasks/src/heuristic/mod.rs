@@ -29,10 +29,10 @@ use crate::error::TaskError;
 use crate::judged::{HeuristicInfo, Implementation, Judged, Threshold};
 use crate::prompt::Lang;
 use crate::task::{
-    AnswerRubric, ContextOrder, ContextRelevance, ContextUsefulness, GradeRelevance,
-    GradeRelevanceBatch, OrderContexts, PairwisePreference, Preference, QuestionSimilarity,
-    RelevanceGrade, RelevanceVerdict, RubricScore, SimilarityVerdict, SplitStatements,
-    SupportVerdict, SupportVerdicts, TaskKind, UsefulnessVerdict,
+    Abstention, AbstentionVerdict, AnswerRubric, ContextOrder, ContextRelevance, ContextUsefulness,
+    GradeRelevance, GradeRelevanceBatch, OrderContexts, PairwisePreference, Preference,
+    QuestionSimilarity, RelevanceGrade, RelevanceVerdict, RubricScore, SimilarityVerdict,
+    SplitStatements, SupportVerdict, SupportVerdicts, TaskKind, UsefulnessVerdict,
 };
 
 /// Version of the heuristic rules and thresholds, reported with every verdict. 4: words are
@@ -146,6 +146,10 @@ pub const NONCOMMITTAL: &[&str] = &[
     "不清楚",
 ];
 
+/// What the heuristic judge says about whether the contexts support an answer.
+pub const UNDECIDED_SUPPORT: &str =
+    "the heuristic judge cannot tell whether the contexts support an answer";
+
 /// The heuristic judge. Cheap to clone.
 #[derive(Clone, Default)]
 pub struct Heuristic {
@@ -249,6 +253,7 @@ impl Heuristic {
                 None,
             ),
             TaskKind::OrderContexts => ("content_word_overlap", vec![], None),
+            TaskKind::Abstention => ("refusal_phrases", vec![], None),
             TaskKind::QuestionSimilarity => match self.embedder_name() {
                 Some(model) => (
                     "embedding_cosine",
@@ -340,6 +345,23 @@ impl Heuristic {
         self.judged(TaskKind::AnswerRubric, score, Usage::default(), false)
     }
 
+    /// Whether the answer declines, by [`NONCOMMITTAL`]'s phrases. Whether the contexts
+    /// support an answer it does not decide (`supported` is `None`): passages retrieved for
+    /// a question share its words whether or not they hold the answer, so word overlap
+    /// cannot tell, and the judge says so rather than guess.
+    pub fn abstention(&self, task: &Abstention) -> Judged<AbstentionVerdict> {
+        let phrase = verdicts::noncommittal(&task.answer);
+        let verdict = AbstentionVerdict {
+            supported: None,
+            refused: phrase.is_some(),
+            reason: match phrase {
+                Some(phrase) => format!("the answer declines (\"{phrase}\"); {UNDECIDED_SUPPORT}"),
+                None => format!("the answer holds no refusal phrase; {UNDECIDED_SUPPORT}"),
+            },
+        };
+        self.judged(TaskKind::Abstention, verdict, Usage::default(), false)
+    }
+
     /// See [`GRADE_BAND`].
     pub fn grade_relevance(&self, task: &GradeRelevance) -> Judged<RelevanceGrade> {
         let grade = verdicts::grade(&task.question, &task.context);
@@ -429,6 +451,12 @@ impl Heuristic {
             cached,
         ))
     }
+}
+
+/// The sentences of `text` as the heuristic splits statements (see `sentences`), for
+/// metrics that attach something to each sentence (citation markers).
+pub fn sentences(text: &str) -> Vec<String> {
+    sentences::sentences(text)
 }
 
 /// Cosine similarity; 0 when either vector is zero or they differ in length.

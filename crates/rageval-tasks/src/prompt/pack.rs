@@ -52,6 +52,7 @@ const FILES: &[(Lang, &str, &str)] = pack!(
     "merge_answers",
     "contexts_check",
     "custom_rubric",
+    "abstention",
 );
 
 /// One parsed template.

@@ -146,6 +146,41 @@ pub const NONCOMMITTAL: &[&str] = &[
     "不清楚",
 ];
 
+/// Phrases (lower-cased) by which an answer declines to answer: [`NONCOMMITTAL`]'s
+/// without its hedges (`not sure`, `不确定`, which also match `不确定性`, "uncertainty"),
+/// plus the refusals RGB asks models to write (`can not answer`, `insufficient
+/// information`, `信息不足`). Measured by `examples/measure_abstention.rs`.
+pub const REFUSAL: &[&str] = &[
+    "i don't know",
+    "i do not know",
+    "cannot be determined",
+    "can't be determined",
+    "cannot answer",
+    "can't answer",
+    "can not answer",
+    "unable to answer",
+    "not able to answer",
+    "not been provided",
+    "not provided",
+    "no information",
+    "insufficient information",
+    "not enough information",
+    "not mentioned",
+    "is unknown",
+    "不知道",
+    "无法回答",
+    "无法确定",
+    "无法判断",
+    "无法基于",
+    "信息不足",
+    "没有提供",
+    "未提供",
+    "未提及",
+    "没有提及",
+    "没有相关信息",
+    "不清楚",
+];
+
 /// What the heuristic judge says about whether the contexts support an answer.
 pub const UNDECIDED_SUPPORT: &str =
     "the heuristic judge cannot tell whether the contexts support an answer";
@@ -345,12 +380,13 @@ impl Heuristic {
         self.judged(TaskKind::AnswerRubric, score, Usage::default(), false)
     }
 
-    /// Whether the answer declines, by [`NONCOMMITTAL`]'s phrases. Whether the contexts
-    /// support an answer it does not decide (`supported` is `None`): passages retrieved for
-    /// a question share its words whether or not they hold the answer, so word overlap
-    /// cannot tell, and the judge says so rather than guess.
+    /// Whether the answer declines, by [`REFUSAL`]'s phrases. Whether the contexts support
+    /// an answer it does not decide (`supported` is `None`): passages retrieved for a
+    /// question share its words whether or not they hold the answer, and the overlap rules
+    /// told RGB's positive passages from its negative ones at chance on both fact sets
+    /// (`examples/measure_abstention.rs`), so the judge says so rather than guess.
     pub fn abstention(&self, task: &Abstention) -> Judged<AbstentionVerdict> {
-        let phrase = verdicts::noncommittal(&task.answer);
+        let phrase = verdicts::refusal(&task.answer);
         let verdict = AbstentionVerdict {
             supported: None,
             refused: phrase.is_some(),

@@ -41,6 +41,16 @@ fn rate_text(rate: &Rate) -> String {
     }
 }
 
+/// The two rates a comparison shows beside the mean: `abstention recall 0.5000 [0.0945,
+/// 0.9055] (1/2) · false abstention rate …`.
+pub(crate) fn headline_rates(summary: &AbstentionSummary) -> String {
+    rates(summary)[..2]
+        .iter()
+        .map(|(label, rate)| format!("{label} {}", rate_text(rate)))
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
 /// The metrics with a table, in the summary's order.
 fn tables(summary: &Summary) -> Vec<(&String, &AbstentionSummary)> {
     summary

@@ -1,6 +1,7 @@
 //! `rageval eval --metrics abstention,citation_faithfulness` end to end through the testkit
 //! mock: the dry run plans exactly the calls the run then makes, the journal holds the
-//! hand-computed cells, and `summary.json` and `report.md` hold abstention's 2×2 table.
+//! hand-computed cells, `summary.json` and `report.md` hold abstention's 2×2 table, and
+//! `compare` shows its rates per run.
 
 use std::fs;
 use std::sync::Arc;
@@ -9,7 +10,7 @@ use rageval_testkit::{MockConfig, Reply};
 use serde_json::{Value, json};
 
 use crate::judged::{checked_cells, endpoint};
-use crate::{stderr, stdout};
+use crate::{rageval, stderr, stdout};
 
 /// The mock as a judge that reads markers: an answer with "don't know" or 无法回答
 /// declines; contexts support an answer unless the prompt holds "noise" (only contexts
@@ -207,4 +208,40 @@ fn abstention_and_citation_faithfulness_end_to_end() {
     );
     let html = fs::read_to_string(run.join("report.html")).unwrap();
     assert!(html.contains("id=\"abstention\""));
+
+    // A second version (the same answers) and the version table.
+    let mut again = args.to_vec();
+    again[4] = "run2";
+    let output = endpoint.eval(dir.path(), &again);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let compared = rageval(
+        dir.path(),
+        &[
+            "compare",
+            "run",
+            "run2",
+            "--markdown",
+            "cmp.md",
+            "--json",
+            "cmp.json",
+        ],
+    );
+    assert!(compared.status.success(), "{}", stderr(&compared));
+    let md = fs::read_to_string(dir.path().join("cmp.md")).unwrap();
+    assert!(
+        md.contains(
+            "abstention recall 0.5000 [0.0945, 0.9055] (1/2) · false abstention rate 0.3333"
+        ),
+        "{md}"
+    );
+    let json: Value =
+        serde_json::from_slice(&fs::read(dir.path().join("cmp.json")).unwrap()).unwrap();
+    assert_eq!(
+        json["runs"][1]["metrics"]["abstention"]["abstention"]["table"]["answered_supported"],
+        2
+    );
+    assert_eq!(
+        json["runs"][1]["metrics"]["citation_faithfulness"]["mean"],
+        0.5
+    );
 }

@@ -4,7 +4,7 @@
 //! A run directory holds `manifest.json` (what ran, on which data, with which settings),
 //! `results.jsonl` (the journal: one line per sample × metric, appended as results arrive)
 //! and `summary.json` (per metric: mean, counts of scored / undefined / failed samples and
-//! a seeded bootstrap 95% interval). `summary.json` is written last and atomically, and the
+//! a seeded bootstrap 95% interval; an abstention metric's 2×2 table and rates). `summary.json` is written last and atomically, and the
 //! manifest says `"status": "complete"` only then, so a directory left by a crash never looks
 //! finished. Beside them, the human files: `report.html` (one self-contained page),
 //! `report.md` and `results.xlsx`.

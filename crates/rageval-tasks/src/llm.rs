@@ -141,6 +141,16 @@ pub(crate) enum Part<'a> {
     Plain { slot: &'static str, value: String },
 }
 
+/// The material's passages in the `contexts` slot, unkeyed.
+fn passages(items: &[String]) -> Part<'_> {
+    Part::Items {
+        slot: "contexts",
+        label: "passage",
+        key: None,
+        items,
+    }
+}
+
 fn text<'a>(slot: &'static str, text: &'a str) -> Part<'a> {
     Part::Text {
         slot,
@@ -352,12 +362,7 @@ impl LlmTask for ContextsCheck {
     fn parts(&self) -> Vec<Part<'_>> {
         let mut parts = vec![
             text("question", &self.question),
-            Part::Items {
-                slot: "contexts",
-                label: "passage",
-                key: None,
-                items: &self.contexts,
-            },
+            passages(&self.contexts),
             Part::Plain {
                 slot: "count",
                 value: self.contexts.len().to_string(),
@@ -650,15 +655,7 @@ impl LlmTask for AnswerFromContexts {
         &self.question
     }
     fn parts(&self) -> Vec<Part<'_>> {
-        vec![
-            text("question", &self.question),
-            Part::Items {
-                slot: "contexts",
-                label: "passage",
-                key: None,
-                items: &self.contexts,
-            },
-        ]
+        vec![text("question", &self.question), passages(&self.contexts)]
     }
     fn convert(&self, raw: ContextAnswerRaw) -> Result<ContextAnswer, String> {
         let answer = raw.answer.trim();
@@ -685,12 +682,7 @@ impl LlmTask for Abstention {
     fn parts(&self) -> Vec<Part<'_>> {
         vec![
             text("question", &self.question),
-            Part::Items {
-                slot: "contexts",
-                label: "passage",
-                key: None,
-                items: &self.contexts,
-            },
+            passages(&self.contexts),
             text("answer", &self.answer),
         ]
     }

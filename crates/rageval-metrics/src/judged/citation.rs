@@ -87,19 +87,11 @@ fn strip_markers(text: &str, ids: &[Option<&str>]) -> (String, Vec<usize>, Vec<S
     let mut dangling = Vec::new();
     let mut rest = text;
     while let Some(open) = rest.find(['[', '【']) {
-        let (before, from) = rest.split_at(open);
-        kept.push_str(before);
-        let close = if from.starts_with('【') { '】' } else { ']' };
-        let opener_len = from.chars().next().map_or(1, char::len_utf8);
-        let Some(end) = from[opener_len..].find(close) else {
-            kept.push_str(from);
-            rest = "";
-            break;
-        };
-        let inner = &from[opener_len..opener_len + end];
-        let after = &from[opener_len + end + close.len_utf8()..];
-        match read_marker(inner, ids) {
-            Some((found, unknown)) => {
+        kept.push_str(&rest[..open]);
+        let from = &rest[open..];
+        match marker_at(from, ids) {
+            Some((length, (found, unknown))) => {
+                let after = &from[length..];
                 // "France [1]." reads "France."; "[1] Berlin" keeps its space.
                 kept.truncate(kept.trim_end().len());
                 if after.starts_with(char::is_alphanumeric) && !kept.is_empty() {
@@ -107,19 +99,37 @@ fn strip_markers(text: &str, ids: &[Option<&str>]) -> (String, Vec<usize>, Vec<S
                 }
                 contexts.extend(found);
                 dangling.extend(unknown.into_iter().map(|m| format!("[{m}]")));
+                rest = after;
             }
-            None => kept.push_str(&from[..opener_len + end + close.len_utf8()]),
+            None => {
+                let opener = from.chars().next().map_or(1, char::len_utf8);
+                kept.push_str(&from[..opener]);
+                rest = &from[opener..];
+            }
         }
-        rest = after;
     }
     kept.push_str(rest);
     (kept.trim().to_owned(), contexts, dangling)
 }
 
+/// The citation marker `text` opens with, if it opens with one: its byte length and what
+/// it names ([`read_marker`]).
+fn marker_at(text: &str, ids: &[Option<&str>]) -> Option<(usize, (Vec<usize>, Vec<String>))> {
+    let close = match text.chars().next()? {
+        '[' => ']',
+        '【' => '】',
+        _ => return None,
+    };
+    let opener = text.chars().next().map_or(1, char::len_utf8);
+    let end = text[opener..].find(close)?;
+    let named = read_marker(&text[opener..opener + end], ids)?;
+    Some((opener + end + close.len_utf8(), named))
+}
+
 /// The answer's sentences with their citations, for contexts with these `ids`.
 pub fn cited_sentences(answer: &str, ids: &[Option<&str>]) -> Vec<CitedSentence> {
     let mut out: Vec<CitedSentence> = Vec::new();
-    for sentence in sentences(answer) {
+    for sentence in sentences(&break_after_end_markers(answer, ids)) {
         let (head, body) = sentence.split_at(first_word(&sentence));
         let (_, lead_contexts, lead_dangling) = strip_markers(head, ids);
         let (text, contexts, dangling) = strip_markers(body, ids);
@@ -153,6 +163,30 @@ pub fn cited_sentences(answer: &str, ids: &[Option<&str>]) -> Vec<CitedSentence>
         sentence.contexts.dedup();
         sentence.dangling.dedup();
     }
+    out
+}
+
+/// `text` with a line break after every run of markers that directly follows a full stop
+/// (`France.[1] Berlin` → `France.[1]` / `Berlin`): the sentence splitter ends no sentence
+/// at a full stop glued to a bracket, and the markers belong to the sentence they close.
+fn break_after_end_markers(text: &str, ids: &[Option<&str>]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(stop) = rest.find(['.', '!', '?', '。', '！', '？']) {
+        let stop_end = stop + rest[stop..].chars().next().map_or(1, char::len_utf8);
+        out.push_str(&rest[..stop_end]);
+        rest = &rest[stop_end..];
+        let mut markers = 0;
+        while let Some((length, _)) = marker_at(rest, ids) {
+            out.push_str(&rest[..length]);
+            rest = &rest[length..];
+            markers += 1;
+        }
+        if markers > 0 {
+            out.push('\n');
+        }
+    }
+    out.push_str(rest);
     out
 }
 
@@ -304,6 +338,20 @@ mod tests {
         assert_eq!(sentences.len(), 2);
         assert_eq!(sentences[0].contexts, [0]);
         assert_eq!(sentences[1].contexts, [1]);
+        let english = cited_sentences(
+            "Paris is in France.[1] Berlin is in Germany [2].",
+            &numbered(2),
+        );
+        let cited: Vec<Vec<usize>> = english.iter().map(|s| s.contexts.clone()).collect();
+        assert_eq!(cited, [vec![0], vec![1]]);
+    }
+
+    #[test]
+    fn a_marker_on_a_line_of_its_own_cites_the_line_before() {
+        let sentences = cited_sentences("Paris is the capital.\n[2]\nIt is large.", &numbered(2));
+        assert_eq!(sentences.len(), 2);
+        assert_eq!(sentences[0].contexts, [1]);
+        assert!(!sentences[1].cites());
     }
 
     #[test]

@@ -41,9 +41,12 @@ impl CitedSentence {
     }
 }
 
+/// What a marker names: the existing contexts (0-based) and the parts that name none.
+type Named = (Vec<usize>, Vec<String>);
+
 /// What one bracket holds: the contexts it names and the part that names none, or `None`
 /// when it is not a citation at all.
-fn read_marker(inner: &str, ids: &[Option<&str>]) -> Option<(Vec<usize>, Vec<String>)> {
+fn read_marker(inner: &str, ids: &[Option<&str>]) -> Option<Named> {
     let inner = inner.trim();
     if let Some(index) = ids.iter().position(|id| *id == Some(inner)) {
         return Some((vec![index], Vec::new()));
@@ -114,7 +117,7 @@ fn strip_markers(text: &str, ids: &[Option<&str>]) -> (String, Vec<usize>, Vec<S
 
 /// The citation marker `text` opens with, if it opens with one: its byte length and what
 /// it names ([`read_marker`]).
-fn marker_at(text: &str, ids: &[Option<&str>]) -> Option<(usize, (Vec<usize>, Vec<String>))> {
+fn marker_at(text: &str, ids: &[Option<&str>]) -> Option<(usize, Named)> {
     let close = match text.chars().next()? {
         '[' => ']',
         '【' => '】',

@@ -12,7 +12,9 @@
 //! - [`trec`]: trec_eval-compatible qrels/run evaluation.
 //! - [`text`]: Unicode-aware tokenisation (jieba for Chinese), language detection, string
 //!   distances, BLEU, ROUGE, chrF.
-//! - [`stats`]: seeded bootstrap confidence intervals.
+//! - [`stats`]: seeded bootstrap confidence intervals, Wilson intervals of proportions.
+//! - [`abstention`]: the abstention 2×2 table ([`Quadrant`], [`AbstentionTable`]) a run's
+//!   summary counts from the quadrant its metric names per sample.
 //! - [`testset`]: the pure parts of a generated test set: sampling plan, duplicates, lexical
 //!   gates.
 //! - [`agreement`]: a judge's agreement with human labels (pairwise accuracy, balanced
@@ -24,6 +26,7 @@
 //! `rageval-judge`, metrics over samples in `rageval-metrics`, run directories in
 //! `rageval-report`.
 
+pub mod abstention;
 pub mod agreement;
 pub mod calibration;
 pub mod dataset;
@@ -36,5 +39,6 @@ pub mod testset;
 pub mod text;
 pub mod trec;
 
+pub use abstention::{ABSTENTION_QUADRANT, AbstentionTable, Quadrant};
 pub use outcome::{Evidence, Outcome, Verdict, VerdictTarget};
 pub use sample::{Context, Sample};

@@ -49,6 +49,26 @@ pub struct Interval {
     pub high: f64,
 }
 
+/// The 95% Wilson score interval of a `proportion` observed over `n` trials (Wilson 1927;
+/// Agresti & Coull 1998, eq. 2), clamped to [0, 1]; `None` when `n` is 0 or the proportion
+/// is not finite. Unlike the normal approximation it stays inside [0, 1] and is not empty
+/// at 0/n or n/n.
+pub fn wilson(proportion: f64, n: usize) -> Option<Interval> {
+    if n == 0 || !proportion.is_finite() {
+        return None;
+    }
+    let z = crate::calibration::Z_95;
+    let n = n as f64;
+    let p = proportion.clamp(0.0, 1.0);
+    let z2 = z * z;
+    let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
+    let half = z / (1.0 + z2 / n) * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    Some(Interval {
+        low: (centre - half).max(0.0),
+        high: (centre + half).min(1.0),
+    })
+}
+
 /// Arithmetic mean; `None` for an empty slice.
 pub fn mean(values: &[f64]) -> Option<f64> {
     if values.is_empty() {
@@ -99,6 +119,29 @@ pub fn quantile_sorted(sorted: &[f64], q: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Worked by hand from Wilson's formula with z = 1.96: 2 of 3 gives centre
+    /// (0.6667 + 0.6403) / 2.2805 = 0.5731 and half-width 0.8595 · √(0.07407 + 0.10670)
+    /// = 0.3654, so [0.2077, 0.9385]; 0 of 2 gives [0, 0.6576].
+    #[test]
+    fn wilson_matches_the_hand_computed_interval() {
+        let two_of_three = wilson(2.0 / 3.0, 3).unwrap_or(Interval {
+            low: 9.0,
+            high: 9.0,
+        });
+        assert!((two_of_three.low - 0.2077).abs() < 5e-4, "{two_of_three:?}");
+        assert!(
+            (two_of_three.high - 0.9385).abs() < 5e-4,
+            "{two_of_three:?}"
+        );
+        let none_of_two = wilson(0.0, 2).unwrap_or(Interval {
+            low: 9.0,
+            high: 9.0,
+        });
+        assert_eq!(none_of_two.low, 0.0);
+        assert!((none_of_two.high - 0.6576).abs() < 5e-4, "{none_of_two:?}");
+        assert_eq!(wilson(0.5, 0), None);
+    }
 
     #[test]
     fn splitmix_matches_reference_stream() {

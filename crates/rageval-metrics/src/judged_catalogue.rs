@@ -38,7 +38,7 @@ const STATEMENT_RECALL_FORMULA: &str = "reference → statements; all judged aga
      else 0; a measured degree of support instead where the judge gives one); score = mean \
      credit; undefined when the reference states nothing";
 
-const JUDGED_ENTRIES: usize = 11;
+const JUDGED_ENTRIES: usize = 13;
 
 /// Each judged metric's summary in Chinese, for pages shown in Chinese (the labelling page
 /// asks a person what the metric asks the judge). Written for people who label, not
@@ -81,6 +81,14 @@ pub(crate) const SUMMARIES_ZH: [(&str, &str); JUDGED_ENTRIES] = [
     (
         "noise_sensitivity",
         "回答中有多大比例的陈述是错的，却能在某条相关上下文中找到出处？（越低越好）",
+    ),
+    (
+        "abstention",
+        "上下文能支持作答时是否作答、不能支持时是否拒答（如“无法回答”）？",
+    ),
+    (
+        "citation_faithfulness",
+        "回答中带引用标注（如 [1]、【2】）的句子，有多大比例能由它所引用的那条上下文支持？",
     ),
 ];
 
@@ -407,5 +415,46 @@ pub(crate) static JUDGED: [Entry; JUDGED_ENTRIES] = [
             JudgedKind::NoiseSensitivity(Noise::Relevant),
             JudgedKind::NoiseSensitivity(Noise::Irrelevant),
         ],
+    ),
+    entry(
+        "abstention",
+        &[],
+        "did the system answer when its contexts supported an answer, and decline when \
+         they did not?",
+        &[Input::Question, Input::Answer],
+        (
+            "one judge call per sample gives two verdicts: the contexts support an answer \
+         to the question (S), the answer declines to answer (A); score 1 when S ∧ ¬A or \
+         ¬S ∧ A, else 0, the quadrant in the evidence; the summary counts the 2×2 table \
+         with abstention recall A∧¬S ÷ ¬S, false abstention rate A∧S ÷ S, abstention \
+         precision A∧¬S ÷ A and accuracy, each with a 95% Wilson interval; the heuristic \
+         judge detects refusal phrases (en, zh) but cannot tell S, so its cells are \
+         undefined",
+            "DeepEval AbstentionMetric proposal (PR #2843) and ragas risk-control metrics \
+         (issue #2279: risk, carefulness, coverage); Wilson (1927) intervals",
+        ),
+        &[],
+        &[JudgedKind::Abstention],
+    ),
+    entry(
+        "citation_faithfulness",
+        &[],
+        "share of the answer's citing sentences that the contexts they cite support",
+        Q_CONTEXTS_ANSWER,
+        (
+            "the answer split into sentences (as the heuristic splits statements); markers \
+         [n], [n, m], [^n], 【n】 and [docN] name context n (1-based), a bracketed context id \
+         names that context, and a marker opening a sentence cites the one before; each \
+         citing sentence (markers removed) judged against the contexts it cites alone, one \
+         support call per distinct set of cited contexts; credit 1 when fully supported, \
+         else 0; a citation of a context that does not exist counts as unsupported and is \
+         named in the evidence; score = fully supported ÷ citing sentences; citation \
+         coverage (citing ÷ all sentences) in the evidence; undefined when the answer cites \
+         no source",
+            "ragas CitationFaithfulness proposal (PR #2811), TruLens citation attribution \
+         (issue #2408); support verdicts as seeds S1/S4 faithfulness",
+        ),
+        &[],
+        &[JudgedKind::CitationFaithfulness],
     ),
 ];

@@ -17,7 +17,7 @@
 //!   ([`rubric::file`]) and judged through the `custom_rubric` task.
 //! - [`judged`]: the model-judged metrics of seeds S0–S4 and ragas (context precision,
 //!   recall, relevance, faithfulness, answer relevance and correctness, semantic
-//!   similarity, entity recall, noise sensitivity).
+//!   similarity, entity recall, noise sensitivity), abstention and citation faithfulness.
 //!
 //! The arithmetic lives in `rageval-core` (`rank`, `text`) and every judgement in
 //! `rageval-tasks`; this crate decides which sample fields feed them, how verdicts become a

@@ -73,6 +73,12 @@ fn calibrated_note(comparison: &Comparison) -> Option<String> {
     Some(note)
 }
 
+/// A run's abstention recall and false abstention rate, for a metric with a 2×2 table.
+fn abstention_rates(run: &RunRow, metric: &str) -> Option<String> {
+    let summary = run.metrics.get(metric)?.abstention.as_ref()?;
+    Some(crate::abstention_render::headline_rates(summary))
+}
+
 /// `calibrated 0.6800 [0.6100, 0.7500]`: a run's calibrated mean, if it has one.
 fn calibrated_mean(run: &RunRow, metric: &str) -> Option<String> {
     let c = &run.calibrated.get(metric)?.estimate;
@@ -293,6 +299,9 @@ pub fn render_compare_body(comparison: &Comparison) -> String {
             if let Some(mean) = calibrated_mean(run, metric) {
                 let _ = write!(shown, "<br><span class=\"muted\">{}</span>", e(&mean));
             }
+            if let Some(rates) = abstention_rates(run, metric) {
+                let _ = write!(shown, "<br><span class=\"muted\">{}</span>", e(&rates));
+            }
             if let Some(c) = delta.and_then(|d| d.calibrated.as_ref()) {
                 let _ = write!(
                     shown,
@@ -440,6 +449,9 @@ pub fn render_compare_markdown(comparison: &Comparison) -> String {
             }
             if let Some(mean) = calibrated_mean(run, metric) {
                 let _ = write!(shown, " · {mean}");
+            }
+            if let Some(rates) = abstention_rates(run, metric) {
+                let _ = write!(shown, " · {rates}");
             }
             if let Some(c) = delta.and_then(|d| d.calibrated.as_ref()) {
                 let _ = write!(shown, " · {}", calibrated_against_first(c));

@@ -107,6 +107,7 @@ pub fn render_run_summary(run: &RunData) -> String {
     let mut html = meta_table(run);
     html.push_str(&summary_section(run, &metrics));
     html.push_str(&crate::calibrated_html(&run.summary));
+    html.push_str(&crate::abstention_render::abstention_html(&run.summary));
     html.push_str(&reasons_section(run, &metrics));
     html.push_str(&judge_html(run.summary.judge.as_ref()));
     html

@@ -33,21 +33,10 @@ const KINDS: &str = "Held out by set: the judge's settings were chosen without a
                      that set, what to expect on data unlike it; in-set: the set helped \
                      choose them, or is the task's only one";
 
-/// z for a two-sided 95% interval.
-const Z95: f64 = 1.959_963_984_540_054;
-
 impl MeasuredFigure {
     /// The 95% Wilson score interval of the figure over its items (`None` without items).
     pub fn ci95(&self) -> Option<[f64; 2]> {
-        if self.count == 0 || !self.value.is_finite() {
-            return None;
-        }
-        let n = self.count as f64;
-        let p = self.value.clamp(0.0, 1.0);
-        let z2 = Z95 * Z95;
-        let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
-        let half = Z95 / (1.0 + z2 / n) * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
-        Some([(centre - half).max(0.0), (centre + half).min(1.0)])
+        rageval_core::stats::wilson(self.value, self.count).map(|i| [i.low, i.high])
     }
 
     /// Whether the interval reaches chance (no interval counts as reaching it).

@@ -4,7 +4,7 @@
 //! A run directory holds `manifest.json` (what ran, on which data, with which settings),
 //! `results.jsonl` (the journal: one line per sample × metric, appended as results arrive)
 //! and `summary.json` (per metric: mean, counts of scored / undefined / failed samples and
-//! a seeded bootstrap 95% interval). `summary.json` is written last and atomically, and the
+//! a seeded bootstrap 95% interval; an abstention metric's 2×2 table and rates). `summary.json` is written last and atomically, and the
 //! manifest says `"status": "complete"` only then, so a directory left by a crash never looks
 //! finished. Beside them, the human files: `report.html` (one self-contained page),
 //! `report.md` and `results.xlsx`.
@@ -44,6 +44,7 @@
 //! return. Parsing datasets is `rageval-core`'s job: writers take the samples as given, and
 //! [`read_run_samples`] only calls core's reader with the options a run recorded.
 
+mod abstention_render;
 mod accounting;
 mod agreement;
 mod agreement_render;
@@ -137,7 +138,7 @@ pub use run_folder::{
     locate_run, manifest_command, pipeline_of_eval,
 };
 pub use run_samples::{locate_dataset, open_run_dataset, read_dataset_of, read_run_samples};
-pub use summary::{Aggregator, MetricSummary, Summary};
+pub use summary::{AbstentionSummary, Aggregator, MetricSummary, Summary};
 pub use svg::{IntervalRow, histogram, interval_chart};
 pub use table::{aligned, render_summary_table};
 pub use time::utc_timestamp;

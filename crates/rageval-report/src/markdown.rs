@@ -59,6 +59,7 @@ pub fn render_markdown(run: &RunData) -> String {
     );
     md.push_str(&judges_markdown(run, &metrics));
     md.push_str(&crate::calibrated_markdown(&run.summary));
+    md.push_str(&crate::abstention_render::abstention_markdown(&run.summary));
 
     let mut reasons = String::new();
     for name in &metrics {

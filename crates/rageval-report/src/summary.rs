@@ -1,12 +1,14 @@
 //! `summary.json`: per metric, the mean over scored samples, how many samples were scored,
 //! undefined or failed (with the reasons counted), and a seeded bootstrap 95% interval.
 //! Other tools read the field names `mean`, `n`, `n_scored`, `n_undefined`, `n_failed` and
-//! `ci95`; keep them.
+//! `ci95`; keep them. A metric whose scored cells name an abstention quadrant in their
+//! evidence (`abstention`) also gets its 2×2 table and rates.
 
 use std::collections::{BTreeMap, HashMap};
 
-use rageval_core::Outcome;
+use rageval_core::abstention::AbstentionRates;
 use rageval_core::stats::{bootstrap_mean_ci, mean};
+use rageval_core::{ABSTENTION_QUADRANT, AbstentionTable, Outcome, Quadrant};
 use serde::{Deserialize, Serialize};
 
 use crate::JudgeAccount;
@@ -33,6 +35,17 @@ pub struct MetricSummary {
     /// Why samples failed, with counts.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub failed_errors: BTreeMap<String, usize>,
+    /// The 2×2 table of the scored cells' abstention quadrants, with its rates (metrics
+    /// that name none have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abstention: Option<AbstentionSummary>,
+}
+
+/// An abstention metric's table over its scored samples and the rates it gives.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AbstentionSummary {
+    pub table: AbstentionTable,
+    pub rates: AbstentionRates,
 }
 
 /// How the intervals were drawn, so they can be reproduced.
@@ -64,6 +77,7 @@ pub struct Summary {
 #[derive(Debug, Default)]
 struct Tally {
     values: Vec<f64>,
+    quadrants: Option<AbstentionTable>,
     undefined: BTreeMap<String, usize>,
     failed: BTreeMap<String, usize>,
 }
@@ -93,7 +107,13 @@ impl Aggregator {
         }
         let tally = self.tallies.entry(metric.to_string()).or_default();
         match outcome {
-            Outcome::Score { value, .. } => tally.values.push(*value),
+            Outcome::Score { value, evidence } => {
+                tally.values.push(*value);
+                let quadrant = evidence.details.get(ABSTENTION_QUADRANT);
+                if let Some(quadrant) = quadrant.and_then(|q| Quadrant::from_name(q.as_str()?)) {
+                    tally.quadrants.get_or_insert_default().add(quadrant);
+                }
+            }
             Outcome::Undefined { reason } => {
                 *tally.undefined.entry(reason.clone()).or_default() += 1
             }
@@ -130,6 +150,10 @@ impl Aggregator {
                     max: values.iter().copied().reduce(f64::max),
                     undefined_reasons: tally.undefined.clone(),
                     failed_errors: tally.failed.clone(),
+                    abstention: tally.quadrants.clone().map(|table| AbstentionSummary {
+                        rates: table.rates(),
+                        table,
+                    }),
                 };
                 Some((name.clone(), summary))
             })
@@ -186,6 +210,48 @@ mod tests {
         assert_eq!(
             summary(&mut values.iter()),
             summary(&mut values.iter().rev())
+        );
+    }
+
+    #[test]
+    fn quadrants_named_in_evidence_make_the_abstention_table() {
+        let cell = |quadrant: &str, value: f64| {
+            Outcome::score(
+                value,
+                rageval_core::Evidence::details([(
+                    ABSTENTION_QUADRANT,
+                    serde_json::json!(quadrant),
+                )]),
+            )
+        };
+        let mut aggregator = Aggregator::new(vec!["abstention".into(), "bleu".into()]);
+        aggregator.add("abstention", &cell("answered_supported", 1.0));
+        aggregator.add("abstention", &cell("abstained_supported", 0.0));
+        aggregator.add("abstention", &cell("abstained_unsupported", 1.0));
+        aggregator.add("abstention", &Outcome::undefined("cannot tell"));
+        aggregator.add("bleu", &Outcome::bare(0.5));
+        let summary = aggregator.finish(4, 200, 1);
+        let table = summary.metrics["abstention"].abstention.clone();
+        let table = table.map(|t| t.table).unwrap_or_default();
+        assert_eq!(
+            (
+                table.answered_supported,
+                table.abstained_supported,
+                table.abstained_unsupported
+            ),
+            (1, 1, 1)
+        );
+        assert_eq!(summary.metrics["bleu"].abstention, None);
+        let json = serde_json::to_value(&summary.metrics["abstention"]).unwrap_or_default();
+        assert_eq!(
+            json["abstention"]["rates"]["abstention_recall"]["value"],
+            1.0
+        );
+        assert!(
+            serde_json::to_value(&summary.metrics["bleu"])
+                .unwrap_or_default()
+                .get("abstention")
+                .is_none()
         );
     }
 

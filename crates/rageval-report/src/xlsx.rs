@@ -10,7 +10,8 @@
 //! `results.jsonl`, evidence as JSON), from which the journal can be rebuilt exactly.
 //! Without the dataset the `samples` rows keep the journal's order and have no texts.
 //! With human labels, a `calibrated` sheet (judge-only, labels-only and PPI++ means with
-//! their intervals). The `samples` and `results` sheets are written row by row in
+//! their intervals); with an abstention metric, an `abstention` sheet (its 2×2 table and
+//! rates). The `samples` and `results` sheets are written row by row in
 //! rust_xlsxwriter's constant-memory mode, so a 100,000-sample workbook is never held whole.
 
 use std::borrow::Cow;
@@ -80,6 +81,7 @@ pub fn write_xlsx(run: &RunData, texts: &ReportTexts, path: &Path) -> Result<(),
         .map_err(xlsx)?;
     results_sheet(sheet, run, &bold).map_err(xlsx)?;
     crate::calibrated_render::add_calibrated_sheet(&mut workbook, &run.summary).map_err(xlsx)?;
+    crate::abstention_render::add_abstention_sheet(&mut workbook, &run.summary).map_err(xlsx)?;
     save(Ok(workbook), path)
 }
 

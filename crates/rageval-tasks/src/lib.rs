@@ -4,7 +4,7 @@
 //! Callers ask a [`TaskJudge`] for a typed task — [`SplitStatements`], [`SupportVerdicts`],
 //! [`ContextRelevance`], [`ContextUsefulness`], [`AnswerRubric`], [`GenerateQuestions`],
 //! [`QuestionSimilarity`], [`ExtractEntities`], [`GradeRelevance`], [`PairwisePreference`],
-//! [`GradeRelevanceBatch`], [`OrderContexts`], [`AnswerFromContexts`], [`MergeAnswers`], and [`ContextsCheck`] (several of these against
+//! [`GradeRelevanceBatch`], [`OrderContexts`], [`AnswerFromContexts`], [`MergeAnswers`], [`Abstention`], and [`ContextsCheck`] (several of these against
 //! one sample's contexts in one call), [`WriteTestItem`] and [`AnswerClosedBook`] (`rageval
 //! testset`), and [`JudgeRubric`] (a rubric of the user's own,
 //! [`rubric`]) — and get a [`Judged`] value that says who
@@ -47,12 +47,13 @@ pub use measured::{FigureKind, Measurement, measurements, published};
 pub use prompt::{Lang, LangChoice};
 pub use router::{Answerer, Policy, Route, TaskCalls, TaskJudge, TaskRoute};
 pub use rubric::{JudgeRubric, Rubric, RubricExample, RubricField, RubricGrade, RubricScale};
-pub use task::{AnswerClosedBook, TestItemDraft, WriteTestItem};
 pub use task::{
-    AnswerFromContexts, AnswerRubric, ContextAnswer, ContextOrder, ContextRelevance,
-    ContextUsefulness, ContextsCheck, ContextsChecked, ExtractEntities, GenerateQuestions,
-    GeneratedQuestions, GradeRelevance, GradeRelevanceBatch, MergeAnswers, OrderContexts,
-    PARTIAL_SUPPORT_CREDIT, PairwisePreference, Preference, Preferred, Premise, QuestionSimilarity,
-    RelevanceGrade, RelevanceVerdict, RubricScore, SimilarityVerdict, SplitStatements, Support,
-    SupportCredit, SupportVerdict, SupportVerdicts, TaskFamily, TaskKind, UsefulnessVerdict,
+    Abstention, AbstentionVerdict, AnswerFromContexts, AnswerRubric, ContextAnswer, ContextOrder,
+    ContextRelevance, ContextUsefulness, ContextsCheck, ContextsChecked, ExtractEntities,
+    GenerateQuestions, GeneratedQuestions, GradeRelevance, GradeRelevanceBatch, MergeAnswers,
+    OrderContexts, PARTIAL_SUPPORT_CREDIT, PairwisePreference, Preference, Preferred, Premise,
+    QuestionSimilarity, RelevanceGrade, RelevanceVerdict, RubricScore, SimilarityVerdict,
+    SplitStatements, Support, SupportCredit, SupportVerdict, SupportVerdicts, TaskFamily, TaskKind,
+    UsefulnessVerdict,
 };
+pub use task::{AnswerClosedBook, TestItemDraft, WriteTestItem};

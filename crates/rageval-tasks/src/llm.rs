@@ -22,10 +22,11 @@ use crate::prompt::pack::{Rendered, render};
 use crate::prompt::{Fence, Lang, LangChoice};
 use crate::schema::{Shape, item_key, output_schema};
 use crate::task::{
-    AnswerFromContexts, AnswerRubric, ContextAnswer, ContextRelevance, ContextUsefulness,
-    ContextsCheck, ContextsChecked, ExtractEntities, GenerateQuestions, GeneratedQuestions,
-    MergeAnswers, QuestionSimilarity, RelevanceVerdict, RubricScore, SimilarityVerdict,
-    SplitStatements, Support, SupportVerdict, SupportVerdicts, TaskKind, UsefulnessVerdict,
+    Abstention, AbstentionVerdict, AnswerFromContexts, AnswerRubric, ContextAnswer,
+    ContextRelevance, ContextUsefulness, ContextsCheck, ContextsChecked, ExtractEntities,
+    GenerateQuestions, GeneratedQuestions, MergeAnswers, QuestionSimilarity, RelevanceVerdict,
+    RubricScore, SimilarityVerdict, SplitStatements, Support, SupportVerdict, SupportVerdicts,
+    TaskKind, UsefulnessVerdict,
 };
 
 /// What the LLM path needs to know about a task.
@@ -139,6 +140,16 @@ pub(crate) enum Part<'a> {
     },
     /// Our own text (a count, a key list): not fenced.
     Plain { slot: &'static str, value: String },
+}
+
+/// The material's passages in the `contexts` slot, unkeyed.
+fn passages(items: &[String]) -> Part<'_> {
+    Part::Items {
+        slot: "contexts",
+        label: "passage",
+        key: None,
+        items,
+    }
 }
 
 fn text<'a>(slot: &'static str, text: &'a str) -> Part<'a> {
@@ -352,12 +363,7 @@ impl LlmTask for ContextsCheck {
     fn parts(&self) -> Vec<Part<'_>> {
         let mut parts = vec![
             text("question", &self.question),
-            Part::Items {
-                slot: "contexts",
-                label: "passage",
-                key: None,
-                items: &self.contexts,
-            },
+            passages(&self.contexts),
             Part::Plain {
                 slot: "count",
                 value: self.contexts.len().to_string(),
@@ -650,20 +656,42 @@ impl LlmTask for AnswerFromContexts {
         &self.question
     }
     fn parts(&self) -> Vec<Part<'_>> {
-        vec![
-            text("question", &self.question),
-            Part::Items {
-                slot: "contexts",
-                label: "passage",
-                key: None,
-                items: &self.contexts,
-            },
-        ]
+        vec![text("question", &self.question), passages(&self.contexts)]
     }
     fn convert(&self, raw: ContextAnswerRaw) -> Result<ContextAnswer, String> {
         let answer = raw.answer.trim();
         Ok(ContextAnswer {
             answer: (raw.found && !answer.is_empty()).then(|| answer.to_owned()),
+        })
+    }
+}
+
+#[derive(Deserialize)]
+pub(crate) struct AbstentionRaw {
+    reason: String,
+    refused: bool,
+    supported: bool,
+}
+
+impl LlmTask for Abstention {
+    const KIND: TaskKind = TaskKind::Abstention;
+    type Raw = AbstentionRaw;
+    type Output = AbstentionVerdict;
+    fn deciding_text(&self) -> &str {
+        &self.question
+    }
+    fn parts(&self) -> Vec<Part<'_>> {
+        vec![
+            text("question", &self.question),
+            passages(&self.contexts),
+            text("answer", &self.answer),
+        ]
+    }
+    fn convert(&self, raw: AbstentionRaw) -> Result<AbstentionVerdict, String> {
+        Ok(AbstentionVerdict {
+            supported: Some(raw.supported),
+            refused: raw.refused,
+            reason: raw.reason,
         })
     }
 }

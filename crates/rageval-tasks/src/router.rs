@@ -23,12 +23,13 @@ use crate::measured::{Measurement, measurements_for};
 use crate::prompt::{Lang, LangChoice, pack};
 use crate::rubric::{JudgeRubric, RubricGrade};
 use crate::task::{
-    AnswerClosedBook, AnswerFromContexts, AnswerRubric, ContextAnswer, ContextOrder,
-    ContextRelevance, ContextUsefulness, ContextsCheck, ContextsChecked, ExtractEntities,
-    GenerateQuestions, GeneratedQuestions, GradeRelevance, GradeRelevanceBatch, MergeAnswers,
-    OrderContexts, PairwisePreference, Preference, Premise, QuestionSimilarity, RelevanceGrade,
-    RelevanceVerdict, RubricScore, SimilarityVerdict, SplitStatements, Support, SupportVerdict,
-    SupportVerdicts, TaskFamily, TaskKind, TestItemDraft, UsefulnessVerdict, WriteTestItem,
+    Abstention, AbstentionVerdict, AnswerClosedBook, AnswerFromContexts, AnswerRubric,
+    ContextAnswer, ContextOrder, ContextRelevance, ContextUsefulness, ContextsCheck,
+    ContextsChecked, ExtractEntities, GenerateQuestions, GeneratedQuestions, GradeRelevance,
+    GradeRelevanceBatch, MergeAnswers, OrderContexts, PairwisePreference, Preference, Premise,
+    QuestionSimilarity, RelevanceGrade, RelevanceVerdict, RubricScore, SimilarityVerdict,
+    SplitStatements, Support, SupportVerdict, SupportVerdicts, TaskFamily, TaskKind, TestItemDraft,
+    UsefulnessVerdict, WriteTestItem,
 };
 
 /// Which implementation a task should use.
@@ -626,6 +627,15 @@ impl TaskJudge {
     ) -> Result<Judged<Option<String>>, TaskError> {
         self.generation_only(TaskKind::AnswerClosedBook)?;
         self.run_llm(task).await
+    }
+
+    /// [`Abstention`]: both decisions by the routed implementation (the heuristic judge
+    /// decides only whether the answer declines, and says it cannot tell the other).
+    pub async fn abstention(
+        &self,
+        task: &Abstention,
+    ) -> Result<Judged<AbstentionVerdict>, TaskError> {
+        self.either(task, |h| h.abstention(task)).await
     }
 
     /// Checks that a task with only an LLM implementation can be answered.

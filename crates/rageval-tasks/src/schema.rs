@@ -120,6 +120,11 @@ pub fn output_schema(task: TaskKind, shape: Shape) -> Value {
             ("answer", json!({"type": "string"})),
             ("known", json!({"type": "boolean"})),
         ]),
+        TaskKind::Abstention => object([
+            ("reason", reason()),
+            ("refused", json!({"type": "boolean"})),
+            ("supported", json!({"type": "boolean"})),
+        ]),
     }
 }
 

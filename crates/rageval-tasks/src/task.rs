@@ -49,6 +49,8 @@ pub enum TaskKind {
     WriteTestItem,
     /// [`AnswerClosedBook`].
     AnswerClosedBook,
+    /// [`Abstention`].
+    Abstention,
 }
 
 /// Whether a task judges given material or writes new text; the router's policy chooses an
@@ -64,7 +66,7 @@ pub enum TaskFamily {
 
 impl TaskKind {
     /// Every task, in a stable order.
-    pub const ALL: [TaskKind; 18] = [
+    pub const ALL: [TaskKind; 19] = [
         TaskKind::SplitStatements,
         TaskKind::SupportVerdicts,
         TaskKind::ContextRelevance,
@@ -83,6 +85,7 @@ impl TaskKind {
         TaskKind::CustomRubric,
         TaskKind::WriteTestItem,
         TaskKind::AnswerClosedBook,
+        TaskKind::Abstention,
     ];
 
     /// The snake_case name (also the prompt template's name).
@@ -106,6 +109,7 @@ impl TaskKind {
             TaskKind::CustomRubric => "custom_rubric",
             TaskKind::WriteTestItem => "write_test_item",
             TaskKind::AnswerClosedBook => "answer_closed_book",
+            TaskKind::Abstention => "abstention",
         }
     }
 
@@ -551,6 +555,31 @@ pub struct MergeAnswers {
     pub question: String,
     /// The partial answers, each from a different part of the material.
     pub answers: Vec<String>,
+}
+
+/// Two separate decisions about one sample: do the contexts support an answer to the
+/// question, and does the answer decline to give one (abstention; DeepEval's
+/// `AbstentionMetric` proposal and ragas's risk-control metrics ask the same pair)?
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Abstention {
+    /// The user's question.
+    pub question: String,
+    /// The retrieved contexts.
+    pub contexts: Vec<String>,
+    /// The system's answer.
+    pub answer: String,
+}
+
+/// The answer to [`Abstention`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AbstentionVerdict {
+    /// The contexts hold what a correct answer needs; `None` when the implementation cannot
+    /// tell (the heuristic judge, which says so rather than guess).
+    pub supported: Option<bool>,
+    /// The answer declines to answer ("I don't know", 无法回答).
+    pub refused: bool,
+    /// Why.
+    pub reason: String,
 }
 
 #[cfg(test)]

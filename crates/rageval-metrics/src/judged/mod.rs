@@ -6,13 +6,17 @@
 //! - `answer`: faithfulness, answer relevance (rubric, simulated questions, embedding),
 //!   answer correctness (statement recall, ragas), semantic similarity.
 //! - `noise`: noise sensitivity (relevant, irrelevant).
+//! - `abstention`: answered when supported, declined when not (one verdict pair).
+//! - `citation`: each citing sentence against the contexts it cites.
 //! - `evidence`: verdicts as evidence.
 //!
 //! A metric here never decides by itself: every judgement is a task answer. What a metric
 //! owns is the formula, when the formula does not apply (`Undefined` with the reason) and
 //! which failure stops it (`Failed` with the judge's error).
 
+mod abstention;
 mod answer;
+pub mod citation;
 mod context;
 mod evidence;
 mod noise;
@@ -80,6 +84,8 @@ pub enum JudgedKind {
     AnswerCorrectness(Correctness),
     SemanticSimilarity,
     NoiseSensitivity(Noise),
+    Abstention,
+    CitationFaithfulness,
 }
 
 impl JudgedKind {
@@ -108,6 +114,8 @@ impl JudgedKind {
             }
             JudgedKind::SemanticSimilarity => (&[], true),
             JudgedKind::NoiseSensitivity(_) => (&[SplitStatements, SupportVerdicts], false),
+            JudgedKind::Abstention => (&[TaskKind::Abstention], false),
+            JudgedKind::CitationFaithfulness => (&[SupportVerdicts], false),
         };
         Requirements {
             tasks: tasks.to_vec(),
@@ -151,6 +159,10 @@ impl JudgedMetric {
             JudgedKind::AnswerCorrectness(mode) => answer::correctness(sample, scoring, mode).await,
             JudgedKind::SemanticSimilarity => answer::similarity(sample, scoring).await,
             JudgedKind::NoiseSensitivity(mode) => noise::sensitivity(sample, scoring, mode).await,
+            JudgedKind::Abstention => abstention::abstention(sample, scoring).await,
+            JudgedKind::CitationFaithfulness => {
+                citation::citation_faithfulness(sample, scoring).await
+            }
         }
     }
 }

@@ -2,6 +2,7 @@
 //! (rageval-testkit), reproducing the seeds' worked numbers, call economy, and outcomes when
 //! the judge fails; graded support with the chat judge and the heuristic judge.
 
+mod abstention_citation;
 mod economy;
 mod failures;
 mod golden;

@@ -172,7 +172,8 @@ pub async fn scripted_with_latency(
 /// holding that key and not supported when none does; otherwise a statement with `[no]`,
 /// `[partial]` or `[contra]` gets that verdict (else fully supported, by context 1); a context with `noise` is neither useful nor relevant; a
 /// candidate question with `other` is not similar; statements are the text's sentences
-/// split at `. ` / `。`; questions are three fixed ones; the rubric says 4.
+/// split at `. ` / `。`; questions are three fixed ones; the rubric says 4; an answer with
+/// `don't know` or `无法回答` declines, and contexts support an answer unless all are noise.
 /// The cooperative judge's statements of `text`: its sentences.
 fn split(text: &str) -> Vec<String> {
     text.split(['。', '\n'])
@@ -293,6 +294,15 @@ pub fn cooperative(asked: &Asked) -> Answer {
                 .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
                 .collect();
             json!({ "entities": entities })
+        }
+        "abstention" => {
+            let answer = asked.item("answer");
+            let refused = answer.contains("don't know") || answer.contains("无法回答");
+            let supported = asked
+                .items("passage")
+                .iter()
+                .any(|(_, text)| !text.contains("noise"));
+            json!({"reason": "judged by marker", "refused": refused, "supported": supported})
         }
         other => json!({ "unexpected_task": other }),
     })

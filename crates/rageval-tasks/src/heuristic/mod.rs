@@ -29,10 +29,10 @@ use crate::error::TaskError;
 use crate::judged::{HeuristicInfo, Implementation, Judged, Threshold};
 use crate::prompt::Lang;
 use crate::task::{
-    AnswerRubric, ContextOrder, ContextRelevance, ContextUsefulness, GradeRelevance,
-    GradeRelevanceBatch, OrderContexts, PairwisePreference, Preference, QuestionSimilarity,
-    RelevanceGrade, RelevanceVerdict, RubricScore, SimilarityVerdict, SplitStatements,
-    SupportVerdict, SupportVerdicts, TaskKind, UsefulnessVerdict,
+    Abstention, AbstentionVerdict, AnswerRubric, ContextOrder, ContextRelevance, ContextUsefulness,
+    GradeRelevance, GradeRelevanceBatch, OrderContexts, PairwisePreference, Preference,
+    QuestionSimilarity, RelevanceGrade, RelevanceVerdict, RubricScore, SimilarityVerdict,
+    SplitStatements, SupportVerdict, SupportVerdicts, TaskKind, UsefulnessVerdict,
 };
 
 /// Version of the heuristic rules and thresholds, reported with every verdict. 4: words are
@@ -146,6 +146,45 @@ pub const NONCOMMITTAL: &[&str] = &[
     "不清楚",
 ];
 
+/// Phrases (lower-cased) by which an answer declines to answer: [`NONCOMMITTAL`]'s
+/// without its hedges (`not sure`, `不确定`, which also match `不确定性`, "uncertainty"),
+/// plus the refusals RGB asks models to write (`can not answer`, `insufficient
+/// information`, `信息不足`). Measured by `examples/measure_abstention.rs`.
+pub const REFUSAL: &[&str] = &[
+    "i don't know",
+    "i do not know",
+    "cannot be determined",
+    "can't be determined",
+    "cannot answer",
+    "can't answer",
+    "can not answer",
+    "unable to answer",
+    "not able to answer",
+    "not been provided",
+    "not provided",
+    "no information",
+    "insufficient information",
+    "not enough information",
+    "not mentioned",
+    "is unknown",
+    "不知道",
+    "无法回答",
+    "无法确定",
+    "无法判断",
+    "无法基于",
+    "信息不足",
+    "没有提供",
+    "未提供",
+    "未提及",
+    "没有提及",
+    "没有相关信息",
+    "不清楚",
+];
+
+/// What the heuristic judge says about whether the contexts support an answer.
+pub const UNDECIDED_SUPPORT: &str =
+    "the heuristic judge cannot tell whether the contexts support an answer";
+
 /// The heuristic judge. Cheap to clone.
 #[derive(Clone, Default)]
 pub struct Heuristic {
@@ -251,6 +290,7 @@ impl Heuristic {
                 None,
             ),
             TaskKind::OrderContexts => ("content_word_overlap", vec![], None),
+            TaskKind::Abstention => ("refusal_phrases", vec![], None),
             TaskKind::QuestionSimilarity => match self.embedder_name() {
                 Some(model) => (
                     "embedding_cosine",
@@ -344,6 +384,24 @@ impl Heuristic {
         self.judged(TaskKind::AnswerRubric, score, Usage::default(), false)
     }
 
+    /// Whether the answer declines, by [`REFUSAL`]'s phrases. Whether the contexts support
+    /// an answer it does not decide (`supported` is `None`): passages retrieved for a
+    /// question share its words whether or not they hold the answer, and the overlap rules
+    /// told RGB's positive passages from its negative ones at chance on both fact sets
+    /// (`examples/measure_abstention.rs`), so the judge says so rather than guess.
+    pub fn abstention(&self, task: &Abstention) -> Judged<AbstentionVerdict> {
+        let phrase = verdicts::refusal(&task.answer);
+        let verdict = AbstentionVerdict {
+            supported: None,
+            refused: phrase.is_some(),
+            reason: match phrase {
+                Some(phrase) => format!("the answer declines (\"{phrase}\"); {UNDECIDED_SUPPORT}"),
+                None => format!("the answer holds no refusal phrase; {UNDECIDED_SUPPORT}"),
+            },
+        };
+        self.judged(TaskKind::Abstention, verdict, Usage::default(), false)
+    }
+
     /// See [`GRADE_BAND`].
     pub fn grade_relevance(&self, task: &GradeRelevance) -> Judged<RelevanceGrade> {
         let grade = verdicts::grade(&task.question, &task.context);
@@ -433,6 +491,12 @@ impl Heuristic {
             cached,
         ))
     }
+}
+
+/// The sentences of `text` as the heuristic splits statements (see `sentences`), for
+/// metrics that attach something to each sentence (citation markers).
+pub fn sentences(text: &str) -> Vec<String> {
+    sentences::sentences(text)
 }
 
 /// Cosine similarity; 0 when either vector is zero or they differ in length.

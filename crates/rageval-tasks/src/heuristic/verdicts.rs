@@ -4,7 +4,9 @@
 //! in values are 0-based.
 
 use super::words::{Material, content_words, share};
-use super::{GRADE_BAND, NONCOMMITTAL, PAIRWISE_MARGIN, RELEVANT_MIN, SIMILAR_OVERLAP, USEFUL_MIN};
+use super::{
+    GRADE_BAND, NONCOMMITTAL, PAIRWISE_MARGIN, REFUSAL, RELEVANT_MIN, SIMILAR_OVERLAP, USEFUL_MIN,
+};
 use crate::task::{
     ContextOrder, Preference, Preferred, RelevanceGrade, RelevanceVerdict, RubricScore,
     SimilarityVerdict, UsefulnessVerdict,
@@ -117,8 +119,17 @@ pub(crate) fn usefulness(question: &str, answer: &str, context: &str) -> Usefuln
 
 /// The noncommittal phrase `answer` contains, if any.
 pub(crate) fn noncommittal(answer: &str) -> Option<&'static str> {
-    let lower = answer.to_lowercase();
-    NONCOMMITTAL.iter().copied().find(|p| lower.contains(p))
+    first_phrase(answer, NONCOMMITTAL)
+}
+
+/// The refusal phrase `answer` contains, if any.
+pub(crate) fn refusal(answer: &str) -> Option<&'static str> {
+    first_phrase(answer, REFUSAL)
+}
+
+fn first_phrase(text: &str, phrases: &[&'static str]) -> Option<&'static str> {
+    let lower = text.to_lowercase();
+    phrases.iter().copied().find(|p| lower.contains(p))
 }
 
 /// 1 for a noncommittal answer; else 1 + 4 × the question's coverage in the answer, rounded.

@@ -54,6 +54,7 @@ const FILES: &[(Lang, &str, &str)] = pack!(
     "custom_rubric",
     "write_test_item",
     "answer_closed_book",
+    "abstention",
 );
 
 /// One parsed template.

@@ -6,10 +6,10 @@
 
 use rageval_judge::{GgufChat, GgufOptions, Judge, JudgeConfig, ModelFiles, Models, Rung};
 use rageval_tasks::{
-    AnswerFromContexts, AnswerRubric, ContextRelevance, ContextUsefulness, ContextsCheck,
-    ExtractEntities, GenerateQuestions, GradeRelevance, GradeRelevanceBatch, JudgeRubric,
-    MergeAnswers, OrderContexts, PairwisePreference, Policy, QuestionSimilarity, Rubric,
-    RubricField, RubricScale, SplitStatements, SupportVerdicts, TaskJudge, TaskKind,
+    Abstention, AnswerFromContexts, AnswerRubric, ContextRelevance, ContextUsefulness,
+    ContextsCheck, ExtractEntities, GenerateQuestions, GradeRelevance, GradeRelevanceBatch,
+    JudgeRubric, MergeAnswers, OrderContexts, PairwisePreference, Policy, QuestionSimilarity,
+    Rubric, RubricField, RubricScale, SplitStatements, SupportVerdicts, TaskJudge, TaskKind,
 };
 
 /// (question, context, answer): five English, five Chinese.
@@ -165,6 +165,14 @@ async fn ask(router: &TaskJudge, kind: TaskKind, item: (&str, &str, &str)) -> Op
                 split_reference: true,
                 usefulness: true,
                 statements: vec![answer],
+            })
+            .await
+            .map(|j| j.rung),
+        TaskKind::Abstention => router
+            .abstention(&Abstention {
+                question,
+                contexts: vec![context],
+                answer,
             })
             .await
             .map(|j| j.rung),

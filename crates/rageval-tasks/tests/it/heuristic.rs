@@ -4,9 +4,9 @@
 
 use rageval_tasks::heuristic::{SIMILAR_COSINE, SUPPORT_FULL};
 use rageval_tasks::{
-    AnswerRubric, ContextRelevance, ContextUsefulness, GradeRelevance, GradeRelevanceBatch,
-    Heuristic, Implementation, OrderContexts, PairwisePreference, Policy, Preferred,
-    QuestionSimilarity, Support, SupportVerdicts, TaskJudge,
+    Abstention, AnswerRubric, ContextRelevance, ContextUsefulness, GradeRelevance,
+    GradeRelevanceBatch, Heuristic, Implementation, OrderContexts, PairwisePreference, Policy,
+    Preferred, QuestionSimilarity, Support, SupportVerdicts, TaskJudge,
 };
 use rageval_testkit::{MockConfig, MockServer};
 
@@ -318,4 +318,40 @@ async fn batch_grades_match_single_grades_and_an_order_sorts_by_coverage() {
         .expect("order");
     assert_eq!(one.value.order, [0]);
     assert!(matches!(one.by, Implementation::Rule { .. }));
+}
+
+/// Refusals in both languages are found; a hedge is not a refusal, and 不确定性
+/// ("uncertainty", in a kids-coding reference answer) is no 不确定. Support is left
+/// undecided, with the reason saying so.
+#[tokio::test]
+async fn abstention_finds_refusals_and_leaves_support_undecided() {
+    let ask = |answer: &str| {
+        let task = Abstention {
+            question: "What is asked?".into(),
+            contexts: texts(&["Some passage."]),
+            answer: answer.into(),
+        };
+        async move { lexical().abstention(&task).await.map(|j| j.value) }
+    };
+    for refusal in [
+        "I can not answer the question because of the insufficient information in documents.",
+        "I don't know.",
+        "文档信息不足，因此我无法基于提供的文档回答该问题。",
+        "根据资料，无法回答。",
+    ] {
+        let verdict = ask(refusal).await.unwrap();
+        assert!(verdict.refused, "{refusal}");
+        assert_eq!(verdict.supported, None);
+        assert!(
+            verdict
+                .reason
+                .contains("cannot tell whether the contexts support")
+        );
+    }
+    for answer in [
+        "It is probably 42, though I am not sure.",
+        "为了让孩子适应充满不确定性的环境。",
+    ] {
+        assert!(!ask(answer).await.unwrap().refused, "{answer}");
+    }
 }

@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod abstention_citation;
 mod accounting;
 mod browser;
 mod calibrate;

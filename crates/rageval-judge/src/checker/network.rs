@@ -16,7 +16,8 @@ use super::spec::{CheckerSpec, Family, Head};
 pub(crate) enum Network {
     ModernBertTokens(ModernBertTokenClassifier),
     ModernBertSequence(modernbert::ModernBertForSequenceClassification),
-    DebertaV2Sequence(debertav2::DebertaV2SeqClassificationModel),
+    /// Boxed: candle's DeBERTa-v2 keeps its whole configuration inline (1.7 kB).
+    DebertaV2Sequence(Box<debertav2::DebertaV2SeqClassificationModel>),
 }
 
 /// Why a network could not be built or run, in words (the caller names the file).
@@ -46,14 +47,14 @@ impl Network {
             (Family::DebertaV2, _) => {
                 let config: debertav2::Config = serde_json::from_value(spec.config.clone())
                     .map_err(|e| format!("config.json is not a DeBERTa-v2 config: {e}"))?;
-                Network::DebertaV2Sequence(
+                Network::DebertaV2Sequence(Box::new(
                     debertav2::DebertaV2SeqClassificationModel::load(
                         vb.pp("deberta"),
                         &config,
                         None,
                     )
                     .map_err(fit)?,
-                )
+                ))
             }
         })
     }

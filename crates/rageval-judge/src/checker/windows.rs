@@ -100,8 +100,9 @@ fn token_minimum(scores: &[WindowScore]) -> Vec<f64> {
     lowest
 }
 
-/// The claim's unsupported spans: runs of tokens at or above [`SPAN_THRESHOLD`], as text of
-/// `claim` (by the tokens' byte `offsets`), neighbouring tokens joined.
+/// The claim's unsupported spans: the tokens at or above [`SPAN_THRESHOLD`] (by their byte
+/// `offsets` in `claim`), each widened to the whole words it touches so that a reader sees
+/// words rather than word pieces, overlapping or touching spans joined.
 pub fn unsupported_spans(
     claim: &str,
     offsets: &[(usize, usize)],
@@ -109,18 +110,29 @@ pub fn unsupported_spans(
 ) -> Vec<String> {
     let mut spans: Vec<Range<usize>> = Vec::new();
     for (&(start, end), &p) in offsets.iter().zip(hallucinated) {
-        if p < SPAN_THRESHOLD || start >= end {
+        // Byte-level tokens carry the space before them: the word starts after it.
+        let Some(piece) = claim
+            .get(start..end)
+            .filter(|piece| !piece.trim().is_empty())
+        else {
+            continue;
+        };
+        if p < SPAN_THRESHOLD {
             continue;
         }
+        let start = start + (piece.len() - piece.trim_start().len());
+        let end = end - (piece.len() - piece.trim_end().len());
+        let word = widen_to_words(claim, start..end);
         match spans.last_mut() {
             Some(last)
-                if claim
-                    .get(last.end..start)
-                    .is_some_and(|gap| gap.trim().is_empty()) =>
+                if word.start <= last.end
+                    || claim
+                        .get(last.end..word.start)
+                        .is_some_and(|gap| gap.trim().is_empty()) =>
             {
-                last.end = end;
+                last.end = last.end.max(word.end);
             }
-            _ => spans.push(start..end),
+            _ => spans.push(word),
         }
     }
     spans
@@ -129,6 +141,20 @@ pub fn unsupported_spans(
         .map(|text| text.trim().to_owned())
         .filter(|text| !text.is_empty())
         .collect()
+}
+
+/// `range` of `text` (on character boundaries) grown to the whitespace on either side.
+fn widen_to_words(text: &str, range: Range<usize>) -> Range<usize> {
+    let start = text[..range.start]
+        .char_indices()
+        .rev()
+        .find(|(_, c)| c.is_whitespace())
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    let end = text[range.end..]
+        .char_indices()
+        .find(|(_, c)| c.is_whitespace())
+        .map_or(text.len(), |(i, _)| range.end + i);
+    start.min(range.start)..end.max(range.end)
 }
 
 #[cfg(test)]
@@ -142,7 +168,7 @@ mod tests {
     #[test]
     fn windows_cover_every_token_and_share_the_overlap() {
         assert_eq!(windows(&offsets(10), 4, 1), [0..7, 6..13, 12..19]);
-        assert_eq!(windows(&offsets(3), 4, 1), [0..5]);
+        assert_eq!(windows(&offsets(3), 4, 1), vec![Range { start: 0, end: 5 }]);
         assert!(windows(&[], 4, 1).is_empty());
         // An overlap as large as the window still moves on.
         assert_eq!(windows(&offsets(3), 2, 5), [0..3, 2..5]);
@@ -191,7 +217,17 @@ mod tests {
         let p = [0.1, 0.1, 0.2, 0.6, 0.9, 0.1, 0.7, 0.1];
         assert_eq!(
             unsupported_spans(claim, &offsets, &p),
-            ["in 1890", "Eiffel"]
+            ["in 1890", "Eiffel."]
+        );
+        // Word pieces are shown as the words they belong to.
+        let pieces = [(0, 2), (2, 6), (6, 10), (10, 15)];
+        assert_eq!(
+            unsupported_spans(claim, &pieces, &[0.1, 0.1, 0.9, 0.1]),
+            ["finished"]
+        );
+        assert_eq!(
+            unsupported_spans(claim, &pieces, &[0.9, 0.1, 0.9, 0.9]),
+            ["It", "finished"]
         );
     }
 }

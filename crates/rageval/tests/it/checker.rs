@@ -191,3 +191,33 @@ fn metrics_explain_names_the_checker_and_its_unmeasured_agreement() {
     assert!(text.contains(&sha[..12]), "{text}");
     assert!(text.contains("agreement unmeasured"), "{text}");
 }
+
+#[test]
+fn judge_check_measures_a_checker_like_any_judge() {
+    let dir = tempfile::tempdir().unwrap();
+    super::judge_check::write_curie_pairs(dir.path());
+    let checker = fixture("deberta-v2-nli");
+    let output = rageval(
+        dir.path(),
+        &[
+            "judge-check",
+            "labels.jsonl",
+            "--metric",
+            "faithfulness",
+            "--judge",
+            &format!("checker:{}", checker.display()),
+            "--out",
+            "run",
+        ],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let agreement: Value =
+        serde_json::from_str(&fs::read_to_string(dir.path().join("run/agreement.json")).unwrap())
+            .unwrap();
+    let accuracy = agreement["figures"]["pairwise_accuracy"]["value"]
+        .as_f64()
+        .unwrap();
+    assert!((0.0..=1.0).contains(&accuracy), "{agreement}");
+    let manifest = fs::read_to_string(dir.path().join("run/manifest.json")).unwrap();
+    assert!(manifest.contains(&sha256_of(&checker)), "{manifest}");
+}

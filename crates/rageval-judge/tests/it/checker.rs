@@ -189,3 +189,53 @@ fn the_weights_hash_names_the_model() {
     let other = SupportChecker::open(fixture("modernbert-tokens")).unwrap();
     assert_ne!(checker.sha256(), other.sha256());
 }
+
+/// Speed per family, for BENCHMARKS.md rather than as a gate: ignored by default. Each
+/// folder in `$RAGEVAL_CHECKER_BENCH` (`:`-separated; random-weight models of the published
+/// shapes, made by `benches/checker/shapes.py`) reads one full window — about 500 tokens of
+/// context and a claim — three times; prints the median time per 1,000 tokens read.
+#[test]
+#[ignore = "a measurement, not a gate: needs $RAGEVAL_CHECKER_BENCH"]
+fn checker_speed() {
+    let Ok(dirs) = std::env::var("RAGEVAL_CHECKER_BENCH") else {
+        panic!("set RAGEVAL_CHECKER_BENCH to checker folders, `:`-separated");
+    };
+    let context = "The river flows north through the valley before it reaches the sea. ".repeat(80);
+    let claim = "The river flows south through the valley.";
+    for dir in dirs.split(':') {
+        let checker = SupportChecker::open(dir).unwrap_or_else(|e| panic!("{e}"));
+        let started = std::time::Instant::now();
+        let _ = checker
+            .pair_logits_blocking("load", claim)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let load = started.elapsed().as_secs_f64();
+        // One window: cut the context so that the pair fits the model's window.
+        let mut words: Vec<&str> = context.split(' ').collect();
+        let (mut tokens, mut times) = (0, Vec::new());
+        for _ in 0..3 {
+            loop {
+                let text = words.join(" ");
+                let started = std::time::Instant::now();
+                let logits = checker.pair_logits_blocking(&text, claim);
+                let seconds = started.elapsed().as_secs_f64();
+                match logits {
+                    Ok(logits) if logits.ids.len() <= checker.spec().window => {
+                        tokens = logits.ids.len();
+                        times.push(seconds);
+                        break;
+                    }
+                    _ => words.truncate(words.len() * 9 / 10),
+                }
+            }
+        }
+        times.sort_by(f64::total_cmp);
+        let median = times[times.len() / 2];
+        println!(
+            "bench: checker {} {} ({}): load {load:.2} s; one window of {tokens} tokens {median:.3} s; {:.2} s per 1k tokens",
+            checker.family().name(),
+            checker.head().name(),
+            checker.name(),
+            median * 1000.0 / tokens as f64
+        );
+    }
+}

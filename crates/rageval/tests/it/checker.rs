@@ -67,6 +67,12 @@ fn faithfulness_by_a_checker_is_a_score_or_undefined_and_names_the_model() {
     let out = dir.path().join("run");
     let output = eval(dir.path(), &checker, &out);
     assert!(output.status.success(), "{}", stderr(&output));
+    // The session's accounting counts what the checker answered.
+    assert!(
+        stdout(&output).contains("checker answers"),
+        "{}",
+        stdout(&output)
+    );
 
     let results = fs::read_to_string(out.join("results.jsonl")).unwrap();
     let cells: Vec<Value> = results

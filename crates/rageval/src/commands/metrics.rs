@@ -182,11 +182,12 @@ fn checker_lines(
     }
     Ok(format!(
         "  checker:  support_verdicts by {} ({} head, weights SHA-256 {})\n    agreement \
-         unmeasured: run `rageval judge-check --judge checker:{}` on labelled data \
-         (docs/judges.md)\n",
+         unmeasured: run `rageval judge-check LABELS --metric {} --judge checker:{}` on \
+         labelled data (docs/judges.md)\n",
         rageval_tasks::CheckerInfo::of(&checker).who(),
         checker.head().name(),
         checker.sha256(),
+        info.name,
         dir.display()
     ))
 }

@@ -71,7 +71,8 @@ class Judge:
     #: Sent as the bearer token; never written to the run directory.
     api_key: Optional[str] = None
     embedding_model: Optional[str] = None
-    #: ``"heuristic"`` (no model) or ``"gguf:PATH"`` (a local GGUF model).
+    #: ``"heuristic"`` (no model), ``"gguf:PATH"`` (a local GGUF model) or ``"checker:DIR"``
+    #: (a checker model folder for the support verdicts; docs/judges.md).
     local: Optional[str] = None
     concurrency: Optional[int] = None
     rpm: Optional[int] = None

@@ -10,6 +10,9 @@
 //!   llama.cpp, its answers constrained by a grammar derived from the JSON schema.
 //! - [`minilm`] (feature `minilm`): [`MiniLmEmbedder`], all-MiniLM-L6-v2 embeddings with
 //!   candle, matching sentence-transformers.
+//! - [`checker`]: [`SupportChecker`], a fact-checking model a team brings (ModernBERT,
+//!   DeBERTa-v2; feature `checker` runs it with candle): P(supported) of a claim, and the
+//!   unsupported spans of token-head models.
 //! - [`local`]: [`OnFirstUse`], the embedded models loaded by the first call that needs
 //!   them.
 //! - [`model_files`]: [`ModelFiles`], where the embedded model files are found (search
@@ -47,10 +50,10 @@
 //!   backend with retries → ladder.
 //! - [`error`]: the one error type, [`JudgeError`], and which errors are retryable.
 //!
-//! Both embedded backends sit behind default features. Without `gguf` the build needs no
+//! The embedded backends sit behind default features. Without `gguf` the build needs no
 //! C++ toolchain, cmake or libclang and is about five minutes shorter on two cores; without
-//! `minilm` it skips candle and tokenizers (about two minutes). Either way the rest of the
-//! pipeline is unchanged.
+//! `minilm` and `checker` it skips candle and tokenizers (about two minutes). Either way the
+//! rest of the pipeline is unchanged.
 //!
 //! Prompt text and typed judge tasks belong to `rageval-tasks`; this crate knows no metric.
 //! It never prints: callers read [`Judge::stats`] and [`Judge::rung_counts`].
@@ -60,6 +63,7 @@ pub mod batch;
 pub mod cache;
 pub mod cancel;
 pub mod chat;
+pub mod checker;
 pub mod config;
 pub mod error;
 mod flight;
@@ -88,6 +92,7 @@ pub use batch::{BatchClient, BatchModel, BatchStore};
 pub use cache::{Cache, CacheKey, CacheMode, ThinkingProfile, thinking_profile_at};
 pub use cancel::CancelToken;
 pub use chat::{ChatModel, ChatRequest, ChatResponse, Embedder, Message, Role, Sampling, Usage};
+pub use checker::SupportChecker;
 pub use config::{JudgeFlags, JudgeSettings};
 pub use error::JudgeError;
 pub use forms::{CapParam, LearnedForm, Lesson, RequestForm};

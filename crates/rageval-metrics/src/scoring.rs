@@ -127,6 +127,7 @@ pub fn describe(by: &Implementation) -> String {
             None => format!("llm {backend}:{model} {template}"),
         },
         Implementation::Heuristic(info) => format!("heuristic {} v{}", info.name, info.version),
+        Implementation::Checker(info) => info.who(),
         Implementation::Rule { rule } => format!("rule: {rule}"),
     }
 }

@@ -157,6 +157,9 @@ pub struct TaskTally {
     pub llm: u64,
     /// Answered by the offline heuristic judge (no cost, but a call).
     pub heuristic: u64,
+    /// Answered by a checker model (`--judge checker:DIR`; no cost, but a call).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub checker: u64,
 }
 
 /// Everything one session (or, summed, a whole run) asked of the judge.
@@ -220,6 +223,7 @@ impl JudgeUsage {
             let entry = self.tasks.entry(task.clone()).or_default();
             entry.llm += tally.llm;
             entry.heuristic += tally.heuristic;
+            entry.checker += tally.checker;
         }
         // A later session's form replaces an earlier one's for the same endpoint and model;
         // what each learned is kept, in order, once.
@@ -264,8 +268,9 @@ impl JudgeUsage {
             let left = TaskTally {
                 llm: tally.llm.saturating_sub(before.llm),
                 heuristic: tally.heuristic.saturating_sub(before.heuristic),
+                checker: tally.checker.saturating_sub(before.checker),
             };
-            if left.llm + left.heuristic > 0 {
+            if left.llm + left.heuristic + left.checker > 0 {
                 tasks.insert(task.clone(), left);
             }
         }
@@ -286,6 +291,11 @@ impl JudgeUsage {
     /// Heuristic answers over every task.
     pub fn heuristic_calls(&self) -> u64 {
         self.tasks.values().map(|t| t.heuristic).sum()
+    }
+
+    /// Checker-model answers over every task.
+    pub fn checker_calls(&self) -> u64 {
+        self.tasks.values().map(|t| t.checker).sum()
     }
 }
 
@@ -419,6 +429,7 @@ mod tests {
             TaskTally {
                 llm: calls,
                 heuristic: 2,
+                checker: 0,
             },
         );
         usage

@@ -262,6 +262,7 @@ mod tests {
             TaskTally {
                 llm: 4,
                 heuristic: 0,
+                checker: 0,
             },
         );
         let session = Session {

@@ -98,6 +98,10 @@ pub enum RunError {
     #[error("cannot use the embedded models")]
     Models(#[source] rageval_judge::JudgeError),
 
+    /// The checker model (`--judge checker:DIR`) could not be used.
+    #[error("cannot use the checker model")]
+    Checker(#[source] rageval_judge::JudgeError),
+
     /// A batch job or a batch file could not be sent, polled, downloaded or read; the jobs
     /// already started are journaled, so running the same command again resumes them.
     #[error("{what}")]

@@ -129,6 +129,11 @@ fn describe(answerer: Option<&Answerer>) -> String {
             "heuristic {}",
             serde_json::to_string(info).unwrap_or_default()
         ),
+        // The full SHA-256 of the weights: another model file is another judge.
+        Some(Answerer::Checker(info)) => format!(
+            "checker {} {} {} sha256 {}",
+            info.family, info.head, info.model, info.sha256
+        ),
     }
 }
 

@@ -73,6 +73,7 @@ pub fn usage_of(judge: Option<&Judge<Models>>, tasks: Option<&TaskJudge>) -> Jud
         let tally = TaskTally {
             llm: calls.llm,
             heuristic: calls.heuristic,
+            checker: calls.checker,
         };
         usage.tasks.insert(task.to_string(), tally);
     }
@@ -294,6 +295,10 @@ pub fn describe(usage: &JudgeUsage) -> String {
     if heuristic > 0 {
         text.push_str(&format!(", {heuristic} heuristic answers"));
     }
+    let checker = usage.checker_calls();
+    if checker > 0 {
+        text.push_str(&format!(", {checker} checker answers"));
+    }
     for form in usage.request_forms.iter().filter(|f| !f.learned.is_empty()) {
         text.push_str(&format!(
             "; {} at {} refused this run's first requests, so: {}",
@@ -367,11 +372,32 @@ mod tests {
             TaskTally {
                 llm: 0,
                 heuristic: 30,
+                checker: 0,
             },
         );
         assert_eq!(
             describe(&offline),
             "0 model calls, $0.000000, 30 heuristic answers"
+        );
+        offline.tasks.insert(
+            "support_verdicts".into(),
+            TaskTally {
+                llm: 0,
+                heuristic: 0,
+                checker: 12,
+            },
+        );
+        offline.tasks.insert(
+            "split_statements".into(),
+            TaskTally {
+                llm: 0,
+                heuristic: 5,
+                checker: 0,
+            },
+        );
+        assert_eq!(
+            describe(&offline),
+            "0 model calls, $0.000000, 5 heuristic answers, 12 checker answers"
         );
     }
 }

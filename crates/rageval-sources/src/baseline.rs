@@ -44,11 +44,17 @@ impl BaselineGenerator {
                 tasks: tasks.with_lang(lang),
                 lang,
             }),
-            Ok(Route::Heuristic) => Err(SourceError::Config {
+            Ok(route @ (Route::Heuristic | Route::Checker)) => Err(SourceError::Config {
                 origin: "baseline generator".into(),
-                detail: "answers need a chat model, and the judge routes answer_from_contexts \
-                         to its heuristic"
-                    .into(),
+                detail: format!(
+                    "answers need a chat model, and the judge routes answer_from_contexts \
+                     to its {}",
+                    if route == Route::Heuristic {
+                        "heuristic"
+                    } else {
+                        "checker"
+                    }
+                ),
             }),
             Err(error) => Err(SourceError::Answer(error)),
         }

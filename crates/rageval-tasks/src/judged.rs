@@ -69,6 +69,8 @@ pub enum Implementation {
     },
     /// The offline heuristic judge.
     Heuristic(HeuristicInfo),
+    /// A checker model (`--judge checker:DIR`).
+    Checker(crate::checker::CheckerInfo),
     /// No judgement was needed: the answer follows from the input (e.g. no contexts, so
     /// no statement is supported).
     Rule {

@@ -17,6 +17,8 @@
 //! - [`prompt`]: the `en` and `zh` prompt packs (versioned files under `prompts/`), picked
 //!   per call by script; untrusted text fenced with tags it cannot forge.
 //! - [`schema`]: every task's output JSON Schema, strict enough for the ladder to re-ask.
+//! - [`checker`]: support verdicts from a checker model a team brings (`--judge
+//!   checker:DIR`), which the router prefers for [`SupportVerdicts`] when one is set.
 //! - [`heuristic`]: the offline judge — content-word overlap (jieba for Chinese), cosine
 //!   for question similarity when an embedder is configured; named thresholds.
 //! - [`measured`]: the heuristic's measured agreement on human-labelled data;
@@ -28,6 +30,7 @@
 //! `rageval-metrics`. What one support verdict counts for ([`SupportCredit`]) is defined
 //! beside the verdict, so the metrics and the [`validation`] sweep count it alike.
 
+pub mod checker;
 pub mod error;
 pub mod heuristic;
 pub mod judged;
@@ -40,6 +43,7 @@ pub mod schema;
 pub mod task;
 pub mod validation;
 
+pub use checker::CheckerInfo;
 pub use error::TaskError;
 pub use heuristic::Heuristic;
 pub use judged::{HeuristicInfo, Implementation, Judged, Threshold};

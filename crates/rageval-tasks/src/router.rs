@@ -12,9 +12,10 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use rageval_judge::{ChatModel, Judge, Models, TemplateId};
+use rageval_judge::{ChatModel, Judge, Models, SupportChecker, TemplateId};
 use serde::{Deserialize, Serialize};
 
+use crate::checker::{self, CheckerInfo};
 use crate::error::TaskError;
 use crate::heuristic::Heuristic;
 use crate::judged::{HeuristicInfo, Judged};
@@ -40,6 +41,9 @@ pub enum Route {
     Llm,
     /// The offline heuristic judge.
     Heuristic,
+    /// A checker model (support verdicts only; set with [`TaskJudge::with_checker`], never
+    /// by a policy).
+    Checker,
 }
 
 /// Which implementation answers which task. The preferred one is used when it is available;
@@ -117,6 +121,8 @@ pub enum Answerer {
     },
     /// The heuristic judge.
     Heuristic(HeuristicInfo),
+    /// A checker model.
+    Checker(CheckerInfo),
 }
 
 impl TaskRoute {
@@ -130,6 +136,7 @@ impl TaskRoute {
                 Some(embedder) => format!("heuristic {} v{} ({embedder})", info.name, info.version),
                 None => format!("heuristic {} v{}", info.name, info.version),
             },
+            Some(Answerer::Checker(info)) => info.who(),
         }
     }
 
@@ -157,6 +164,13 @@ pub struct TaskCalls {
     pub llm: u64,
     /// Answered by the heuristic judge.
     pub heuristic: u64,
+    /// Answered by a checker model.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub checker: u64,
+}
+
+fn is_zero(count: &u64) -> bool {
+    *count == 0
 }
 
 /// The router. Cheap to clone (the judge, the heuristic and the call counts are shared).
@@ -164,6 +178,7 @@ pub struct TaskCalls {
 pub struct TaskJudge {
     llm: Option<Judge<Models>>,
     heuristic: Option<Heuristic>,
+    checker: Option<SupportChecker>,
     policy: Policy,
     lang: LangChoice,
     calls: Arc<Mutex<BTreeMap<TaskKind, TaskCalls>>>,
@@ -180,6 +195,7 @@ impl std::fmt::Debug for TaskJudge {
                     .map(|judge| judge.model().model().to_owned()),
             )
             .field("heuristic", &self.heuristic)
+            .field("checker", &self.checker)
             .field("policy", &self.policy)
             .field("lang", &self.lang)
             .finish()
@@ -193,6 +209,7 @@ impl TaskJudge {
         TaskJudge {
             llm: None,
             heuristic: None,
+            checker: None,
             policy,
             lang: LangChoice::Auto,
             calls: Arc::default(),
@@ -209,6 +226,18 @@ impl TaskJudge {
     pub fn with_heuristic(mut self, heuristic: Heuristic) -> Self {
         self.heuristic = Some(heuristic);
         self
+    }
+
+    /// Uses `checker` for support verdicts, whatever the policy prefers: a team names a
+    /// checker to have it answer them.
+    pub fn with_checker(mut self, checker: SupportChecker) -> Self {
+        self.checker = Some(checker);
+        self
+    }
+
+    /// The checker model, when one answers support verdicts.
+    pub fn checker(&self) -> Option<&SupportChecker> {
+        self.checker.as_ref()
     }
 
     /// The same router with another prompt-pack choice (e.g. forced per sample to the
@@ -241,6 +270,7 @@ impl TaskJudge {
         match route {
             Route::Llm => entry.llm += 1,
             Route::Heuristic => entry.heuristic += 1,
+            Route::Checker => entry.checker += 1,
         }
     }
 
@@ -254,11 +284,20 @@ impl TaskJudge {
         if task == TaskKind::ContextsCheck {
             return self.contexts_check_route();
         }
+        if task == TaskKind::SupportVerdicts && self.checker.is_some() {
+            return Ok(Route::Checker);
+        }
         let llm = self.llm.is_some();
         let heuristic = self.heuristic.is_some() && Heuristic::supports(task);
+        // A policy that prefers a checker where none is set falls back as one preferring
+        // the chat model does.
         match (self.policy.preferred(task), llm, heuristic) {
-            (Route::Llm, true, _) | (Route::Heuristic, true, false) => Ok(Route::Llm),
-            (Route::Heuristic, _, true) | (Route::Llm, false, true) => Ok(Route::Heuristic),
+            (Route::Llm | Route::Checker, true, _) | (Route::Heuristic, true, false) => {
+                Ok(Route::Llm)
+            }
+            (Route::Heuristic, _, true) | (Route::Llm | Route::Checker, false, true) => {
+                Ok(Route::Heuristic)
+            }
             (_, false, false) => Err(TaskError::Unavailable {
                 task,
                 why: if Heuristic::supports(task) {
@@ -311,6 +350,10 @@ impl TaskJudge {
                         .as_ref()
                         .and_then(|h| h.info(task))
                         .map(Answerer::Heuristic),
+                    Ok(Route::Checker) => self
+                        .checker
+                        .as_ref()
+                        .map(|checker| Answerer::Checker(CheckerInfo::of(checker))),
                 };
                 let measured = match &answered_by {
                     Some(Answerer::Heuristic(info)) => measurements_for(task, info),
@@ -352,6 +395,10 @@ impl TaskJudge {
                 self.count(T::KIND, Route::Heuristic);
                 Ok(judged)
             }
+            Route::Checker => Err(TaskError::Unavailable {
+                task: T::KIND,
+                why: "a checker model answers support verdicts only".into(),
+            }),
         }
     }
 
@@ -397,6 +444,12 @@ impl TaskJudge {
                 })
                 .collect();
             return Ok(Judged::by_rule(verdicts, "no context supports anything"));
+        }
+        if let (Ok(Route::Checker), Some(checker)) =
+            (self.route(TaskKind::SupportVerdicts), &self.checker)
+        {
+            self.count(TaskKind::SupportVerdicts, Route::Checker);
+            return checker::support_verdicts(checker, task).await;
         }
         self.either(task, |h| h.support_verdicts(task)).await
     }
@@ -457,7 +510,7 @@ impl TaskJudge {
     pub async fn judge_rubric(&self, task: &JudgeRubric) -> Result<Judged<RubricGrade>, TaskError> {
         match self.route(TaskKind::CustomRubric)? {
             Route::Llm => self.run_llm(task).await,
-            Route::Heuristic => Err(TaskError::Unavailable {
+            Route::Heuristic | Route::Checker => Err(TaskError::Unavailable {
                 task: TaskKind::CustomRubric,
                 why: "a rubric of one's own needs a chat model; the heuristic judge cannot read \
                       a free criterion"
@@ -488,7 +541,7 @@ impl TaskJudge {
         }
         match self.route(TaskKind::GenerateQuestions)? {
             Route::Llm => self.run_llm(task).await,
-            Route::Heuristic => Err(TaskError::Unavailable {
+            Route::Heuristic | Route::Checker => Err(TaskError::Unavailable {
                 task: TaskKind::GenerateQuestions,
                 why: "it has no heuristic implementation".into(),
             }),
@@ -510,6 +563,10 @@ impl TaskJudge {
                 self.count(TaskKind::QuestionSimilarity, Route::Heuristic);
                 heuristic.question_similarity(task).await
             }
+            Route::Checker => Err(TaskError::Unavailable {
+                task: TaskKind::QuestionSimilarity,
+                why: "a checker model answers support verdicts only".into(),
+            }),
         }
     }
 
@@ -699,8 +756,42 @@ mod tests {
             calls[&TaskKind::ContextRelevance],
             TaskCalls {
                 llm: 0,
-                heuristic: 2
+                heuristic: 2,
+                checker: 0,
             }
+        );
+    }
+
+    /// A checker answers support verdicts whatever the policy prefers, and nothing else;
+    /// the one-call contexts check then needs its parts asked separately.
+    #[test]
+    fn a_checker_answers_support_verdicts_only() {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../rageval-judge/tests/fixtures/checkers/deberta-v2-nli"
+        );
+        let checker = SupportChecker::open(dir).unwrap_or_else(|e| panic!("{e}"));
+        let judge = TaskJudge::new(Policy::llm())
+            .with_heuristic(Heuristic::lexical())
+            .with_checker(checker);
+        assert_eq!(
+            judge.route(TaskKind::SupportVerdicts).ok(),
+            Some(Route::Checker)
+        );
+        assert_eq!(
+            judge.route(TaskKind::ContextRelevance).ok(),
+            Some(Route::Heuristic)
+        );
+        assert!(judge.route(TaskKind::ContextsCheck).is_err());
+        let routes = judge.describe();
+        let support = routes
+            .iter()
+            .find(|r| r.task == TaskKind::SupportVerdicts)
+            .map(TaskRoute::who)
+            .unwrap_or_default();
+        assert!(
+            support.starts_with("checker deberta-v2 deberta-v2-nli (sha256 "),
+            "{support}"
         );
     }
 

@@ -595,6 +595,10 @@ pub enum MetricsAction {
     Explain {
         /// A metric name or alias.
         name: String,
+        /// A checker model folder (`checker:DIR`): also say which of the metric's tasks it
+        /// would answer, with its family and weights' SHA-256
+        #[arg(long = "judge", value_name = "checker:DIR", value_parser = str::parse::<LocalJudge>)]
+        judge: Option<LocalJudge>,
     },
 }
 
@@ -658,11 +662,13 @@ pub struct JudgeArgs {
 
     /// A local judge instead of an endpoint: `gguf:PATH` runs that GGUF chat model in-process
     /// (llama.cpp, each answer constrained to its task's JSON schema) for every judge task;
-    /// `heuristic` loads no model at all (verdicts and statements by the heuristic judge,
-    /// tasks that need a model fail with the reason)
+    /// `checker:DIR` runs the checker model in DIR (config.json, tokenizer.json,
+    /// model.safetensors; ModernBERT or DeBERTa-v2) for support verdicts, the offline
+    /// defaults for the rest (docs/judges.md); `heuristic` loads no model at all (verdicts
+    /// and statements by the heuristic judge, tasks that need a model fail with the reason)
     #[arg(
         long = "judge",
-        value_name = "gguf:PATH|heuristic",
+        value_name = "gguf:PATH|checker:DIR|heuristic",
         value_parser = str::parse::<LocalJudge>,
         conflicts_with_all = ["judge_base_url", "judge_model"]
     )]

@@ -5,6 +5,8 @@
 mod batch;
 mod cancel;
 mod caps;
+#[cfg(feature = "checker")]
+mod checker;
 mod dedupe;
 mod faults;
 #[cfg(feature = "gguf")]

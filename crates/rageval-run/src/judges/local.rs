@@ -48,7 +48,7 @@ impl LocalModels {
                 });
             }
             Some(LocalJudge::Gguf(path)) => Some(path.clone()),
-            None => None,
+            Some(LocalJudge::Checker(_)) | None => None,
         };
         let named =
             options.models_dir.is_some() || env(ENV_MODELS_DIR).is_some_and(|dir| !dir.is_empty());

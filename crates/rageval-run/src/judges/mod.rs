@@ -18,7 +18,7 @@ use std::path::PathBuf;
 
 use rageval_judge::BatchStore;
 use rageval_judge::config::JudgeFlags;
-use rageval_judge::{Cap, Halt, Judge, JudgeSettings, Models};
+use rageval_judge::{Cap, Halt, Judge, JudgeSettings, Models, SupportChecker};
 use rageval_metrics::{Judges, Requirements};
 use rageval_report::{JudgeModel, ModelPrice};
 use rageval_tasks::{Answerer, Heuristic, Lang, LangChoice, Policy, Route, TaskJudge, TaskKind};
@@ -38,18 +38,27 @@ pub enum LocalJudge {
     Gguf(PathBuf),
     /// The heuristic judge alone, no model loaded.
     Heuristic,
+    /// This checker model folder answers support verdicts; the offline defaults the rest.
+    Checker(PathBuf),
 }
 
 impl std::str::FromStr for LocalJudge {
     type Err = String;
 
-    /// `gguf:PATH` or `heuristic`: the one parser of `--judge` and of Python's
-    /// `Judge(local=...)`.
+    /// `gguf:PATH`, `checker:DIR` or `heuristic`: the one parser of `--judge` and of
+    /// Python's `Judge(local=...)`.
     fn from_str(text: &str) -> Result<Self, String> {
         match text.split_once(':') {
             Some(("gguf", path)) if !path.is_empty() => Ok(LocalJudge::Gguf(PathBuf::from(path))),
+            Some(("checker", dir)) if !dir.is_empty() => {
+                Ok(LocalJudge::Checker(PathBuf::from(dir)))
+            }
             None if text == "heuristic" => Ok(LocalJudge::Heuristic),
-            _ => Err("expected gguf:PATH (a GGUF chat model file) or heuristic".into()),
+            _ => Err(
+                "expected gguf:PATH (a GGUF chat model file), checker:DIR (a checker \
+                      model folder) or heuristic"
+                    .into(),
+            ),
         }
     }
 }
@@ -60,7 +69,7 @@ impl std::str::FromStr for LocalJudge {
 pub struct JudgeOptions {
     /// Endpoint, model, limits, cache, caps (merged with the environment and `rageval.toml`).
     pub flags: JudgeFlags,
-    /// `--judge gguf:PATH|heuristic`.
+    /// `--judge gguf:PATH|checker:DIR|heuristic`.
     pub local: Option<LocalJudge>,
     /// `--models-dir`.
     pub models_dir: Option<PathBuf>,
@@ -149,6 +158,8 @@ struct Routing {
     /// it only embeds).
     chats: bool,
     embeds: bool,
+    /// The checker model answering support verdicts (`--judge checker:DIR`).
+    checker: Option<SupportChecker>,
 }
 
 /// What to do when a task needs a model that writes and none was named.
@@ -343,10 +354,16 @@ impl JudgeSetup {
         Ok(())
     }
 
-    /// Whether the judges are the offline ones (no model named): the default metrics are
-    /// then only those whose judge measured above chance.
+    /// Whether the judges are the offline ones (no chat model named; a checker's agreement
+    /// is unmeasured until `judge-check` measures it): the default metrics are then only
+    /// those whose judge measured above chance.
     pub fn is_offline(&self) -> bool {
-        matches!(self.routing.kind, "offline" | "heuristic")
+        matches!(self.routing.kind, "offline" | "heuristic" | "checker")
+    }
+
+    /// The checker model answering support verdicts, when one does.
+    pub fn checker(&self) -> Option<&SupportChecker> {
+        self.routing.checker.as_ref()
     }
 
     /// The same routing as [`JudgeSetup::judges`] over another chat judge (`None`: the
@@ -355,7 +372,7 @@ impl JudgeSetup {
         judges_over(judge, &self.routing, self.heuristic.clone(), self.lang)
     }
 
-    /// `endpoint`, `local`, `offline` or `heuristic`, as the manifest's
+    /// `endpoint`, `local`, `offline`, `heuristic` or `checker`, as the manifest's
     /// `settings.judge.kind` says.
     pub fn kind(&self) -> &'static str {
         self.routing.kind
@@ -457,6 +474,7 @@ fn endpoint(
         policy: Policy::llm(),
         chats: true,
         embeds: settings.embedding_model.is_some(),
+        checker: None,
     };
     let mut judges = judges_over(Some(judge.clone()), &routing, heuristic.clone(), lang);
     let fallback = match &settings.embedding_model {
@@ -582,6 +600,12 @@ fn local(
     let mut local = LocalModels::find(options, env)?;
     let chosen = matches!(options.local, Some(LocalJudge::Gguf(_)));
     let heuristic_only = options.local == Some(LocalJudge::Heuristic);
+    let checker = match &options.local {
+        Some(LocalJudge::Checker(dir)) => {
+            Some(SupportChecker::open(dir).map_err(RunError::Checker)?)
+        }
+        _ => None,
+    };
     if !chosen {
         // The embedded GGUF model writes too poorly to be used unasked: without a model
         // named, tasks that need one say how to name one instead.
@@ -596,6 +620,7 @@ fn local(
         kind: match (chosen, heuristic_only) {
             (true, _) => "local",
             (false, true) => "heuristic",
+            (false, false) if checker.is_some() => "checker",
             (false, false) => "offline",
         },
         policy: if chosen {
@@ -605,27 +630,11 @@ fn local(
         },
         chats: chosen,
         embeds: local.models.embedder.is_some(),
+        checker,
     };
     let heuristic = Heuristic::lexical();
     let judges = judges_over(judge.clone(), &routing, heuristic.clone(), lang);
-    let note = match (chosen, &local.missing) {
-        (true, _) => "a local GGUF chat model answers every task",
-        (false, _) if heuristic_only => {
-            "--judge heuristic: verdicts by the heuristic judge, statements by its sentence \
-             splitter; tasks that need a writing model or embeddings fail"
-        }
-        (false, None) => {
-            "no judge endpoint: verdicts by the heuristic judge, statements by its sentence \
-             splitter, embeddings by the embedded all-MiniLM-L6-v2; tasks that need a model \
-             that writes (generated questions, entities, answers) need one named \
-             (--judge-model, or --judge gguf:PATH)"
-        }
-        (false, Some(_)) => {
-            "no judge endpoint and no embedded models: verdicts by the heuristic judge, \
-             statements by its sentence splitter; tasks that need a model that writes or \
-             embeddings fail"
-        }
-    };
+    let note = local_note(chosen, heuristic_only, routing.checker.is_some(), &local);
     let description = json!({
         "kind": routing.kind,
         "models": local.describe(),
@@ -635,6 +644,7 @@ fn local(
         "lang": lang_name(lang),
         "routes": routes_json(&judges),
         "note": note,
+        "checker": routing.checker.as_ref().map(checker_json),
     });
     let models = local_models(&local);
     Ok(JudgeSetup {
@@ -657,6 +667,50 @@ fn local(
         heuristic,
         lang,
         context_window: options.context_window,
+    })
+}
+
+/// What the manifest says of a local judge: who answers which tasks.
+fn local_note(
+    chosen: bool,
+    heuristic_only: bool,
+    checker: bool,
+    local: &LocalModels,
+) -> &'static str {
+    match (chosen, &local.missing) {
+        (true, _) => "a local GGUF chat model answers every task",
+        (false, _) if checker => {
+            "--judge checker: support verdicts by the checker model (agreement unmeasured \
+             until judge-check measures it), statements by the heuristic's sentence \
+             splitter, other verdicts by the heuristic judge"
+        }
+        (false, _) if heuristic_only => {
+            "--judge heuristic: verdicts by the heuristic judge, statements by its sentence \
+             splitter; tasks that need a writing model or embeddings fail"
+        }
+        (false, None) => {
+            "no judge endpoint: verdicts by the heuristic judge, statements by its sentence \
+             splitter, embeddings by the embedded all-MiniLM-L6-v2; tasks that need a model \
+             that writes (generated questions, entities, answers) need one named \
+             (--judge-model, or --judge gguf:PATH)"
+        }
+        (false, Some(_)) => {
+            "no judge endpoint and no embedded models: verdicts by the heuristic judge, \
+             statements by its sentence splitter; tasks that need a model that writes or \
+             embeddings fail"
+        }
+    }
+}
+
+/// A checker model as the manifest records it.
+fn checker_json(checker: &SupportChecker) -> Value {
+    json!({
+        "dir": checker.dir().display().to_string(),
+        "family": checker.family().name(),
+        "head": checker.head().name(),
+        "model": checker.name(),
+        "sha256": checker.sha256(),
+        "agreement": "unmeasured: run rageval judge-check on labelled data",
     })
 }
 
@@ -741,10 +795,16 @@ fn judges_over(
     lang: LangChoice,
 ) -> Judges {
     let Some(judge) = judge else {
-        let tasks = TaskJudge::new(routing.policy.clone()).with_heuristic(heuristic);
+        let mut tasks = TaskJudge::new(routing.policy.clone()).with_heuristic(heuristic);
+        if let Some(checker) = &routing.checker {
+            tasks = tasks.with_checker(checker.clone());
+        }
         return Judges::new(tasks).with_lang(lang);
     };
     let mut tasks = TaskJudge::new(routing.policy.clone()).with_heuristic(heuristic);
+    if let Some(checker) = &routing.checker {
+        tasks = tasks.with_checker(checker.clone());
+    }
     if routing.chats {
         tasks = tasks.with_llm(judge.clone());
     }
@@ -783,7 +843,18 @@ mod tests {
             Ok(LocalJudge::Gguf(PathBuf::from("/m/a b.gguf")))
         );
         assert_eq!("heuristic".parse(), Ok(LocalJudge::Heuristic));
-        for bad in ["gguf:", "gguf", "heuristics", "onnx:/m"] {
+        assert_eq!(
+            "checker:/m/lettuce".parse(),
+            Ok(LocalJudge::Checker(PathBuf::from("/m/lettuce")))
+        );
+        for bad in [
+            "gguf:",
+            "gguf",
+            "heuristics",
+            "onnx:/m",
+            "checker:",
+            "checker",
+        ] {
             assert!(bad.parse::<LocalJudge>().is_err(), "{bad}");
         }
     }

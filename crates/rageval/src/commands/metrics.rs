@@ -8,6 +8,8 @@ use anyhow::Context as _;
 use rageval_judge::config::JudgeFlags;
 use rageval_metrics::{MetricCatalogue, MetricInfo};
 
+use rageval_run::LocalJudge;
+
 use crate::cli::{MetricsAction, MetricsArgs};
 use crate::judge;
 
@@ -22,7 +24,7 @@ pub fn run(
         rageval_run::rubrics::catalogue(metric_files, &JudgeFlags::default(), &judge::env)?;
     match &args.action {
         None => list(&catalogue, out)?,
-        Some(MetricsAction::Explain { name }) => {
+        Some(MetricsAction::Explain { name, judge }) => {
             let base = name.split('@').next().unwrap_or(name);
             let info = match catalogue.find(base) {
                 Some(info) => info,
@@ -33,6 +35,11 @@ pub fn run(
                 },
             };
             explain(info, &catalogue, out)?;
+            if let Some(judge) = judge {
+                let text = checker_lines(info, &catalogue, judge)?;
+                out.write_all(text.as_bytes())
+                    .context("cannot write to stdout")?;
+            }
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -147,6 +154,42 @@ fn explain(
     out.write_all(text.as_bytes())
         .context("cannot write to stdout")?;
     Ok(())
+}
+
+/// What a checker model (`--judge checker:DIR`) would answer of the metric's tasks: its
+/// family, its weights' SHA-256, and its agreement, unmeasured until `judge-check` runs.
+fn checker_lines(
+    info: &MetricInfo,
+    catalogue: &MetricCatalogue,
+    judge: &LocalJudge,
+) -> anyhow::Result<String> {
+    let LocalJudge::Checker(dir) = judge else {
+        anyhow::bail!("`metrics explain --judge` takes checker:DIR only");
+    };
+    let checker = rageval_judge::SupportChecker::open(dir)
+        .with_context(|| format!("cannot use the checker model {}", dir.display()))?;
+    let asks_support = catalogue.build(info.name).is_ok_and(|metric| {
+        metric
+            .requirements()
+            .tasks
+            .contains(&rageval_tasks::TaskKind::SupportVerdicts)
+    });
+    if !asks_support {
+        return Ok(format!(
+            "  checker:  {} asks no support verdicts: the checker answers none of its tasks\n",
+            info.name
+        ));
+    }
+    Ok(format!(
+        "  checker:  support_verdicts by {} ({} head, weights SHA-256 {})\n    agreement \
+         unmeasured: run `rageval judge-check LABELS --metric {} --judge checker:{}` on \
+         labelled data (docs/judges.md)\n",
+        rageval_tasks::CheckerInfo::of(&checker).who(),
+        checker.head().name(),
+        checker.sha256(),
+        info.name,
+        dir.display()
+    ))
 }
 
 /// Where to measure a judge of one's own.

@@ -7,6 +7,7 @@ mod accounting;
 mod browser;
 mod calibrate;
 mod cdp;
+mod checker;
 mod chromium;
 mod compare;
 mod design;

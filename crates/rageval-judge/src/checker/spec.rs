@@ -1,0 +1,375 @@
+//! What a checker folder holds, read from its `config.json` before any weight is loaded:
+//! the family (`model_type`), the head (`architectures`), which label means "supported"
+//! (`id2label`), and the window the model reads. Everything a run refuses is refused here,
+//! with the file and the field named: families rageval does not run, `auto_map` custom
+//! code, heads it does not implement, biases candle's ModernBERT cannot load, and label maps
+//! that do not say which label is support. It loads nothing and runs no model.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::error::JudgeError;
+
+/// The files a checker folder must hold.
+pub const CONFIG_FILE: &str = "config.json";
+/// The tokenizer, in the `tokenizers` library's JSON form.
+pub const TOKENIZER_FILE: &str = "tokenizer.json";
+/// The weights.
+pub const WEIGHTS_FILE: &str = "model.safetensors";
+
+/// Most tokens one window holds (special tokens included), whatever longer window the model
+/// was trained on: attention costs grow with the square of the window on two CPU cores.
+pub const WINDOW_TOKENS: usize = 512;
+
+/// A model family rageval runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    /// `model_type: modernbert` (LettuceDetect, TinyLettuce, mmBERT-based detectors).
+    ModernBert,
+    /// `model_type: deberta-v2` (DeBERTa-v2 and v3: MiniCheck-DeBERTa, FactCG, NLI models).
+    DebertaV2,
+}
+
+impl Family {
+    /// The name `config.json` gives it, as manifests and reports show it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::ModernBert => "modernbert",
+            Family::DebertaV2 => "deberta-v2",
+        }
+    }
+}
+
+/// What the model's head outputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Head {
+    /// A label per token of the second sequence (the answer or claim): supported or
+    /// hallucinated, LettuceDetect's shape.
+    Tokens,
+    /// One label per (premise, claim) pair: NLI and claim checkers.
+    Sequence,
+}
+
+impl Head {
+    /// `tokens` or `sequence`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Head::Tokens => "tokens",
+            Head::Sequence => "sequence",
+        }
+    }
+}
+
+/// A checker folder's configuration, checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckerSpec {
+    /// The folder.
+    pub dir: PathBuf,
+    /// The family.
+    pub family: Family,
+    /// The head.
+    pub head: Head,
+    /// The labels by index, as `id2label` names them.
+    pub labels: Vec<String>,
+    /// The index of the label that means supported (for a token head: the supported token).
+    pub supported: usize,
+    /// Most tokens one window holds: [`WINDOW_TOKENS`], or the model's own bound if less.
+    pub window: usize,
+    /// The parsed `config.json`, for the family's loader.
+    pub config: Value,
+}
+
+/// Label names (lower case, `-` and spaces as `_`) that mean the claim or token is supported.
+const SUPPORTED_NAMES: &[&str] = &[
+    "entailment",
+    "entailed",
+    "supported",
+    "support",
+    "consistent",
+    "faithful",
+    "factual",
+    "grounded",
+];
+
+/// Label names that mean it is not.
+const UNSUPPORTED_NAMES: &[&str] = &[
+    "not_entailment",
+    "non_entailment",
+    "neutral",
+    "contradiction",
+    "hallucinated",
+    "hallucination",
+    "unsupported",
+    "not_supported",
+    "inconsistent",
+    "unfaithful",
+    "not_grounded",
+];
+
+impl CheckerSpec {
+    /// Reads and checks `dir/config.json` (blocking; reads no weights).
+    pub fn read(dir: &Path) -> Result<Self, JudgeError> {
+        let path = dir.join(CONFIG_FILE);
+        let text = std::fs::read(&path).map_err(|e| refused(&path, e.to_string()))?;
+        let config: Value =
+            serde_json::from_slice(&text).map_err(|e| refused(&path, format!("not JSON: {e}")))?;
+        CheckerSpec::from_config(dir, config)
+    }
+
+    /// Checks a parsed configuration of the folder `dir`.
+    pub fn from_config(dir: &Path, config: Value) -> Result<Self, JudgeError> {
+        let path = dir.join(CONFIG_FILE);
+        let fail = |reason: String| refused(&path, reason);
+        let model_type = config["model_type"]
+            .as_str()
+            .ok_or_else(|| fail("field `model_type` is missing or not a string".into()))?;
+        if config.get("auto_map").is_some() {
+            return Err(fail(format!(
+                "`{model_type}` needs its own Python code (field `auto_map`), which rageval does \
+                 not run; rageval runs modernbert and deberta-v2 checkers"
+            )));
+        }
+        let family = match model_type {
+            "modernbert" => Family::ModernBert,
+            "deberta-v2" => Family::DebertaV2,
+            other => {
+                return Err(fail(format!(
+                    "model_type `{other}` is not a checker family rageval runs (modernbert, \
+                     deberta-v2)"
+                )));
+            }
+        };
+        let architecture = config["architectures"][0].as_str().ok_or_else(|| {
+            fail("field `architectures` is missing: it names the model's head".into())
+        })?;
+        let head = match (family, architecture) {
+            (_, a) if a.ends_with("ForTokenClassification") && family == Family::ModernBert => {
+                Head::Tokens
+            }
+            (_, a) if a.ends_with("ForSequenceClassification") => Head::Sequence,
+            (_, a) => {
+                return Err(fail(format!(
+                    "architecture `{a}` is not a head rageval runs for {} (sequence \
+                     classification{})",
+                    family.name(),
+                    if family == Family::ModernBert {
+                        ", token classification"
+                    } else {
+                        ""
+                    }
+                )));
+            }
+        };
+        if family == Family::ModernBert {
+            // candle's ModernBERT has no biases in attention, MLP, norms or the head's dense
+            // layer (ModernBERT's defaults); a checkpoint with them would load wrong.
+            for field in ["attention_bias", "mlp_bias", "norm_bias", "classifier_bias"] {
+                if config[field].as_bool() == Some(true) {
+                    return Err(fail(format!(
+                        "field `{field}` is true: rageval's ModernBERT has no such biases"
+                    )));
+                }
+            }
+        }
+        let labels = labels(&config).map_err(&fail)?;
+        let supported = supported_label(head, &labels).map_err(&fail)?;
+        let window = config["max_position_embeddings"]
+            .as_u64()
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(|| fail("field `max_position_embeddings` is missing".into()))?
+            .min(WINDOW_TOKENS);
+        Ok(CheckerSpec {
+            dir: dir.to_path_buf(),
+            family,
+            head,
+            labels,
+            supported,
+            window,
+            config,
+        })
+    }
+}
+
+fn refused(path: &Path, reason: String) -> JudgeError {
+    JudgeError::LocalModel {
+        path: path.display().to_string(),
+        reason,
+    }
+}
+
+/// `id2label` as a list by index; every index from 0 present. Without the field, the two
+/// unnamed labels transformers gives by default (transformers 5 leaves that map out of the
+/// file it writes).
+fn labels(config: &Value) -> Result<Vec<String>, String> {
+    let Some(map) = config.get("id2label").filter(|map| !map.is_null()) else {
+        return Ok(vec!["LABEL_0".to_owned(), "LABEL_1".to_owned()]);
+    };
+    let map = map
+        .as_object()
+        .ok_or("field `id2label` is not a map from index to label")?;
+    let mut labels = vec![None; map.len()];
+    for (index, name) in map {
+        let slot = index
+            .parse::<usize>()
+            .ok()
+            .and_then(|i| labels.get_mut(i))
+            .ok_or_else(|| {
+                format!(
+                    "field `id2label` has key `{index}`, not an index below {}",
+                    map.len()
+                )
+            })?;
+        let name = name
+            .as_str()
+            .ok_or_else(|| format!("field `id2label.{index}` is not a string"))?;
+        *slot = Some(name.to_owned());
+    }
+    if labels.len() < 2 {
+        return Err("field `id2label` names fewer than two labels".into());
+    }
+    Ok(labels.into_iter().flatten().collect())
+}
+
+/// Which label index means supported. Named labels decide (exactly one must mean supported,
+/// every other one not). Unnamed labels (`LABEL_0`, `LABEL_1`) are read only for a
+/// two-label token head, by LettuceDetect's convention (0 supported, 1 hallucinated); for a
+/// sequence head they are ambiguous (checkers differ) and refused.
+pub fn supported_label(head: Head, labels: &[String]) -> Result<usize, String> {
+    let normal = |label: &str| label.trim().to_lowercase().replace(['-', ' '], "_");
+    let generic = labels
+        .iter()
+        .enumerate()
+        .all(|(i, label)| normal(label) == format!("label_{i}"));
+    if generic {
+        return match (head, labels.len()) {
+            (Head::Tokens, 2) => Ok(0),
+            _ => Err(format!(
+                "field `id2label` names its labels only by number ({}), so which one means \
+                 supported is ambiguous; name them in config.json (e.g. entailment / \
+                 not_entailment, supported / hallucinated)",
+                labels.join(", ")
+            )),
+        };
+    }
+    let mut supported = Vec::new();
+    for (index, label) in labels.iter().enumerate() {
+        let name = normal(label);
+        if SUPPORTED_NAMES.contains(&name.as_str()) {
+            supported.push(index);
+        } else if !UNSUPPORTED_NAMES.contains(&name.as_str()) {
+            return Err(format!(
+                "label `{label}` of field `id2label` says neither supported ({}) nor not \
+                 supported ({})",
+                SUPPORTED_NAMES.join(", "),
+                UNSUPPORTED_NAMES.join(", ")
+            ));
+        }
+    }
+    match supported.as_slice() {
+        [index] => Ok(*index),
+        [] => Err(format!(
+            "no label of field `id2label` ({}) means supported",
+            labels.join(", ")
+        )),
+        _ => Err(format!(
+            "more than one label of field `id2label` ({}) means supported",
+            labels.join(", ")
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn spec(config: Value) -> Result<CheckerSpec, String> {
+        CheckerSpec::from_config(Path::new("/m"), config).map_err(|e| e.to_string())
+    }
+
+    fn nli(model_type: &str) -> Value {
+        json!({
+            "model_type": model_type,
+            "architectures": ["DebertaV2ForSequenceClassification"],
+            "id2label": {"0": "entailment", "1": "neutral", "2": "contradiction"},
+            "max_position_embeddings": 512,
+        })
+    }
+
+    #[test]
+    fn an_nli_model_is_supported_by_its_entailment_label() {
+        let spec = spec(nli("deberta-v2")).unwrap();
+        assert_eq!(
+            (spec.family, spec.head, spec.supported),
+            (Family::DebertaV2, Head::Sequence, 0)
+        );
+        let mut reordered = nli("deberta-v2");
+        reordered["id2label"] = json!({"0": "CONTRADICTION", "1": "Neutral", "2": "Entailment"});
+        assert_eq!(self::spec(reordered).unwrap().supported, 2);
+    }
+
+    #[test]
+    fn lettucedetect_labels_are_read_by_its_convention_for_token_heads_only() {
+        let tokens = json!({
+            "model_type": "modernbert",
+            "architectures": ["ModernBertForTokenClassification"],
+            "id2label": {"0": "LABEL_0", "1": "LABEL_1"},
+            "max_position_embeddings": 8192,
+        });
+        let spec = spec(tokens.clone()).unwrap();
+        assert_eq!(
+            (spec.head, spec.supported, spec.window),
+            (Head::Tokens, 0, WINDOW_TOKENS)
+        );
+        let mut unnamed = tokens.clone();
+        unnamed.as_object_mut().unwrap().remove("id2label");
+        assert_eq!(self::spec(unnamed).unwrap().labels, ["LABEL_0", "LABEL_1"]);
+        let mut sequence = tokens;
+        sequence["architectures"] = json!(["ModernBertForSequenceClassification"]);
+        let error = self::spec(sequence).unwrap_err();
+        assert!(error.contains("ambiguous"), "{error}");
+    }
+
+    #[test]
+    fn ambiguous_or_unknown_label_maps_are_refused() {
+        for (labels, says) in [
+            (
+                json!({"0": "entailment", "1": "supported"}),
+                "more than one",
+            ),
+            (json!({"0": "neutral", "1": "contradiction"}), "no label"),
+            (json!({"0": "entailment", "1": "maybe"}), "`maybe`"),
+            (json!({"0": "entailment"}), "fewer than two"),
+            (json!({"0": "entailment", "5": "neutral"}), "key `5`"),
+        ] {
+            let mut config = nli("deberta-v2");
+            config["id2label"] = labels;
+            let error = spec(config).unwrap_err();
+            assert!(error.contains(says), "{error}");
+        }
+    }
+
+    #[test]
+    fn other_families_and_custom_code_are_refused_by_name() {
+        let error = spec(nli("eurobert")).unwrap_err();
+        assert!(error.contains("model_type `eurobert`"), "{error}");
+        let mut custom = nli("deberta-v2");
+        custom["auto_map"] = json!({"AutoModel": "modeling_hhem.HHEM"});
+        let error = spec(custom).unwrap_err();
+        assert!(
+            error.contains("`deberta-v2` needs its own Python code"),
+            "{error}"
+        );
+        let mut biased = nli("modernbert");
+        biased["architectures"] = json!(["ModernBertForSequenceClassification"]);
+        biased["norm_bias"] = json!(true);
+        assert!(spec(biased).unwrap_err().contains("`norm_bias`"));
+        let error = spec(json!({"architectures": []})).unwrap_err();
+        assert!(
+            error.contains("/m/config.json") && error.contains("`model_type`"),
+            "{error}"
+        );
+    }
+}

@@ -1,0 +1,273 @@
+#!/usr/bin/env python3
+"""Makes the tiny random-weight checker models and their reference outputs.
+
+Run outside CI, in a throwaway virtual environment with the reference implementation:
+
+    python3 -m venv /tmp/fixtures-venv
+    /tmp/fixtures-venv/bin/pip install torch transformers tokenizers safetensors
+    /tmp/fixtures-venv/bin/python scripts/checker-fixtures.py
+
+For each family it writes, under crates/rageval-judge/tests/fixtures/checkers/<family>/:
+config.json, tokenizer.json and model.safetensors (2 layers, hidden 32, seeded weights, the
+family's real config fields and tokenizer kind), and reference.json: the token ids the
+tokenizer gives on fixed inputs and the logits transformers computes from them, with the
+versions of torch, transformers and tokenizers used. The Rust tests load the same files
+with rageval's code and must match within 1e-4.
+
+- modernbert-tokens: ModernBertForTokenClassification (LettuceDetect's shape: context and
+  question as the first sequence, the answer as the second, a 0/1 label per token), with a
+  byte-level BPE tokenizer like ModernBERT's.
+- deberta-v2-nli: DebertaV2ForSequenceClassification (an NLI / claim checker: premise,
+  hypothesis -> entailment, neutral, contradiction), with a Unigram (SentencePiece-style)
+  tokenizer like DeBERTa-v3's.
+"""
+
+import json
+import pathlib
+
+import tokenizers
+import torch
+import transformers
+from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+OUT = ROOT / "crates" / "rageval-judge" / "tests" / "fixtures" / "checkers"
+SEED = 28
+# The published families' shapes, shrunk: 2 layers, hidden 32.
+TINY = dict(
+    hidden_size=32,
+    intermediate_size=48,
+    num_hidden_layers=2,
+    num_attention_heads=2,
+    max_position_embeddings=512,
+)
+
+CORPUS = [
+    "The Eiffel Tower is in Paris and was finished in 1889.",
+    "Paris is the capital of France; the tower is 330 metres tall.",
+    "Marie Curie won two Nobel prizes, in physics and in chemistry.",
+    "Python was created by Guido van Rossum and released in 1991.",
+    "Children often start programming with Scratch or Python.",
+    "The river flows north through the valley before it reaches the sea.",
+    "Water boils at 100 degrees Celsius at sea level.",
+    "The library opens at nine in the morning and closes at six.",
+    "A claim is supported when the passage states it or implies it.",
+    "The answer says the tower was finished in 1890, which is wrong.",
+]
+
+# (first sequence, second sequence): context and question, then the answer (token model);
+# premise, then hypothesis (sequence model).
+PAIRS = [
+    (
+        "The Eiffel Tower is in Paris and was finished in 1889. Question: when was it finished?",
+        "It was finished in 1889.",
+    ),
+    (
+        "Water boils at 100 degrees Celsius at sea level.",
+        "Water boils at 90 degrees in the valley, says the library.",
+    ),
+    (
+        "Marie Curie won two Nobel prizes, in physics and in chemistry.",
+        "Curie won one prize.",
+    ),
+]
+
+
+def versions():
+    return {
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+        "tokenizers": tokenizers.__version__,
+    }
+
+
+def bpe_tokenizer():
+    """Byte-level BPE with ModernBERT's special tokens and its pair template."""
+    tok = Tokenizer(models.BPE(unk_token=None))
+    tok.normalizer = normalizers.NFC()
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    specials = ["[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]"]
+    trainer = trainers.BpeTrainer(
+        vocab_size=400,
+        special_tokens=specials,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tok.train_from_iterator(CORPUS, trainer)
+    cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
+    tok.post_processor = processors.Sequence(
+        [
+            processors.ByteLevel(trim_offsets=False),
+            processors.TemplateProcessing(
+                single="[CLS] $A [SEP]",
+                pair="[CLS] $A [SEP] $B [SEP]",
+                special_tokens=[("[CLS]", cls), ("[SEP]", sep)],
+            ),
+        ]
+    )
+    return tok
+
+
+def unigram_tokenizer():
+    """Unigram with a Metaspace pre-tokenizer and DeBERTa-v3's pair template."""
+    tok = Tokenizer(models.Unigram())
+    tok.normalizer = normalizers.Sequence(
+        [normalizers.Replace("``", '"'), normalizers.Replace("''", '"')]
+    )
+    tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="always")
+    tok.decoder = decoders.Metaspace(replacement="\u2581", prepend_scheme="always")
+    specials = ["[PAD]", "[CLS]", "[SEP]", "[UNK]", "[MASK]"]
+    trainer = trainers.UnigramTrainer(
+        vocab_size=300, special_tokens=specials, unk_token="[UNK]", show_progress=False
+    )
+    tok.train_from_iterator(CORPUS, trainer)
+    cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
+    tok.post_processor = processors.TemplateProcessing(
+        single="[CLS]:0 $A:0 [SEP]:0",
+        pair="[CLS]:0 $A:0 [SEP]:0 $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", cls), ("[SEP]", sep)],
+    )
+    return tok
+
+
+def encode(tok, first, second):
+    enc = tok.encode(first, second)
+    return enc.ids, enc.type_ids, enc.sequence_ids
+
+
+def modernbert_tokens(dir_):
+    tok = bpe_tokenizer()
+    config = transformers.ModernBertConfig(
+        vocab_size=tok.get_vocab_size(),
+        **TINY,
+        # LettuceDetect-base's base model: a global layer every third (layer 0 here), local
+        # layers (layer 1 here) see 128 tokens around; a 16-token window makes the local
+        # mask bite on the fixture inputs.
+        global_attn_every_n_layers=3,
+        local_attention=16,
+        global_rope_theta=160000.0,
+        local_rope_theta=10000.0,
+        pad_token_id=tok.token_to_id("[PAD]"),
+        cls_token_id=tok.token_to_id("[CLS]"),
+        sep_token_id=tok.token_to_id("[SEP]"),
+        bos_token_id=tok.token_to_id("[CLS]"),
+        eos_token_id=tok.token_to_id("[SEP]"),
+        # LettuceDetect's checkpoints name their labels only by number: 0 is a supported
+        # token, 1 a hallucinated one.
+        id2label={0: "LABEL_0", 1: "LABEL_1"},
+        label2id={"LABEL_0": 0, "LABEL_1": 1},
+        classifier_pooling="mean",
+    )
+    config.architectures = ["ModernBertForTokenClassification"]
+    torch.manual_seed(SEED)
+    model = transformers.ModernBertForTokenClassification._from_config(
+        config, attn_implementation="eager"
+    )
+    init_visibly(model)
+    cases = []
+    for first, second in PAIRS:
+        ids, _, seq = encode(tok, first, second)
+        with torch.no_grad():
+            logits = model(
+                input_ids=torch.tensor([ids]), attention_mask=torch.ones(1, len(ids), dtype=torch.long)
+            ).logits[0]
+        cases.append(
+            {
+                "first": first,
+                "second": second,
+                "ids": ids,
+                "logits": logits.tolist(),
+                "labels": [
+                    int(l) if s == 1 else None for l, s in zip(logits.argmax(-1).tolist(), seq)
+                ],
+            }
+        )
+    save(dir_, model, tok, cases)
+
+
+def deberta_v2_nli(dir_):
+    tok = unigram_tokenizer()
+    config = transformers.DebertaV2Config(
+        vocab_size=tok.get_vocab_size(),
+        **TINY,
+        type_vocab_size=0,
+        # DeBERTa-v3's relative attention, as in MiniCheck's and the NLI checkers' configs.
+        relative_attention=True,
+        max_relative_positions=-1,
+        position_buckets=256,
+        pos_att_type=["p2c", "c2p"],
+        norm_rel_ebd="layer_norm",
+        share_att_key=True,
+        position_biased_input=False,
+        hidden_act="gelu",
+        pooler_hidden_size=32,
+        pooler_dropout=0.0,
+        pooler_hidden_act="gelu",
+        pad_token_id=tok.token_to_id("[PAD]"),
+        id2label={0: "entailment", 1: "neutral", 2: "contradiction"},
+        label2id={"entailment": 0, "neutral": 1, "contradiction": 2},
+    )
+    config.architectures = ["DebertaV2ForSequenceClassification"]
+    torch.manual_seed(SEED)
+    model = transformers.DebertaV2ForSequenceClassification._from_config(
+        config, attn_implementation="eager"
+    )
+    init_visibly(model)
+    cases = []
+    for first, second in PAIRS:
+        ids, types, _ = encode(tok, first, second)
+        with torch.no_grad():
+            logits = model(
+                input_ids=torch.tensor([ids]),
+                token_type_ids=torch.tensor([types]),
+                attention_mask=torch.ones(1, len(ids), dtype=torch.long),
+            ).logits[0]
+        cases.append(
+            {
+                "first": first,
+                "second": second,
+                "ids": ids,
+                "type_ids": types,
+                "logits": logits.tolist(),
+                "probabilities": torch.softmax(logits, -1).tolist(),
+            }
+        )
+    save(dir_, model, tok, cases)
+
+
+def init_visibly(model):
+    """Every weight drawn at random, norms and biases included: initialised to ones and
+    zeros they would hide a missing or misplaced weight from the comparison."""
+    gen = torch.Generator().manual_seed(SEED)
+    with torch.no_grad():
+        for name, param in sorted(model.named_parameters()):
+            centre = 1.0 if param.dim() == 1 and "norm" in name.lower() else 0.0
+            param.copy_(torch.randn(param.shape, generator=gen) * 0.2 + centre)
+    model.eval()
+
+
+def save(dir_, model, tok, cases):
+    dir_.mkdir(parents=True, exist_ok=True)
+    # model.safetensors and config.json as transformers writes them.
+    model.save_pretrained(dir_, safe_serialization=True)
+    tok.save(str(dir_ / "tokenizer.json"))
+    reference = {
+        "made_by": "scripts/checker-fixtures.py",
+        "versions": versions(),
+        "seed": SEED,
+        "cases": cases,
+    }
+    (dir_ / "reference.json").write_text(json.dumps(reference, indent=1) + "\n")
+
+
+def main():
+    modernbert_tokens(OUT / "modernbert-tokens")
+    deberta_v2_nli(OUT / "deberta-v2-nli")
+    for path in sorted(OUT.rglob("*")):
+        if path.is_file():
+            print(f"{path.relative_to(ROOT)}\t{path.stat().st_size}")
+
+
+if __name__ == "__main__":
+    main()

@@ -194,18 +194,8 @@ pub struct EvalArgs {
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
 
-    /// Map a field to a column of the data, e.g. `--map question=prompt` (repeatable).
-    #[arg(long = "map", value_name = "FIELD=COLUMN")]
-    pub field_map: Vec<String>,
-
-    /// The dataset's format, when its extension does not say it. Trace exports, one sample
-    /// per trace, are read only when named: `openinference` (Phoenix spans), `langfuse`.
-    #[arg(long, value_enum)]
-    pub format: Option<DataFormat>,
-
-    /// The XLSX sheet to read (default: the first).
-    #[arg(long)]
-    pub sheet: Option<String>,
+    #[command(flatten)]
+    pub dataset: DatasetArgs,
 
     /// Evaluate only the first N samples.
     #[arg(long, value_name = "N")]
@@ -950,13 +940,8 @@ pub struct CollectArgs {
     #[arg(long, value_enum)]
     pub ranking: Option<RankingArg>,
 
-    /// Map a field to a column of the questions file, e.g. `--map question=prompt` (repeatable)
-    #[arg(long = "map", value_name = "FIELD=COLUMN")]
-    pub field_map: Vec<String>,
-
-    /// The questions file's format, when its extension does not say it
-    #[arg(long, value_enum)]
-    pub format: Option<DataFormat>,
+    #[command(flatten)]
+    pub dataset: DatasetArgs,
 
     /// Ask only the first N questions
     #[arg(long, value_name = "N")]
@@ -980,14 +965,11 @@ pub struct CollectArgs {
     pub output: OutputArgs,
 }
 
-/// The dataset options shared by `rank` and `reference`.
+/// How a dataset file is read — its format, the columns its fields are in, the sheet —
+/// declared once for every command that reads one (`eval`, `collect`'s questions, `rank`,
+/// `reference`, `pipeline`).
 #[derive(Debug, Args)]
-pub struct RankDataArgs {
-    /// The dataset (JSONL, JSON, CSV or XLSX): a question and its contexts in retriever order
-    /// per row; gold labels (`reference_context_ids` or `reference_contexts`), when present,
-    /// are compared with both orders.
-    pub data: PathBuf,
-
+pub struct DatasetArgs {
     /// Map a field to a column of the data, e.g. `--map question=prompt` (repeatable).
     #[arg(long = "map", value_name = "FIELD=COLUMN")]
     pub field_map: Vec<String>,
@@ -1000,6 +982,18 @@ pub struct RankDataArgs {
     /// The XLSX sheet to read (default: the first).
     #[arg(long)]
     pub sheet: Option<String>,
+}
+
+/// The dataset options shared by `rank` and `reference`.
+#[derive(Debug, Args)]
+pub struct RankDataArgs {
+    /// The dataset (JSONL, JSON, CSV or XLSX): a question and its contexts in retriever order
+    /// per row; gold labels (`reference_context_ids` or `reference_contexts`), when present,
+    /// are compared with both orders.
+    pub data: PathBuf,
+
+    #[command(flatten)]
+    pub dataset: DatasetArgs,
 
     /// Only the first N questions.
     #[arg(long, value_name = "N")]

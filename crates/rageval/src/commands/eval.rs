@@ -75,9 +75,9 @@ pub fn run(
 pub fn options(args: &EvalArgs, metric_files: &[PathBuf]) -> anyhow::Result<EvalOptions> {
     Ok(EvalOptions {
         data: args.data.clone(),
-        format: args.format.map(format_of),
-        field_map: args.field_map.clone(),
-        sheet: args.sheet.clone(),
+        format: args.dataset.format.map(format_of),
+        field_map: args.dataset.field_map.clone(),
+        sheet: args.dataset.sheet.clone(),
         metrics: args.metrics.clone(),
         rubric_files: metric_files.to_vec(),
         out: args.out.clone(),

@@ -32,10 +32,18 @@ pub fn run(args: &TestsetArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<E
     out.write_all(done.summary.render().as_bytes())
         .context("cannot write to stdout")?;
     writeln!(out, "{}", done.footer).context("cannot write to stdout")?;
-    ui.note(&format!(
-        "wrote {}",
-        done.path.join(testset::TESTSET_FILE).display()
-    ));
+    let written = done.path.join(testset::TESTSET_FILE);
+    if done.summary.written == 0 {
+        // An empty set is no test set: a script must not go on to collect and eval nothing.
+        ui.warn(&format!(
+            "error: no item passed the gates, so {} is empty; the drops per gate above say \
+             which gate took them, and {} gives each item's reason",
+            written.display(),
+            done.path.join(testset::ITEMS_FILE).display()
+        ));
+        return Ok(Exit::GateFailed);
+    }
+    ui.note(&format!("wrote {}", written.display()));
     Ok(Exit::Success)
 }
 

@@ -363,3 +363,42 @@ fn testset_counts_unusable_judge_answers_and_never_writes_them() {
     let written = jsonl(&dir.path().join("ts/testset.jsonl")).len() as u64;
     assert_eq!(summary["written"].as_u64(), Some(written), "{summary}");
 }
+
+/// A writer whose every question leans on the passage ("根据上文"): the self-contained gate
+/// drops each item, and a set with no item is an error (exit 1) naming the files to read,
+/// not a success a script would go on from.
+#[test]
+fn testset_that_keeps_no_item_exits_1_saying_why() {
+    if crate::skip_without_shared("testset_that_keeps_no_item_exits_1_saying_why") {
+        return;
+    }
+    let mock = endpoint(MockConfig {
+        script: Some(Arc::new(|body: &Value| {
+            let system = body["messages"][0]["content"].as_str().unwrap_or_default();
+            let writer = ["测试集中的一个条目", "one item of a test set"];
+            if writer.iter().any(|marker| system.contains(marker)) {
+                let mut item = json!({"question": "根据上文，这说明了什么？",
+                                      "answer": "说明了市场规模。", "key_points": ["市场规模"]});
+                if body.to_string().contains("opening_question") {
+                    item["opening_question"] = json!("根据上文，市场如何？");
+                    item["opening_answer"] = json!("在增长。");
+                }
+                return Reply::Content(item.to_string());
+            }
+            Reply::Schema
+        })),
+        ..MockConfig::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let output = testset(dir.path(), &mock, "ts", &[]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let said = stderr(&output);
+    assert!(said.contains("no item passed the gates"), "{said}");
+    assert!(said.contains("items.jsonl"), "{said}");
+    assert!(
+        stdout(&output).contains("self_contained 24"),
+        "{}",
+        stdout(&output)
+    );
+    assert!(jsonl(&dir.path().join("ts/testset.jsonl")).is_empty());
+}

@@ -100,9 +100,9 @@ pub fn run(args: &CollectArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<E
         return Ok(Exit::Success);
     }
     let options = ReadOptions {
-        format: args.format.map(super::eval::format_of),
-        field_map: FieldMap::parse(&args.field_map)?,
-        ..ReadOptions::default()
+        format: args.dataset.format.map(super::eval::format_of),
+        field_map: FieldMap::parse(&args.dataset.field_map)?,
+        sheet: args.dataset.sheet.clone(),
     };
     let mut questions = read_all(&args.questions, &options)?;
     if let Some(n) = args.samples {

@@ -58,9 +58,9 @@ pub fn print_ranked(ranked: &rank::Ranked, out: &mut dyn Write) -> anyhow::Resul
 pub fn question_data(args: &RankDataArgs) -> QuestionData {
     QuestionData {
         data: args.data.clone(),
-        format: args.format.map(format_of),
-        field_map: args.field_map.clone(),
-        sheet: args.sheet.clone(),
+        format: args.dataset.format.map(format_of),
+        field_map: args.dataset.field_map.clone(),
+        sheet: args.dataset.sheet.clone(),
         samples: args.samples,
         out: args.out.clone(),
         overwrite: args.overwrite,

@@ -46,31 +46,99 @@ impl PairResult {
     }
 }
 
-/// Pairwise accuracy: points ÷ pairs, a tie worth ½; `None` without pairs.
-pub fn pairwise_accuracy(results: &[PairResult]) -> Option<f64> {
-    if results.is_empty() {
-        return None;
-    }
-    Some(results.iter().map(|r| r.points()).sum::<f64>() / results.len() as f64)
+/// Pairwise agreement counted as pairs arrive: the points of each pair (a tie worth ½)
+/// over the pairs. The one pairwise accuracy of the codebase: judge-check's figures, the
+/// measured figures of the heuristic judge and the WikiEval checks all count with it.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PairwiseAgreement {
+    /// Points: pairs where the preferred item scored higher, ties counted half.
+    pub wins: f64,
+    /// Pairs compared.
+    pub pairs: usize,
 }
 
-/// The mean of the recall on positive and on negative items: 0.5 is chance whatever the
-/// class balance. `None` when either class is absent or the lengths differ.
+impl PairwiseAgreement {
+    /// Counts one pair by the scores of its preferred (better) and its other item.
+    pub fn add(&mut self, better: f64, worse: f64) {
+        self.add_result(PairResult::of(better, worse));
+    }
+
+    /// Counts one pair already compared.
+    pub fn add_result(&mut self, result: PairResult) {
+        self.pairs += 1;
+        self.wins += result.points();
+    }
+
+    /// Points ÷ pairs; `None` without pairs.
+    pub fn accuracy(&self) -> Option<f64> {
+        (self.pairs > 0).then(|| self.wins / self.pairs as f64)
+    }
+}
+
+/// Pairwise accuracy: points ÷ pairs, a tie worth ½; `None` without pairs.
+pub fn pairwise_accuracy(results: &[PairResult]) -> Option<f64> {
+    let mut agreement = PairwiseAgreement::default();
+    for &result in results {
+        agreement.add_result(result);
+    }
+    agreement.accuracy()
+}
+
+/// A binary agreement counted item by item: verdicts against labels. The one balanced
+/// accuracy of the codebase.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BinaryAgreement {
+    /// Labelled yes, judged yes.
+    pub true_positives: usize,
+    /// Labelled yes, judged no.
+    pub false_negatives: usize,
+    /// Labelled no, judged no.
+    pub true_negatives: usize,
+    /// Labelled no, judged yes.
+    pub false_positives: usize,
+}
+
+impl BinaryAgreement {
+    /// Counts one item.
+    pub fn add(&mut self, label: bool, verdict: bool) {
+        match (label, verdict) {
+            (true, true) => self.true_positives += 1,
+            (true, false) => self.false_negatives += 1,
+            (false, false) => self.true_negatives += 1,
+            (false, true) => self.false_positives += 1,
+        }
+    }
+
+    /// Items counted.
+    pub fn items(&self) -> usize {
+        self.true_positives + self.false_negatives + self.true_negatives + self.false_positives
+    }
+
+    /// The mean of the recall on positive and on negative items: 0.5 is chance whatever
+    /// the class balance. `None` when either class is absent.
+    pub fn balanced_accuracy(&self) -> Option<f64> {
+        let positives = self.true_positives + self.false_negatives;
+        let negatives = self.true_negatives + self.false_positives;
+        if positives == 0 || negatives == 0 {
+            return None;
+        }
+        let recall = self.true_positives as f64 / positives as f64;
+        let specificity = self.true_negatives as f64 / negatives as f64;
+        Some((recall + specificity) / 2.0)
+    }
+}
+
+/// [`BinaryAgreement::balanced_accuracy`] of `verdicts` against `labels`. `None` when
+/// either class is absent or the lengths differ.
 pub fn balanced_accuracy(labels: &[bool], verdicts: &[bool]) -> Option<f64> {
     if labels.len() != verdicts.len() {
         return None;
     }
-    let mut hits = [0usize; 2];
-    let mut totals = [0usize; 2];
+    let mut agreement = BinaryAgreement::default();
     for (&label, &verdict) in labels.iter().zip(verdicts) {
-        let class = usize::from(label);
-        totals[class] += 1;
-        hits[class] += usize::from(label == verdict);
+        agreement.add(label, verdict);
     }
-    if totals.contains(&0) {
-        return None;
-    }
-    Some((hits[0] as f64 / totals[0] as f64 + hits[1] as f64 / totals[1] as f64) / 2.0)
+    agreement.balanced_accuracy()
 }
 
 /// Area under the ROC curve of `scores` for telling positive from negative items: the
@@ -297,6 +365,28 @@ impl FigureKind {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ties_count_half_and_balanced_accuracy_ignores_class_sizes() {
+        let mut pairs = PairwiseAgreement::default();
+        pairs.add(1.0, 0.0);
+        pairs.add(0.5, 0.5);
+        pairs.add(0.0, 1.0);
+        assert_eq!(pairs.accuracy(), Some(0.5));
+        let mut binary = BinaryAgreement::default();
+        for _ in 0..9 {
+            binary.add(false, false);
+        }
+        binary.add(true, false);
+        assert_eq!(binary.items(), 10);
+        assert_eq!(binary.balanced_accuracy(), Some(0.5));
+        let one_class = BinaryAgreement {
+            true_negatives: 3,
+            ..BinaryAgreement::default()
+        };
+        assert_eq!(one_class.balanced_accuracy(), None);
+        assert_eq!(PairwiseAgreement::default().accuracy(), None);
+    }
 
     #[test]
     fn pairwise_ties_count_half() {

@@ -33,20 +33,23 @@ pub async fn measure_all(dir: &Path) -> Result<Vec<Measurement>, TaskError> {
     let judge = TaskJudge::new(Policy::offline()).with_heuristic(Heuristic::lexical());
     let wiki = wikieval(&judge, &read_wikieval(&dir.join(WIKIEVAL_FILE))?).await?;
     let whole = "WikiEval";
-    let pairs = |task, measure: &str, figure: PairwiseAgreement| Measurement {
-        task,
-        implementation: IMPLEMENTATION.to_owned(),
-        version: HEURISTIC_VERSION,
-        dataset: whole.to_owned(),
-        measure: measure.to_owned(),
-        value: figure.accuracy(),
-        count: figure.pairs,
-        unit: "pairs".to_owned(),
-        metric: None,
-        kind: FigureKind::InSet,
+    // A figure without pairs has no accuracy and no row.
+    let pairs = |task, measure: &str, figure: PairwiseAgreement| {
+        figure.accuracy().map(|value| Measurement {
+            task,
+            implementation: IMPLEMENTATION.to_owned(),
+            version: HEURISTIC_VERSION,
+            dataset: whole.to_owned(),
+            measure: measure.to_owned(),
+            value,
+            count: figure.pairs,
+            unit: "pairs".to_owned(),
+            metric: None,
+            kind: FigureKind::InSet,
+        })
     };
     let data = read_all(dir, None).await?;
-    let mut rows = vec![
+    let mut rows: Vec<Measurement> = [
         pairs(
             TaskKind::SupportVerdicts,
             "faithfulness pairwise accuracy",
@@ -62,7 +65,10 @@ pub async fn measure_all(dir: &Path) -> Result<Vec<Measurement>, TaskError> {
             "context relevance pairwise accuracy",
             wiki.context_relevance,
         ),
-    ];
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     rows.extend(measured_rows(&sweep_all(&data)));
     // The table's order: by task, WikiEval first within a task.
     rows.sort_by_key(|m| m.task);

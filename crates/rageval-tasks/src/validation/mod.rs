@@ -87,82 +87,7 @@ pub(crate) fn read_jsonl<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, Tas
     Ok(rows)
 }
 
-/// A pairwise agreement figure: how often the judge prefers the better item.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct PairwiseAgreement {
-    /// Pairs where the better item won (ties count half).
-    pub wins: f64,
-    /// Pairs compared.
-    pub pairs: usize,
-}
-
-impl PairwiseAgreement {
-    /// `wins / pairs` (0 with no pairs).
-    pub fn accuracy(&self) -> f64 {
-        if self.pairs == 0 {
-            0.0
-        } else {
-            self.wins / self.pairs as f64
-        }
-    }
-
-    /// Counts one pair by the scores of its better and worse item.
-    pub fn add(&mut self, better: f64, worse: f64) {
-        self.pairs += 1;
-        self.wins += if better > worse {
-            1.0
-        } else if better == worse {
-            0.5
-        } else {
-            0.0
-        };
-    }
-}
-
-/// A binary agreement figure: verdicts against labels.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct BinaryAgreement {
-    /// Labelled yes, judged yes.
-    pub true_positives: usize,
-    /// Labelled yes, judged no.
-    pub false_negatives: usize,
-    /// Labelled no, judged no.
-    pub true_negatives: usize,
-    /// Labelled no, judged yes.
-    pub false_positives: usize,
-}
-
-impl BinaryAgreement {
-    /// Counts one item.
-    pub fn add(&mut self, label: bool, verdict: bool) {
-        match (label, verdict) {
-            (true, true) => self.true_positives += 1,
-            (true, false) => self.false_negatives += 1,
-            (false, false) => self.true_negatives += 1,
-            (false, true) => self.false_positives += 1,
-        }
-    }
-
-    /// Items counted.
-    pub fn items(&self) -> usize {
-        self.true_positives + self.false_negatives + self.true_negatives + self.false_positives
-    }
-
-    /// The mean of the recall on yes-items and on no-items (0.5 is chance, whatever the
-    /// class balance).
-    pub fn balanced_accuracy(&self) -> f64 {
-        let recall = |hit: usize, miss: usize| {
-            if hit + miss == 0 {
-                0.0
-            } else {
-                hit as f64 / (hit + miss) as f64
-            }
-        };
-        (recall(self.true_positives, self.false_negatives)
-            + recall(self.true_negatives, self.false_positives))
-            / 2.0
-    }
-}
+pub use rageval_core::agreement::{BinaryAgreement, PairwiseAgreement};
 
 /// Faithfulness as the metric's default defines it: the mean credit of the answer's
 /// statements under [`SupportCredit::FullByDegree`] (S1/S4's fully supported ÷ statements
@@ -198,23 +123,3 @@ pub async fn faithfulness(
     Ok(credit / statements.len() as f64)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ties_count_half_and_balanced_accuracy_ignores_class_sizes() {
-        let mut pairs = PairwiseAgreement::default();
-        pairs.add(1.0, 0.0);
-        pairs.add(0.5, 0.5);
-        pairs.add(0.0, 1.0);
-        assert_eq!(pairs.accuracy(), 0.5);
-        let mut binary = BinaryAgreement::default();
-        for _ in 0..9 {
-            binary.add(false, false);
-        }
-        binary.add(true, false);
-        assert_eq!(binary.items(), 10);
-        assert_eq!(binary.balanced_accuracy(), 0.5);
-    }
-}

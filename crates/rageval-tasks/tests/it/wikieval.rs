@@ -36,9 +36,9 @@ async fn wikieval_faithfulness_pairwise_accuracy_is_at_least_0_9() {
     let figures = wikieval(&heuristic_judge(), &rows).await.expect("figures");
     assert_eq!(figures.faithfulness.pairs, 10);
     assert!(
-        figures.faithfulness.accuracy() >= 0.9,
+        figures.faithfulness.accuracy().unwrap() >= 0.9,
         "WikiEval faithfulness pairwise accuracy fell to {:.2}",
-        figures.faithfulness.accuracy()
+        figures.faithfulness.accuracy().unwrap()
     );
 }
 
@@ -229,9 +229,9 @@ async fn the_router_reproduces_a_held_out_figure() {
         .expect("the row");
     assert_eq!(agreement.items(), claimed.count);
     assert!(
-        (agreement.balanced_accuracy() - claimed.value).abs() < 1e-9,
+        (agreement.balanced_accuracy().unwrap() - claimed.value).abs() < 1e-9,
         "{claimed}: {} through the router",
-        agreement.balanced_accuracy()
+        agreement.balanced_accuracy().unwrap()
     );
 }
 
@@ -283,9 +283,9 @@ async fn the_router_reproduces_the_kids_coding_recall_figure() {
         .expect("the row");
     assert_eq!(agreement.pairs, claimed.count);
     assert!(
-        (agreement.accuracy() - claimed.value).abs() < 1e-9,
+        (agreement.accuracy().unwrap() - claimed.value).abs() < 1e-9,
         "{claimed}: {} through the router",
-        agreement.accuracy()
+        agreement.accuracy().unwrap()
     );
 }
 

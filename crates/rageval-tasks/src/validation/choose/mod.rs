@@ -179,10 +179,10 @@ where
         for item in items {
             agreement.add(label(item).1 > 0.5, score(item).is_some_and(|s| s >= 0.5));
         }
-        (agreement.items() > 0).then(|| Figure {
+        agreement.balanced_accuracy().map(|value| Figure {
             set,
             measure: "balanced accuracy",
-            value: agreement.balanced_accuracy(),
+            value,
             count: agreement.items(),
         })
     } else {
@@ -205,10 +205,10 @@ where
                 }
             }
         }
-        (agreement.pairs > 0).then(|| Figure {
+        agreement.accuracy().map(|value| Figure {
             set,
             measure: "pairwise accuracy",
-            value: agreement.accuracy(),
+            value,
             count: agreement.pairs,
         })
     }
@@ -415,11 +415,11 @@ fn preference_figures(
                 }
             }
         }
-        if agreement.pairs > 0 {
+        if let Some(value) = agreement.accuracy() {
             figures.push(Figure {
                 set,
                 measure: "pairwise accuracy",
-                value: agreement.accuracy(),
+                value,
                 count: agreement.pairs,
             });
         }
@@ -496,10 +496,10 @@ pub fn sweep_support(data: &SweepData, lang: Lang) -> Sweep {
                                 support_score(u, 1, candidate),
                             );
                         }
-                        (agreement.pairs > 0).then(|| Figure {
+                        agreement.accuracy().map(|value| Figure {
                             set,
                             measure: "pairwise accuracy",
-                            value: agreement.accuracy(),
+                            value,
                             count: agreement.pairs,
                         })
                     }
@@ -560,13 +560,13 @@ pub fn sweep_rubric(data: &SweepData) -> Sweep {
                     agreement.add(good, poor);
                 }
             }
-            if agreement.pairs == 0 {
+            let Some(value) = agreement.accuracy() else {
                 return Vec::new();
-            }
+            };
             vec![Figure {
                 set: "WikiEval",
                 measure: "pairwise accuracy",
-                value: agreement.accuracy(),
+                value,
                 count: agreement.pairs,
             }]
         },

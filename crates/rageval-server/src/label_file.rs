@@ -17,6 +17,17 @@ use serde_json::{Map, Value};
 
 use crate::label::{LabelError, LabelScale, LabelValue};
 
+/// Writes `lines` to `path` as JSON Lines, whole or not at all.
+pub(crate) fn write_json_lines(path: &Path, lines: &[Map<String, Value>]) -> std::io::Result<()> {
+    let mut bytes = Vec::new();
+    for line in lines {
+        // A map of JSON values always encodes.
+        bytes.extend(serde_json::to_vec(line).unwrap_or_default());
+        bytes.push(b'\n');
+    }
+    rageval_core::files::write_atomically(path, &bytes)
+}
+
 /// The labels of one labeller for one metric, as on disk.
 #[derive(Debug)]
 pub(crate) struct LabelsFile {
@@ -135,17 +146,9 @@ impl LabelsFile {
             Some(index) => lines[index] = line,
             None => lines.push(line),
         }
-        let mut bytes = Vec::new();
-        for line in &lines {
-            // A map of JSON values always encodes.
-            bytes.extend(serde_json::to_vec(line).unwrap_or_default());
-            bytes.push(b'\n');
-        }
-        rageval_core::files::write_atomically(&self.path, &bytes).map_err(|source| {
-            LabelError::Write {
-                path: self.path.clone(),
-                source,
-            }
+        write_json_lines(&self.path, &lines).map_err(|source| LabelError::Write {
+            path: self.path.clone(),
+            source,
         })?;
         if slot.is_none() {
             self.by_id.insert(id.to_owned(), lines.len() - 1);

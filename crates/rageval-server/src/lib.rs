@@ -19,7 +19,7 @@
 //! lie (`public`).
 //!
 //! `serve` only reads: it has no route that writes (the labelling page writes its labels
-//! file and nothing else), and it renders with `rageval-report`'s own renderers and
+//! file and nothing else, the review page its review file), and it renders with `rageval-report`'s own renderers and
 //! comparison, so a page shows the same numbers as the files and `rageval compare`. It
 //! knows no model and no metric formula.
 

@@ -1,5 +1,5 @@
-//! `rageval label TESTSET.jsonl`: decisions posted to the review page's API of the real
-//! binary (plain HTTP over loopback, no browser), a restart that resumes after them, then
+//! `rageval label TESTSET.jsonl`: the page driven by keyboard in headless Chromium; decisions
+//! posted to the page's API of the real binary (plain HTTP), a restart that resumes after them, then
 //! `--summary`: the rates table (pinned), `rates.json`, and the final set — partial while
 //! items are undecided, complete once all are. Bad input exits 2 naming file, line and field.
 
@@ -10,6 +10,8 @@ use std::process::{Child, Stdio};
 
 use serde_json::{Value, json};
 
+use crate::cdp::Browser;
+use crate::chromium::screenshot_path;
 use crate::snapshots::{transcript, with_filters};
 use crate::{command, rageval, stderr};
 
@@ -212,5 +214,62 @@ fn a_file_that_is_not_a_testset_or_a_review_of_another_set_exits_2() {
         ),
         "{}",
         stderr(&output)
+    );
+}
+
+/// `<main>`'s state and 1-based position.
+const WHERE: &str = "(() => { const m = document.getElementById('review'); \
+     return m ? [m.dataset.state, Number(m.dataset.position)] : null; })()";
+
+#[test]
+fn review_by_keyboard_reload_and_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    write_testset(&dir.path().join("testset.jsonl"));
+    let page = ReviewPage::start(dir.path());
+    let mut browser = Browser::start();
+    browser.navigate(&format!("http://{}/", page.addr));
+    browser.wait_for(WHERE, &json!(["undecided", 1]));
+    assert_eq!(
+        browser.eval("document.getElementById('contexts').textContent"),
+        json!("[c0] Chunk 0: item 0 is a thing.")
+    );
+    browser.press("a");
+    browser.wait_for(WHERE, &json!(["undecided", 2]));
+    browser.press("r");
+    browser.wait_for(WHERE, &json!(["editing", 2]));
+    browser.eval(
+        "document.getElementById('reject-reason').value = 'not in the chunk'; \
+         document.getElementById('reject-form').requestSubmit()",
+    );
+    browser.wait_for(WHERE, &json!(["undecided", 3]));
+    browser.press("e");
+    browser.wait_for(WHERE, &json!(["editing", 3]));
+    browser.eval(
+        "document.getElementById('edit-reference').value = 'Item 2 is a small thing.'; \
+         document.getElementById('edit-form').requestSubmit()",
+    );
+    browser.wait_for(WHERE, &json!(["undecided", 4]));
+    browser.reload();
+    browser.wait_for(WHERE, &json!(["undecided", 4]));
+    assert_eq!(
+        browser.eval("document.getElementById('progress').textContent"),
+        json!("Item 4 of 6 · 3 decided")
+    );
+    browser.press("b");
+    browser.wait_for(WHERE, &json!(["saved", 3]));
+    browser.screenshot(&screenshot_path("review-resumed"));
+    drop(browser);
+    drop(page);
+    let lines = jsonl(&dir.path().join("testset.review.lin.jsonl"));
+    let decisions: Vec<&Value> = lines.iter().map(|l| &l["decision"]).collect();
+    assert_eq!(
+        decisions,
+        [&json!("accept"), &json!("reject"), &json!("edit")]
+    );
+    assert_eq!(lines[1]["reason"], "not in the chunk");
+    assert_eq!(lines[2]["reference"], "Item 2 is a small thing.");
+    assert!(
+        lines[2].get("edited_question").is_none(),
+        "the question was not changed"
     );
 }

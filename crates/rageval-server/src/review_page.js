@@ -36,7 +36,7 @@
 
   function describe(decision) {
     if (decision.decision === "reject") return "rejected: " + decision.reason;
-    if (decision.decision === "edit") return "edited";
+    if (decision.decision === "edit") return "edited (as generated: " + state.items[position].item.reference.join(" ") + ")";
     return "accepted";
   }
 
@@ -62,8 +62,10 @@
     var entry = state.items[position];
     var item = entry.item;
     el("category").textContent = "Category: " + item.category + " · " + item.id;
-    el("question").textContent = item.question;
-    el("reference").textContent = item.reference.join("\n");
+    // An edited item shows its edit; the status line keeps the generated reference.
+    var edited = entry.decision && entry.decision.decision === "edit" ? entry.decision : null;
+    el("question").textContent = edited && edited.question ? edited.question : item.question;
+    el("reference").textContent = edited ? edited.reference : item.reference.join("\n");
     list("key-points", item.key_points);
     list("contexts", item.contexts, item.context_ids);
     var chosen = entry.decision ? entry.decision.decision : null;

@@ -174,6 +174,17 @@ fn a_review_through_the_page_gives_rates_and_the_final_set_once_complete() {
     assert_eq!(rows[1]["reference"], json!(["Item 2 is a small thing."]));
     assert_eq!(rows[1]["review"], "edited");
     assert_eq!(rows[2]["conversation"][0]["role"], "user");
+    // The dataset reader `collect` and `eval` use takes the final set as it is.
+    let options = rageval_core::dataset::ReadOptions::default();
+    let samples = rageval_core::dataset::read_all(&final_path, &options).unwrap();
+    assert_eq!(samples.len(), 3);
+    assert_eq!(samples[1].references, ["Item 2 is a small thing."]);
+    assert_eq!(samples[1].reference_context_ids, ["c2"]);
+    assert_eq!(samples[1].reference_statements, None);
+    assert_eq!(
+        samples[0].reference_statements,
+        Some(vec!["item 1 is a thing".to_owned()])
+    );
     let rates: Value = serde_json::from_str(
         &std::fs::read_to_string(dir.path().join("testset.review.lin.rates.json")).unwrap(),
     )
@@ -257,6 +268,14 @@ fn review_by_keyboard_reload_and_resume() {
     );
     browser.press("b");
     browser.wait_for(WHERE, &json!(["saved", 3]));
+    assert_eq!(
+        browser.eval("document.getElementById('reference').textContent"),
+        json!("Item 2 is a small thing.")
+    );
+    assert_eq!(
+        browser.eval("document.getElementById('status').textContent"),
+        json!("Decided: edited (as generated: Item 2 is a thing.)")
+    );
     browser.screenshot(&screenshot_path("review-resumed"));
     drop(browser);
     drop(page);

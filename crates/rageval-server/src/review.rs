@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+use crate::label_file::json_lines;
 pub use crate::review_file::ReviewFile;
 
 /// Why a test set or its review file cannot be read, or a decision cannot be saved.
@@ -100,22 +101,18 @@ impl Testset {
             items: Vec::new(),
         };
         let mut seen = BTreeMap::new();
-        for (index, raw) in text.lines().enumerate() {
-            if raw.trim().is_empty() {
-                continue;
-            }
+        for (number, parsed) in json_lines(&text) {
             let bad = |field: &'static str, why: &str| ReviewError::Line {
                 path: path.to_path_buf(),
-                line: index + 1,
+                line: number,
                 field,
                 why: why.to_owned(),
             };
-            let row: Map<String, Value> =
-                serde_json::from_str(raw).map_err(|source| ReviewError::NotJson {
-                    path: path.to_path_buf(),
-                    line: index + 1,
-                    source,
-                })?;
+            let row = parsed.map_err(|source| ReviewError::NotJson {
+                path: path.to_path_buf(),
+                line: number,
+                source,
+            })?;
             let text_field = |field: &'static str| match row.get(field) {
                 Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
                 _ => Err(bad(
@@ -135,7 +132,7 @@ impl Testset {
                 .ok_or_else(|| bad("reference_context_ids", "not a list of texts"))?;
             let contexts = strings(row.get("reference_contexts"))
                 .ok_or_else(|| bad("reference_contexts", "not a list of texts"))?;
-            if seen.insert(id.clone(), index).is_some() {
+            if seen.insert(id.clone(), number).is_some() {
                 return Err(bad("id", &format!("`{id}` appears twice")));
             }
             set.items.push(ReviewItem {

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
-use crate::label_file::write_json_lines;
+use crate::label_file::{json_lines, read_if_exists, write_json_lines};
 use crate::review::{Decision, ReviewError, Testset};
 
 /// One reviewer's decisions on one test set, as on disk.
@@ -40,16 +40,10 @@ impl ReviewFile {
     /// decision by `reviewer` on an item of `set`, with the question that item has.
     pub fn open(path: &Path, set: &Testset, reviewer: &str) -> Result<Self, ReviewError> {
         check_reviewer(reviewer)?;
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
-            Err(source) => {
-                return Err(ReviewError::Read {
-                    path: path.to_path_buf(),
-                    source,
-                });
-            }
-        };
+        let text = read_if_exists(path).map_err(|source| ReviewError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
         let mut file = Self {
             path: path.to_path_buf(),
             reviewer: reviewer.to_owned(),
@@ -59,22 +53,18 @@ impl ReviewFile {
         let set_path = set.path.display();
         let another_set = "a review of another set (hint: each set's review file lies beside \
                            it as STEM.review.REVIEWER.jsonl; name this set's with --labels)";
-        for (index, raw) in text.lines().enumerate() {
-            if raw.trim().is_empty() {
-                continue;
-            }
+        for (number, parsed) in json_lines(&text) {
             let bad = |field: &'static str, why: String| ReviewError::Line {
                 path: path.to_path_buf(),
-                line: index + 1,
+                line: number,
                 field,
                 why,
             };
-            let line: Map<String, Value> =
-                serde_json::from_str(raw).map_err(|source| ReviewError::NotJson {
-                    path: path.to_path_buf(),
-                    line: index + 1,
-                    source,
-                })?;
+            let line = parsed.map_err(|source| ReviewError::NotJson {
+                path: path.to_path_buf(),
+                line: number,
+                source,
+            })?;
             let id = line.get("id").and_then(Value::as_str).unwrap_or_default();
             let Some(position) = set.position(id) else {
                 return Err(bad(

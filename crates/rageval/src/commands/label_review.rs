@@ -16,6 +16,19 @@ use crate::cli::LabelArgs;
 use crate::ui::Ui;
 
 pub fn run(args: &LabelArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<Exit> {
+    let run_only = [
+        ("--metric", args.metric.is_some()),
+        ("--stratify", args.stratify.is_some()),
+        ("--scale", args.scale.is_some()),
+        ("--lang", args.lang.is_some()),
+    ];
+    if let Some((flag, _)) = run_only.iter().find(|(_, given)| *given) {
+        anyhow::bail!(
+            "{flag} is for labelling a run's samples; {} is reviewed item by item (hint: leave \
+             out {flag})",
+            args.run.display()
+        );
+    }
     let set = Testset::read(&args.run)?;
     let path = args
         .labels

@@ -212,6 +212,22 @@ fn a_file_that_is_not_a_testset_or_a_review_of_another_set_exits_2() {
     );
 
     write_testset(&dir.path().join("testset.jsonl"));
+    let output = rageval(
+        dir.path(),
+        &[
+            "label",
+            "testset.jsonl",
+            "--metric",
+            "faithfulness",
+            "--summary",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("--metric is for labelling a run's samples"),
+        "{}",
+        stderr(&output)
+    );
     std::fs::write(
         dir.path().join("testset.review.lin.jsonl"),
         "{\"id\": \"ts-0000\", \"question\": \"Another set's question?\", \"decision\": \"accept\"}\n",

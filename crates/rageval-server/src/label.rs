@@ -364,15 +364,19 @@ fn shell_word(text: &str) -> String {
     }
 }
 
-/// A labeller name fit for a file name.
-fn check_labeller(name: &str) -> Result<(), LabelError> {
-    let fits = !name.is_empty()
+/// Whether a person's name fits in a file name (labels and review files are named by it).
+pub(crate) fn fits_file_name(name: &str) -> bool {
+    !name.is_empty()
         && !name.starts_with('.')
         && name.chars().count() <= 64
         && name
             .chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'));
-    if fits {
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+/// A labeller name fit for a file name.
+fn check_labeller(name: &str) -> Result<(), LabelError> {
+    if fits_file_name(name) {
         Ok(())
     } else {
         Err(LabelError::BadLabeller { name: name.into() })

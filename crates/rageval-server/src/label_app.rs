@@ -19,7 +19,7 @@ use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
-use axum::middleware::{Next, from_fn_with_state, map_response};
+use axum::middleware::{Next, from_fn, map_response};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use rageval_core::Sample;
@@ -94,26 +94,81 @@ pub fn label_server(
             source,
         })?;
     }
-    let bind = options.bind;
-    let bind_error = |source| ServerError::Bind { addr: bind, source };
-    let listener = TcpListener::bind(bind).map_err(bind_error)?;
-    listener.set_nonblocking(true).map_err(bind_error)?;
-    let addr = listener.local_addr().map_err(ServerError::Serve)?;
-    let port = addr.port();
-    let hosts = vec![
-        addr.to_string(),
-        format!("localhost:{port}"),
-        format!("127.0.0.1:{port}"),
-        format!("[::1]:{port}"),
-    ];
+    let (listener, addr) = bind_loopback(options.bind)?;
     Ok(LabelServer {
         listener,
         addr,
         state: LabelState {
             session: Arc::new(Mutex::new(session)),
-            hosts: Arc::new(hosts),
+            hosts: Arc::new(own_hosts(addr)),
         },
     })
+}
+
+/// Binds `bind` (a loopback address) for a page, not blocking, with the address it got.
+pub(crate) fn bind_loopback(bind: SocketAddr) -> Result<(TcpListener, SocketAddr), ServerError> {
+    let bind_error = |source| ServerError::Bind { addr: bind, source };
+    let listener = TcpListener::bind(bind).map_err(bind_error)?;
+    listener.set_nonblocking(true).map_err(bind_error)?;
+    let addr = listener.local_addr().map_err(ServerError::Serve)?;
+    Ok((listener, addr))
+}
+
+/// The `Host` values a page at `addr` answers: its own address by number and as localhost.
+pub(crate) fn own_hosts(addr: SocketAddr) -> Vec<String> {
+    let port = addr.port();
+    vec![
+        addr.to_string(),
+        format!("localhost:{port}"),
+        format!("127.0.0.1:{port}"),
+        format!("[::1]:{port}"),
+    ]
+}
+
+/// `routes` as every loopback page serves them: a JSON answer for an unknown path, only
+/// requests naming one of `hosts` as their `Host`, and the security headers.
+pub(crate) fn loopback_page(routes: Router, hosts: Arc<Vec<String>>) -> Router {
+    routes
+        .fallback(|| async { error(StatusCode::NOT_FOUND, "no such page".into()) })
+        .layer(from_fn(move |request: Request, next: Next| {
+            let hosts = Arc::clone(&hosts);
+            async move {
+                let host = request
+                    .headers()
+                    .get(header::HOST)
+                    .and_then(|value| value.to_str().ok());
+                if host.is_some_and(|host| hosts.iter().any(|own| own == host)) {
+                    next.run(request).await
+                } else {
+                    error(
+                        StatusCode::FORBIDDEN,
+                        "this page answers only at its own loopback address".into(),
+                    )
+                }
+            }
+        }))
+        .layer(map_response(security_headers))
+}
+
+/// A posted body as JSON, refused (with the status to answer) unless sent as
+/// `application/json`.
+pub(crate) fn json_body(
+    headers: &HeaderMap,
+    body: &Bytes,
+    what: &str,
+) -> Result<Value, (StatusCode, String)> {
+    let is_json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if !is_json {
+        return Err((
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            format!("{what} is posted as application/json"),
+        ));
+    }
+    serde_json::from_slice(body)
+        .map_err(|why| (StatusCode::BAD_REQUEST, format!("not JSON: {why}")))
 }
 
 impl LabelServer {
@@ -139,36 +194,20 @@ impl LabelServer {
 }
 
 fn router(state: LabelState) -> Router {
-    Router::new()
+    let hosts = Arc::clone(&state.hosts);
+    let routes = Router::new()
         .route("/", get(page))
         .route("/label.js", get(script))
         .route("/api/state", get(api_state))
         .route("/api/labels", post(save_label))
-        .fallback(|| async { error(StatusCode::NOT_FOUND, "no such page".into()) })
-        .layer(from_fn_with_state(state.clone(), own_host_only))
-        .layer(map_response(security_headers))
-        .with_state(state)
+        .with_state(state);
+    loopback_page(routes, hosts)
 }
 
-fn error(status: StatusCode, message: String) -> Response {
+pub(crate) fn error(status: StatusCode, message: String) -> Response {
     let mut response = json_response(&json!({ "error": message }));
     *response.status_mut() = status;
     response
-}
-
-async fn own_host_only(State(state): State<LabelState>, request: Request, next: Next) -> Response {
-    let host = request
-        .headers()
-        .get(header::HOST)
-        .and_then(|value| value.to_str().ok());
-    if host.is_some_and(|host| state.hosts.iter().any(|own| own == host)) {
-        next.run(request).await
-    } else {
-        error(
-            StatusCode::FORBIDDEN,
-            "this page answers only at its own loopback address".into(),
-        )
-    }
 }
 
 async fn security_headers(response: Response) -> Response {
@@ -220,19 +259,9 @@ async fn api_state(State(state): State<LabelState>) -> Response {
 }
 
 async fn save_label(State(state): State<LabelState>, headers: HeaderMap, body: Bytes) -> Response {
-    let json_body = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/json"));
-    if !json_body {
-        return error(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "a label is posted as application/json".into(),
-        );
-    }
-    let request: Value = match serde_json::from_slice(&body) {
+    let request = match json_body(&headers, &body, "a label") {
         Ok(value) => value,
-        Err(why) => return error(StatusCode::BAD_REQUEST, format!("not JSON: {why}")),
+        Err((status, message)) => return error(status, message),
     };
     let saved = tokio::task::spawn_blocking(move || {
         let mut session = state.session();

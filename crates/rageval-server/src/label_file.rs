@@ -17,6 +17,35 @@ use serde_json::{Map, Value};
 
 use crate::label::{LabelError, LabelScale, LabelValue};
 
+/// The text of `path`, empty when there is no such file (one not written yet).
+pub(crate) fn read_if_exists(path: &Path) -> std::io::Result<String> {
+    match std::fs::read_to_string(path) {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
+        other => other,
+    }
+}
+
+/// Each non-blank line of `text` with its 1-based number, as a JSON object or why not.
+pub(crate) fn json_lines(
+    text: &str,
+) -> impl Iterator<Item = (usize, Result<Map<String, Value>, serde_json::Error>)> + '_ {
+    text.lines()
+        .enumerate()
+        .filter(|(_, raw)| !raw.trim().is_empty())
+        .map(|(index, raw)| (index + 1, serde_json::from_str(raw)))
+}
+
+/// Writes `lines` to `path` as JSON Lines, whole or not at all.
+pub(crate) fn write_json_lines(path: &Path, lines: &[Map<String, Value>]) -> std::io::Result<()> {
+    let mut bytes = Vec::new();
+    for line in lines {
+        // A map of JSON values always encodes.
+        bytes.extend(serde_json::to_vec(line).unwrap_or_default());
+        bytes.push(b'\n');
+    }
+    rageval_core::files::write_atomically(path, &bytes)
+}
+
 /// The labels of one labeller for one metric, as on disk.
 #[derive(Debug)]
 pub(crate) struct LabelsFile {
@@ -35,37 +64,27 @@ impl LabelsFile {
         scale: LabelScale,
         labeller: &str,
     ) -> Result<Self, LabelError> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
-            Err(source) => {
-                return Err(LabelError::Read {
-                    path: path.to_path_buf(),
-                    source,
-                });
-            }
-        };
+        let text = read_if_exists(path).map_err(|source| LabelError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
         let mut file = Self {
             path: path.to_path_buf(),
             lines: Vec::new(),
             by_id: HashMap::new(),
         };
-        for (index, raw) in text.lines().enumerate() {
-            if raw.trim().is_empty() {
-                continue;
-            }
+        for (number, parsed) in json_lines(&text) {
             let bad = |field: &'static str, why: String| LabelError::Line {
                 path: path.to_path_buf(),
-                line: index + 1,
+                line: number,
                 field,
                 why,
             };
-            let line: Map<String, Value> =
-                serde_json::from_str(raw).map_err(|source| LabelError::NotJson {
-                    path: path.to_path_buf(),
-                    line: index + 1,
-                    source,
-                })?;
+            let line = parsed.map_err(|source| LabelError::NotJson {
+                path: path.to_path_buf(),
+                line: number,
+                source,
+            })?;
             let id = match line.get("id") {
                 Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_owned(),
                 Some(Value::Number(n)) => n.to_string(),
@@ -135,17 +154,9 @@ impl LabelsFile {
             Some(index) => lines[index] = line,
             None => lines.push(line),
         }
-        let mut bytes = Vec::new();
-        for line in &lines {
-            // A map of JSON values always encodes.
-            bytes.extend(serde_json::to_vec(line).unwrap_or_default());
-            bytes.push(b'\n');
-        }
-        rageval_core::files::write_atomically(&self.path, &bytes).map_err(|source| {
-            LabelError::Write {
-                path: self.path.clone(),
-                source,
-            }
+        write_json_lines(&self.path, &lines).map_err(|source| LabelError::Write {
+            path: self.path.clone(),
+            source,
         })?;
         if slot.is_none() {
             self.by_id.insert(id.to_owned(), lines.len() - 1);

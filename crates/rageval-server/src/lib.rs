@@ -11,12 +11,15 @@
 //!   beyond loopback.
 //! - [`label_server`]: `rageval label`, a page on loopback where a person labels a seeded
 //!   sample of a run's samples into a labels file for `judge-check` and `calibrate`.
+//! - [`Testset`], [`ReviewFile`], [`Rates`], [`final_rows`]: a person's review of a
+//!   generated test set (`rageval label TESTSET.jsonl`): decisions, rejection rates, the
+//!   final set; [`review_server`], its page, which writes only its review file.
 //!
 //! Pages and answers show run names and relative paths, never where the server's files
 //! lie (`public`).
 //!
 //! `serve` only reads: it has no route that writes (the labelling page writes its labels
-//! file and nothing else), and it renders with `rageval-report`'s own renderers and
+//! file and nothing else, the review page its review file), and it renders with `rageval-report`'s own renderers and
 //! comparison, so a page shows the same numbers as the files and `rageval compare`. It
 //! knows no model and no metric formula.
 
@@ -34,6 +37,10 @@ mod label_sample;
 mod pages;
 mod public;
 mod query;
+mod review;
+mod review_app;
+mod review_file;
+mod review_page;
 mod runs;
 
 pub use app::{AppState, Server, app};
@@ -42,4 +49,9 @@ pub use error::ServerError;
 pub use filter::{SampleFilter, StatusFilter};
 pub use label::{LabelError, LabelOptions, LabelScale, PageLanguage, default_labels_path};
 pub use label_app::{LabelServer, LabelSessionInfo, label_server};
+pub use review::{
+    Decision, Rates, RejectionRate, ReviewError, ReviewFile, ReviewItem, Testset,
+    default_review_path, final_rows,
+};
+pub use review_app::{ReviewServer, ReviewSessionInfo, review_server};
 pub use runs::{RunEntry, RunState, RunsRoot, check_name};

@@ -1239,7 +1239,7 @@ pub struct PipelineArgs {
 #[derive(Debug, Args)]
 pub struct LabelArgs {
     /// A finished run directory (its dataset must still be readable: the page shows the
-    /// samples' texts)
+    /// samples' texts), or a test set's `testset.jsonl` to review its generated items
     pub run: PathBuf,
 
     /// The metric to label (default: the run's first metric scored by a judge)
@@ -1271,9 +1271,16 @@ pub struct LabelArgs {
     #[arg(long, value_enum)]
     pub lang: Option<PageLangArg>,
 
-    /// The labels file (default: RUN/labels/LABELLER.METRIC.jsonl)
+    /// The labels file (default: RUN/labels/LABELLER.METRIC.jsonl; for a test set, its
+    /// review file STEM.review.LABELLER.jsonl beside it)
     #[arg(long, value_name = "FILE")]
     pub labels: Option<PathBuf>,
+
+    /// For a test set: serve no page; print the rejection rates of the review so far and
+    /// write them (REVIEW.rates.json) and the accepted items (REVIEW.final.jsonl, or
+    /// REVIEW.final.partial.jsonl while items are unreviewed) beside the review file
+    #[arg(long)]
+    pub summary: bool,
 
     /// The port to listen on at 127.0.0.1 (0 picks a free one)
     #[arg(long, default_value_t = 8322)]

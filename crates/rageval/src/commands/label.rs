@@ -1,6 +1,7 @@
 //! `rageval label RUN_DIR`: the labelling page (`rageval_server::label_server`) over a
-//! finished run and its dataset's texts. Prints the page's URL on stdout, what is labelled
-//! and where the labels go on stderr, then serves until the process is stopped.
+//! finished run and its dataset's texts (a test set's file goes to `label_review`). Prints
+//! the page's URL on stdout, what is labelled and where the labels go on stderr, then
+//! serves until the process is stopped.
 
 use std::io::Write;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -15,6 +16,15 @@ use crate::cli::{LabelArgs, LabelScaleArg, PageLangArg};
 use crate::ui::Ui;
 
 pub fn run(args: &LabelArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<Exit> {
+    if args.run.is_file() {
+        return super::label_review::run(args, ui, out);
+    }
+    if args.summary {
+        anyhow::bail!(
+            "--summary reads the review of a test set, and {} is not a file (hint: name the testset.jsonl)",
+            args.run.display()
+        );
+    }
     let run = RunData::load(&args.run)?;
     let samples = samples_of(&run.manifest, &run.path, ui);
     let options = LabelOptions {

@@ -9,6 +9,7 @@ pub mod eval;
 pub mod index;
 pub mod judge_check;
 pub mod label;
+mod label_review;
 pub mod merge;
 pub mod metrics;
 pub mod rank;

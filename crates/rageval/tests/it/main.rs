@@ -18,6 +18,7 @@ mod judge_check_gguf;
 mod judge_check_resume;
 mod judged;
 mod label;
+mod label_review;
 mod local_models;
 mod metrics;
 mod rank;

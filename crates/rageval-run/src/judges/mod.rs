@@ -4,8 +4,8 @@
 //!
 //! An endpoint or a pool of them (a model from the flags, `$RAGEVAL_JUDGE_MODEL` or
 //! `rageval.toml`) answers every task; so does a GGUF file named by `--judge gguf:PATH`.
-//! `--judge checker:DIR --escalate LOW,HIGH` with an endpoint is a cascade ([`cascade`]):
-//! the checker settles the support verdicts it is sure of, the endpoint the rest.
+//! `--judge checker:DIR --escalate LOW,HIGH` with an endpoint is a cascade (module
+//! `cascade`): the checker settles the support verdicts it is sure of, the endpoint the rest.
 //! `--judge heuristic` loads no model: what the heuristic judge cannot answer fails.
 //! Without either, the offline defaults: verdict tasks to the heuristic judge, statement
 //! splitting to its sentence splitter, writing tasks to the embedded GGUF chat model and

@@ -127,9 +127,21 @@ fn the_chat_judge_is_asked_exactly_the_claims_inside_the_band() {
         0,
         "a dry run sent a request"
     );
+    let planned_calls: u64 = said
+        .lines()
+        .find(|line| line.trim_start().starts_with("whole run"))
+        .and_then(|line| line.split_whitespace().nth(2))
+        .and_then(|calls| calls.parse().ok())
+        .unwrap_or_else(|| panic!("no whole-run row in {said}"));
 
     let output = rageval(dir.path(), &args);
     assert!(output.status.success(), "{}", stderr(&output));
+    // The dry run's figure is an upper bound.
+    let made_calls = mock.mock.stats().chat_requests;
+    assert!(
+        made_calls <= planned_calls,
+        "{made_calls} calls, {planned_calls} planned"
+    );
 
     // Each verdict names its tier and quotes the checker's score; the score puts it there.
     let results = fs::read_to_string(out.join("results.jsonl")).unwrap();

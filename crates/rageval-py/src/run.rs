@@ -472,5 +472,7 @@ fn judge_options(judge: JudgeSpec) -> Result<JudgeOptions, String> {
         lang,
         context_window: judge.context_window.unwrap_or(DEFAULT_CONTEXT_WINDOW),
         batch: false,
+        // The cascade is the CLI's for now (`--escalate`).
+        escalate: None,
     })
 }

@@ -160,6 +160,13 @@ pub struct TaskTally {
     /// Answered by a checker model (`--judge checker:DIR`; no cost, but a call).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub checker: u64,
+    /// Statements a cascade's checker settled (its score outside the escalation band).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub claims_by_checker: u64,
+    /// Statements a cascade escalated to the chat model (the checker's score inside the
+    /// band).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub claims_by_chat: u64,
 }
 
 /// Everything one session (or, summed, a whole run) asked of the judge.
@@ -224,6 +231,8 @@ impl JudgeUsage {
             entry.llm += tally.llm;
             entry.heuristic += tally.heuristic;
             entry.checker += tally.checker;
+            entry.claims_by_checker += tally.claims_by_checker;
+            entry.claims_by_chat += tally.claims_by_chat;
         }
         // A later session's form replaces an earlier one's for the same endpoint and model;
         // what each learned is kept, in order, once.
@@ -269,8 +278,18 @@ impl JudgeUsage {
                 llm: tally.llm.saturating_sub(before.llm),
                 heuristic: tally.heuristic.saturating_sub(before.heuristic),
                 checker: tally.checker.saturating_sub(before.checker),
+                claims_by_checker: tally
+                    .claims_by_checker
+                    .saturating_sub(before.claims_by_checker),
+                claims_by_chat: tally.claims_by_chat.saturating_sub(before.claims_by_chat),
             };
-            if left.llm + left.heuristic + left.checker > 0 {
+            if left.llm
+                + left.heuristic
+                + left.checker
+                + left.claims_by_checker
+                + left.claims_by_chat
+                > 0
+            {
                 tasks.insert(task.clone(), left);
             }
         }
@@ -291,6 +310,13 @@ impl JudgeUsage {
     /// Heuristic answers over every task.
     pub fn heuristic_calls(&self) -> u64 {
         self.tasks.values().map(|t| t.heuristic).sum()
+    }
+
+    /// Statements a cascade settled, by the checker and by the chat model, over every task.
+    pub fn cascade_claims(&self) -> (u64, u64) {
+        self.tasks.values().fold((0, 0), |(checker, chat), t| {
+            (checker + t.claims_by_checker, chat + t.claims_by_chat)
+        })
     }
 
     /// Checker-model answers over every task.
@@ -430,6 +456,7 @@ mod tests {
                 llm: calls,
                 heuristic: 2,
                 checker: 0,
+                ..TaskTally::default()
             },
         );
         usage

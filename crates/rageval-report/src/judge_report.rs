@@ -174,6 +174,14 @@ pub(crate) fn judge_html(account: Option<&JudgeAccount>) -> String {
     html
 }
 
+/// `count` of `total` as a percentage with one decimal.
+fn share(count: u64, total: u64) -> String {
+    if total == 0 {
+        return "-".into();
+    }
+    format!("{:.1}%", count as f64 * 100.0 / total as f64)
+}
+
 /// The section as Markdown.
 pub(crate) fn judge_markdown(account: Option<&JudgeAccount>) -> String {
     let mut md = String::from("\n## Judge\n\n");
@@ -215,6 +223,18 @@ pub(crate) fn judge_markdown(account: Option<&JudgeAccount>) -> String {
             let _ = write!(md, " {value} |");
         }
         md.push('\n');
+    }
+    let (by_checker, by_chat) = usage.cascade_claims();
+    if by_checker + by_chat > 0 {
+        let _ = writeln!(
+            md,
+            "\n- cascade: of {} claims, {by_checker} settled by the checker model ({}) and \
+             {by_chat} escalated to the chat model ({}); agreement of each tier: unmeasured \
+             until judge-check runs on labelled data",
+            by_checker + by_chat,
+            share(by_checker, by_checker + by_chat),
+            share(by_chat, by_checker + by_chat)
+        );
     }
     if !usage.tasks.is_empty() {
         md.push_str("\n| task | chat model | heuristic judge |\n|---|---:|---:|\n");
@@ -263,6 +283,7 @@ mod tests {
                 llm: 4,
                 heuristic: 0,
                 checker: 0,
+                ..TaskTally::default()
             },
         );
         let session = Session {

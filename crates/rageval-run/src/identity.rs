@@ -21,7 +21,7 @@ use crate::judges::JudgeSetup;
 /// Who judged a run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JudgeIdentity {
-    /// `endpoint`, `local`, `offline` or `heuristic`.
+    /// `endpoint`, `cascade`, `local`, `offline`, `heuristic` or `checker`.
     pub kind: String,
     /// The chat model's name (an endpoint's model, or the GGUF file's name).
     pub model: Option<String>,
@@ -78,11 +78,19 @@ impl JudgeIdentity {
         };
         let mut endpoints = setup.endpoints.clone();
         endpoints.sort();
-        let routes = setup
+        let mut routes: BTreeMap<String, String> = setup
             .routes()
             .into_iter()
             .map(|(task, answerer)| (task.to_string(), describe(answerer.as_ref())))
             .collect();
+        // Another band settles other statements by the checker: another judge.
+        if let Some(band) = setup.escalation() {
+            if let Some(route) = routes.get_mut(&TaskKind::SupportVerdicts.to_string()) {
+                route.push_str(&format!(
+                    ", escalating P(supported) in {band} to the chat model"
+                ));
+            }
+        }
         let model = setup.model_name().map(str::to_owned).or_else(|| {
             setup
                 .models()

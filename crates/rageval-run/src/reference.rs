@@ -118,7 +118,7 @@ pub fn require_writer_of(
     tasks: &[TaskKind],
 ) -> Result<()> {
     let named_gguf = matches!(options.local, Some(LocalJudge::Gguf(_)));
-    let endpoint = setup.kind() == "endpoint";
+    let endpoint = matches!(setup.kind(), "endpoint" | "cascade");
     let routed = setup
         .tasks()
         .is_some_and(|judge| tasks.iter().all(|&task| judge.route(task).is_ok()));

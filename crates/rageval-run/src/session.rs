@@ -74,6 +74,8 @@ pub fn usage_of(judge: Option<&Judge<Models>>, tasks: Option<&TaskJudge>) -> Jud
             llm: calls.llm,
             heuristic: calls.heuristic,
             checker: calls.checker,
+            claims_by_checker: calls.claims_by_checker,
+            claims_by_chat: calls.claims_by_chat,
         };
         usage.tasks.insert(task.to_string(), tally);
     }
@@ -299,6 +301,13 @@ pub fn describe(usage: &JudgeUsage) -> String {
     if checker > 0 {
         text.push_str(&format!(", {checker} checker answers"));
     }
+    let (by_checker, by_chat) = usage.cascade_claims();
+    if by_checker + by_chat > 0 {
+        text.push_str(&format!(
+            "; cascade: {by_checker} claims settled by the checker, {by_chat} by the chat model \
+             (agreement of each unmeasured until judge-check)"
+        ));
+    }
     for form in usage.request_forms.iter().filter(|f| !f.learned.is_empty()) {
         text.push_str(&format!(
             "; {} at {} refused this run's first requests, so: {}",
@@ -373,6 +382,7 @@ mod tests {
                 llm: 0,
                 heuristic: 30,
                 checker: 0,
+                ..TaskTally::default()
             },
         );
         assert_eq!(
@@ -385,6 +395,7 @@ mod tests {
                 llm: 0,
                 heuristic: 0,
                 checker: 12,
+                ..TaskTally::default()
             },
         );
         offline.tasks.insert(
@@ -393,6 +404,7 @@ mod tests {
                 llm: 0,
                 heuristic: 5,
                 checker: 0,
+                ..TaskTally::default()
             },
         );
         assert_eq!(

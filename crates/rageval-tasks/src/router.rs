@@ -8,6 +8,10 @@
 //! implementation. [`ContextsCheck`] has no route of its own: it goes to the chat model when
 //! the chat model answers each of its parts (splitting, support verdicts, usefulness), and
 //! is unavailable otherwise, so that callers ask the parts separately.
+//!
+//! With a checker, a chat model and an [`EscalationBand`], support verdicts cascade: the
+//! checker scores every statement, the chat judge is asked (once per task) only the
+//! statements scored inside the band, and each verdict's reason says which tier gave it.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -15,7 +19,7 @@ use std::sync::{Arc, Mutex};
 use rageval_judge::{ChatModel, Judge, Models, SupportChecker, TemplateId};
 use serde::{Deserialize, Serialize};
 
-use crate::checker::{self, CheckerInfo};
+use crate::checker::{self, CheckerInfo, EscalationBand};
 use crate::error::TaskError;
 use crate::heuristic::Heuristic;
 use crate::judged::{HeuristicInfo, Judged};
@@ -167,6 +171,12 @@ pub struct TaskCalls {
     /// Answered by a checker model.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub checker: u64,
+    /// Statements the checker settled in a cascade (outside the escalation band).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub claims_by_checker: u64,
+    /// Statements a cascade escalated to the chat judge (inside the band).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub claims_by_chat: u64,
 }
 
 fn is_zero(count: &u64) -> bool {
@@ -179,6 +189,7 @@ pub struct TaskJudge {
     llm: Option<Judge<Models>>,
     heuristic: Option<Heuristic>,
     checker: Option<SupportChecker>,
+    escalation: Option<EscalationBand>,
     policy: Policy,
     lang: LangChoice,
     calls: Arc<Mutex<BTreeMap<TaskKind, TaskCalls>>>,
@@ -196,6 +207,7 @@ impl std::fmt::Debug for TaskJudge {
             )
             .field("heuristic", &self.heuristic)
             .field("checker", &self.checker)
+            .field("escalation", &self.escalation)
             .field("policy", &self.policy)
             .field("lang", &self.lang)
             .finish()
@@ -210,6 +222,7 @@ impl TaskJudge {
             llm: None,
             heuristic: None,
             checker: None,
+            escalation: None,
             policy,
             lang: LangChoice::Auto,
             calls: Arc::default(),
@@ -233,6 +246,19 @@ impl TaskJudge {
     pub fn with_checker(mut self, checker: SupportChecker) -> Self {
         self.checker = Some(checker);
         self
+    }
+
+    /// Sends the support-verdict statements the checker scores inside `band` to the chat
+    /// model (when one is set) and lets the checker settle the others.
+    pub fn with_escalation(mut self, band: EscalationBand) -> Self {
+        self.escalation = Some(band);
+        self
+    }
+
+    /// The escalation band, when the checker and the chat model cascade.
+    pub fn escalation(&self) -> Option<EscalationBand> {
+        self.escalation
+            .filter(|_| self.checker.is_some() && self.llm.is_some())
     }
 
     /// The checker model, when one answers support verdicts.
@@ -272,6 +298,16 @@ impl TaskJudge {
             Route::Heuristic => entry.heuristic += 1,
             Route::Checker => entry.checker += 1,
         }
+    }
+
+    fn count_claims(&self, by_checker: usize, by_chat: usize) {
+        let mut calls = self
+            .calls
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let entry = calls.entry(TaskKind::SupportVerdicts).or_default();
+        entry.claims_by_checker += by_checker as u64;
+        entry.claims_by_chat += by_chat as u64;
     }
 
     /// The policy.
@@ -449,9 +485,82 @@ impl TaskJudge {
             (self.route(TaskKind::SupportVerdicts), &self.checker)
         {
             self.count(TaskKind::SupportVerdicts, Route::Checker);
-            return checker::support_verdicts(checker, task).await;
+            return match self.escalation() {
+                Some(band) => self.cascade(checker, band, task).await,
+                None => checker::support_verdicts(checker, task).await,
+            };
         }
         self.either(task, |h| h.support_verdicts(task)).await
+    }
+
+    /// Support verdicts by the checker, except those of the statements it scores inside
+    /// `band`, which the chat model answers in one call. The answer is the chat model's
+    /// (its usage, its template) when it was asked, else the checker's; each reason names
+    /// its tier.
+    async fn cascade(
+        &self,
+        checker: &SupportChecker,
+        band: EscalationBand,
+        task: &SupportVerdicts,
+    ) -> Result<Judged<Vec<SupportVerdict>>, TaskError> {
+        if band.escalates_every_claim() {
+            // No score can keep a statement from the chat model: the checker is not run.
+            let answered = self.run_llm(task).await?;
+            self.count_claims(0, task.statements.len());
+            return Ok(answered.map(|verdicts| {
+                verdicts
+                    .into_iter()
+                    .map(|verdict| SupportVerdict {
+                        reason: format!(
+                            "escalated to the chat judge (the band {band} escalates every \
+                             claim, so the checker was not run): {}",
+                            verdict.reason
+                        ),
+                        ..verdict
+                    })
+                    .collect()
+            }));
+        }
+        let checked = checker::check_each(checker, task).await?;
+        let escalated: Vec<usize> = (0..checked.len())
+            .filter(|&i| band.escalates(checked[i].support))
+            .collect();
+        let mut verdicts: Vec<SupportVerdict> = checked
+            .iter()
+            .map(|checked| SupportVerdict {
+                reason: format!(
+                    "settled by the checker, outside the escalation band {band}: {}",
+                    checked.verdict.reason
+                ),
+                ..checked.verdict.clone()
+            })
+            .collect();
+        if escalated.is_empty() {
+            self.count_claims(verdicts.len(), 0);
+            return Ok(checker::checker_judged(checker, verdicts));
+        }
+        let asked = SupportVerdicts {
+            statements: escalated
+                .iter()
+                .map(|&i| task.statements[i].clone())
+                .collect(),
+            contexts: task.contexts.clone(),
+            premise: task.premise,
+        };
+        let answered = self.run_llm(&asked).await?;
+        self.count_claims(verdicts.len() - escalated.len(), escalated.len());
+        let chat_verdicts = answered.value.iter().cloned();
+        for (&i, verdict) in escalated.iter().zip(chat_verdicts) {
+            verdicts[i] = SupportVerdict {
+                reason: format!(
+                    "escalated to the chat judge (checker P(supported) {:.3}, inside the band \
+                     {band}): {}",
+                    checked[i].support, verdict.reason
+                ),
+                ..verdict
+            };
+        }
+        Ok(answered.map(|_| verdicts))
     }
 
     /// [`ContextsCheck`], in one chat-model call. Nothing asked → an empty answer (no call);
@@ -757,7 +866,7 @@ mod tests {
             TaskCalls {
                 llm: 0,
                 heuristic: 2,
-                checker: 0,
+                ..TaskCalls::default()
             }
         );
     }

@@ -659,10 +659,22 @@ pub struct JudgeArgs {
     #[arg(
         long = "judge",
         value_name = "gguf:PATH|checker:DIR|heuristic",
-        value_parser = str::parse::<LocalJudge>,
-        conflicts_with_all = ["judge_base_url", "judge_model"]
+        value_parser = str::parse::<LocalJudge>
     )]
     pub local_judge: Option<LocalJudge>,
+
+    /// With `--judge checker:DIR` and a chat endpoint (`--judge-base-url`, `--judge-model`):
+    /// a cascade. Support-verdict claims the checker scores within LOW,HIGH (both included)
+    /// go to the chat model; the checker settles the rest (docs/judges.md, "The cascade")
+    #[arg(
+        long,
+        value_name = "LOW,HIGH",
+        num_args = 0..=1,
+        default_missing_value = "0.2,0.8",
+        value_parser = str::parse::<rageval_tasks::EscalationBand>,
+        requires = "local_judge"
+    )]
+    pub escalate: Option<rageval_tasks::EscalationBand>,
 
     /// The folder of the embedded models (default: $RAGEVAL_MODELS_DIR, else the search
     /// order in docs/local-models.md); scripts/fetch-models.sh fills it

@@ -40,6 +40,7 @@ pub fn options(args: &JudgeArgs) -> JudgeOptions {
         lang: args.lang,
         context_window: args.context_window,
         batch: false,
+        escalate: args.escalate,
     }
 }
 

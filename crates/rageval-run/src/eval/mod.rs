@@ -659,6 +659,9 @@ pub fn dry_run_over(
         .map(|n| n as u64);
     let stage = plan.run(stood_in()?, total, observer)?;
     let mut estimate = crate::plan::Estimate::new(setup.models(), vec![stage]);
+    if let Some(band) = options.judge.escalate {
+        estimate.notes.push(crate::plan::cascade_note(band));
+    }
     if let (Some(mode), Some(planner)) = (&options.batch, &planner) {
         let planning = BatchPlanning {
             metrics: &metrics,

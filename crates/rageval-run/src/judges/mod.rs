@@ -4,6 +4,8 @@
 //!
 //! An endpoint or a pool of them (a model from the flags, `$RAGEVAL_JUDGE_MODEL` or
 //! `rageval.toml`) answers every task; so does a GGUF file named by `--judge gguf:PATH`.
+//! `--judge checker:DIR --escalate LOW,HIGH` with an endpoint is a cascade (module
+//! `cascade`): the checker settles the support verdicts it is sure of, the endpoint the rest.
 //! `--judge heuristic` loads no model: what the heuristic judge cannot answer fails.
 //! Without either, the offline defaults: verdict tasks to the heuristic judge, statement
 //! splitting to its sentence splitter, writing tasks to the embedded GGUF chat model and
@@ -12,6 +14,7 @@
 //! `scripts/fetch-models.sh` (no fake answers). Resolving connects to nothing and loads no
 //! model.
 
+mod cascade;
 pub mod local;
 
 use std::path::PathBuf;
@@ -21,7 +24,9 @@ use rageval_judge::config::JudgeFlags;
 use rageval_judge::{Cap, Halt, Judge, JudgeSettings, Models, SupportChecker};
 use rageval_metrics::{Judges, Requirements};
 use rageval_report::{JudgeModel, ModelPrice};
-use rageval_tasks::{Answerer, Heuristic, Lang, LangChoice, Policy, Route, TaskJudge, TaskKind};
+use rageval_tasks::{
+    Answerer, EscalationBand, Heuristic, Lang, LangChoice, Policy, Route, TaskJudge, TaskKind,
+};
 use serde_json::{Value, json};
 
 use crate::error::{Result, RunError};
@@ -81,6 +86,8 @@ pub struct JudgeOptions {
     /// `--import-responses`): batch prices, no requests- or tokens-per-minute limits, and
     /// a cache that is read and written ([`crate::batch`]).
     pub batch: bool,
+    /// `--escalate LOW,HIGH`: with `--judge checker:DIR` and an endpoint, a cascade.
+    pub escalate: Option<EscalationBand>,
 }
 
 impl Default for JudgeOptions {
@@ -92,6 +99,7 @@ impl Default for JudgeOptions {
             lang: LangChoice::Auto,
             context_window: DEFAULT_CONTEXT_WINDOW,
             batch: false,
+            escalate: None,
         }
     }
 }
@@ -160,6 +168,9 @@ struct Routing {
     embeds: bool,
     /// The checker model answering support verdicts (`--judge checker:DIR`).
     checker: Option<SupportChecker>,
+    /// With a checker and a chat model: the band of checker scores escalated to the chat
+    /// model.
+    escalation: Option<EscalationBand>,
 }
 
 /// What to do when a task needs a model that writes and none was named.
@@ -297,7 +308,14 @@ impl JudgeSetup {
             .describe()
             .into_iter()
             .filter(|route| needed.contains(&route.task))
-            .map(|route| route.summary())
+            .map(|route| match self.routing.escalation {
+                Some(band) if route.task == TaskKind::SupportVerdicts => format!(
+                    "{}; claims it scores within {band} escalated to the chat model {}",
+                    route.summary(),
+                    self.model_name().unwrap_or("?")
+                ),
+                _ => route.summary(),
+            })
             .collect()
     }
 
@@ -359,6 +377,12 @@ impl JudgeSetup {
     /// those whose judge measured above chance.
     pub fn is_offline(&self) -> bool {
         matches!(self.routing.kind, "offline" | "heuristic" | "checker")
+    }
+
+    /// The band of checker scores escalated to the chat model, when checker and chat
+    /// model cascade.
+    pub fn escalation(&self) -> Option<EscalationBand> {
+        self.routing.escalation
     }
 
     /// The checker model answering support verdicts, when one does.
@@ -448,8 +472,11 @@ pub fn resolve_with(
     build: impl FnOnce(&JudgeSettings, Option<&Models>) -> Result<Judge<Models>>,
 ) -> Result<JudgeSetup> {
     let settings = settings(options, env)?;
+    let cascade = cascade::requested(options, &settings)?;
     let mut setup = match settings.model.clone().filter(|_| settings.has_endpoint()) {
-        Some(model) if options.local.is_none() => endpoint(options, settings, model, build)?,
+        Some(model) if options.local.is_none() || cascade.is_some() => {
+            endpoint(options, settings, model, cascade, build)?
+        }
         _ => local(options, env, settings, build)?,
     };
     setup.context_window = options.context_window;
@@ -459,22 +486,30 @@ pub fn resolve_with(
     Ok(setup)
 }
 
-/// Every task to the configured endpoints.
+/// Every task to the configured endpoints; in a cascade, support verdicts to the checker
+/// first.
 fn endpoint(
     options: &JudgeOptions,
     settings: JudgeSettings,
     model: String,
+    cascade: Option<(SupportChecker, EscalationBand)>,
     build: impl FnOnce(&JudgeSettings, Option<&Models>) -> Result<Judge<Models>>,
 ) -> Result<JudgeSetup> {
     let lang = options.lang;
     let judge = build(&settings, None)?;
     let heuristic = Heuristic::lexical();
+    let (checker, escalation) = cascade.unzip();
     let mut routing = Routing {
-        kind: "endpoint",
+        kind: if checker.is_some() {
+            "cascade"
+        } else {
+            "endpoint"
+        },
         policy: Policy::llm(),
         chats: true,
         embeds: settings.embedding_model.is_some(),
-        checker: None,
+        checker,
+        escalation,
     };
     let mut judges = judges_over(Some(judge.clone()), &routing, heuristic.clone(), lang);
     let fallback = match &settings.embedding_model {
@@ -491,7 +526,7 @@ fn endpoint(
         .map(|e| e.settings.endpoint_for_display())
         .collect();
     let description = json!({
-        "kind": "endpoint",
+        "kind": routing.kind,
         "endpoints": &endpoints,
         "model": model,
         "embedding_model": settings.embedding_model,
@@ -506,6 +541,8 @@ fn endpoint(
         "context_window": options.context_window,
         "lang": lang_name(lang),
         "routes": routes_json(&judges),
+        "checker": routing.checker.as_ref().map(checker_json),
+        "escalation": routing.escalation.map(cascade::band_json),
     });
     // The embedded model standing in for embeddings is not among the priced models: it costs
     // nothing per call (the manifest names it as `embedding_fallback`).
@@ -631,6 +668,7 @@ fn local(
         chats: chosen,
         embeds: local.models.embedder.is_some(),
         checker,
+        escalation: None,
     };
     let heuristic = Heuristic::lexical();
     let judges = judges_over(judge.clone(), &routing, heuristic.clone(), lang);
@@ -807,6 +845,9 @@ fn judges_over(
     }
     if routing.chats {
         tasks = tasks.with_llm(judge.clone());
+    }
+    if let Some(band) = routing.escalation {
+        tasks = tasks.with_escalation(band);
     }
     let judges = Judges::new(tasks).with_lang(lang);
     if routing.embeds {

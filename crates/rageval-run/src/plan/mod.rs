@@ -30,6 +30,18 @@ pub fn planning_setup(
     options: &JudgeOptions,
     env: Env<'_>,
 ) -> Result<(JudgeSetup, Option<Planner>)> {
+    let every_claim;
+    let options = if options.escalate.is_some() {
+        // A cascade is planned with every claim escalated, the most it can send
+        // ([`cascade_note`]); the checker is then not run.
+        every_claim = JudgeOptions {
+            escalate: Some(rageval_tasks::EVERY_CLAIM),
+            ..options.clone()
+        };
+        &every_claim
+    } else {
+        options
+    };
     let mut planner = None;
     let setup = judges::resolve_with(options, env, |settings, local| {
         let heuristic = rageval_tasks::Heuristic::lexical();
@@ -42,6 +54,18 @@ pub fn planning_setup(
         Ok(judge)
     })?;
     Ok((setup, planner))
+}
+
+/// What a dry run of a cascade says of its estimate. The checker is not run: the claims it
+/// scores are the chat model's split of the answers, which a dry run only estimates, and a
+/// real checker on CPU takes seconds per sample where a dry run takes none.
+pub fn cascade_note(band: rageval_tasks::EscalationBand) -> String {
+    format!(
+        "cascade: an upper bound — the estimate has the chat judge answer every claim's \
+         support verdicts, as a cascade asks them (its own call, never joined with the \
+         context checks); in the run the checker settles the claims it scores outside \
+         {band}, so fewer claims, and fewer calls where a sample has none inside, reach it"
+    )
 }
 
 /// The rows of a stage planned by one judge: one per task asked, then the total.
@@ -135,6 +159,8 @@ pub struct Estimate {
     pub stages: Vec<StageEstimate>,
     /// With `--batch`: the batch stages and jobs the run would need.
     pub batch: Option<crate::batch::plan::BatchPlan>,
+    /// What the figures mean beyond the tables (a cascade's upper bound).
+    pub notes: Vec<String>,
 }
 
 impl Estimate {
@@ -143,6 +169,7 @@ impl Estimate {
             models,
             stages,
             batch: None,
+            notes: Vec::new(),
         }
     }
 
@@ -237,6 +264,11 @@ impl Estimate {
         }
         if let Some(batch) = &self.batch {
             text.push_str(&batch.render());
+        }
+        for note in &self.notes {
+            text.push('\n');
+            text.push_str(note);
+            text.push('\n');
         }
         if let Some(note) = self.thinking_note() {
             text.push('\n');

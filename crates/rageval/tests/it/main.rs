@@ -6,6 +6,7 @@ mod abstention_citation;
 mod accounting;
 mod browser;
 mod calibrate;
+mod cascade;
 mod cdp;
 mod checker;
 mod chromium;

@@ -122,4 +122,3 @@ pub async fn faithfulness(
         .sum();
     Ok(credit / statements.len() as f64)
 }
-

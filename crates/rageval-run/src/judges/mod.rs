@@ -804,14 +804,7 @@ fn measured_script(dataset: &str) -> Lang {
 /// Whether an accuracy-like figure `value` over `count` items is above chance (0.5): the
 /// lower end of its 95% Wilson interval is.
 pub fn above_chance(value: f64, count: usize) -> bool {
-    if count == 0 || !value.is_finite() {
-        return false;
-    }
-    let n = count as f64;
-    let z = 1.959_963_984_540_054_f64;
-    let centre = value + z * z / (2.0 * n);
-    let spread = z * (value * (1.0 - value) / n + z * z / (4.0 * n * n)).sqrt();
-    (centre - spread) / (1.0 + z * z / n) > 0.5
+    rageval_core::stats::wilson(value, count).is_some_and(|interval| interval.low > 0.5)
 }
 
 /// [`Policy::offline`], except that statements are split into sentences by the heuristic

@@ -5,7 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n== %s\n' "$*" >&2; }
+# Each step line says how long the suite has run so far, so a slow CI run shows which step
+# took the time (BENCHMARKS.md, "CI: what each step costs").
+step() { printf '\n== [%d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*" >&2; }
 
 step "system packages and model files (scripts/setup.sh --deps-only)"
 ./scripts/setup.sh --deps-only
@@ -24,7 +26,9 @@ step "chromium for the browser tests (scripts/setup-chromium.sh)"
 step "Elasticsearch-compatible test server (rageval-sources' integration tests start it)"
 ./scripts/setup-noida.sh >/dev/null
 
-step "cargo test"
+step "cargo test: build"
+cargo test --workspace --locked --no-run
+step "cargo test: run"
 cargo test --workspace --locked
 
 step "Python package: maturin develop (dev profile, shared target dir) and pytest"
@@ -36,3 +40,4 @@ VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH" \
   .venv/bin/maturin develop --quiet --locked
 RAGEVAL_BIN="$PWD/target/debug/rageval" RAGEVAL_MOCK_BIN="$PWD/target/debug/rageval-mock" \
   .venv/bin/python -m pytest -q python/tests
+step "passed"

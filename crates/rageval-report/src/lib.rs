@@ -38,7 +38,7 @@
 //!   recorded) for the texts reports and comparisons show.
 //! - [`render_summary_table`]: the summary as a text table for a terminal.
 //! - [`write_results_parquet`]: `results.jsonl` as `results.parquet` for Spark or pandas.
-//! - `testing` (feature `test-support`): writes complete run directories for tests.
+//! - `testing` (hidden from the docs): writes complete run directories for tests.
 //!
 //! This crate knows no model and no metric formula; it stores and shows what metrics
 //! return. Parsing datasets is `rageval-core`'s job: writers take the samples as given, and
@@ -78,7 +78,10 @@ mod run_samples;
 mod summary;
 mod svg;
 mod table;
-#[cfg(any(test, feature = "test-support"))]
+// Compiled in every build, not behind a feature for other crates' tests: a feature the test
+// build turns on and the binaries' build does not made CI compile this crate and the three
+// above it twice.
+#[doc(hidden)]
 pub mod testing;
 mod time;
 mod xlsx;

@@ -1,4 +1,4 @@
-//! Test helpers (feature `test-support`, and this crate's own tests): complete run
+//! Test helpers (other crates' tests, and this crate's own): complete run
 //! directories written through the crate's own types, as `eval` writes them, so reports,
 //! comparisons and servers can be tested without a dataset or a metric.
 

@@ -24,6 +24,13 @@ import pytest
 import rageval
 from conftest import REPO
 
+# The engines' own deprecation notices (Ray Data's settings, PySpark on pandas 3) say
+# nothing about rageval.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning"),
+    pytest.mark.filterwarnings("ignore:`use_:DeprecationWarning"),
+]
+
 #: Two metrics the mock judges, two that need no model.
 METRICS = ["faithfulness", "context_recall", "rouge_l", "id_mrr"]
 ROWS = 2000
@@ -139,6 +146,18 @@ def judge_for(mock: Any, cache: Path) -> rageval.Judge:
     return rageval.Judge(base_url=mock.base_url, model="mock-chat", cache=str(cache))
 
 
+def assert_the_shared_cache_is_whole(cache: Path, reference: Reference) -> None:
+    """Two workers wrote one SQLite cache at once: the file is intact and holds one answer
+    for each request the single-process run sent (the rows are distinct, so no two
+    workers asked the same)."""
+    import sqlite3
+
+    with sqlite3.connect(cache) as connection:
+        assert connection.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        (answers,) = connection.execute("SELECT count(*) FROM answers").fetchone()
+    assert answers == reference.summary["judge"]["total"]["calls"]
+
+
 def needs(module: str, reason: str) -> None:
     pytest.importorskip(module, reason=f"{module} is not installed ({reason}); "
                         "scripts/setup.sh --deps-only installs it into .venv")
@@ -157,6 +176,7 @@ def test_ray_data_scores_every_cell_as_rageval_eval(reference: Reference, mock, 
     finally:
         ray.shutdown()
     assert_equal_to_the_cli(table, summary, reference)
+    assert_the_shared_cache_is_whole(tmp_path / "judge.sqlite", reference)
 
 
 def test_spark_scores_every_cell_as_rageval_eval(
@@ -185,3 +205,4 @@ def test_spark_scores_every_cell_as_rageval_eval(
     finally:
         spark.stop()
     assert_equal_to_the_cli(table, summary, reference)
+    assert_the_shared_cache_is_whole(tmp_path / "judge.sqlite", reference)

@@ -43,8 +43,8 @@ fi
 
 # The Python package's build and test tools, in a venv of the repo (never the system's).
 # ray[data] (about 135 MB of wheels with pyarrow) and pyspark (a 456 MB source archive,
-# built locally) take about 2.5 minutes cold on 2 cores (BENCHMARKS.md, "Ray Data and Spark
-# in the test suite"); pinned, so CI meets no new release by surprise.
+# built locally) add about 3.5 minutes to a cold install on 2 cores (BENCHMARKS.md, "Ray
+# Data and Spark in the test suite"); pinned, so CI meets no new release by surprise.
 python_tools=("maturin>=1.9,<2" "pytest>=7" "pandas>=1.5" "ray[data]==2.60.0" "pyspark==4.3.0")
 if [ "$build" != none ]; then
   : # the quick start needs no Python; `pip install .` builds the package on its own

@@ -17,7 +17,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Tuple
 
 import pytest
 
@@ -163,46 +163,61 @@ def needs(module: str, reason: str) -> None:
                         "scripts/setup.sh --deps-only installs it into .venv")
 
 
-def test_ray_data_scores_every_cell_as_rageval_eval(reference: Reference, mock, tmp_path) -> None:
+# The engines start once for the module, and before `reference`: without them the tests
+# skip at once rather than after a 2,000-row run they cannot use.
+@pytest.fixture(scope="module")
+def ray_cluster() -> Iterator[None]:
     needs("ray", "Ray Data")
     import ray
 
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
              configure_logging=False, runtime_env={"env_vars": {"RAY_DATA_LOG_LEVEL": "ERROR"}})
     try:
-        score_with_ray: Callable = recipe("ray")["score_with_ray"]
-        table, summary = score_with_ray(
-            str(reference.data), METRICS, judge_for(mock, tmp_path / "judge.sqlite"))
+        yield
     finally:
         ray.shutdown()
-    assert_equal_to_the_cli(table, summary, reference)
-    assert_the_shared_cache_is_whole(tmp_path / "judge.sqlite", reference)
 
 
-def test_spark_scores_every_cell_as_rageval_eval(
-    reference: Reference, mock, tmp_path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture(scope="module")
+def spark_session() -> Iterator[Any]:
     needs("pyspark", "Spark")
     if shutil.which("java") is None:
         pytest.skip("Spark needs a Java runtime (17 or later) on PATH")
     from pyspark.sql import SparkSession
 
     # The Python workers must be this interpreter, the one with rageval installed.
-    monkeypatch.setenv("PYSPARK_PYTHON", sys.executable)
-    spark = (
-        SparkSession.builder.master("local[2]")
-        .appName("rageval-test-engines")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.driver.host", "127.0.0.1")
-        .getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("ERROR")
-    try:
-        score_with_spark: Callable = recipe("spark")["score_with_spark"]
-        table, summary = score_with_spark(
-            spark, str(reference.data), METRICS, judge_for(mock, tmp_path / "judge.sqlite"))
-    finally:
-        spark.stop()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PYSPARK_PYTHON", sys.executable)
+        spark = (
+            SparkSession.builder.master("local[2]")
+            .appName("rageval-test-engines")
+            .config("spark.ui.enabled", "false")
+            .config("spark.sql.shuffle.partitions", "2")
+            .config("spark.driver.host", "127.0.0.1")
+            .getOrCreate()
+        )
+        spark.sparkContext.setLogLevel("ERROR")
+        try:
+            yield spark
+        finally:
+            spark.stop()
+
+
+def test_ray_data_scores_every_cell_as_rageval_eval(
+    ray_cluster: None, reference: Reference, mock, tmp_path: Path
+) -> None:
+    score_with_ray: Callable = recipe("ray")["score_with_ray"]
+    table, summary = score_with_ray(
+        str(reference.data), METRICS, judge_for(mock, tmp_path / "judge.sqlite"))
+    assert_equal_to_the_cli(table, summary, reference)
+    assert_the_shared_cache_is_whole(tmp_path / "judge.sqlite", reference)
+
+
+def test_spark_scores_every_cell_as_rageval_eval(
+    spark_session: Any, reference: Reference, mock, tmp_path: Path
+) -> None:
+    score_with_spark: Callable = recipe("spark")["score_with_spark"]
+    table, summary = score_with_spark(
+        spark_session, str(reference.data), METRICS, judge_for(mock, tmp_path / "judge.sqlite"))
     assert_equal_to_the_cli(table, summary, reference)
     assert_the_shared_cache_is_whole(tmp_path / "judge.sqlite", reference)

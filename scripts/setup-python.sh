@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The Python package's build and test tools, in a virtual environment of the repo (.venv,
+# never the system's): maturin, pytest and pandas to build and test the package, and Ray
+# Data and PySpark (pinned) for the tests that map the evaluator over them
+# (python/tests/test_engines.py; Spark runs on the machine's Java 17). Test tools, never
+# dependencies of the package. Idempotent: a second run installs nothing.
+# scripts/test.sh runs it in the background while Rust builds; scripts/setup.sh --deps-only
+# runs it in the foreground.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# ray[data] (about 135 MB of wheels with pyarrow) and pyspark (a 456 MB source archive,
+# built locally) add about 3.5 minutes to a cold install on 2 cores (BENCHMARKS.md, "Ray
+# Data and Spark in the test suite"); pinned, so CI meets no new release by surprise.
+python_tools=("maturin>=1.9,<2" "pytest>=7" "pandas>=1.5" "ray[data]==2.60.0" "pyspark==4.3.0")
+
+if ! command -v python3 >/dev/null 2>&1; then
+  echo "setup: python3 not found; the Python package is not built" >&2
+  exit 0
+fi
+if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating .venv for the Python package's tools" >&2
+  python3 -m venv .venv
+fi
+if ! .venv/bin/python -c 'import maturin, pytest, pandas, pyarrow, ray.data, pyspark' \
+    >/dev/null 2>&1; then
+  echo "setup: installing ${python_tools[*]} into .venv (PyPI)" >&2
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check "${python_tools[@]}"
+fi
+command -v java >/dev/null 2>&1 \
+  || echo "setup: java not found; the Spark test (python/tests/test_engines.py) will skip" >&2

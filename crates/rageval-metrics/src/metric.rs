@@ -40,7 +40,9 @@ impl Input {
     pub fn present_in(self, sample: &Sample) -> bool {
         match self {
             Input::Question => !sample.question.trim().is_empty(),
-            Input::Contexts => !sample.contexts.is_empty(),
+            // ID-only data gives contexts without text: a metric that reads the text has
+            // nothing to read, as when the sample has no contexts at all.
+            Input::Contexts => sample.contexts.iter().any(|c| !c.text.trim().is_empty()),
             Input::ContextIds => !sample.contexts.is_empty() && sample.context_ids().is_some(),
             Input::Answer => sample
                 .answer
@@ -236,4 +238,31 @@ pub(crate) fn with_inputs(
     score: impl FnOnce() -> Outcome,
 ) -> Outcome {
     lacking_input(info, sample).unwrap_or_else(score)
+}
+
+#[cfg(test)]
+mod tests {
+    use rageval_core::Context;
+
+    use super::*;
+
+    /// Regression (found by the Ray/Spark tests, 2026-11-28): a row with
+    /// `retrieved_context_ids` but an empty `retrieved_contexts` list scored faithfulness 0
+    /// ("no context supports it") instead of being undefined like the same row without ids.
+    #[test]
+    fn contexts_known_by_id_alone_have_no_text_to_read() {
+        let id_only = |id: &str| Context {
+            id: Some(id.into()),
+            text: String::new(),
+            score: None,
+        };
+        let mut sample = Sample {
+            contexts: vec![id_only("c1"), id_only("c2")],
+            ..Sample::default()
+        };
+        assert!(!Input::Contexts.present_in(&sample));
+        assert!(Input::ContextIds.present_in(&sample));
+        sample.contexts[1].text = "Paris is the capital of France.".into();
+        assert!(Input::Contexts.present_in(&sample));
+    }
 }

@@ -11,6 +11,7 @@
 //! is written by [`crate::JournalWriter`].
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::fs::File;
 use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 use std::io::{BufRead, BufReader};
@@ -202,8 +203,8 @@ impl<'a> JournalIndex<'a> {
         let mut reader = self.reader();
         let mut by_sample = HashMap::new();
         for sample in samples {
-            if !by_sample.contains_key(&sample) {
-                by_sample.insert(sample, reader.sample(sample)?);
+            if let Entry::Vacant(slot) = by_sample.entry(sample) {
+                slot.insert(reader.sample(sample)?);
             }
         }
         Ok(Outcomes { by_sample })

@@ -5,7 +5,6 @@
 //! judge went against the label with the judge's own reasons and a link to the sample.
 //! Every string from data passes through the escapes of [`crate::escape`].
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use rageval_core::{Outcome, VerdictTarget};
@@ -13,8 +12,8 @@ use rageval_core::{Outcome, VerdictTarget};
 use crate::escape::{escape_html as e, escape_markdown_cell as cell};
 use crate::page::shorten;
 use crate::{
-    Agreement, AgreementDelta, AgreementFigure, FigureDelta, ItemResult, ItemVerdict, RunData,
-    chance_level,
+    Agreement, AgreementDelta, AgreementFigure, FigureDelta, ItemResult, ItemVerdict, JournalIndex,
+    Outcomes, RunData, RunInfo, chance_level,
 };
 
 /// Items listed under "where the judge disagreed".
@@ -24,9 +23,6 @@ const UNSTABLE_SHOWN: usize = 10;
 /// Verdict reasons quoted per sample, and characters per reason.
 const REASONS_PER_SAMPLE: usize = 3;
 const REASON_CHARS: usize = 240;
-
-/// Each sample × metric's outcome, as [`RunData::outcomes`] gives it.
-type Outcomes<'a> = HashMap<(&'a str, &'a str), &'a Outcome>;
 
 /// What a figure measures, in words.
 fn meaning(figure: &str) -> &'static str {
@@ -93,8 +89,8 @@ fn threshold_line(agreement: &Agreement) -> Option<String> {
 
 /// What the judge said about one sample of an item: its verdicts' reasons (those against
 /// first), or why there is no score.
-fn judge_reasons(outcomes: &Outcomes<'_>, metric: &str, sample_id: &str) -> String {
-    match outcomes.get(&(sample_id, metric)) {
+fn judge_reasons(outcome: Option<&Outcome>) -> String {
+    match outcome {
         Some(Outcome::Score { evidence, .. }) => {
             let mut verdicts: Vec<_> = evidence
                 .verdicts
@@ -133,18 +129,50 @@ fn result_text(verdict: &ItemVerdict) -> &'static str {
 }
 
 /// The run's metric (a judge-check run has one).
-fn metric_of(run: &RunData) -> String {
-    run.metric_names().into_iter().next().unwrap_or_default()
+fn metric_of(run: &RunInfo, journal: &JournalIndex) -> String {
+    let names = journal.metric_names(&run.summary.metric_order);
+    names.into_iter().next().unwrap_or_default()
+}
+
+/// The samples whose outcomes the agreement section quotes (the first disagreements'),
+/// as journal indices; none for a run without an agreement.
+pub(crate) fn agreement_samples(run: &RunInfo, journal: &JournalIndex) -> Vec<usize> {
+    let Some(agreement) = &run.agreement else {
+        return Vec::new();
+    };
+    agreement
+        .disagreements()
+        .take(DISAGREEMENTS_SHOWN)
+        .flat_map(|verdict| verdict.sample_ids())
+        .filter_map(|id| journal.index_of(id.as_str()))
+        .collect()
 }
 
 /// The agreement section of a judge-check run as an HTML fragment (empty for other runs).
 /// Sample names link to `{link_base}#s{index}`, their drill-down in the run's report (`""`
 /// for the same page).
 pub fn render_agreement(run: &RunData, link_base: &str) -> String {
+    let journal = JournalIndex::of_records(&run.records);
+    let info = run.info();
+    // Records in memory are read without I/O: reading their outcomes cannot fail.
+    let outcomes = journal
+        .outcomes(agreement_samples(&info, &journal))
+        .unwrap_or_default();
+    agreement_html(&info, &journal, &outcomes, link_base)
+}
+
+/// [`render_agreement`] from the run's journal index, with the outcomes of
+/// [`agreement_samples`].
+pub(crate) fn agreement_html(
+    run: &RunInfo,
+    journal: &JournalIndex,
+    outcomes: &Outcomes,
+    link_base: &str,
+) -> String {
     let Some(agreement) = &run.agreement else {
         return String::new();
     };
-    let metric = metric_of(run);
+    let metric = metric_of(run, journal);
     let labels = run.manifest.settings["labels"].as_str().unwrap_or("");
     let mut html = format!(
         "<h2 id=\"agreement\">Agreement with the human labels</h2>\n<p><b>{}</b> labels \
@@ -195,7 +223,12 @@ pub fn render_agreement(run: &RunData, link_base: &str) -> String {
         html.push_str("</ul>\n");
     }
     html.push_str(&stability_html(agreement));
-    html.push_str(&disagreements_html(run, agreement, &metric, link_base));
+    let quoted = Quoted {
+        journal,
+        outcomes,
+        metric: &metric,
+    };
+    html.push_str(&disagreements_html(agreement, &quoted, link_base));
     html
 }
 
@@ -258,12 +291,22 @@ fn repeat_scores(scores: &[Vec<Option<f64>>]) -> String {
         .join(" | ")
 }
 
-fn disagreements_html(
-    run: &RunData,
-    agreement: &Agreement,
-    metric: &str,
-    link_base: &str,
-) -> String {
+/// Where the judge's reasons for a sample come from: the run's outcomes of its metric.
+struct Quoted<'q> {
+    journal: &'q JournalIndex<'q>,
+    outcomes: &'q Outcomes<'q>,
+    metric: &'q str,
+}
+
+impl Quoted<'_> {
+    /// The judge's reasons for the sample called `id`.
+    fn reasons(&self, id: &str) -> String {
+        let at = self.journal.index_of(id);
+        judge_reasons(at.and_then(|at| self.outcomes.get(at, self.metric)))
+    }
+}
+
+fn disagreements_html(agreement: &Agreement, quoted: &Quoted, link_base: &str) -> String {
     let mut html =
         String::from("<h3 id=\"disagreements\">Where the judge went against the label</h3>\n");
     let wrong: Vec<&ItemVerdict> = agreement.disagreements().collect();
@@ -294,8 +337,6 @@ fn disagreements_html(
          <th>label</th><th>result</th><th>sample</th><th class=\"num\">score</th>\
          <th>the judge's reasons</th></tr></thead><tbody>\n",
     );
-    let index = run.sample_index();
-    let outcomes = run.outcomes();
     for verdict in wrong.into_iter().take(DISAGREEMENTS_SHOWN) {
         let ids = verdict.sample_ids();
         for (i, id) in ids.iter().enumerate() {
@@ -311,7 +352,7 @@ fn disagreements_html(
             } else {
                 String::new()
             };
-            let sample = match index.get(id.as_str()) {
+            let sample = match quoted.journal.index_of(id) {
                 Some(at) => format!(
                     "<a href=\"{}#s{at}\"><code>{}</code></a>",
                     e(link_base),
@@ -324,7 +365,7 @@ fn disagreements_html(
                 "<tr>{head}<td class=\"nowrap\">{sample}</td><td class=\"num\">{}</td>\
                  <td>{}</td></tr>",
                 score_text(verdict.scores.get(i).copied().flatten()),
-                e(&judge_reasons(&outcomes, metric, id))
+                e(&quoted.reasons(id))
             );
         }
     }
@@ -333,11 +374,15 @@ fn disagreements_html(
 }
 
 /// The agreement section of a judge-check run as Markdown (empty for other runs).
-pub(crate) fn agreement_markdown(run: &RunData) -> String {
+pub(crate) fn agreement_markdown(
+    run: &RunInfo,
+    journal: &JournalIndex,
+    outcomes: &Outcomes,
+) -> String {
     let Some(agreement) = &run.agreement else {
         return String::new();
     };
-    let metric = metric_of(run);
+    let metric = metric_of(run, journal);
     let mut md = format!(
         "## Agreement with the human labels\n\n{} labels, {} items, {} left out (no score); \
          the judge's scores of `{}`, 95% bootstrap intervals.\n\n",
@@ -399,7 +444,11 @@ pub(crate) fn agreement_markdown(run: &RunData) -> String {
                 String::new()
             }
         );
-        let outcomes = run.outcomes();
+        let quoted = Quoted {
+            journal,
+            outcomes,
+            metric: &metric,
+        };
         for verdict in wrong.into_iter().take(DISAGREEMENTS_SHOWN) {
             let ids = verdict.sample_ids();
             let scores: Vec<String> = ids
@@ -412,7 +461,7 @@ pub(crate) fn agreement_markdown(run: &RunData) -> String {
                 .collect();
             let reasons: Vec<String> = ids
                 .iter()
-                .map(|id| judge_reasons(&outcomes, &metric, id))
+                .map(|id| quoted.reasons(id))
                 .filter(|r| !r.is_empty())
                 .collect();
             let _ = writeln!(

@@ -38,6 +38,8 @@ pub enum ReportError {
         #[source]
         source: serde_json::Error,
     },
+    #[error("{path} changed while its reports were written (a line moved or was rewritten)")]
+    JournalChanged { path: PathBuf },
     #[error("{path}:{line}: not a rank agreement line")]
     DecodeRankAgreement {
         path: PathBuf,
@@ -144,6 +146,7 @@ impl ReportError {
             | Self::Write { path, .. }
             | Self::Read { path, .. }
             | Self::DecodeLine { path, .. }
+            | Self::JournalChanged { path }
             | Self::DecodeRankAgreement { path, .. }
             | Self::BadRankAgreement { path, .. }
             | Self::Decode { path, .. }

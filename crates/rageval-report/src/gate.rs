@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use rageval_core::Outcome;
 
 use crate::escape::escape_html;
-use crate::{ReportError, RunData};
+use crate::{JournalIndex, ReportError, RunData, RunInfo};
 
 /// One `metric=minimum` pair.
 #[derive(Debug, Clone, PartialEq)]
@@ -107,20 +107,33 @@ impl Gate {
     /// Checks every threshold against `run`; a threshold on a metric the run lacks is an
     /// error rather than a pass, so a typo cannot open the gate.
     pub fn check(&self, run: &RunData) -> Result<GateOutcome, ReportError> {
+        self.check_journal(&run.info(), &JournalIndex::of_records(&run.records))
+    }
+
+    /// [`Gate::check`] against a run's journal index, whose records are streamed once per
+    /// threshold.
+    pub fn check_journal(
+        &self,
+        run: &RunInfo,
+        journal: &JournalIndex,
+    ) -> Result<GateOutcome, ReportError> {
         let mut checks = Vec::new();
         for threshold in &self.thresholds {
             let Some(summary) = run.summary.metrics.get(&threshold.metric) else {
                 return Err(ReportError::UnknownGateMetric {
                     metric: threshold.metric.clone(),
-                    available: run.metric_names().join(", "),
+                    available: journal.metric_names(&run.summary.metric_order).join(", "),
                 });
             };
-            let mut below: Vec<(f64, &str)> = Vec::new();
+            let mut below: Vec<(f64, String)> = Vec::new();
             let mut failed = Vec::new();
-            for record in run.records.iter().filter(|r| r.metric == threshold.metric) {
+            journal.for_each_record(|record| {
+                if record.metric != threshold.metric {
+                    return Ok(());
+                }
                 match &record.outcome {
                     Outcome::Score { value, .. } if *value < threshold.minimum => {
-                        below.push((*value, &record.sample_id))
+                        below.push((*value, record.sample_id.clone()))
                     }
                     Outcome::Failed { error } => failed.push(FailingSample {
                         sample_id: record.sample_id.clone(),
@@ -128,12 +141,13 @@ impl Gate {
                     }),
                     _ => {}
                 }
-            }
+                Ok(())
+            })?;
             below.sort_by(|a, b| a.0.total_cmp(&b.0));
             let mut failing_samples: Vec<FailingSample> = below
                 .into_iter()
-                .map(|(value, id)| FailingSample {
-                    sample_id: id.to_string(),
+                .map(|(value, sample_id)| FailingSample {
+                    sample_id,
                     why: format!("{value:.4}"),
                 })
                 .collect();

@@ -2,8 +2,8 @@
 //! style sheet from anywhere else, so it opens offline and can be mailed as one file.
 //!
 //! A `judge-check` run's page opens with its agreement with the human labels
-//! ([`render_agreement`]); a `rank` / `pipeline` run's shows the retriever's order against
-//! the judge's per question ([`render_rank_agreement`]). Samples are listed in the
+//! ([`render_agreement`](crate::render_agreement)); a `rank` / `pipeline` run's shows the retriever's order against
+//! the judge's per question ([`render_rank_agreement`](crate::render_rank_agreement)). Samples are listed in the
 //! dataset's order when it is at hand. It shows per-metric means with 95% intervals, each metric's distribution as an inline SVG
 //! histogram, undefined and failed counts with their reasons, the judge's calls, tokens, cost
 //! and parse-ladder counts, and a per-sample table whose
@@ -18,15 +18,16 @@ use std::fmt::Write as _;
 
 use rageval_core::{Evidence, Outcome, Sample, Verdict, VerdictTarget};
 
-use crate::agreement_render::render_agreement;
+use crate::agreement_render::{agreement_html, agreement_samples};
 use crate::escape::escape_html as e;
 use crate::judge_agreement::{chance_suffix, judges_html};
 use crate::judge_report::judge_html;
 use crate::outcome_text::detail_value;
 use crate::page::{html_document, number, shorten};
-use crate::report_samples::{ReportSamples, report_samples};
+use crate::rank_agreement_render::rank_agreement_html;
+use crate::report_samples::{ReportSamples, choose_samples};
 use crate::svg::{IntervalRow, histogram, interval_chart};
-use crate::{MetricSummary, ReportError, ReportTexts, RunData, render_rank_agreement};
+use crate::{JournalIndex, MetricSummary, Outcomes, ReportError, ReportTexts, RunData, RunInfo};
 
 /// Characters of a context quoted under a verdict that cites it.
 const QUOTE_CHARS: usize = 300;
@@ -37,45 +38,87 @@ const HEADING_CHARS: usize = 120;
 /// texts for the drill-down; pass an empty slice when the dataset is not at hand, and the
 /// page shows ids and indices only.
 pub fn render_html(run: &RunData, samples: &[Sample]) -> String {
-    let order = run.input_order(samples.iter().map(|s| s.id.as_str()));
-    let listed = report_samples(run, &order);
+    let journal = JournalIndex::of_records(&run.records);
+    let order = journal.input_order(samples.iter().map(|s| s.id.as_str()));
+    let info = run.info();
+    let listed = choose_samples(&journal, &info, &order);
     let by_id: HashMap<&str, &Sample> = samples.iter().map(|s| (s.id.as_str(), s)).collect();
-    render_listing(run, listed, &by_id, !samples.is_empty())
+    // Records in memory are read without I/O: reading their outcomes cannot fail.
+    let outcomes = journal
+        .outcomes(shown_samples(&info, &journal, &listed))
+        .unwrap_or_default();
+    render_listing(
+        &info,
+        &journal,
+        &outcomes,
+        listed,
+        &by_id,
+        !samples.is_empty(),
+    )
 }
 
-/// [`render_html`] with texts from `texts`, of which only the listed samples are kept in
-/// memory (a large run's page lists a few hundred).
-pub(crate) fn render_html_from(run: &RunData, texts: &ReportTexts) -> Result<String, ReportError> {
-    let listed = report_samples(run, &texts.order(run)?);
-    let ids = run.sample_ids();
-    let wanted: HashSet<&str> = listed.listed.iter().map(|&index| ids[index]).collect();
+/// [`render_html`] from the run's journal index, with texts from `texts`, of which only the
+/// listed samples are kept in memory (a large run's page lists a few hundred), as are the
+/// outcomes read back from the journal.
+pub(crate) fn render_html_from(
+    run: &RunInfo,
+    journal: &JournalIndex,
+    texts: &ReportTexts,
+) -> Result<String, ReportError> {
+    let listed = choose_samples(journal, run, &texts.order(journal)?);
+    let wanted: HashSet<&str> = listed.listed.iter().map(|&at| journal.id(at)).collect();
     let picked = texts.pick(&wanted)?;
     let by_id: HashMap<&str, &Sample> = picked.iter().map(|(id, s)| (id.as_str(), s)).collect();
-    Ok(render_listing(run, listed, &by_id, !texts.is_absent()))
+    let outcomes = journal.outcomes(shown_samples(run, journal, &listed))?;
+    Ok(render_listing(
+        run,
+        journal,
+        &outcomes,
+        listed,
+        &by_id,
+        !texts.is_absent(),
+    ))
 }
 
-/// The page around the samples `listed` (journal indices in the order shown), with texts
-/// from `by_id`; `has_texts` says whether the dataset was at hand.
+/// The samples whose outcomes the page shows: those listed, and those the agreement
+/// section cites.
+fn shown_samples(run: &RunInfo, journal: &JournalIndex, listed: &ReportSamples) -> Vec<usize> {
+    let mut shown = listed.listed.clone();
+    shown.extend(agreement_samples(run, journal));
+    shown
+}
+
+/// The page around the samples `listed` (journal indices in the order shown), with their
+/// `outcomes` and texts from `by_id`; `has_texts` says whether the dataset was at hand.
 fn render_listing(
-    run: &RunData,
+    run: &RunInfo,
+    journal: &JournalIndex,
+    outcomes: &Outcomes,
     listed: ReportSamples,
     by_id: &HashMap<&str, &Sample>,
     has_texts: bool,
 ) -> String {
-    let metrics = run.metric_names();
+    let metrics = journal.metric_names(&run.summary.metric_order);
     let title = format!("rageval report: {}", run.name());
     let mut page = format!("<h1>{}</h1>\n", e(&title));
     // A judge-check run is about its agreement with the labels: that comes first.
-    page.push_str(&render_agreement(run, ""));
-    page.push_str(&render_run_summary(run));
-    page.push_str(&render_rank_agreement(run, ""));
+    page.push_str(&agreement_html(run, journal, outcomes, ""));
+    page.push_str(&run_summary(run, journal));
+    page.push_str(&rank_agreement_html(run, journal, ""));
     // Rows in the dataset's order (the samples that matter in a large run); each keeps its
     // journal index as its anchor.
     page.push_str("<h2 id=\"per-sample\">Per sample</h2>\n");
     if let Some(note) = listed.note() {
         let _ = writeln!(page, "<p class=\"muted\">{}</p>", e(&note));
     }
-    page.push_str(&sample_table(run, by_id, &listed.listed, ""));
+    page.push_str(&sample_table(
+        journal,
+        &metrics,
+        outcomes,
+        by_id,
+        &listed.listed,
+        "",
+    ));
     page.push_str("<h2 id=\"samples\">Samples</h2>\n");
     if !has_texts {
         page.push_str(
@@ -84,16 +127,14 @@ fn render_listing(
              texts.</p>\n",
         );
     }
-    let outcomes = run.outcomes();
-    let ids = run.sample_ids();
     for index in listed.listed {
-        let id = ids[index];
+        let id = journal.id(index);
         page.push_str(&sample_details(
             index,
             id,
             by_id.get(id).copied(),
             &metrics,
-            &outcomes,
+            outcomes,
         ));
     }
     html_document(&title, &page)
@@ -103,9 +144,14 @@ fn render_listing(
 /// intervals and histograms, the interval chart, undefined/failed reasons, and the judge's
 /// calls, tokens, cost and parse ladder.
 pub fn render_run_summary(run: &RunData) -> String {
-    let metrics = run.metric_names();
+    run_summary(&run.info(), &JournalIndex::of_records(&run.records))
+}
+
+/// [`render_run_summary`] from the run's journal index.
+fn run_summary(run: &RunInfo, journal: &JournalIndex) -> String {
+    let metrics = journal.metric_names(&run.summary.metric_order);
     let mut html = meta_table(run);
-    html.push_str(&summary_section(run, &metrics));
+    html.push_str(&summary_section(run, journal, &metrics));
     html.push_str(&crate::calibrated_html(&run.summary));
     html.push_str(&crate::abstention_render::abstention_html(&run.summary));
     html.push_str(&reasons_section(run, &metrics));
@@ -113,7 +159,7 @@ pub fn render_run_summary(run: &RunData) -> String {
     html
 }
 
-fn meta_table(run: &RunData) -> String {
+fn meta_table(run: &RunInfo) -> String {
     let m = &run.manifest;
     let rows = [
         ("dataset", m.dataset.path.clone()),
@@ -142,7 +188,7 @@ fn meta_table(run: &RunData) -> String {
     html
 }
 
-fn summary_section(run: &RunData, metrics: &[String]) -> String {
+fn summary_section(run: &RunInfo, journal: &JournalIndex, metrics: &[String]) -> String {
     let mut html = String::from(
         "<h2 id=\"summary\">Summary</h2>\n<table class=\"summary\"><thead><tr><th>metric</th>\
          <th class=\"num\">mean</th><th class=\"num\">95% CI</th><th class=\"num\">scored</th>\
@@ -154,7 +200,7 @@ fn summary_section(run: &RunData, metrics: &[String]) -> String {
         let Some(m) = run.summary.metrics.get(name) else {
             continue;
         };
-        let mut values: Vec<f64> = run.scores(name).into_values().collect();
+        let mut values: Vec<f64> = journal.scores(name).map(|(_, value)| value).collect();
         values.sort_by(f64::total_cmp);
         let _ = writeln!(
             html,
@@ -189,7 +235,7 @@ fn summary_section(run: &RunData, metrics: &[String]) -> String {
     html
 }
 
-fn reasons_section(run: &RunData, metrics: &[String]) -> String {
+fn reasons_section(run: &RunInfo, metrics: &[String]) -> String {
     let mut html = String::from("<h2 id=\"reasons\">Undefined and failed</h2>\n");
     let mut any = false;
     for name in metrics {
@@ -228,32 +274,38 @@ pub fn render_sample_table(
     link_base: &str,
 ) -> String {
     let by_id: HashMap<&str, &Sample> = samples.iter().map(|s| (s.id.as_str(), s)).collect();
-    sample_table(run, &by_id, shown, link_base)
+    let journal = JournalIndex::of_records(&run.records);
+    let metrics = journal.metric_names(&run.summary.metric_order);
+    let known = shown.iter().copied().filter(|&at| at < journal.len());
+    // Records in memory are read without I/O: reading their outcomes cannot fail.
+    let outcomes = journal.outcomes(known).unwrap_or_default();
+    sample_table(&journal, &metrics, &outcomes, &by_id, shown, link_base)
 }
 
-/// [`render_sample_table`] with the samples by id.
+/// [`render_sample_table`] from the run's journal index, with the shown samples' outcomes
+/// and texts by id.
 fn sample_table(
-    run: &RunData,
+    journal: &JournalIndex,
+    metrics: &[String],
+    outcomes: &Outcomes,
     by_id: &HashMap<&str, &Sample>,
     shown: &[usize],
     link_base: &str,
 ) -> String {
-    let metrics = run.metric_names();
-    let ids = run.sample_ids();
     let mut html =
         String::from("<div class=\"wide\"><table class=\"per-sample\"><thead><tr><th>sample</th>");
     if !by_id.is_empty() {
         html.push_str("<th>question</th>");
     }
-    for name in &metrics {
+    for name in metrics {
         let _ = write!(html, "<th class=\"num\"><code>{}</code></th>", e(name));
     }
     html.push_str("</tr></thead><tbody>\n");
-    let outcomes = run.outcomes();
     for &index in shown {
-        let Some(&id) = ids.get(index) else {
+        if index >= journal.len() {
             continue;
-        };
+        }
+        let id = journal.id(index);
         let _ = write!(
             html,
             "<tr><td class=\"nowrap\"><a href=\"{}#s{index}\"><code>{}</code></a></td>",
@@ -267,8 +319,8 @@ fn sample_table(
                 .unwrap_or_default();
             let _ = write!(html, "<td>{}</td>", e(&question));
         }
-        for name in &metrics {
-            html.push_str(&match outcomes.get(&(id, name.as_str())) {
+        for name in metrics {
+            html.push_str(&match outcomes.get(index, name) {
                 Some(Outcome::Score { value, .. }) => {
                     format!("<td class=\"num\">{value:.4}</td>")
                 }
@@ -294,7 +346,7 @@ fn sample_details(
     id: &str,
     sample: Option<&Sample>,
     metrics: &[String],
-    outcomes: &HashMap<(&str, &str), &Outcome>,
+    outcomes: &Outcomes,
 ) -> String {
     let heading = sample
         .map(|s| shorten(&s.question, HEADING_CHARS))
@@ -338,7 +390,7 @@ fn sample_details(
         }
     }
     for name in metrics {
-        let Some(outcome) = outcomes.get(&(id, name.as_str())) else {
+        let Some(outcome) = outcomes.get(index, name) else {
             continue;
         };
         let _ = write!(

@@ -17,7 +17,7 @@
 use rageval_core::agreement::FigureKind;
 
 use crate::{
-    Manifest, MeasuredFigure, MetricRecord, RunData, TaskJudgeRecord, escape_html,
+    Manifest, MeasuredFigure, MetricRecord, RunInfo, TaskJudgeRecord, escape_html,
     escape_markdown_cell,
 };
 
@@ -166,7 +166,7 @@ fn headline_line(record: &MetricRecord) -> Option<String> {
 }
 
 /// The mean's cell suffix: ` (interval includes chance)` where so, else nothing.
-pub(crate) fn chance_suffix(run: &RunData, name: &str) -> &'static str {
+pub(crate) fn chance_suffix(run: &RunInfo, name: &str) -> &'static str {
     if includes_chance(&run.manifest, name) {
         " (interval includes chance)"
     } else {
@@ -175,7 +175,7 @@ pub(crate) fn chance_suffix(run: &RunData, name: &str) -> &'static str {
 }
 
 /// The "Judges" list of report.html: one item per judged metric (nothing when none).
-pub(crate) fn judges_html(run: &RunData, metrics: &[String]) -> String {
+pub(crate) fn judges_html(run: &RunInfo, metrics: &[String]) -> String {
     let items: Vec<String> = metrics
         .iter()
         .filter_map(|name| {
@@ -202,7 +202,7 @@ pub(crate) fn judges_html(run: &RunData, metrics: &[String]) -> String {
 }
 
 /// The same list for report.md.
-pub(crate) fn judges_markdown(run: &RunData, metrics: &[String]) -> String {
+pub(crate) fn judges_markdown(run: &RunInfo, metrics: &[String]) -> String {
     let mut md = String::new();
     for name in metrics {
         for line in judge_lines(&run.manifest, name) {
@@ -225,6 +225,7 @@ fn record<'a>(manifest: &'a Manifest, name: &str) -> Option<&'a MetricRecord> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::RunData;
 
     fn figure(value: f64, count: usize) -> MeasuredFigure {
         MeasuredFigure {

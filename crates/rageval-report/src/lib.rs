@@ -22,8 +22,11 @@
 //! - [`locate_run`]: what a folder given as a run is ([`RunFolder`]): a scored run, or a
 //!   `pipeline` folder whose `eval/` is the run ([`PIPELINE_EVAL_DIR`] and the other stage
 //!   names); a `rank` or `reference` run is refused, naming its pipeline's `eval` run.
-//! - [`RunData`]: a finished run read back; [`write_reports`] writes its human files, with
-//!   texts from [`ReportTexts`] (the dataset streamed, never held whole).
+//! - [`RunInfo`]: a finished run read back but its journal, which [`JournalIndex`] reads in
+//!   one streamed pass; [`write_reports`] writes the human files from the two, with texts
+//!   from [`ReportTexts`] (the dataset streamed, never held whole), so their memory stays
+//!   flat however many samples the run has. [`RunData`]: the run with its journal held
+//!   whole, for pages and comparisons.
 //! - [`render_html`], [`render_markdown`], [`write_xlsx`]: each human file alone;
 //!   [`render_run_summary`], [`render_agreement`], [`render_sample_table`] and
 //!   [`render_compare_body`] are pieces of the pages for other HTML (`rageval serve`), and
@@ -59,6 +62,7 @@ mod escape;
 mod gate;
 mod html;
 mod journal;
+mod journal_index;
 mod judge_agreement;
 mod judge_report;
 mod manifest;
@@ -114,6 +118,7 @@ pub use escape::{escape_html, escape_markdown_cell};
 pub use gate::{FailingSample, Gate, GateCheck, GateOutcome, Threshold, render_junit};
 pub use html::{render_html, render_run_summary, render_sample_table};
 pub use journal::{JournalWriter, ResultRecord};
+pub use journal_index::{JournalIndex, OutcomeReader, Outcomes, SampleOutcomes};
 pub use judge_agreement::{
     CHANCE, INCLUDES_CHANCE, UNMEASURED, headline, includes_chance, judge_lines, render_judge_lines,
 };
@@ -130,7 +135,7 @@ pub use rank_agreement::{
 pub use rank_agreement_render::{
     MEAN_ROW_LABEL, RANK_AGREEMENT_SHEET_COLUMNS, rank_figure_label, render_rank_agreement,
 };
-pub use reader::{RunData, read_results};
+pub use reader::{RunData, RunInfo, read_results};
 pub use report_samples::{EVERY_SAMPLE_UP_TO, ReportSamples, report_samples};
 pub use report_texts::ReportTexts;
 pub use reports::{HTML_FILE, MARKDOWN_FILE, XLSX_FILE, write_reports};

@@ -6,19 +6,32 @@
 
 use std::fmt::Write as _;
 
-use crate::RunData;
-use crate::agreement_render::agreement_markdown;
+use crate::agreement_render::{agreement_markdown, agreement_samples};
 use crate::escape::escape_markdown_cell as cell;
 use crate::judge_agreement::{chance_suffix, judges_markdown};
 use crate::judge_report::judge_markdown;
 use crate::page::number;
 use crate::rank_agreement_render::rank_agreement_markdown;
+use crate::report_samples::{Total, smallest};
+use crate::{JournalIndex, Outcomes, RunData, RunInfo};
 
 /// Samples listed per metric under "lowest-scoring samples".
 const LOWEST: usize = 5;
 
 /// The run's report as Markdown.
 pub fn render_markdown(run: &RunData) -> String {
+    let journal = JournalIndex::of_records(&run.records);
+    let info = run.info();
+    // Records in memory are read without I/O: reading their outcomes cannot fail.
+    let outcomes = journal
+        .outcomes(agreement_samples(&info, &journal))
+        .unwrap_or_default();
+    markdown(&info, &journal, &outcomes)
+}
+
+/// [`render_markdown`] from the run's journal index, with the outcomes of the samples the
+/// agreement section quotes.
+pub(crate) fn markdown(run: &RunInfo, journal: &JournalIndex, outcomes: &Outcomes) -> String {
     let m = &run.manifest;
     let mut md = format!("# rageval report: {}\n\n", cell(&run.name()));
     let _ = writeln!(
@@ -31,10 +44,10 @@ pub fn render_markdown(run: &RunData) -> String {
         cell(&m.tool.version),
         cell(m.finished_at.as_deref().unwrap_or("—"))
     );
-    md.push_str(&agreement_markdown(run));
+    md.push_str(&agreement_markdown(run, journal, outcomes));
     md.push_str("| metric | mean | 95% CI | scored | undefined | failed |\n");
     md.push_str("|---|---:|---:|---:|---:|---:|\n");
-    let metrics = run.metric_names();
+    let metrics = journal.metric_names(&run.summary.metric_order);
     for name in &metrics {
         let Some(s) = run.summary.metrics.get(name) else {
             continue;
@@ -89,18 +102,20 @@ pub fn render_markdown(run: &RunData) -> String {
 
     md.push_str("\n## Lowest-scoring samples\n");
     for name in &metrics {
-        let mut scores: Vec<(&str, f64)> = run.scores(name).into_iter().collect();
-        if scores.is_empty() {
+        // Ties broken by id so the file is the same on every run.
+        let scored = journal
+            .scores(name)
+            .map(|(at, value)| (Total(value), journal.id(at)));
+        let lowest = smallest(scored, LOWEST);
+        if lowest.is_empty() {
             continue;
         }
-        // Ties broken by id so the file is the same on every run.
-        scores.sort_by(|a, b| a.1.total_cmp(&b.1).then_with(|| a.0.cmp(b.0)));
         let _ = writeln!(
             md,
             "\n### `{}`\n\n| sample | score |\n|---|---:|",
             cell(name)
         );
-        for (id, value) in scores.iter().take(LOWEST) {
+        for (Total(value), id) in lowest {
             let _ = writeln!(md, "| `{}` | {value:.4} |", cell(id));
         }
     }

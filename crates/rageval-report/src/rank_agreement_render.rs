@@ -3,7 +3,6 @@
 //! `rank_agreement` sheet of `results.xlsx`. Nothing is computed here but the averages of
 //! [`RankAgreementSummary`] and formatting.
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use rust_xlsxwriter::{Format, Worksheet, XlsxError};
@@ -11,7 +10,7 @@ use rust_xlsxwriter::{Format, Worksheet, XlsxError};
 use crate::escape::{escape_html as e, escape_markdown_cell as cell};
 use crate::page::{number, shorten};
 use crate::xlsx::{write_header, write_text};
-use crate::{FIGURE_NAMES, RankAgreementRow, RankAgreementSummary, RunData};
+use crate::{FIGURE_NAMES, JournalIndex, RankAgreementRow, RankAgreementSummary, RunData, RunInfo};
 
 /// Characters of a question shown in the tables.
 const QUESTION_CHARS: usize = 80;
@@ -72,10 +71,22 @@ fn lead(summary: &RankAgreementSummary) -> String {
 /// then one row per question. Sample ids link to their drill-down, `{link_base}#s{index}`
 /// (`""` for the same page).
 pub fn render_rank_agreement(run: &RunData, link_base: &str) -> String {
+    rank_agreement_html(
+        &run.info(),
+        &JournalIndex::of_records(&run.records),
+        link_base,
+    )
+}
+
+/// [`render_rank_agreement`] with anchors from the run's journal index.
+pub(crate) fn rank_agreement_html(
+    run: &RunInfo,
+    journal: &JournalIndex,
+    link_base: &str,
+) -> String {
     let Some(rows) = &run.rank_agreement else {
         return String::new();
     };
-    let anchors: HashMap<&str, usize> = run.sample_index();
     let summary = RankAgreementSummary::of(rows);
     let mut html = format!(
         "<h2 id=\"rank-agreement\">Retriever versus judge</h2>\n<p class=\"muted\">{}</p>\n\
@@ -104,7 +115,7 @@ pub fn render_rank_agreement(run: &RunData, link_base: &str) -> String {
     }
     html.push_str("</tr></thead><tbody>\n");
     for row in rows {
-        let id = match anchors.get(row.sample_id.as_str()) {
+        let id = match journal.index_of(&row.sample_id) {
             Some(index) => format!(
                 "<a href=\"{}#s{index}\"><code>{}</code></a>",
                 e(link_base),
@@ -142,7 +153,7 @@ pub fn render_rank_agreement(run: &RunData, link_base: &str) -> String {
 }
 
 /// The run's rank agreement as a Markdown section (empty when the run has none).
-pub(crate) fn rank_agreement_markdown(run: &RunData) -> String {
+pub(crate) fn rank_agreement_markdown(run: &RunInfo) -> String {
     let Some(rows) = &run.rank_agreement else {
         return String::new();
     };

@@ -1,5 +1,9 @@
 //! Reading a finished run directory back: its manifest, summary and journal, and the views
 //! every writer needs (sample ids in journal order, one outcome per sample × metric).
+//!
+//! [`RunInfo`] is a run without its journal (what a report needs beside a streamed pass
+//! over `results.jsonl`, [`crate::JournalIndex`]); [`RunData`] adds the journal's records,
+//! held whole, for the readers that page or compare (`rageval serve`, `compare`).
 
 use std::collections::HashMap;
 use std::fs;
@@ -12,17 +16,33 @@ use serde::de::DeserializeOwned;
 use crate::rank_agreement::read_rank_agreement;
 use crate::run_folder::{RunFolder, check_scored, locate_run, pipeline_of_eval};
 use crate::{
-    Agreement, MANIFEST_FILE, Manifest, RESULTS_FILE, RankAgreementRow, ReportError, ResultRecord,
-    RunStatus, SUMMARY_FILE, Summary,
+    Agreement, JournalIndex, MANIFEST_FILE, Manifest, RESULTS_FILE, RankAgreementRow, ReportError,
+    ResultRecord, RunStatus, SUMMARY_FILE, Summary,
 };
 
-/// A complete run, loaded from its directory.
+/// A complete run's files except its journal, loaded from its directory.
 #[derive(Debug, Clone)]
-pub struct RunData {
+pub struct RunInfo {
     /// The directory it was read from (reports are written beside its files).
     pub path: PathBuf,
     /// What tables and titles call it: the directory's name, or for a pipeline's `eval`
     /// stage the pipeline folder's (two pipelines' evals are both `eval/`).
+    pub name: String,
+    pub manifest: Manifest,
+    pub summary: Summary,
+    /// A `judge-check` run's agreement with the human labels (`agreement.json`).
+    pub agreement: Option<Agreement>,
+    /// The retriever's order against the judge's, per question (`rank_agreement.jsonl`),
+    /// for a run that came from `rank` or `pipeline`.
+    pub rank_agreement: Option<Vec<RankAgreementRow>>,
+}
+
+/// A complete run with its journal held whole.
+#[derive(Debug, Clone)]
+pub struct RunData {
+    /// The directory it was read from (reports are written beside its files).
+    pub path: PathBuf,
+    /// What tables and titles call it (as [`RunInfo::name`]).
     pub name: String,
     pub manifest: Manifest,
     pub summary: Summary,
@@ -35,10 +55,10 @@ pub struct RunData {
     pub rank_agreement: Option<Vec<RankAgreementRow>>,
 }
 
-impl RunData {
-    /// Loads a run directory; refuses one that has no manifest or is not complete, a
-    /// `rank` or `reference` run (no per-sample scores), and a pipeline folder (naming its
-    /// `eval` run: [`crate::locate_run`] follows it).
+impl RunInfo {
+    /// Loads a run directory but its journal; refuses one that has no manifest or is not
+    /// complete, a `rank` or `reference` run (no per-sample scores), and a pipeline folder
+    /// (naming its `eval` run: [`crate::locate_run`] follows it).
     pub fn load(dir: &Path) -> Result<Self, ReportError> {
         let manifest_path = dir.join(MANIFEST_FILE);
         if !manifest_path.is_file() {
@@ -59,7 +79,6 @@ impl RunData {
             });
         }
         let summary: Summary = read_json(&dir.join(SUMMARY_FILE))?;
-        let records = read_results(&dir.join(RESULTS_FILE))?;
         let agreement = Agreement::read(dir)?;
         let rank_agreement = read_rank_agreement(dir)?;
         let name = pipeline_of_eval(dir)
@@ -74,10 +93,57 @@ impl RunData {
             name,
             manifest,
             summary,
+            agreement,
+            rank_agreement,
+        })
+    }
+
+    /// A short name for titles: [`RunInfo::name`]'s field.
+    pub fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    /// Where its journal is.
+    pub fn results_path(&self) -> PathBuf {
+        self.path.join(RESULTS_FILE)
+    }
+}
+
+impl RunData {
+    /// Loads a run directory with its journal; refuses what [`RunInfo::load`] refuses.
+    pub fn load(dir: &Path) -> Result<Self, ReportError> {
+        let info = RunInfo::load(dir)?;
+        let records = read_results(&info.results_path())?;
+        let RunInfo {
+            path,
+            name,
+            manifest,
+            summary,
+            agreement,
+            rank_agreement,
+        } = info;
+        Ok(Self {
+            path,
+            name,
+            manifest,
+            summary,
             records,
             agreement,
             rank_agreement,
         })
+    }
+
+    /// The run without its journal (a copy), for the writers that work from a
+    /// [`JournalIndex`].
+    pub fn info(&self) -> RunInfo {
+        RunInfo {
+            path: self.path.clone(),
+            name: self.name.clone(),
+            manifest: self.manifest.clone(),
+            summary: self.summary.clone(),
+            agreement: self.agreement.clone(),
+            rank_agreement: self.rank_agreement.clone(),
+        }
     }
 
     /// A short name for titles: [`RunData::name`]'s field.
@@ -96,13 +162,10 @@ impl RunData {
 
     /// Metric names in the run's order (the summary's), then any the journal adds.
     pub fn metric_names(&self) -> Vec<String> {
-        let mut names = self.summary.metric_order.clone();
-        for record in &self.records {
-            if !names.contains(&record.metric) {
-                names.push(record.metric.clone());
-            }
-        }
-        names
+        merge_metric_names(
+            &self.summary.metric_order,
+            self.records.iter().map(|r| &r.metric),
+        )
     }
 
     /// Each sample id's index in [`RunData::sample_ids`] (its drill-down anchor `#s{index}`).
@@ -133,19 +196,7 @@ impl RunData {
         I: IntoIterator,
         I::Item: AsRef<str>,
     {
-        let index = self.sample_index();
-        let mut order = Vec::with_capacity(index.len());
-        let mut placed = vec![false; index.len()];
-        for id in dataset_ids {
-            if let Some(&at) = index.get(id.as_ref())
-                && !placed[at]
-            {
-                placed[at] = true;
-                order.push(at);
-            }
-        }
-        order.extend((0..placed.len()).filter(|&at| !placed[at]));
-        order
+        JournalIndex::of_records(&self.records).input_order(dataset_ids)
     }
 
     /// Each sample × metric's outcome; a later journal line for the same pair wins.
@@ -166,30 +217,65 @@ impl RunData {
     }
 }
 
+/// `order`, then each of `names` it lacks, in their order, once.
+pub(crate) fn merge_metric_names<'n>(
+    order: &[String],
+    names: impl Iterator<Item = &'n String>,
+) -> Vec<String> {
+    let mut merged = order.to_vec();
+    for name in names {
+        if !merged.contains(name) {
+            merged.push(name.clone());
+        }
+    }
+    merged
+}
+
 /// Reads `results.jsonl`; an error names the line that does not parse. Blank lines (a
 /// trailing newline) are skipped. Read line by line: the file is never held whole beside
 /// its records.
 pub fn read_results(path: &Path) -> Result<Vec<ResultRecord>, ReportError> {
+    let mut records = Vec::new();
+    for_each_result(path, |_, record| {
+        records.push(record);
+        Ok(())
+    })?;
+    Ok(records)
+}
+
+/// Calls `visit` with each record of the journal at `path` and the byte offset its line
+/// starts at, in file order, holding one line at a time; stops at the first error (a line
+/// that does not parse is named by its number).
+pub(crate) fn for_each_result(
+    path: &Path,
+    mut visit: impl FnMut(u64, ResultRecord) -> Result<(), ReportError>,
+) -> Result<(), ReportError> {
     let unreadable = |source| ReportError::Read {
         path: path.to_path_buf(),
         source,
     };
-    let file = fs::File::open(path).map_err(unreadable)?;
-    let mut records = Vec::new();
-    for (index, line) in BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(unreadable)?;
+    let mut reader = BufReader::new(fs::File::open(path).map_err(unreadable)?);
+    let mut line = String::new();
+    let mut offset = 0u64;
+    for number in 1.. {
+        line.clear();
+        let read = reader.read_line(&mut line).map_err(unreadable)?;
+        if read == 0 {
+            break;
+        }
+        let start = offset;
+        offset += read as u64;
         if line.trim().is_empty() {
             continue;
         }
-        records.push(
-            serde_json::from_str(&line).map_err(|source| ReportError::DecodeLine {
-                path: path.to_path_buf(),
-                line: index + 1,
-                source,
-            })?,
-        );
+        let record = serde_json::from_str(&line).map_err(|source| ReportError::DecodeLine {
+            path: path.to_path_buf(),
+            line: number,
+            source,
+        })?;
+        visit(start, record)?;
     }
-    Ok(records)
+    Ok(())
 }
 
 fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, ReportError> {

@@ -4,9 +4,10 @@
 //! browser opens. `results.jsonl` and `results.xlsx` keep every sample, and `rageval serve`
 //! pages through them; this module only chooses, it never drops data from a file.
 
-use std::collections::HashSet;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashSet};
 
-use crate::RunData;
+use crate::{JournalIndex, RunData, RunInfo};
 
 /// Runs up to this many samples list every sample in report.html.
 pub const EVERY_SAMPLE_UP_TO: usize = 2_000;
@@ -46,6 +47,17 @@ impl ReportSamples {
 /// The samples of `run` a page lists, kept in `order` (journal indices, e.g. the dataset's
 /// order). Every sample when the run is small; the samples that matter when it is large.
 pub fn report_samples(run: &RunData, order: &[usize]) -> ReportSamples {
+    let journal = JournalIndex::of_records(&run.records);
+    choose_samples(&journal, &run.info(), order)
+}
+
+/// [`report_samples`] from a run's journal index: each metric's extremes, the failed and
+/// the draw are chosen in one pass each, holding no more than they keep.
+pub(crate) fn choose_samples(
+    journal: &JournalIndex,
+    run: &RunInfo,
+    order: &[usize],
+) -> ReportSamples {
     let total = order.len();
     if total <= EVERY_SAMPLE_UP_TO {
         return ReportSamples {
@@ -53,37 +65,26 @@ pub fn report_samples(run: &RunData, order: &[usize]) -> ReportSamples {
             total,
         };
     }
-    let index = run.sample_index();
     let mut chosen: HashSet<usize> = HashSet::new();
-    for metric in run.metric_names() {
-        let mut scored: Vec<(f64, usize)> = run
-            .scores(&metric)
-            .into_iter()
-            .filter_map(|(id, value)| Some((value, *index.get(id)?)))
-            .collect();
+    for metric in journal.metric_names(&run.summary.metric_order) {
         // Ties broken by journal index, so the choice does not depend on hash order.
-        scored.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        chosen.extend(scored.iter().take(EXTREMES_PER_METRIC).map(|s| s.1));
-        chosen.extend(scored.iter().rev().take(EXTREMES_PER_METRIC).map(|s| s.1));
+        let scored = || {
+            journal
+                .scores(&metric)
+                .map(|(at, value)| (Total(value), at))
+        };
+        chosen.extend(
+            smallest(scored(), EXTREMES_PER_METRIC)
+                .into_iter()
+                .map(|s| s.1),
+        );
+        let highest = smallest(scored().map(Reverse), EXTREMES_PER_METRIC);
+        chosen.extend(highest.into_iter().map(|s| s.0.1));
     }
-    let mut failed: Vec<usize> = run
-        .records
-        .iter()
-        .filter(|r| matches!(r.outcome, rageval_core::Outcome::Failed { .. }))
-        .filter_map(|r| index.get(r.sample_id.as_str()).copied())
-        .collect();
-    failed.sort_unstable();
-    failed.dedup();
-    chosen.extend(failed.into_iter().take(FAILED_LISTED));
+    chosen.extend(journal.failed().take(FAILED_LISTED));
     let seed = run.summary.bootstrap.seed;
-    let mut drawn: Vec<(u64, usize)> = run
-        .sample_ids()
-        .into_iter()
-        .enumerate()
-        .map(|(at, id)| (draw_key(seed, id), at))
-        .collect();
-    drawn.sort_unstable();
-    chosen.extend(drawn.into_iter().take(RANDOM_LISTED).map(|d| d.1));
+    let drawn = (0..journal.len()).map(|at| (draw_key(seed, journal.id(at)), at));
+    chosen.extend(smallest(drawn, RANDOM_LISTED).into_iter().map(|d| d.1));
     ReportSamples {
         listed: order
             .iter()
@@ -91,6 +92,42 @@ pub fn report_samples(run: &RunData, order: &[usize]) -> ReportSamples {
             .filter(|i| chosen.contains(i))
             .collect(),
         total,
+    }
+}
+
+/// The `k` smallest of `items`, in ascending order, holding no more than `k` at a time.
+pub(crate) fn smallest<T: Ord>(items: impl Iterator<Item = T>, k: usize) -> Vec<T> {
+    let mut kept = BinaryHeap::with_capacity(k + 1);
+    for item in items {
+        kept.push(item);
+        if kept.len() > k {
+            kept.pop();
+        }
+    }
+    kept.into_sorted_vec()
+}
+
+/// A score ordered by [`f64::total_cmp`], so scores can be keys.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Total(pub f64);
+
+impl PartialEq for Total {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for Total {}
+
+impl PartialOrd for Total {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Total {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
     }
 }
 
@@ -171,6 +208,79 @@ mod tests {
         assert_eq!(report_samples(&run, &order), listed, "the draw is seeded");
         let note = listed.note().unwrap();
         assert!(note.contains(&format!("{n} samples")), "{note}");
+    }
+
+    /// The choice as it was made before the journal was streamed: every score sorted, every
+    /// failed record and every draw listed. The bounded choice must pick the same samples.
+    fn chosen_by_sorting_everything(run: &RunData, order: &[usize]) -> Vec<usize> {
+        let index = run.sample_index();
+        let mut chosen = HashSet::new();
+        for metric in run.metric_names() {
+            let mut scored: Vec<(f64, usize)> = run
+                .scores(&metric)
+                .into_iter()
+                .map(|(id, value)| (value, index[id]))
+                .collect();
+            scored.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            chosen.extend(scored.iter().take(EXTREMES_PER_METRIC).map(|s| s.1));
+            chosen.extend(scored.iter().rev().take(EXTREMES_PER_METRIC).map(|s| s.1));
+        }
+        let mut failed: Vec<usize> = run
+            .records
+            .iter()
+            .filter(|r| matches!(r.outcome, Outcome::Failed { .. }))
+            .map(|r| index[r.sample_id.as_str()])
+            .collect();
+        failed.sort_unstable();
+        failed.dedup();
+        chosen.extend(failed.into_iter().take(FAILED_LISTED));
+        let seed = run.summary.bootstrap.seed;
+        let mut drawn: Vec<(u64, usize)> = run
+            .sample_ids()
+            .into_iter()
+            .enumerate()
+            .map(|(at, id)| (draw_key(seed, id), at))
+            .collect();
+        drawn.sort_unstable();
+        chosen.extend(drawn.into_iter().take(RANDOM_LISTED).map(|d| d.1));
+        order
+            .iter()
+            .copied()
+            .filter(|i| chosen.contains(i))
+            .collect()
+    }
+
+    #[test]
+    fn the_bounded_choice_is_the_choice_of_sorting_every_score() {
+        // Scores on a coarse grid (many ties, also at the extremes), more failed samples
+        // than are listed, cells journaled twice (the later line counts), and a journal
+        // whose order is neither the samples' nor the dataset's.
+        let mut rng = rageval_core::stats::SplitMix64::new(3);
+        let mut grid = || (rng.unit() * 20.0).floor() / 20.0;
+        let mut results: Vec<(u64, (String, &str, Outcome))> = Vec::new();
+        for i in 0..5_000u64 {
+            let id = format!("s{i}");
+            let key = draw_key(9, &id);
+            results.push((key, (id.clone(), "m", Outcome::bare(grid()))));
+            let k = match i % 33 {
+                0 => Outcome::failed("judge down"),
+                7 => Outcome::undefined("no reference"),
+                _ => Outcome::bare(grid()),
+            };
+            results.push((key.rotate_left(7), (id.clone(), "k", k)));
+            if i % 50 == 0 {
+                results.push((u64::MAX - i, (id, "m", Outcome::bare(1.0))));
+            }
+        }
+        results.sort_by_key(|r| r.0);
+        let results: Vec<_> = results.into_iter().map(|r| r.1).collect();
+        let dir = tempfile::tempdir().unwrap();
+        write_run(dir.path(), "sha", &results);
+        let run = RunData::load(dir.path()).unwrap();
+        let order: Vec<usize> = (0..run.sample_ids().len()).rev().collect();
+        let listed = report_samples(&run, &order);
+        assert_eq!(listed.listed, chosen_by_sorting_everything(&run, &order));
+        assert!(listed.listed.len() > RANDOM_LISTED + FAILED_LISTED);
     }
 
     // Computed independently (FNV-1a then SplitMix64 in Python) for seed 1, id "q0".

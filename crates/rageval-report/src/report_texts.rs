@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 
 use rageval_core::Sample;
 
-use crate::{Manifest, ReportError, RunData, locate_dataset, open_run_dataset};
+use crate::journal_index::InputOrder;
+use crate::{JournalIndex, Manifest, ReportError, locate_dataset, open_run_dataset};
 
 /// The texts a run's reports show.
 #[derive(Debug, Clone)]
@@ -70,20 +71,15 @@ impl ReportTexts<'_> {
         }
     }
 
-    /// [`RunData::input_order`] of the dataset's ids: the order reports list rows in.
-    pub fn order(&self, run: &RunData) -> Result<Vec<usize>, ReportError> {
-        match self {
-            Self::Absent => Ok(run.input_order(Vec::<String>::new())),
-            Self::Samples(samples) => Ok(run.input_order(samples.iter().map(|s| s.id.as_str()))),
-            Self::Dataset { .. } => {
-                let mut ids = Vec::new();
-                self.for_each(|sample| {
-                    ids.push(sample.id.clone());
-                    Ok(())
-                })?;
-                Ok(run.input_order(ids))
-            }
-        }
+    /// [`JournalIndex::input_order`] of the dataset's ids: the order reports list rows in.
+    /// The dataset's ids are placed as they are read, never held.
+    pub fn order(&self, journal: &JournalIndex) -> Result<Vec<usize>, ReportError> {
+        let mut order = InputOrder::new(journal);
+        self.for_each(|sample| {
+            order.place(&sample.id);
+            Ok(())
+        })?;
+        Ok(order.finish())
     }
 
     /// The samples whose ids are in `wanted`, by id.
@@ -102,6 +98,7 @@ impl ReportTexts<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::RunData;
     use crate::testing::write_run;
     use rageval_core::Outcome;
 
@@ -130,8 +127,9 @@ mod tests {
         let texts = ReportTexts::dataset(&run.manifest, &run.path).unwrap();
         assert!(!texts.is_absent());
         // Journal indices: a 0, x 1, b 2. The dataset's order first, then the rest.
-        assert_eq!(texts.order(&run).unwrap(), vec![2, 0, 1]);
-        assert_eq!(ReportTexts::Absent.order(&run).unwrap(), vec![0, 1, 2]);
+        let journal = JournalIndex::of_records(&run.records);
+        assert_eq!(texts.order(&journal).unwrap(), vec![2, 0, 1]);
+        assert_eq!(ReportTexts::Absent.order(&journal).unwrap(), vec![0, 1, 2]);
         let picked = texts.pick(&HashSet::from(["a", "x"])).unwrap();
         assert_eq!(picked.len(), 1);
         assert_eq!(picked["a"].question, "first?");

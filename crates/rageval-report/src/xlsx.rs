@@ -15,7 +15,7 @@
 //! rust_xlsxwriter's constant-memory mode, so a 100,000-sample workbook is never held whole.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use rageval_core::{Outcome, Sample};
@@ -23,7 +23,10 @@ use rust_xlsxwriter::{Format, Workbook, Worksheet, XlsxError};
 
 use crate::outcome_text::outcome_reason;
 use crate::rank_agreement_render::rank_agreement_sheet;
-use crate::{INCLUDES_CHANCE, ReportError, ReportTexts, RunData, includes_chance, judge_lines};
+use crate::{
+    INCLUDES_CHANCE, JournalIndex, ReportError, ReportTexts, ResultRecord, RunData, RunInfo,
+    SampleOutcomes, includes_chance, judge_lines,
+};
 
 /// Excel's limit on the characters of one cell.
 const CELL_LIMIT: usize = 32_767;
@@ -57,6 +60,22 @@ pub const REASON_SUFFIX: &str = " reason";
 /// and contexts of each row and the rows' order; the sheets with a row per sample or per
 /// result are streamed to disk as they are written, so the workbook is never held whole.
 pub fn write_xlsx(run: &RunData, texts: &ReportTexts, path: &Path) -> Result<(), ReportError> {
+    write_xlsx_from(
+        &run.info(),
+        &JournalIndex::of_records(&run.records),
+        texts,
+        path,
+    )
+}
+
+/// [`write_xlsx`] from the run's journal index: each sample's outcomes are read back from
+/// the journal as its row is written, and the `results` sheet streams the journal.
+pub(crate) fn write_xlsx_from(
+    run: &RunInfo,
+    journal: &JournalIndex,
+    texts: &ReportTexts,
+    path: &Path,
+) -> Result<(), ReportError> {
     let xlsx = |source| ReportError::Xlsx {
         path: path.to_path_buf(),
         source,
@@ -67,19 +86,24 @@ pub fn write_xlsx(run: &RunData, texts: &ReportTexts, path: &Path) -> Result<(),
         workbook.set_tempdir(dir).map_err(xlsx)?;
     }
     let bold = Format::new().set_bold();
-    let metrics = run.metric_names();
+    let metrics = journal.metric_names(&run.summary.metric_order);
     summary_sheet(workbook.add_worksheet(), run, &metrics, &bold).map_err(xlsx)?;
     let sheet = workbook
         .add_worksheet_with_constant_memory()
         .map_err(xlsx)?;
-    samples_sheet(sheet, run, texts, &metrics, &bold, path)?;
+    let rows = SampleRows {
+        journal,
+        metrics: &metrics,
+        path,
+    };
+    rows.write(sheet, texts, &bold)?;
     if let Some(rows) = &run.rank_agreement {
         rank_agreement_sheet(workbook.add_worksheet(), rows, &bold).map_err(xlsx)?;
     }
     let sheet = workbook
         .add_worksheet_with_constant_memory()
         .map_err(xlsx)?;
-    results_sheet(sheet, run, &bold).map_err(xlsx)?;
+    results_sheet(sheet, journal, &bold, path)?;
     crate::calibrated_render::add_calibrated_sheet(&mut workbook, &run.summary).map_err(xlsx)?;
     crate::abstention_render::add_abstention_sheet(&mut workbook, &run.summary).map_err(xlsx)?;
     save(Ok(workbook), path)
@@ -97,7 +121,7 @@ pub(crate) fn save(workbook: Result<Workbook, XlsxError>, path: &Path) -> Result
 
 fn summary_sheet(
     sheet: &mut Worksheet,
-    run: &RunData,
+    run: &RunInfo,
     metrics: &[String],
     bold: &Format,
 ) -> Result<(), XlsxError> {
@@ -162,42 +186,53 @@ fn summary_sheet(
     Ok(())
 }
 
-/// One row per sample in the dataset's order (the samples `texts` holds, by their position
-/// there, then the rest in journal order): its texts, then each metric's score and the
-/// reason behind it. Rows are written as the dataset is read, one sample at a time.
-fn samples_sheet(
-    sheet: &mut Worksheet,
-    run: &RunData,
-    texts: &ReportTexts,
-    metrics: &[String],
-    bold: &Format,
-    path: &Path,
-) -> Result<(), ReportError> {
-    let xlsx = |source| ReportError::Xlsx {
-        path: path.to_path_buf(),
-        source,
-    };
-    sample_columns(sheet, metrics, bold).map_err(xlsx)?;
-    let ids = run.sample_ids();
-    let index = run.sample_index();
-    let outcomes = run.outcomes();
-    let mut placed = vec![false; ids.len()];
-    let mut row = 1u32;
-    texts.for_each(|sample| {
-        if let Some(&at) = index.get(sample.id.as_str())
-            && !placed[at]
-        {
-            placed[at] = true;
-            sample_row(sheet, row, ids[at], Some(sample), metrics, &outcomes).map_err(xlsx)?;
+/// The `samples` sheet of a run: its journal index, metrics, and the workbook's path (for
+/// errors).
+struct SampleRows<'r, 'a> {
+    journal: &'r JournalIndex<'a>,
+    metrics: &'r [String],
+    path: &'r Path,
+}
+
+impl SampleRows<'_, '_> {
+    /// One row per sample in the dataset's order (the samples `texts` holds, by their
+    /// position there, then the rest in journal order): its texts, then each metric's
+    /// score and the reason behind it. Rows are written as the dataset is read, one sample
+    /// at a time, each with its outcomes read back from the journal.
+    fn write(
+        &self,
+        sheet: &mut Worksheet,
+        texts: &ReportTexts,
+        bold: &Format,
+    ) -> Result<(), ReportError> {
+        let xlsx = |source| ReportError::Xlsx {
+            path: self.path.to_path_buf(),
+            source,
+        };
+        sample_columns(sheet, self.metrics, bold).map_err(xlsx)?;
+        let journal = self.journal;
+        let mut reader = journal.reader();
+        let mut placed = vec![false; journal.len()];
+        let mut row = 1u32;
+        let mut write_row = |at: usize, sample: Option<&Sample>| -> Result<(), ReportError> {
+            let outcomes = reader.sample(at)?;
+            sample_row(sheet, row, journal.id(at), sample, self.metrics, &outcomes)
+                .map_err(xlsx)?;
             row += 1;
+            Ok(())
+        };
+        texts.for_each(|sample| match journal.index_of(&sample.id) {
+            Some(at) if !placed[at] => {
+                placed[at] = true;
+                write_row(at, Some(sample))
+            }
+            _ => Ok(()),
+        })?;
+        for at in (0..placed.len()).filter(|&at| !placed[at]) {
+            write_row(at, None)?;
         }
         Ok(())
-    })?;
-    for at in (0..ids.len()).filter(|&at| !placed[at]) {
-        sample_row(sheet, row, ids[at], None, metrics, &outcomes).map_err(xlsx)?;
-        row += 1;
     }
-    Ok(())
 }
 
 /// The `samples` sheet's name, column widths and header row.
@@ -230,14 +265,14 @@ fn sample_row(
     id: &str,
     sample: Option<&Sample>,
     metrics: &[String],
-    outcomes: &HashMap<(&str, &str), &Outcome>,
+    outcomes: &SampleOutcomes,
 ) -> Result<(), XlsxError> {
     write_text(sheet, row, 0, id)?;
     if let Some(sample) = sample {
         write_text(sheet, row, 1, &sample.question)?;
         write_text(sheet, row, 2, &sample.references.join("\n\n"))?;
         write_text(sheet, row, 3, sample.answer.as_deref().unwrap_or_default())?;
-        let scored = contexts_scored(id, metrics, outcomes).unwrap_or(sample.contexts.len());
+        let scored = contexts_scored(metrics, outcomes).unwrap_or(sample.contexts.len());
         let context_ids: Vec<&str> = sample
             .contexts
             .iter()
@@ -249,7 +284,7 @@ fn sample_row(
     }
     let first_metric = SAMPLES_SHEET_COLUMNS.len() as u16;
     for (col, name) in (first_metric..).step_by(2).zip(metrics) {
-        let Some(outcome) = outcomes.get(&(id, name.as_str())) else {
+        let Some(outcome) = outcomes.get(name.as_str()) else {
             continue;
         };
         match outcome {
@@ -271,14 +306,10 @@ fn sample_row(
 /// `[0] (id d1) text`, one context per paragraph.
 /// How many of a sample's contexts its scores read, when the run cut them (`--top-k`, or a
 /// judge's window): the scoring records it in each score's evidence as `top_k`.
-fn contexts_scored(
-    id: &str,
-    metrics: &[String],
-    outcomes: &HashMap<(&str, &str), &Outcome>,
-) -> Option<usize> {
+fn contexts_scored(metrics: &[String], outcomes: &SampleOutcomes) -> Option<usize> {
     metrics
         .iter()
-        .find_map(|name| match outcomes.get(&(id, name.as_str())) {
+        .find_map(|name| match outcomes.get(name.as_str()) {
             Some(Outcome::Score { evidence, .. }) => evidence
                 .details
                 .get("top_k")
@@ -313,35 +344,58 @@ fn numbered_contexts(sample: &Sample, scored: usize) -> String {
 }
 
 /// Every journal line as it is, from which the journal can be rebuilt exactly.
-fn results_sheet(sheet: &mut Worksheet, run: &RunData, bold: &Format) -> Result<(), XlsxError> {
+/// Streamed from the journal, one line at a time.
+fn results_sheet(
+    sheet: &mut Worksheet,
+    journal: &JournalIndex,
+    bold: &Format,
+    path: &Path,
+) -> Result<(), ReportError> {
+    let xlsx = |source| ReportError::Xlsx {
+        path: path.to_path_buf(),
+        source,
+    };
+    results_columns(sheet, bold).map_err(xlsx)?;
+    let mut row = 1u32;
+    journal.for_each_record(|record| {
+        result_row(sheet, row, record).map_err(xlsx)?;
+        row += 1;
+        Ok(())
+    })
+}
+
+/// The `results` sheet's name, column widths and header row.
+fn results_columns(sheet: &mut Worksheet, bold: &Format) -> Result<(), XlsxError> {
     sheet.set_name("results")?;
     sheet.set_column_width(0, 20)?;
     sheet.set_column_width(1, 20)?;
     sheet.set_column_width(4, 40)?;
     sheet.set_freeze_panes(1, 0)?;
-    write_header(sheet, &RESULTS_SHEET_COLUMNS, bold)?;
-    for (row, record) in (1u32..).zip(&run.records) {
-        write_text(sheet, row, 0, &record.sample_id)?;
-        write_text(sheet, row, 1, &record.metric)?;
-        match &record.outcome {
-            Outcome::Score { value, evidence } => {
-                sheet.write_string(row, 2, "score")?;
-                sheet.write_number(row, 3, *value)?;
-                if !evidence.is_empty() {
-                    // Evidence is plain data; encoding it cannot fail, but an empty cell is
-                    // a better outcome than a lost spreadsheet if it ever did.
-                    let json = serde_json::to_string(evidence).unwrap_or_default();
-                    write_text(sheet, row, 5, &json)?;
-                }
+    write_header(sheet, &RESULTS_SHEET_COLUMNS, bold)
+}
+
+/// One journal line as a row.
+fn result_row(sheet: &mut Worksheet, row: u32, record: &ResultRecord) -> Result<(), XlsxError> {
+    write_text(sheet, row, 0, &record.sample_id)?;
+    write_text(sheet, row, 1, &record.metric)?;
+    match &record.outcome {
+        Outcome::Score { value, evidence } => {
+            sheet.write_string(row, 2, "score")?;
+            sheet.write_number(row, 3, *value)?;
+            if !evidence.is_empty() {
+                // Evidence is plain data; encoding it cannot fail, but an empty cell is
+                // a better outcome than a lost spreadsheet if it ever did.
+                let json = serde_json::to_string(evidence).unwrap_or_default();
+                write_text(sheet, row, 5, &json)?;
             }
-            Outcome::Undefined { reason } => {
-                sheet.write_string(row, 2, "undefined")?;
-                write_text(sheet, row, 4, reason)?;
-            }
-            Outcome::Failed { error } => {
-                sheet.write_string(row, 2, "failed")?;
-                write_text(sheet, row, 4, error)?;
-            }
+        }
+        Outcome::Undefined { reason } => {
+            sheet.write_string(row, 2, "undefined")?;
+            write_text(sheet, row, 4, reason)?;
+        }
+        Outcome::Failed { error } => {
+            sheet.write_string(row, 2, "failed")?;
+            write_text(sheet, row, 4, error)?;
         }
     }
     Ok(())

@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use rageval_report::{
-    Gate, JudgeAccount, Manifest, RESULTS_FILE, RunData, RunDir, RunStatus, SUMMARY_FILE, Summary,
+    Gate, JudgeAccount, Manifest, RESULTS_FILE, RunDir, RunInfo, RunStatus, SUMMARY_FILE, Summary,
     sha256_file,
 };
 use serde_json::{Value, json};
@@ -96,7 +96,7 @@ pub fn merge(options: &MergeOptions, observer: &dyn Observer) -> Result<Merged> 
             return Err(error);
         }
     };
-    let data = RunData::load(&options.out)?;
+    let data = RunInfo::load(&options.out)?;
     let texts = texts_of(&data.manifest, &data.path, observer);
     let finished = finish_reports(&data, &texts, &options.gate, options.junit.as_deref())?;
     let footer = match &summary.judge {

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use rageval_core::Sample;
 use rageval_core::dataset;
 use rageval_report::{
-    Gate, GateOutcome, Manifest, ReportTexts, RunData, open_run_dataset, read_dataset_of,
-    render_junit, write_reports,
+    Gate, GateOutcome, JournalIndex, Manifest, ReportTexts, RunInfo, open_run_dataset,
+    read_dataset_of, render_junit, write_reports,
 };
 
 use crate::error::{Result, RunError};
@@ -33,15 +33,17 @@ impl Finished {
 }
 
 /// Writes the run's human files with `texts` for the drill-down and the workbook's rows,
-/// checks `gate`, and writes the JUnit file to `junit` when given.
+/// checks `gate`, and writes the JUnit file to `junit` when given. The journal is indexed
+/// in one streamed pass and read again for what the files show, never held whole.
 pub fn finish_reports(
-    run: &RunData,
+    run: &RunInfo,
     texts: &ReportTexts,
     gate: &Gate,
     junit: Option<&Path>,
 ) -> Result<Finished> {
-    let written = write_reports(run, texts)?;
-    check_gate(run, gate, junit, written)
+    let journal = JournalIndex::read(&run.results_path())?;
+    let written = write_reports(run, &journal, texts)?;
+    check_gate(run, &journal, gate, junit, written)
 }
 
 /// Without the human files: checks `gate` and writes the JUnit file when asked, reading the
@@ -54,17 +56,20 @@ pub fn finish_without_reports(path: &Path, gate: &Gate, junit: Option<&Path>) ->
             gated: false,
         });
     }
-    check_gate(&RunData::load(path)?, gate, junit, Vec::new())
+    let run = RunInfo::load(path)?;
+    let journal = JournalIndex::read(&run.results_path())?;
+    check_gate(&run, &journal, gate, junit, Vec::new())
 }
 
 /// Checks `gate` on `run` and writes the JUnit file to `junit` when given, after `written`.
 fn check_gate(
-    run: &RunData,
+    run: &RunInfo,
+    journal: &JournalIndex,
     gate: &Gate,
     junit: Option<&Path>,
     mut written: Vec<PathBuf>,
 ) -> Result<Finished> {
-    let outcome = gate.check(run)?;
+    let outcome = gate.check_journal(run, journal)?;
     if let Some(path) = junit {
         fs::write(path, render_junit(&run.name(), &outcome)).map_err(RunError::write(path))?;
         written.push(path.to_path_buf());

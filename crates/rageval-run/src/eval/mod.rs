@@ -22,8 +22,8 @@ use rageval_core::dataset::{self, FieldMap, ReadOptions};
 use rageval_judge::{BatchStore, CancelToken};
 use rageval_metrics::{Metric, MetricCatalogue};
 use rageval_report::{
-    DatasetInfo, Gate, JournalWriter, Manifest, MetricRecord, RESULTS_FILE, ResultRecord, RunData,
-    RunDir, SessionEnd, Summary, sha256_file, utc_timestamp,
+    DatasetInfo, Gate, JournalWriter, Manifest, MetricRecord, RESULTS_FILE, ResultRecord, RunDir,
+    RunInfo, SessionEnd, Summary, sha256_file, utc_timestamp,
 };
 use serde_json::json;
 
@@ -434,7 +434,7 @@ impl Evaluation {
         let (gate, junit) = (&options.gate, options.junit.as_deref());
         let finished = match options.reports {
             true => {
-                let finished_run = RunData::load(&run_path)?;
+                let finished_run = RunInfo::load(&run_path)?;
                 let texts = texts_of(&finished_run.manifest, &finished_run.path, observer);
                 finish_reports(&finished_run, &texts, gate, junit)?
             }

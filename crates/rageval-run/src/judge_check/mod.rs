@@ -27,7 +27,7 @@ use rageval_judge::CancelToken;
 use rageval_metrics::Metric;
 use rageval_report::{
     AGREEMENT_FILE, Aggregator, Agreement, DatasetInfo, Gate, JournalWriter, Manifest,
-    MetricRecord, ResultRecord, RunData, RunDir, SessionEnd, sha256_bytes, sha256_file,
+    MetricRecord, ResultRecord, RunDir, RunInfo, SessionEnd, sha256_bytes, sha256_file,
     utc_timestamp,
 };
 use serde_json::json;
@@ -570,7 +570,7 @@ impl Check<'_> {
         let footer = session::footer(&account, &session::this_session(manifest));
         summary.judge = Some(account);
         prepared.run.finish(manifest, &summary)?;
-        let finished_run = RunData::load(&run_path)?;
+        let finished_run = RunInfo::load(&run_path)?;
         let texts =
             crate::reports::texts_of(&finished_run.manifest, &finished_run.path, self.observer);
         let finished = finish_reports(&finished_run, &texts, &Gate::default(), None)?;

@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use anyhow::Context as _;
-use rageval_report::{Gate, RunData, Summary};
+use rageval_report::{Gate, RunInfo, Summary};
 use rageval_run::calibrate::{self, CalibrateOptions};
 use rageval_run::reports::{finish_reports, texts_of};
 
@@ -27,7 +27,7 @@ pub fn run(args: &CalibrateArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result
         );
     }
     print(&summary, out)?;
-    let run = RunData::load(&args.run)?;
+    let run = RunInfo::load(&args.run)?;
     let texts = texts_of(&run.manifest, &run.path, ui);
     let finished = finish_reports(&run, &texts, &Gate::parse::<String>(&[])?, None)?;
     super::report::gate_lines(&finished, ui, out)

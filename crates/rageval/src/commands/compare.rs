@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use rageval_report::{
-    CompareSettings, Comparison, RunData, RunFolder, locate_run, read_run_samples,
+    CompareSettings, Comparison, RunData, RunFolder, RunInfo, locate_run, read_run_samples,
     render_compare_html, render_compare_markdown, write_compare_xlsx,
 };
 
@@ -77,6 +77,16 @@ pub fn run(args: &CompareArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
 /// The run at `path`: a run directory, or a `pipeline` folder's `eval/` run (`say` is told
 /// which was used).
 pub fn load_run(path: &Path, say: impl Fn(&str)) -> anyhow::Result<RunData> {
+    Ok(RunData::load(&run_dir(path, say)?)?)
+}
+
+/// [`load_run`] without the journal, which reports stream.
+pub fn load_run_info(path: &Path, say: impl Fn(&str)) -> anyhow::Result<RunInfo> {
+    Ok(RunInfo::load(&run_dir(path, say)?)?)
+}
+
+/// The run directory `path` names, itself or a `pipeline` folder's `eval/`.
+fn run_dir(path: &Path, say: impl Fn(&str)) -> anyhow::Result<std::path::PathBuf> {
     let folder = locate_run(path)?;
     if let RunFolder::Pipeline { root, eval } = &folder {
         say(&format!(
@@ -85,7 +95,7 @@ pub fn load_run(path: &Path, say: impl Fn(&str)) -> anyhow::Result<RunData> {
             eval.display()
         ));
     }
-    Ok(RunData::load(folder.run_dir())?)
+    Ok(folder.run_dir().to_path_buf())
 }
 
 fn write_file(path: &Path, text: &str) -> anyhow::Result<()> {

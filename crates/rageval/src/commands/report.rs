@@ -14,7 +14,7 @@ use crate::ui::Ui;
 
 pub fn run(args: &ReportArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<Exit> {
     let gate = super::eval::gate(&args.gate)?;
-    let run = super::compare::load_run(&args.run, |text| ui.note(text))?;
+    let run = super::compare::load_run_info(&args.run, |text| ui.note(text))?;
     let texts = if args.no_dataset {
         ReportTexts::Absent
     } else {

@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use crate::escape::{escape_html as e, escape_markdown_cell as cell};
-use crate::{CallTally, JudgeAccount, JudgeModel};
+use crate::{CallTally, JudgeAccount, JudgeModel, JudgeUsage};
 
 /// Cost cells: dollars with six decimals (judge calls cost fractions of a cent), or `—`
 /// when a model had no price.
@@ -40,6 +40,14 @@ fn kind_line(account: &JudgeAccount) -> &'static str {
         "offline" => {
             "offline: the heuristic judge for verdicts, the embedded models for writing and \
              embeddings"
+        }
+        "checker" => {
+            "a checker model (`--judge checker:DIR`) for support verdicts; the heuristic \
+             judge and the embedded models for the rest"
+        }
+        "cascade" => {
+            "a cascade: a checker model scores every claim's support and escalates those inside \
+             its band to the chat model, which answers every other task"
         }
         _ => "unknown",
     }
@@ -155,23 +163,47 @@ pub(crate) fn judge_html(account: Option<&JudgeAccount>) -> String {
          request in flight. Ladder columns count structured answers by where they ended; parse \
          failures = failed ÷ all of them.</p>\n",
     );
+    if let Some(line) = cascade_line(usage) {
+        let _ = writeln!(html, "<p class=\"cascade\">{}</p>", e(&line));
+    }
     if !usage.tasks.is_empty() {
         html.push_str(
             "<table class=\"judge-tasks\"><thead><tr><th>task</th><th class=\"num\">chat model\
-             </th><th class=\"num\">heuristic judge</th></tr></thead><tbody>\n",
+             </th><th class=\"num\">checker model</th><th class=\"num\">heuristic judge</th>\
+             </tr></thead><tbody>\n",
         );
         for (task, calls) in &usage.tasks {
             let _ = writeln!(
                 html,
-                "<tr><td><code>{}</code></td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+                "<tr><td><code>{}</code></td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+                 <td class=\"num\">{}</td></tr>",
                 e(task),
                 calls.llm,
+                calls.checker,
                 calls.heuristic
             );
         }
         html.push_str("</tbody></table>\n");
     }
     html
+}
+
+/// What a cascade's tiers settled: the claims each tier judged, with its share, and each
+/// tier's agreement (unmeasured: no figure is measured for a checker or a chat model until
+/// `judge-check` runs on labelled data). `None` when no cascade judged the run. The one
+/// wording of every report: Markdown, HTML and the workbook's summary sheet.
+pub fn cascade_line(usage: &JudgeUsage) -> Option<String> {
+    let (by_checker, by_chat) = usage.cascade_claims();
+    let total = by_checker + by_chat;
+    (total > 0).then(|| {
+        format!(
+            "cascade: of {total} claims, {by_checker} settled by the checker model ({}) and \
+             {by_chat} escalated to the chat model ({}); agreement of each tier: unmeasured \
+             until judge-check runs on labelled data",
+            share(by_checker, total),
+            share(by_chat, total)
+        )
+    })
 }
 
 /// `count` of `total` as a percentage with one decimal.
@@ -224,26 +256,20 @@ pub(crate) fn judge_markdown(account: Option<&JudgeAccount>) -> String {
         }
         md.push('\n');
     }
-    let (by_checker, by_chat) = usage.cascade_claims();
-    if by_checker + by_chat > 0 {
-        let _ = writeln!(
-            md,
-            "\n- cascade: of {} claims, {by_checker} settled by the checker model ({}) and \
-             {by_chat} escalated to the chat model ({}); agreement of each tier: unmeasured \
-             until judge-check runs on labelled data",
-            by_checker + by_chat,
-            share(by_checker, by_checker + by_chat),
-            share(by_chat, by_checker + by_chat)
-        );
+    if let Some(line) = cascade_line(usage) {
+        let _ = writeln!(md, "\n- {line}");
     }
     if !usage.tasks.is_empty() {
-        md.push_str("\n| task | chat model | heuristic judge |\n|---|---:|---:|\n");
+        md.push_str(
+            "\n| task | chat model | checker model | heuristic judge |\n|---|---:|---:|---:|\n",
+        );
         for (task, calls) in &usage.tasks {
             let _ = writeln!(
                 md,
-                "| `{}` | {} | {} |",
+                "| `{}` | {} | {} | {} |",
                 cell(task),
                 calls.llm,
+                calls.checker,
                 calls.heuristic
             );
         }
@@ -329,7 +355,7 @@ mod tests {
             ),
             "{md}"
         );
-        assert!(md.contains("| `support_verdicts` | 8 | 0 |"), "{md}");
+        assert!(md.contains("| `support_verdicts` | 8 | 0 | 0 |"), "{md}");
         assert!(judge_html(None).contains("no judge accounts"));
         assert!(judge_markdown(None).contains("no judge accounts"));
     }

@@ -114,6 +114,7 @@ pub use journal::{JournalWriter, ResultRecord};
 pub use judge_agreement::{
     CHANCE, INCLUDES_CHANCE, UNMEASURED, headline, includes_chance, judge_lines, render_judge_lines,
 };
+pub use judge_report::cascade_line;
 pub use manifest::{
     DatasetInfo, Manifest, MeasuredFigure, MetricRecord, RUN_FORMAT_VERSION, RunStatus,
     TaskJudgeRecord, ToolInfo,

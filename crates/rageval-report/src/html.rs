@@ -109,7 +109,10 @@ pub fn render_run_summary(run: &RunData) -> String {
     html.push_str(&crate::calibrated_html(&run.summary));
     html.push_str(&crate::abstention_render::abstention_html(&run.summary));
     html.push_str(&reasons_section(run, &metrics));
-    html.push_str(&judge_html(run.summary.judge.as_ref()));
+    html.push_str(&judge_html(
+        run.summary.judge.as_ref(),
+        &run.manifest.settings,
+    ));
     html
 }
 

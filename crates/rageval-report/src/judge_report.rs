@@ -5,6 +5,8 @@
 
 use std::fmt::Write as _;
 
+use serde_json::Value;
+
 use crate::escape::{escape_html as e, escape_markdown_cell as cell};
 use crate::{CallTally, JudgeAccount, JudgeModel, JudgeUsage};
 
@@ -100,8 +102,35 @@ const COLUMNS: [&str; 13] = [
     "parse failures",
 ];
 
-/// The section as HTML.
-pub(crate) fn judge_html(account: Option<&JudgeAccount>) -> String {
+/// The checker model that answered support verdicts, as the manifest's `settings.judge`
+/// records it: its folder's name, family, head and weights' hash, its agreement (none is
+/// kept for it: unmeasured), and a cascade's band. `None` without a checker.
+fn checker_fact(settings: &Value) -> Option<String> {
+    let judge = &settings["judge"];
+    let checker = judge["checker"].as_object()?;
+    let text = |key: &str| checker.get(key).and_then(Value::as_str).unwrap_or("?");
+    let sha = text("sha256");
+    let mut fact = format!(
+        "{} ({} family, {} head, weights SHA-256 {}…); agreement unmeasured until judge-check \
+         runs on labelled data",
+        text("model"),
+        text("family"),
+        text("head"),
+        sha.get(..12).unwrap_or(sha)
+    );
+    if let (Some(low), Some(high)) = (
+        judge["escalation"]["low"].as_f64(),
+        judge["escalation"]["high"].as_f64(),
+    ) {
+        fact.push_str(&format!(
+            "; claims it scores within {low},{high} are escalated to the chat model"
+        ));
+    }
+    Some(fact)
+}
+
+/// The section as HTML; `settings` are the manifest's (they name a checker model).
+pub(crate) fn judge_html(account: Option<&JudgeAccount>, settings: &Value) -> String {
     let mut html = String::from("<h2 id=\"judge\">Judge</h2>\n");
     let Some(account) = account else {
         html.push_str(
@@ -112,6 +141,9 @@ pub(crate) fn judge_html(account: Option<&JudgeAccount>) -> String {
     };
     let usage = &account.usage;
     let mut facts = vec![("judge", kind_line(account).to_owned())];
+    if let Some(checker) = checker_fact(settings) {
+        facts.push(("checker model", checker));
+    }
     for model in &account.models {
         facts.push((
             if model.role == "embedding" {
@@ -214,8 +246,8 @@ fn share(count: u64, total: u64) -> String {
     format!("{:.1}%", count as f64 * 100.0 / total as f64)
 }
 
-/// The section as Markdown.
-pub(crate) fn judge_markdown(account: Option<&JudgeAccount>) -> String {
+/// The section as Markdown; `settings` are the manifest's (they name a checker model).
+pub(crate) fn judge_markdown(account: Option<&JudgeAccount>, settings: &Value) -> String {
     let mut md = String::from("\n## Judge\n\n");
     let Some(account) = account else {
         md.push_str(
@@ -225,6 +257,9 @@ pub(crate) fn judge_markdown(account: Option<&JudgeAccount>) -> String {
     };
     let usage = &account.usage;
     let _ = writeln!(md, "- judge: {}", kind_line(account));
+    if let Some(checker) = checker_fact(settings) {
+        let _ = writeln!(md, "- checker model: {}", cell(&checker));
+    }
     for model in &account.models {
         let _ = writeln!(md, "- {} model: {}", model.role, cell(&model_line(model)));
     }
@@ -338,7 +373,7 @@ mod tests {
     #[test]
     fn both_sections_show_the_summed_numbers() {
         let account = account();
-        let html = judge_html(Some(&account));
+        let html = judge_html(Some(&account), &Value::Null);
         assert!(
             html.contains("<td class=\"num\">8</td><td class=\"num\">2</td>"),
             "{html}"
@@ -348,7 +383,7 @@ mod tests {
             "{html}"
         );
         assert!(html.contains("2 (the run was resumed"), "{html}");
-        let md = judge_markdown(Some(&account));
+        let md = judge_markdown(Some(&account), &Value::Null);
         assert!(
             md.contains(
                 "| **total** | 8 | 2 | 0 | 2400 | 160 | 0.000456 | 6 | 0 | 0 | 0 | 2 | 0 | 25.0% |"
@@ -356,7 +391,7 @@ mod tests {
             "{md}"
         );
         assert!(md.contains("| `support_verdicts` | 8 | 0 | 0 |"), "{md}");
-        assert!(judge_html(None).contains("no judge accounts"));
-        assert!(judge_markdown(None).contains("no judge accounts"));
+        assert!(judge_html(None, &Value::Null).contains("no judge accounts"));
+        assert!(judge_markdown(None, &Value::Null).contains("no judge accounts"));
     }
 }

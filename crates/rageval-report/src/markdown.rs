@@ -84,7 +84,10 @@ pub fn render_markdown(run: &RunData) -> String {
         md.push_str("\n## Undefined and failed\n\n");
         md.push_str(&reasons);
     }
-    md.push_str(&judge_markdown(run.summary.judge.as_ref()));
+    md.push_str(&judge_markdown(
+        run.summary.judge.as_ref(),
+        &run.manifest.settings,
+    ));
     md.push_str(&rank_agreement_markdown(run));
 
     md.push_str("\n## Lowest-scoring samples\n");

@@ -261,6 +261,8 @@ fn pin_what_the_reports_say(
     let said = |line: &str| {
         line.starts_with("- judge:")
             || line.starts_with("judge ")
+            || line.contains("checker model: ")
+            || line.starts_with("checker model ")
             || line.contains("cascade")
             || line.contains("task")
     };

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::Output;
 use std::sync::{Arc, Mutex};
 
-use rageval_report::testing::calamine::{Reader, Xlsx, open_workbook};
+use rageval_report::testing::calamine::{Data, Reader, Xlsx, open_workbook};
 use rageval_testkit::{MockConfig, Reply};
 use serde_json::Value;
 
@@ -297,7 +297,7 @@ fn pin_what_the_reports_say(
         .rows()
         .filter(|row| {
             row.first()
-                .is_some_and(|cell| cell.to_string() == "judge cascade")
+                .is_some_and(|cell| matches!(cell, Data::String(text) if text == "judge cascade"))
         })
         .flat_map(|row| {
             row.iter()

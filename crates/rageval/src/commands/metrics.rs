@@ -191,11 +191,12 @@ fn checker_lines(
     // rageval keeps no record of judge-check runs by weights, so a checker's agreement
     // is unmeasured here whatever was measured elsewhere: judge-check's own report holds it.
     Ok(format!(
-        "  checker:  support_verdicts by {} ({} head, weights SHA-256 {})\n    \
+        "  checker:  support_verdicts by checker {} {}, {} head, weights SHA-256 {}\n    \
          agreement unmeasured — run `rageval judge-check LABELS --metric {} --judge \
          checker:{}` on labelled data (docs/judges.md); the heuristic judge's figures are \
          not the checker's\n",
-        rageval_tasks::CheckerInfo::of(&checker).who(),
+        checker.family().name(),
+        checker.name(),
         checker.head().name(),
         checker.sha256(),
         info.name,

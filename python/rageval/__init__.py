@@ -33,6 +33,7 @@ from typing import (
     Mapping,
     Optional,
     Sequence,
+    Tuple,
     Union,
 )
 
@@ -74,6 +75,12 @@ class Judge:
     #: ``"heuristic"`` (no model), ``"gguf:PATH"`` (a local GGUF model) or ``"checker:DIR"``
     #: (a checker model folder for the support verdicts; docs/judges.md).
     local: Optional[str] = None
+    #: With ``local="checker:DIR"`` and an endpoint (``base_url``, ``model``): a cascade
+    #: (``--escalate``). Claims the checker scores within ``(low, high)`` (both included; a
+    #: tuple or ``"LOW,HIGH"``) go to the chat model, the checker settles the rest; ``True``
+    #: takes the default band 0.2,0.8. Reports count the claims each tier settled
+    #: (docs/judges.md, "The cascade").
+    escalate: Union[bool, str, Tuple[float, float], None] = None
     concurrency: Optional[int] = None
     rpm: Optional[int] = None
     tpm: Optional[int] = None
@@ -212,6 +219,19 @@ def _reason(record: Mapping[str, Any]) -> Optional[str]:
     return "; ".join(reasons) if reasons else None
 
 
+def _band(escalate: Union[bool, str, Tuple[float, float], None]) -> Optional[str]:
+    """``Judge.escalate`` as the CLI's ``--escalate`` takes it: ``LOW,HIGH``, empty for the
+    default band, ``None`` for no cascade."""
+    if escalate is None or escalate is False:
+        return None
+    if escalate is True:
+        return ""
+    if isinstance(escalate, str):
+        return escalate
+    low, high = escalate
+    return f"{low},{high}"
+
+
 def evaluate(
     data: Any,
     metrics: Optional[Sequence[str]] = None,
@@ -303,6 +323,7 @@ def evaluate(
             spec[key] = os.fspath(spec[key])
     if spec["temperature"] is not None:
         spec["temperature"] = str(spec["temperature"])
+    spec["escalate"] = _band(spec["escalate"])
     options = {
         "format": format,
         "field_map": _pairs(field_map),

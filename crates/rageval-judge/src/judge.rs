@@ -523,6 +523,11 @@ impl<M: ChatModel> Judge<M> {
         &self.inner.model
     }
 
+    /// The answer cache, when this judge reads and writes one (not with `--no-cache`).
+    pub fn cache(&self) -> Option<&Cache> {
+        self.inner.cache.as_ref()
+    }
+
     /// What every structured request asks over its task's own sampling.
     pub fn request_settings(&self) -> &RequestSettings {
         &self.inner.config.request

@@ -39,8 +39,11 @@ pub struct JudgeSpec {
     model: Option<String>,
     api_key: Option<String>,
     embedding_model: Option<String>,
-    /// `heuristic` or `gguf:PATH`.
+    /// `heuristic`, `gguf:PATH` or `checker:DIR`.
     local: Option<String>,
+    /// `LOW,HIGH`: with a checker and an endpoint, a cascade (`--escalate`); empty for the
+    /// default band.
+    escalate: Option<String>,
     concurrency: Option<usize>,
     rpm: Option<u32>,
     tpm: Option<u32>,
@@ -427,6 +430,14 @@ fn judge_options(judge: JudgeSpec) -> Result<JudgeOptions, String> {
         ),
         None => None,
     };
+    let escalate = match judge.escalate.as_deref() {
+        Some("") => Some(rageval_tasks::DEFAULT_BAND),
+        Some(text) => Some(
+            text.parse::<rageval_tasks::EscalationBand>()
+                .map_err(|e| format!("invalid escalate `{text}`: {e}"))?,
+        ),
+        None => None,
+    };
     let temperature = match judge.temperature.as_deref() {
         Some(text) => Some(
             text.parse()
@@ -472,7 +483,6 @@ fn judge_options(judge: JudgeSpec) -> Result<JudgeOptions, String> {
         lang,
         context_window: judge.context_window.unwrap_or(DEFAULT_CONTEXT_WINDOW),
         batch: false,
-        // The cascade is the CLI's for now (`--escalate`).
-        escalate: None,
+        escalate,
     })
 }

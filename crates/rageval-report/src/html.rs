@@ -155,7 +155,10 @@ fn run_summary(run: &RunInfo, journal: &JournalIndex) -> String {
     html.push_str(&crate::calibrated_html(&run.summary));
     html.push_str(&crate::abstention_render::abstention_html(&run.summary));
     html.push_str(&reasons_section(run, &metrics));
-    html.push_str(&judge_html(run.summary.judge.as_ref()));
+    html.push_str(&judge_html(
+        run.summary.judge.as_ref(),
+        &run.manifest.settings,
+    ));
     html
 }
 

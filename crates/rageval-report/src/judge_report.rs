@@ -5,8 +5,10 @@
 
 use std::fmt::Write as _;
 
+use serde_json::Value;
+
 use crate::escape::{escape_html as e, escape_markdown_cell as cell};
-use crate::{CallTally, JudgeAccount, JudgeModel};
+use crate::{CallTally, JudgeAccount, JudgeModel, JudgeUsage};
 
 /// Cost cells: dollars with six decimals (judge calls cost fractions of a cent), or `—`
 /// when a model had no price.
@@ -40,6 +42,14 @@ fn kind_line(account: &JudgeAccount) -> &'static str {
         "offline" => {
             "offline: the heuristic judge for verdicts, the embedded models for writing and \
              embeddings"
+        }
+        "checker" => {
+            "a checker model (`--judge checker:DIR`) for support verdicts; the heuristic \
+             judge and the embedded models for the rest"
+        }
+        "cascade" => {
+            "a cascade: a checker model scores every claim's support and escalates those inside \
+             its band to the chat model, which answers every other task"
         }
         _ => "unknown",
     }
@@ -92,8 +102,35 @@ const COLUMNS: [&str; 13] = [
     "parse failures",
 ];
 
-/// The section as HTML.
-pub(crate) fn judge_html(account: Option<&JudgeAccount>) -> String {
+/// The checker model that answered support verdicts, as the manifest's `settings.judge`
+/// records it: its folder's name, family, head and weights' hash, its agreement (none is
+/// kept for it: unmeasured), and a cascade's band. `None` without a checker.
+fn checker_fact(settings: &Value) -> Option<String> {
+    let judge = &settings["judge"];
+    let checker = judge["checker"].as_object()?;
+    let text = |key: &str| checker.get(key).and_then(Value::as_str).unwrap_or("?");
+    let sha = text("sha256");
+    let mut fact = format!(
+        "{} ({} family, {} head, weights SHA-256 {}…); agreement unmeasured until judge-check \
+         runs on labelled data",
+        text("model"),
+        text("family"),
+        text("head"),
+        sha.get(..12).unwrap_or(sha)
+    );
+    if let (Some(low), Some(high)) = (
+        judge["escalation"]["low"].as_f64(),
+        judge["escalation"]["high"].as_f64(),
+    ) {
+        fact.push_str(&format!(
+            "; claims it scores within {low},{high} are escalated to the chat model"
+        ));
+    }
+    Some(fact)
+}
+
+/// The section as HTML; `settings` are the manifest's (they name a checker model).
+pub(crate) fn judge_html(account: Option<&JudgeAccount>, settings: &Value) -> String {
     let mut html = String::from("<h2 id=\"judge\">Judge</h2>\n");
     let Some(account) = account else {
         html.push_str(
@@ -104,6 +141,9 @@ pub(crate) fn judge_html(account: Option<&JudgeAccount>) -> String {
     };
     let usage = &account.usage;
     let mut facts = vec![("judge", kind_line(account).to_owned())];
+    if let Some(checker) = checker_fact(settings) {
+        facts.push(("checker model", checker));
+    }
     for model in &account.models {
         facts.push((
             if model.role == "embedding" {
@@ -155,23 +195,47 @@ pub(crate) fn judge_html(account: Option<&JudgeAccount>) -> String {
          request in flight. Ladder columns count structured answers by where they ended; parse \
          failures = failed ÷ all of them.</p>\n",
     );
+    if let Some(line) = cascade_line(usage) {
+        let _ = writeln!(html, "<p class=\"cascade\">{}</p>", e(&line));
+    }
     if !usage.tasks.is_empty() {
         html.push_str(
             "<table class=\"judge-tasks\"><thead><tr><th>task</th><th class=\"num\">chat model\
-             </th><th class=\"num\">heuristic judge</th></tr></thead><tbody>\n",
+             </th><th class=\"num\">checker model</th><th class=\"num\">heuristic judge</th>\
+             </tr></thead><tbody>\n",
         );
         for (task, calls) in &usage.tasks {
             let _ = writeln!(
                 html,
-                "<tr><td><code>{}</code></td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+                "<tr><td><code>{}</code></td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+                 <td class=\"num\">{}</td></tr>",
                 e(task),
                 calls.llm,
+                calls.checker,
                 calls.heuristic
             );
         }
         html.push_str("</tbody></table>\n");
     }
     html
+}
+
+/// What a cascade's tiers settled: the claims each tier judged, with its share, and each
+/// tier's agreement (unmeasured: no figure is measured for a checker or a chat model until
+/// `judge-check` runs on labelled data). `None` when no cascade judged the run. The one
+/// wording of every report: Markdown, HTML and the workbook's summary sheet.
+pub fn cascade_line(usage: &JudgeUsage) -> Option<String> {
+    let (by_checker, by_chat) = usage.cascade_claims();
+    let total = by_checker + by_chat;
+    (total > 0).then(|| {
+        format!(
+            "cascade: of {total} claims, {by_checker} settled by the checker model ({}) and \
+             {by_chat} escalated to the chat model ({}); agreement of each tier: unmeasured \
+             until judge-check runs on labelled data",
+            share(by_checker, total),
+            share(by_chat, total)
+        )
+    })
 }
 
 /// `count` of `total` as a percentage with one decimal.
@@ -182,8 +246,8 @@ fn share(count: u64, total: u64) -> String {
     format!("{:.1}%", count as f64 * 100.0 / total as f64)
 }
 
-/// The section as Markdown.
-pub(crate) fn judge_markdown(account: Option<&JudgeAccount>) -> String {
+/// The section as Markdown; `settings` are the manifest's (they name a checker model).
+pub(crate) fn judge_markdown(account: Option<&JudgeAccount>, settings: &Value) -> String {
     let mut md = String::from("\n## Judge\n\n");
     let Some(account) = account else {
         md.push_str(
@@ -193,6 +257,9 @@ pub(crate) fn judge_markdown(account: Option<&JudgeAccount>) -> String {
     };
     let usage = &account.usage;
     let _ = writeln!(md, "- judge: {}", kind_line(account));
+    if let Some(checker) = checker_fact(settings) {
+        let _ = writeln!(md, "- checker model: {}", cell(&checker));
+    }
     for model in &account.models {
         let _ = writeln!(md, "- {} model: {}", model.role, cell(&model_line(model)));
     }
@@ -224,26 +291,20 @@ pub(crate) fn judge_markdown(account: Option<&JudgeAccount>) -> String {
         }
         md.push('\n');
     }
-    let (by_checker, by_chat) = usage.cascade_claims();
-    if by_checker + by_chat > 0 {
-        let _ = writeln!(
-            md,
-            "\n- cascade: of {} claims, {by_checker} settled by the checker model ({}) and \
-             {by_chat} escalated to the chat model ({}); agreement of each tier: unmeasured \
-             until judge-check runs on labelled data",
-            by_checker + by_chat,
-            share(by_checker, by_checker + by_chat),
-            share(by_chat, by_checker + by_chat)
-        );
+    if let Some(line) = cascade_line(usage) {
+        let _ = writeln!(md, "\n- {line}");
     }
     if !usage.tasks.is_empty() {
-        md.push_str("\n| task | chat model | heuristic judge |\n|---|---:|---:|\n");
+        md.push_str(
+            "\n| task | chat model | checker model | heuristic judge |\n|---|---:|---:|---:|\n",
+        );
         for (task, calls) in &usage.tasks {
             let _ = writeln!(
                 md,
-                "| `{}` | {} | {} |",
+                "| `{}` | {} | {} | {} |",
                 cell(task),
                 calls.llm,
+                calls.checker,
                 calls.heuristic
             );
         }
@@ -312,7 +373,7 @@ mod tests {
     #[test]
     fn both_sections_show_the_summed_numbers() {
         let account = account();
-        let html = judge_html(Some(&account));
+        let html = judge_html(Some(&account), &Value::Null);
         assert!(
             html.contains("<td class=\"num\">8</td><td class=\"num\">2</td>"),
             "{html}"
@@ -322,15 +383,15 @@ mod tests {
             "{html}"
         );
         assert!(html.contains("2 (the run was resumed"), "{html}");
-        let md = judge_markdown(Some(&account));
+        let md = judge_markdown(Some(&account), &Value::Null);
         assert!(
             md.contains(
                 "| **total** | 8 | 2 | 0 | 2400 | 160 | 0.000456 | 6 | 0 | 0 | 0 | 2 | 0 | 25.0% |"
             ),
             "{md}"
         );
-        assert!(md.contains("| `support_verdicts` | 8 | 0 |"), "{md}");
-        assert!(judge_html(None).contains("no judge accounts"));
-        assert!(judge_markdown(None).contains("no judge accounts"));
+        assert!(md.contains("| `support_verdicts` | 8 | 0 | 0 |"), "{md}");
+        assert!(judge_html(None, &Value::Null).contains("no judge accounts"));
+        assert!(judge_markdown(None, &Value::Null).contains("no judge accounts"));
     }
 }

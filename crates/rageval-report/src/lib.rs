@@ -122,6 +122,7 @@ pub use journal_index::{JournalIndex, OutcomeReader, Outcomes, SampleOutcomes};
 pub use judge_agreement::{
     CHANCE, INCLUDES_CHANCE, UNMEASURED, headline, includes_chance, judge_lines, render_judge_lines,
 };
+pub use judge_report::cascade_line;
 pub use manifest::{
     DatasetInfo, Manifest, MeasuredFigure, MetricRecord, RUN_FORMAT_VERSION, RunStatus,
     TaskJudgeRecord, ToolInfo,

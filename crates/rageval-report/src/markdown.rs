@@ -97,7 +97,10 @@ pub(crate) fn markdown(run: &RunInfo, journal: &JournalIndex, outcomes: &Outcome
         md.push_str("\n## Undefined and failed\n\n");
         md.push_str(&reasons);
     }
-    md.push_str(&judge_markdown(run.summary.judge.as_ref()));
+    md.push_str(&judge_markdown(
+        run.summary.judge.as_ref(),
+        &run.manifest.settings,
+    ));
     md.push_str(&rank_agreement_markdown(run));
 
     md.push_str("\n## Lowest-scoring samples\n");

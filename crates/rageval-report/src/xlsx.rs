@@ -25,7 +25,7 @@ use crate::outcome_text::outcome_reason;
 use crate::rank_agreement_render::rank_agreement_sheet;
 use crate::{
     INCLUDES_CHANCE, JournalIndex, ReportError, ReportTexts, ResultRecord, RunData, RunInfo,
-    SampleOutcomes, includes_chance, judge_lines,
+    SampleOutcomes, cascade_line, includes_chance, judge_lines,
 };
 
 /// Excel's limit on the characters of one cell.
@@ -177,6 +177,17 @@ fn summary_sheet(
             write_text(sheet, row, 13, INCLUDES_CHANCE)?;
         }
         row += 1;
+    }
+    // Below the metrics, after a blank row, what the cascade's tiers settled: it speaks of
+    // the run's judge, not of one metric.
+    if let Some(line) = run
+        .summary
+        .judge
+        .as_ref()
+        .and_then(|j| cascade_line(&j.usage))
+    {
+        sheet.write_string_with_format(row + 1, 0, "judge cascade", bold)?;
+        sheet.write_string(row + 1, 1, &line)?;
     }
     sheet.set_column_width(0, 24)?;
     sheet.set_column_width(10, 40)?;

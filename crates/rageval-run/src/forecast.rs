@@ -112,6 +112,7 @@ mod tests {
                     ..CallTally::default()
                 },
                 heuristic: 0,
+                checker_claims: 0,
             }],
             templates: Default::default(),
             method: "",

@@ -301,12 +301,8 @@ pub fn describe(usage: &JudgeUsage) -> String {
     if checker > 0 {
         text.push_str(&format!(", {checker} checker answers"));
     }
-    let (by_checker, by_chat) = usage.cascade_claims();
-    if by_checker + by_chat > 0 {
-        text.push_str(&format!(
-            "; cascade: {by_checker} claims settled by the checker, {by_chat} by the chat model \
-             (agreement of each unmeasured until judge-check)"
-        ));
+    if let Some(line) = rageval_report::cascade_line(usage) {
+        text.push_str(&format!("; {line}"));
     }
     for form in usage.request_forms.iter().filter(|f| !f.learned.is_empty()) {
         text.push_str(&format!(

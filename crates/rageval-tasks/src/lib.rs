@@ -43,7 +43,9 @@ pub mod schema;
 pub mod task;
 pub mod validation;
 
-pub use checker::{CheckerInfo, DEFAULT_BAND, EVERY_CLAIM, EscalationBand};
+pub use checker::{
+    CHECKER_CACHE_FORMAT, CheckerCache, CheckerInfo, DEFAULT_BAND, EVERY_CLAIM, EscalationBand,
+};
 pub use error::TaskError;
 pub use heuristic::Heuristic;
 pub use judged::{HeuristicInfo, Implementation, Judged, Threshold};

@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 use rageval_judge::{ChatModel, Judge, Models, SupportChecker, TemplateId};
 use serde::{Deserialize, Serialize};
 
-use crate::checker::{self, CheckerInfo, EscalationBand};
+use crate::checker::{self, CheckerCache, CheckerInfo, EscalationBand};
 use crate::error::TaskError;
 use crate::heuristic::Heuristic;
 use crate::judged::{HeuristicInfo, Judged};
@@ -190,6 +190,10 @@ pub struct TaskJudge {
     heuristic: Option<Heuristic>,
     checker: Option<SupportChecker>,
     escalation: Option<EscalationBand>,
+    /// A dry run's router: the checker's work is counted, never done.
+    checker_planned: bool,
+    /// Where the checker's checks are kept between runs.
+    checker_cache: Option<CheckerCache>,
     policy: Policy,
     lang: LangChoice,
     calls: Arc<Mutex<BTreeMap<TaskKind, TaskCalls>>>,
@@ -223,6 +227,8 @@ impl TaskJudge {
             heuristic: None,
             checker: None,
             escalation: None,
+            checker_planned: false,
+            checker_cache: None,
             policy,
             lang: LangChoice::Auto,
             calls: Arc::default(),
@@ -252,6 +258,21 @@ impl TaskJudge {
     /// model (when one is set) and lets the checker settle the others.
     pub fn with_escalation(mut self, band: EscalationBand) -> Self {
         self.escalation = Some(band);
+        self
+    }
+
+    /// Plans the checker's work instead of doing it (a dry run): each statement it would
+    /// score is counted as settled by it (`claims_by_checker`) and given a placeholder
+    /// verdict, and the model is not run — on CPU it takes seconds per sample.
+    pub fn with_checker_planned(mut self) -> Self {
+        self.checker_planned = true;
+        self
+    }
+
+    /// Keeps the checker's checks in `cache`: a rerun reads them instead of running the
+    /// model.
+    pub fn with_checker_cache(mut self, cache: CheckerCache) -> Self {
+        self.checker_cache = Some(cache);
         self
     }
 
@@ -487,7 +508,11 @@ impl TaskJudge {
             self.count(TaskKind::SupportVerdicts, Route::Checker);
             return match self.escalation() {
                 Some(band) => self.cascade(checker, band, task).await,
-                None => checker::support_verdicts(checker, task).await,
+                None if self.checker_planned => {
+                    self.count_claims(task.statements.len(), 0);
+                    Ok(checker::planned(checker, task))
+                }
+                None => checker::support_verdicts(checker, self.checker_cache.as_ref(), task).await,
             };
         }
         self.either(task, |h| h.support_verdicts(task)).await
@@ -503,8 +528,9 @@ impl TaskJudge {
         band: EscalationBand,
         task: &SupportVerdicts,
     ) -> Result<Judged<Vec<SupportVerdict>>, TaskError> {
-        if band.escalates_every_claim() {
-            // No score can keep a statement from the chat model: the checker is not run.
+        if band.escalates_every_claim() || self.checker_planned {
+            // No score can keep a statement from the chat model, or a dry run plans the
+            // most the cascade can send: the checker is not run.
             let answered = self.run_llm(task).await?;
             self.count_claims(0, task.statements.len());
             return Ok(answered.map(|verdicts| {
@@ -521,7 +547,7 @@ impl TaskJudge {
                     .collect()
             }));
         }
-        let checked = checker::check_each(checker, task).await?;
+        let checked = checker::check_each(checker, self.checker_cache.as_ref(), task).await?;
         let escalated: Vec<usize> = (0..checked.len())
             .filter(|&i| band.escalates(checked[i].support))
             .collect();

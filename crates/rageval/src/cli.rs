@@ -216,7 +216,9 @@ pub struct EvalArgs {
     /// Estimate, without any model call, what the run would ask of the judge: model calls,
     /// prompt and completion tokens and cost, per metric (per stage for `pipeline`), for the
     /// whole run and per prompt template (prompts rendered as a real run renders them,
-    /// counted with tiktoken). Sends nothing, writes nothing.
+    /// counted with tiktoken). With --judge checker:DIR, the claims the checker will score
+    /// (locally, no cost; the checker is not run); with --escalate, the model calls are the
+    /// most the cascade can make. Sends nothing, writes nothing.
     #[arg(long)]
     pub dry_run: bool,
 

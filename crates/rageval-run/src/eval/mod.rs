@@ -661,6 +661,7 @@ pub fn dry_run_over(
     let mut estimate = crate::plan::Estimate::new(setup.models(), vec![stage]);
     if let Some(band) = options.judge.escalate {
         estimate.notes.push(crate::plan::cascade_note(band));
+        estimate.upper_bound = true;
     }
     if let (Some(mode), Some(planner)) = (&options.batch, &planner) {
         let planning = BatchPlanning {
@@ -851,12 +852,7 @@ fn default_metrics(
         names.join(", ")
     ));
     if !unproven.is_empty() {
-        observer.note(format!(
-            "not run by default, the offline judge's agreement with people is not shown to be \
-             above chance on this language: {}; name them with --metrics to run them anyway, \
-             or use a model judge",
-            unproven.join(", ")
-        ));
+        observer.note(unproven_note(setup, &unproven));
     }
     if !unanswered.is_empty() {
         // The hint to name a writing model is said once, not once per metric.
@@ -880,6 +876,29 @@ fn default_metrics(
 
 /// Refuses metrics asked for by name that need the embedded models when those are not
 /// provisioned: the run would fail on every sample, and the fix is one script.
+/// Why the `unproven` metrics (each with its reason) are not run by default, naming the
+/// judges that would answer them: the offline heuristic judge, or a checker model with the
+/// heuristic judge for what the checker does not answer.
+fn unproven_note(setup: &JudgeSetup, unproven: &[String]) -> String {
+    let (who, measure) = match setup.checker() {
+        Some(checker) => (
+            format!(
+                "the judges' agreement with people (the checker model {} for support \
+                 verdicts, the heuristic judge for the rest)",
+                checker.name()
+            ),
+            ", measure the checker with `rageval judge-check LABELS --metric NAME --judge \
+             checker:DIR` (docs/judges.md)",
+        ),
+        None => ("the offline judge's agreement with people".to_owned(), ""),
+    };
+    format!(
+        "not run by default, {who} is not shown to be above chance on this language: {}; \
+         name them with --metrics to run them anyway{measure}, or use a model judge",
+        unproven.join(", ")
+    )
+}
+
 fn require_models(metrics: &[Box<dyn Metric>], setup: &JudgeSetup) -> Result<()> {
     if setup.missing_models.is_none() {
         return Ok(());

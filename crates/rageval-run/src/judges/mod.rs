@@ -168,6 +168,8 @@ struct Routing {
     embeds: bool,
     /// The checker model answering support verdicts (`--judge checker:DIR`).
     checker: Option<SupportChecker>,
+    /// A dry run's judges: the checker's work is counted, never done.
+    checker_planned: bool,
     /// With a checker and a chat model: the band of checker scores escalated to the chat
     /// model.
     escalation: Option<EscalationBand>,
@@ -361,9 +363,14 @@ impl JudgeSetup {
                 .filter(|m| measured_script(&m.dataset) == lang)
                 .collect();
             if figures.is_empty() {
-                return Err(format!(
-                    "{task}: agreement with people unmeasured for this metric"
-                ));
+                return Err(match &route.answered_by {
+                    // A checker's figures are judge-check's to measure; none are published.
+                    Some(Answerer::Checker(_)) => format!(
+                        "{task} by {}: agreement with people unmeasured",
+                        route.who()
+                    ),
+                    _ => format!("{task}: agreement with people unmeasured for this metric"),
+                });
             }
             if let Some(chance) = figures.iter().find(|m| !above_chance(m.value, m.count)) {
                 return Err(format!("{task}: {chance}, at chance"));
@@ -394,6 +401,12 @@ impl JudgeSetup {
     /// heuristic judge alone), e.g. a dry run's planning judge.
     pub fn judges_over(&self, judge: Option<Judge<Models>>) -> Judges {
         judges_over(judge, &self.routing, self.heuristic.clone(), self.lang)
+    }
+
+    /// Has [`JudgeSetup::judges_over`] plan the checker's work instead of doing it (a dry
+    /// run: each statement it would score is counted, the model is not run).
+    pub fn plan_checker(&mut self) {
+        self.routing.checker_planned = true;
     }
 
     /// `endpoint`, `local`, `offline`, `heuristic` or `checker`, as the manifest's
@@ -509,6 +522,7 @@ fn endpoint(
         chats: true,
         embeds: settings.embedding_model.is_some(),
         checker,
+        checker_planned: false,
         escalation,
     };
     let mut judges = judges_over(Some(judge.clone()), &routing, heuristic.clone(), lang);
@@ -668,6 +682,7 @@ fn local(
         chats: chosen,
         embeds: local.models.embedder.is_some(),
         checker,
+        checker_planned: false,
         escalation: None,
     };
     let heuristic = Heuristic::lexical();
@@ -825,16 +840,24 @@ fn judges_over(
     heuristic: Heuristic,
     lang: LangChoice,
 ) -> Judges {
-    let Some(judge) = judge else {
-        let mut tasks = TaskJudge::new(routing.policy.clone()).with_heuristic(heuristic);
-        if let Some(checker) = &routing.checker {
-            tasks = tasks.with_checker(checker.clone());
-        }
-        return Judges::new(tasks).with_lang(lang);
-    };
     let mut tasks = TaskJudge::new(routing.policy.clone()).with_heuristic(heuristic);
     if let Some(checker) = &routing.checker {
         tasks = tasks.with_checker(checker.clone());
+    }
+    if routing.checker_planned {
+        tasks = tasks.with_checker_planned();
+    }
+    let Some(judge) = judge else {
+        return Judges::new(tasks).with_lang(lang);
+    };
+    if let (Some(checker), Some(cache), false) =
+        (&routing.checker, judge.cache(), routing.checker_planned)
+    {
+        // The checker's checks share the judge's answer cache. Its tokenizer was found by
+        // `SupportChecker::open`; should it not read now, the checks go uncached.
+        if let Ok(cache) = rageval_tasks::CheckerCache::new(cache.clone(), checker) {
+            tasks = tasks.with_checker_cache(cache);
+        }
     }
     if routing.chats {
         tasks = tasks.with_llm(judge.clone());

@@ -30,20 +30,8 @@ pub fn planning_setup(
     options: &JudgeOptions,
     env: Env<'_>,
 ) -> Result<(JudgeSetup, Option<Planner>)> {
-    let every_claim;
-    let options = if options.escalate.is_some() {
-        // A cascade is planned with every claim escalated, the most it can send
-        // ([`cascade_note`]); the checker is then not run.
-        every_claim = JudgeOptions {
-            escalate: Some(rageval_tasks::EVERY_CLAIM),
-            ..options.clone()
-        };
-        &every_claim
-    } else {
-        options
-    };
     let mut planner = None;
-    let setup = judges::resolve_with(options, env, |settings, local| {
+    let mut setup = judges::resolve_with(options, env, |settings, local| {
         let heuristic = rageval_tasks::Heuristic::lexical();
         let made = match local {
             Some(models) => Planner::over(models, settings, heuristic),
@@ -53,6 +41,9 @@ pub fn planning_setup(
         planner = Some(made);
         Ok(judge)
     })?;
+    // The checker is counted, not run: on CPU it takes seconds per sample. A cascade is
+    // then planned with every claim escalated, the most it can send ([`cascade_note`]).
+    setup.plan_checker();
     Ok((setup, planner))
 }
 
@@ -63,9 +54,18 @@ pub fn cascade_note(band: rageval_tasks::EscalationBand) -> String {
     format!(
         "cascade: an upper bound — the estimate has the chat judge answer every claim's \
          support verdicts, as a cascade asks them (its own call, never joined with the \
-         context checks); in the run the checker settles the claims it scores outside \
-         {band}, so fewer claims, and fewer calls where a sample has none inside, reach it"
+         context checks); in the run the checker scores every claim (the checker claims \
+         column, on this machine's CPU, no cost) and settles those it scores outside \
+         {band}, so fewer claims, and fewer calls where a sample has none inside, reach the \
+         chat judge"
     )
+}
+
+/// Statements a checker model would score in `usage`: those it settles and those a cascade
+/// escalates (it scores both).
+fn checker_claims(usage: &JudgeUsage) -> u64 {
+    let (by_checker, by_chat) = usage.cascade_claims();
+    by_checker + by_chat
 }
 
 /// The rows of a stage planned by one judge: one per task asked, then the total.
@@ -84,6 +84,7 @@ pub(crate) fn rows_by_task(usage: &JudgeUsage) -> Vec<EstimateRow> {
                 ..CallTally::default()
             },
             heuristic: 0,
+            checker_claims: 0,
         });
         row.tally.add(tally);
     }
@@ -97,6 +98,7 @@ pub(crate) fn rows_by_task(usage: &JudgeUsage) -> Vec<EstimateRow> {
                         ..CallTally::default()
                     },
                     heuristic: 0,
+                    checker_claims: 0,
                 })
                 .heuristic += tally.heuristic;
         }
@@ -113,6 +115,8 @@ pub struct EstimateRow {
     pub tally: CallTally,
     /// Answers the heuristic judge would give (free).
     pub heuristic: u64,
+    /// Statements a checker model would score (on this machine's CPU, free).
+    pub checker_claims: u64,
 }
 
 impl EstimateRow {
@@ -122,6 +126,7 @@ impl EstimateRow {
             label: label.into(),
             tally: usage.total.clone(),
             heuristic: usage.heuristic_calls(),
+            checker_claims: checker_claims(usage),
         }
     }
 }
@@ -161,6 +166,9 @@ pub struct Estimate {
     pub batch: Option<crate::batch::plan::BatchPlan>,
     /// What the figures mean beyond the tables (a cascade's upper bound).
     pub notes: Vec<String>,
+    /// The model calls are the most the run can make (a cascade: the checker keeps some
+    /// claims from the chat model); the table says so.
+    pub upper_bound: bool,
 }
 
 impl Estimate {
@@ -170,6 +178,7 @@ impl Estimate {
             stages,
             batch: None,
             notes: Vec::new(),
+            upper_bound: false,
         }
     }
 
@@ -182,10 +191,12 @@ impl Estimate {
                 ..CallTally::default()
             },
             heuristic: 0,
+            checker_claims: 0,
         };
         for row in self.stages.iter().filter_map(StageEstimate::total) {
             total.tally.add(&row.tally);
             total.heuristic += row.heuristic;
+            total.checker_claims += row.checker_claims;
         }
         total
     }
@@ -219,33 +230,34 @@ impl Estimate {
             };
             text.push_str(&format!("{} model {}: {price}\n", model.role, model.model));
         }
-        let header = [
-            "",
-            "model calls",
-            "prompt tokens",
-            "completion tokens",
-            "cost (USD)",
-            "heuristic answers",
-        ];
+        let header = self.header();
+        let checks = header.len() > 6;
+        let cells = |row: &EstimateRow| {
+            let mut line = cells(row);
+            if checks {
+                line.push(row.checker_claims.to_string());
+            }
+            line
+        };
         for stage in &self.stages {
-            let mut head = header.map(String::from).to_vec();
+            let mut head: Vec<String> = header.iter().map(|h| h.to_string()).collect();
             head[0] = stage.stage.to_string();
             let mut lines = vec![head];
             lines.extend(stage.rows.iter().map(cells));
             text.push('\n');
             text.push_str(&aligned(&lines));
             if !stage.templates.is_empty() {
-                let mut head = header.map(String::from).to_vec();
+                let mut head: Vec<String> = header.iter().take(5).map(|h| h.to_string()).collect();
                 head[0] = format!("{} by prompt template", stage.stage);
-                head.pop();
                 let mut lines = vec![head];
                 for (name, tally) in &stage.templates {
                     let mut line = cells(&EstimateRow {
                         label: name.clone(),
                         tally: tally.clone(),
                         heuristic: 0,
+                        checker_claims: 0,
                     });
-                    line.pop();
+                    line.truncate(5);
                     lines.push(line);
                 }
                 text.push_str(&aligned(&lines));
@@ -257,7 +269,7 @@ impl Estimate {
             }
         }
         if self.stages.len() > 1 {
-            let mut head = header.map(String::from).to_vec();
+            let mut head: Vec<String> = header.iter().map(|h| h.to_string()).collect();
             head[0] = "all stages".into();
             text.push('\n');
             text.push_str(&aligned(&[head, cells(&self.total())]));
@@ -276,6 +288,28 @@ impl Estimate {
             text.push('\n');
         }
         text
+    }
+
+    /// The tables' columns: model calls (the most they can be, for a cascade), tokens,
+    /// cost, heuristic answers, and the checker's claims when a checker scores some.
+    fn header(&self) -> Vec<&'static str> {
+        let calls = if self.upper_bound {
+            "model calls (at most)"
+        } else {
+            "model calls"
+        };
+        let mut header = vec![
+            "",
+            calls,
+            "prompt tokens",
+            "completion tokens",
+            "cost (USD)",
+            "heuristic answers",
+        ];
+        if self.total().checker_claims > 0 {
+            header.push("checker claims");
+        }
+        header
     }
 
     /// What a reasoning judge adds: the thinking counted in, when the answer cache showed

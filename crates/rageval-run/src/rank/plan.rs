@@ -201,6 +201,7 @@ fn grading_alone(rows: &[EstimateRow]) -> Option<EstimateRow> {
         |mut sum, row| {
             sum.tally.add(&row.tally);
             sum.heuristic += row.heuristic;
+            sum.checker_claims += row.checker_claims;
             sum
         },
     ))

@@ -34,9 +34,14 @@ pub fn run(
                     Ok(metric) => metric.info(),
                 },
             };
-            explain(info, &catalogue, out)?;
-            if let Some(judge) = judge {
-                let text = checker_lines(info, &catalogue, judge)?;
+            // With a checker, its lines stand where the heuristic's figures would: the
+            // heuristic's support-verdict figures are not the checker's.
+            let checker = judge
+                .as_ref()
+                .map(|judge| checker_lines(info, &catalogue, judge))
+                .transpose()?;
+            explain(info, &catalogue, checker.is_some(), out)?;
+            if let Some(text) = checker {
                 out.write_all(text.as_bytes())
                     .context("cannot write to stdout")?;
             }
@@ -102,9 +107,12 @@ fn display_name(info: &MetricInfo) -> String {
     }
 }
 
+/// The metric's description; `checker_answers`: a checker model answers its support
+/// verdicts, so the heuristic's figures for that task are left out.
 fn explain(
     info: &MetricInfo,
     catalogue: &MetricCatalogue,
+    checker_answers: bool,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
     let inputs = input_names(info);
@@ -150,7 +158,7 @@ fn explain(
             "none (exact computation)"
         }
     ));
-    text.push_str(&offline_agreement(info, catalogue));
+    text.push_str(&offline_agreement(info, catalogue, checker_answers));
     out.write_all(text.as_bytes())
         .context("cannot write to stdout")?;
     Ok(())
@@ -180,11 +188,15 @@ fn checker_lines(
             info.name
         ));
     }
+    // rageval keeps no record of judge-check runs by weights, so a checker's agreement
+    // is unmeasured here whatever was measured elsewhere: judge-check's own report holds it.
     Ok(format!(
-        "  checker:  support_verdicts by {} ({} head, weights SHA-256 {})\n    agreement \
-         unmeasured: run `rageval judge-check LABELS --metric {} --judge checker:{}` on \
-         labelled data (docs/judges.md)\n",
-        rageval_tasks::CheckerInfo::of(&checker).who(),
+        "  checker:  support_verdicts by checker {} {}, {} head, weights SHA-256 {}\n    \
+         agreement unmeasured — run `rageval judge-check LABELS --metric {} --judge \
+         checker:{}` on labelled data (docs/judges.md); the heuristic judge's figures are \
+         not the checker's\n",
+        checker.family().name(),
+        checker.name(),
         checker.head().name(),
         checker.sha256(),
         info.name,
@@ -199,8 +211,14 @@ const MEASURE_ANY: &str =
 /// The offline heuristic judge's published agreement for the tasks a judged metric asks, in
 /// its setting (`rageval judge-check` measures any judge the same way): the headline — the
 /// lowest figure held out by set — then every figure with its kind, its 95% interval and a
-/// warning where that interval reaches chance; "unmeasured" when none.
-fn offline_agreement(info: &MetricInfo, catalogue: &MetricCatalogue) -> String {
+/// warning where that interval reaches chance; "unmeasured" when none. `checker_answers`:
+/// support verdicts go to a checker model, so the heuristic's figures for them are left
+/// out (they speak for the heuristic alone).
+fn offline_agreement(
+    info: &MetricInfo,
+    catalogue: &MetricCatalogue,
+    checker_answers: bool,
+) -> String {
     let Ok(metric) = catalogue.build(info.name) else {
         return String::new();
     };
@@ -211,6 +229,9 @@ fn offline_agreement(info: &MetricInfo, catalogue: &MetricCatalogue) -> String {
     let figures = rageval_metrics::measured_for(metric.as_ref(), rageval_tasks::published());
     let shown: Vec<(rageval_tasks::TaskKind, rageval_report::MeasuredFigure)> = figures
         .into_iter()
+        .filter(|figure| {
+            !(checker_answers && figure.task == rageval_tasks::TaskKind::SupportVerdicts)
+        })
         .map(|figure| {
             let shown = rageval_report::MeasuredFigure {
                 dataset: figure.dataset,
@@ -224,6 +245,11 @@ fn offline_agreement(info: &MetricInfo, catalogue: &MetricCatalogue) -> String {
         })
         .collect();
     let Some(headline) = rageval_report::headline(shown.iter().map(|(_, f)| f)) else {
+        if checker_answers {
+            return "  offline:  the heuristic judge answers the tasks the checker does not; \
+                    its agreement on them is unmeasured for this metric\n"
+                .into();
+        }
         return format!(
             "  offline:  the heuristic judge's agreement with human labels on this metric's tasks \
              is unmeasured\n{MEASURE_ANY}"

@@ -10,12 +10,15 @@
 
 use std::fs;
 use std::path::Path;
+use std::process::Output;
 use std::sync::{Arc, Mutex};
 
+use rageval_report::testing::calamine::{Data, Reader, Xlsx, open_workbook};
 use rageval_testkit::{MockConfig, Reply};
 use serde_json::Value;
 
 use crate::judged::{Endpoint, endpoint};
+use crate::snapshots::with_filters;
 use crate::{rageval, repo_root, stderr, stdout};
 
 const BAND: (f64, f64) = (0.08, 1.0);
@@ -122,6 +125,13 @@ fn the_chat_judge_is_asked_exactly_the_claims_inside_the_band() {
     assert!(dry.status.success(), "{}", stderr(&dry));
     let said = format!("{}{}", stdout(&dry), stderr(&dry));
     assert!(said.contains("cascade: an upper bound"), "{said}");
+    assert!(said.contains("model calls (at most)"), "{said}");
+    let planned_claims: usize = said
+        .lines()
+        .find(|line| line.trim_start().starts_with("whole run"))
+        .and_then(|line| line.split_whitespace().last())
+        .and_then(|claims| claims.parse().ok())
+        .unwrap_or_else(|| panic!("no checker claims on the whole-run row: {said}"));
     assert_eq!(
         mock.mock.stats().chat_requests,
         0,
@@ -168,6 +178,9 @@ fn the_chat_judge_is_asked_exactly_the_claims_inside_the_band() {
         }
     }
     assert!(by_checker > 0 && !escalated.is_empty(), "{results}");
+    // The dry run counted the claims the checker scores (the planner's split, an estimate
+    // of the chat model's: some).
+    assert!(planned_claims > 0, "{said}");
 
     // The mock was asked those claims and no other: as many statement keys as escalated
     // claims, each escalated statement in a support-verdicts request.
@@ -207,9 +220,9 @@ fn the_chat_judge_is_asked_exactly_the_claims_inside_the_band() {
     );
     assert!(report.contains("unmeasured until judge-check"), "{report}");
     assert!(stdout(&output).contains(&format!(
-        "cascade: {by_checker} claims settled by the checker, {} by the chat model",
-        escalated.len()
+        "cascade: of {total} claims, {by_checker} settled by the checker model"
     )));
+    pin_what_the_reports_say(dir.path(), &out, &output, by_checker, escalated.len());
     let manifest = fs::read_to_string(out.join("manifest.json")).unwrap();
     assert!(manifest.contains("\"escalation\""), "{manifest}");
 
@@ -223,6 +236,103 @@ fn the_chat_judge_is_asked_exactly_the_claims_inside_the_band() {
         "{}",
         stderr(&refused)
     );
+}
+
+/// The judge's kind, the cascade line and the task table's columns, as report.md,
+/// report.html, results.xlsx's summary sheet and the terminal's judge line say them; the
+/// tier counts and shares (asserted above against the verdicts) become placeholders, so the
+/// pin holds the wording whatever the random weights score.
+fn pin_what_the_reports_say(
+    dir: &Path,
+    out: &Path,
+    output: &Output,
+    by_checker: usize,
+    by_chat: usize,
+) {
+    let total = by_checker + by_chat;
+    let share = |count: usize| format!("({:.1}%)", count as f64 * 100.0 / total as f64);
+    let placeholders = |text: &str| {
+        text.replace(&format!("of {total} claims"), "of [TOTAL] claims")
+            .replace(&format!(", {by_checker} settled"), ", [CHECKER] settled")
+            .replace(&format!(" {by_chat} escalated"), " [CHAT] escalated")
+            .replace(&share(by_checker), "([SHARE])")
+            .replace(&share(by_chat), "([SHARE])")
+    };
+    let said = |line: &str| {
+        line.starts_with("- judge:")
+            || line.starts_with("judge ")
+            || line.contains("checker model: ")
+            || line.starts_with("checker model ")
+            || line.contains("cascade")
+            || line.contains("task")
+    };
+    let markdown = fs::read_to_string(out.join("report.md")).unwrap();
+    let markdown = markdown
+        .split("## Judge")
+        .nth(1)
+        .unwrap()
+        .split("\n## ")
+        .next()
+        .unwrap();
+    let html = fs::read_to_string(out.join("report.html")).unwrap();
+    let html = html
+        .split("<h2 id=\"judge\">")
+        .nth(1)
+        .unwrap()
+        .split("<h2")
+        .next()
+        .unwrap();
+    let html_text: String = html
+        .replace("</tr>", "\n")
+        .replace("</p>", "\n")
+        .replace("</td>", " ")
+        .replace("</th>", " ")
+        .replace("&#39;", "'")
+        .split('<')
+        .map(|piece| piece.split_once('>').map_or(piece, |(_, text)| text))
+        .collect();
+    let mut workbook: Xlsx<_> = open_workbook(out.join("results.xlsx")).unwrap();
+    let summary = workbook.worksheet_range("summary").unwrap();
+    let workbook_row: Vec<String> = summary
+        .rows()
+        .filter(|row| {
+            row.first()
+                .is_some_and(|cell| matches!(cell, Data::String(text) if text == "judge cascade"))
+        })
+        .flat_map(|row| {
+            row.iter()
+                .map(|cell| cell.to_string())
+                .filter(|c| !c.is_empty())
+        })
+        .collect();
+    let terminal = stdout(output);
+    let judge_line = terminal
+        .lines()
+        .find(|line| line.starts_with("judge: "))
+        .unwrap();
+    let pinned = format!(
+        "--- report.md\n{}\n--- report.html\n{}\n--- results.xlsx summary\n{}\n--- terminal\n{}\n",
+        markdown
+            .lines()
+            .filter(|l| said(l))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        html_text
+            .lines()
+            .map(str::trim)
+            .filter(|l| said(l))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        workbook_row.join(" | "),
+        judge_line
+            .split("; ")
+            .skip(1)
+            .collect::<Vec<_>>()
+            .join("; "),
+    );
+    with_filters(dir, || {
+        insta::assert_snapshot!("cascade_reports", placeholders(&pinned))
+    });
 }
 
 #[test]

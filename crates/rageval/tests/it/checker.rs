@@ -97,6 +97,37 @@ fn faithfulness_by_a_checker_is_a_score_or_undefined_and_names_the_model() {
         }
     }
     assert!(scored > 0);
+    // Regression: a dry run ran the checker (minutes on CPU) and counted none of its work.
+    // Now it counts the claims the checker will score, as many as the run's verdicts.
+    let verdicts: usize = cells
+        .iter()
+        .filter_map(|cell| cell["evidence"]["verdicts"].as_array())
+        .map(Vec::len)
+        .sum();
+    let mut args: Vec<String> = Vec::new();
+    args.extend(
+        [
+            "eval",
+            dir.path().join("fiqa-5.jsonl").to_str().unwrap(),
+            "--judge",
+            &format!("checker:{}", checker.display()),
+            "--metrics",
+            "faithfulness",
+            "--dry-run",
+        ]
+        .map(str::to_owned),
+    );
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let dry = rageval(dir.path(), &args);
+    assert!(dry.status.success(), "{}", stderr(&dry));
+    let table = stdout(&dry);
+    assert!(table.contains("checker claims"), "{table}");
+    let planned = table
+        .lines()
+        .find(|line| line.starts_with("faithfulness"))
+        .and_then(|line| line.split_whitespace().last())
+        .and_then(|claims| claims.parse::<usize>().ok());
+    assert_eq!(planned, Some(verdicts), "{table}");
     // The checker's verdicts are the evidence: who judged, and what it said.
     assert!(results.contains("checker modernbert"), "{results}");
     assert!(results.contains("checker P(supported)"), "{results}");
@@ -195,7 +226,15 @@ fn metrics_explain_names_the_checker_and_its_unmeasured_agreement() {
     let sha = sha256_of(&checker);
     assert!(text.contains("checker deberta-v2"), "{text}");
     assert!(text.contains(&sha[..12]), "{text}");
-    assert!(text.contains("agreement unmeasured"), "{text}");
+    assert!(
+        text.contains("agreement unmeasured — run `rageval judge-check"),
+        "{text}"
+    );
+    // Regression: the heuristic's support-verdict figures stood above the checker's line as
+    // if they were the checker's.
+    assert!(!text.contains("balanced accuracy"), "{text}");
+    assert!(!text.contains("pairwise accuracy"), "{text}");
+    assert!(!text.contains("headline"), "{text}");
 }
 
 #[test]
@@ -226,4 +265,46 @@ fn judge_check_measures_a_checker_like_any_judge() {
     assert!((0.0..=1.0).contains(&accuracy), "{agreement}");
     let manifest = fs::read_to_string(dir.path().join("run/manifest.json")).unwrap();
     assert!(manifest.contains(&sha256_of(&checker)), "{manifest}");
+}
+
+/// Regression: with a checker and no `--metrics`, the note on the metrics left out spoke of
+/// "the offline judge" and its figures, not of the checker that would answer them.
+#[test]
+fn the_default_metrics_note_names_the_checker() {
+    let dir = tempfile::tempdir().unwrap();
+    let checker = fixture("modernbert-tokens");
+    let data = repo_root().join("examples/fiqa-30.jsonl");
+    let output = rageval(
+        dir.path(),
+        &[
+            "eval",
+            data.to_str().unwrap(),
+            "--judge",
+            &format!("checker:{}", checker.display()),
+            "--samples",
+            "2",
+            "--out",
+            "run",
+        ],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let said = stderr(&output);
+    let note = said
+        .lines()
+        .find(|line| line.starts_with("not run by default"))
+        .unwrap_or_else(|| panic!("no note on the metrics left out: {said}"));
+    assert!(
+        note.contains("the checker model modernbert-tokens for support verdicts"),
+        "{note}"
+    );
+    assert!(!note.contains("the offline judge"), "{note}");
+    let sha = sha256_of(&checker);
+    assert!(
+        note.contains(&format!(
+            "faithfulness (support_verdicts by checker modernbert modernbert-tokens (sha256 {}…)",
+            &sha[..12]
+        )),
+        "{note}"
+    );
+    assert!(note.contains("rageval judge-check"), "{note}");
 }

@@ -1,13 +1,16 @@
 //! The checker networks with candle: a ModernBERT token classifier (candle has the
 //! backbone but no token head, so the head — dense, GELU, LayerNorm, then a linear
-//! classifier, as in transformers' `ModernBertForTokenClassification` — is written here)
-//! and candle's DeBERTa-v2 sequence classifier. Given token ids, they return logits; what
-//! the logits mean is [`super::spec`]'s business, windows and spans [`super::windows`]'s.
+//! classifier, as in transformers' `ModernBertForTokenClassification` — is written here),
+//! candle's DeBERTa-v2 sequence classifier and candle's XLM-RoBERTa sequence classifier
+//! (position ids from `pad_token_id + 1`; a dense, tanh, projection head on `<s>`, as in
+//! transformers' `XLMRobertaForSequenceClassification`). Given token ids, they return
+//! logits; what the logits mean is [`super::spec`]'s business, windows and spans
+//! [`super::windows`]'s.
 //! One sequence at a time: no padding, so no padding mask can differ from the reference's.
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::{LayerNorm, Linear, VarBuilder};
-use candle_transformers::models::{debertav2, modernbert};
+use candle_transformers::models::{debertav2, modernbert, xlm_roberta};
 use serde_json::Value;
 
 use super::spec::{CheckerSpec, Family, Head};
@@ -18,6 +21,7 @@ pub(crate) enum Network {
     ModernBertSequence(modernbert::ModernBertForSequenceClassification),
     /// Boxed: candle's DeBERTa-v2 keeps its whole configuration inline (1.7 kB).
     DebertaV2Sequence(Box<debertav2::DebertaV2SeqClassificationModel>),
+    XlmRobertaSequence(xlm_roberta::XLMRobertaForSequenceClassification),
 }
 
 /// Why a network could not be built or run, in words (the caller names the file).
@@ -56,6 +60,14 @@ impl Network {
                     .map_err(fit)?,
                 ))
             }
+            (Family::XlmRoberta, _) => Network::XlmRobertaSequence(
+                xlm_roberta::XLMRobertaForSequenceClassification::new(
+                    spec.labels.len(),
+                    &xlm_roberta_config(&spec.config)?,
+                    vb,
+                )
+                .map_err(fit)?,
+            ),
         })
     }
 
@@ -76,6 +88,9 @@ impl Network {
                 let types = Tensor::new(type_ids, &device)?.unsqueeze(0)?;
                 model.forward(&ids, Some(types), Some(mask))?
             }
+            // XLM-R's tokenizer hands the model no token types: every token is of type 0
+            // (its one type embedding), whatever the tokenizer's template says.
+            Network::XlmRobertaSequence(model) => model.forward(&ids, &mask, &ids.zeros_like()?)?,
         };
         rows.to_vec2::<f32>()
     }
@@ -91,12 +106,7 @@ impl Network {
 /// `sliding_attention`) where earlier versions wrote `global_rope_theta` and
 /// `local_rope_theta`.
 fn modernbert_config(config: &Value, labels: usize) -> Result<modernbert::Config, NetworkError> {
-    let count = |field: &str| -> Result<usize, NetworkError> {
-        config[field]
-            .as_u64()
-            .and_then(|n| usize::try_from(n).ok())
-            .ok_or_else(|| format!("config.json: field `{field}` is missing or not a count"))
-    };
+    let count = |field: &str| config_count(config, field, None);
     let theta = |flat: &str, nested: &str, default: f64| {
         config[flat]
             .as_f64()
@@ -138,6 +148,48 @@ fn modernbert_config(config: &Value, labels: usize) -> Result<modernbert::Config
             classifier_pooling: pooling,
         }),
     })
+}
+
+/// candle's XLM-RoBERTa configuration from `config.json`, read field by field with
+/// transformers' defaults: transformers 5 leaves fields at their defaults out of the file,
+/// and candle's own reader requires every one (dropouts included, which inference ignores).
+fn xlm_roberta_config(config: &Value) -> Result<xlm_roberta::Config, NetworkError> {
+    let count = |field: &str, default: Option<usize>| config_count(config, field, default);
+    let hidden_act = match config.get("hidden_act") {
+        None => candle_nn::Activation::Gelu,
+        Some(name) => serde_json::from_value(name.clone())
+            .map_err(|e| format!("config.json: field `hidden_act`: {e}"))?,
+    };
+    Ok(xlm_roberta::Config {
+        hidden_size: count("hidden_size", None)?,
+        layer_norm_eps: config["layer_norm_eps"].as_f64().unwrap_or(1e-5),
+        attention_probs_dropout_prob: 0.0,
+        hidden_dropout_prob: 0.0,
+        num_attention_heads: count("num_attention_heads", None)?,
+        position_embedding_type: "absolute".to_owned(),
+        intermediate_size: count("intermediate_size", None)?,
+        hidden_act,
+        num_hidden_layers: count("num_hidden_layers", None)?,
+        vocab_size: count("vocab_size", None)?,
+        max_position_embeddings: count("max_position_embeddings", None)?,
+        type_vocab_size: count("type_vocab_size", Some(1))?,
+        pad_token_id: count("pad_token_id", Some(1))?
+            .try_into()
+            .map_err(|_| "config.json: field `pad_token_id` is too large".to_owned())?,
+    })
+}
+
+/// `config.json`'s count `field`, or `default` where the field is absent or null.
+fn config_count(
+    config: &Value,
+    field: &str,
+    default: Option<usize>,
+) -> Result<usize, NetworkError> {
+    match config.get(field).filter(|value| !value.is_null()) {
+        Some(value) => value.as_u64().and_then(|n| usize::try_from(n).ok()),
+        None => default,
+    }
+    .ok_or_else(|| format!("config.json: field `{field}` is missing or not a count"))
 }
 
 /// ModernBERT with a label per token: backbone, prediction head (dense without bias, GELU,

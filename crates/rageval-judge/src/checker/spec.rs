@@ -2,8 +2,9 @@
 //! the family (`model_type`), the head (`architectures`), which label means "supported"
 //! (`id2label`), and the window the model reads. Everything a run refuses is refused here,
 //! with the file and the field named: families rageval does not run, `auto_map` custom
-//! code, heads it does not implement, biases candle's ModernBERT cannot load, and label maps
-//! that do not say which label is support. It loads nothing and runs no model.
+//! code, heads it does not implement, biases candle's ModernBERT cannot load, position
+//! embeddings other than XLM-R's absolute ones, and label maps that do not say which label
+//! is support. It loads nothing and runs no model.
 
 use std::path::{Path, PathBuf};
 
@@ -29,15 +30,33 @@ pub enum Family {
     ModernBert,
     /// `model_type: deberta-v2` (DeBERTa-v2 and v3: MiniCheck-DeBERTa, FactCG, NLI models).
     DebertaV2,
+    /// `model_type: xlm-roberta` (multilingual NLI cross-encoders).
+    XlmRoberta,
 }
 
 impl Family {
+    /// Every family rageval runs, in the order refusals list them.
+    pub const ALL: [Family; 3] = [Family::ModernBert, Family::DebertaV2, Family::XlmRoberta];
+
     /// The name `config.json` gives it, as manifests and reports show it.
     pub fn name(self) -> &'static str {
         match self {
             Family::ModernBert => "modernbert",
             Family::DebertaV2 => "deberta-v2",
+            Family::XlmRoberta => "xlm-roberta",
         }
+    }
+
+    /// The family `config.json`'s `model_type` names, if rageval runs it.
+    pub fn from_model_type(model_type: &str) -> Option<Family> {
+        Family::ALL
+            .into_iter()
+            .find(|family| family.name() == model_type)
+    }
+
+    /// The families rageval runs, comma-separated, for refusals.
+    pub fn names() -> String {
+        Family::ALL.map(Family::name).join(", ")
     }
 }
 
@@ -127,19 +146,16 @@ impl CheckerSpec {
         if config.get("auto_map").is_some() {
             return Err(fail(format!(
                 "`{model_type}` needs its own Python code (field `auto_map`), which rageval does \
-                 not run; rageval runs modernbert and deberta-v2 checkers"
+                 not run; rageval runs {} checkers",
+                Family::names()
             )));
         }
-        let family = match model_type {
-            "modernbert" => Family::ModernBert,
-            "deberta-v2" => Family::DebertaV2,
-            other => {
-                return Err(fail(format!(
-                    "model_type `{other}` is not a checker family rageval runs (modernbert, \
-                     deberta-v2)"
-                )));
-            }
-        };
+        let family = Family::from_model_type(model_type).ok_or_else(|| {
+            fail(format!(
+                "model_type `{model_type}` is not a checker family rageval runs ({})",
+                Family::names()
+            ))
+        })?;
         let architecture = config["architectures"][0].as_str().ok_or_else(|| {
             fail("field `architectures` is missing: it names the model's head".into())
         })?;
@@ -172,12 +188,27 @@ impl CheckerSpec {
                 }
             }
         }
+        if family == Family::XlmRoberta {
+            // candle's XLM-R adds absolute position embeddings only.
+            if let Some(kind) = config
+                .get("position_embedding_type")
+                .and_then(Value::as_str)
+                .filter(|&kind| kind != "absolute")
+            {
+                return Err(fail(format!(
+                    "field `position_embedding_type` is `{kind}`: rageval's XLM-RoBERTa has \
+                     absolute position embeddings only"
+                )));
+            }
+        }
         let labels = labels(&config).map_err(&fail)?;
         let supported = supported_label(head, &labels).map_err(&fail)?;
-        let window = config["max_position_embeddings"]
+        let positions = config["max_position_embeddings"]
             .as_u64()
             .and_then(|n| usize::try_from(n).ok())
-            .ok_or_else(|| fail("field `max_position_embeddings` is missing".into()))?
+            .ok_or_else(|| fail("field `max_position_embeddings` is missing".into()))?;
+        let window = positions
+            .saturating_sub(position_offset(family, &config))
             .min(WINDOW_TOKENS);
         Ok(CheckerSpec {
             dir: dir.to_path_buf(),
@@ -188,6 +219,19 @@ impl CheckerSpec {
             window,
             config,
         })
+    }
+}
+
+/// Position ids a family does not give to tokens. RoBERTa's count from `pad_token_id + 1`
+/// (fairseq's convention), so XLM-R's 514 positions hold 512 tokens.
+fn position_offset(family: Family, config: &Value) -> usize {
+    match family {
+        Family::XlmRoberta => config["pad_token_id"]
+            .as_u64()
+            .and_then(|n| usize::try_from(n).ok())
+            .unwrap_or(1)
+            .saturating_add(1),
+        Family::ModernBert | Family::DebertaV2 => 0,
     }
 }
 
@@ -311,6 +355,29 @@ mod tests {
     }
 
     #[test]
+    fn an_xlm_roberta_window_leaves_out_the_positions_before_the_first_token() {
+        let mut config = nli("xlm-roberta");
+        config["architectures"] = json!(["XLMRobertaForSequenceClassification"]);
+        config["max_position_embeddings"] = json!(514);
+        config["pad_token_id"] = json!(1);
+        let spec = self::spec(config.clone()).unwrap();
+        assert_eq!(
+            (spec.family, spec.head, spec.supported, spec.window),
+            (Family::XlmRoberta, Head::Sequence, 0, 512)
+        );
+        config["max_position_embeddings"] = json!(130);
+        assert_eq!(self::spec(config.clone()).unwrap().window, 128);
+        config["position_embedding_type"] = json!("relative_key");
+        let error = self::spec(config.clone()).unwrap_err();
+        assert!(error.contains("`relative_key`"), "{error}");
+        config["position_embedding_type"] = json!("absolute");
+        assert!(self::spec(config.clone()).is_ok());
+        config["architectures"] = json!(["XLMRobertaForTokenClassification"]);
+        let error = self::spec(config).unwrap_err();
+        assert!(error.contains("for xlm-roberta"), "{error}");
+    }
+
+    #[test]
     fn lettucedetect_labels_are_read_by_its_convention_for_token_heads_only() {
         let tokens = json!({
             "model_type": "modernbert",
@@ -354,7 +421,11 @@ mod tests {
     #[test]
     fn other_families_and_custom_code_are_refused_by_name() {
         let error = spec(nli("eurobert")).unwrap_err();
-        assert!(error.contains("model_type `eurobert`"), "{error}");
+        assert!(
+            error.contains("model_type `eurobert`")
+                && error.contains("(modernbert, deberta-v2, xlm-roberta)"),
+            "{error}"
+        );
         let mut custom = nli("deberta-v2");
         custom["auto_map"] = json!({"AutoModel": "modeling_hhem.HHEM"});
         let error = spec(custom).unwrap_err();

@@ -116,7 +116,7 @@ fn matches_reference(family: &str) -> f32 {
 fn matches_as(fixture_name: &str, family: Family, head: Head) -> SupportChecker {
     let largest = matches_reference(fixture_name);
     assert!(largest < TOLERANCE);
-    let checker = SupportChecker::open(fixture(fixture_name)).unwrap();
+    let checker = SupportChecker::open(fixture(fixture_name)).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!((checker.family(), checker.head()), (family, head));
     checker
 }

@@ -31,6 +31,9 @@ with rageval's code and must match within 1e-4.
   model trained here by sentencepiece on a small English and Chinese corpus (NFKC rules
   compiled into the `Precompiled` normalizer), fairseq's ids for <s> <pad> </s> <unk>, and
   the pair template <s> A </s></s> B </s>. Needs `sentencepiece` besides the packages above.
+- t5-minicheck: T5ForConditionalGeneration read as MiniCheck-Flan-T5 reads it ("predict: "
+  + document + "</s>" + claim; the first decoder step's logits of the tokens that "0" and
+  "1" begin with), with T5's tokenizer built the same way from a SentencePiece model.
 """
 
 import json
@@ -161,20 +164,21 @@ def unigram_tokenizer():
     return tok
 
 
-def xlm_roberta_tokenizer(dir_):
-    """XLM-R's tokenizer.json, as transformers' XLMRobertaConverter builds it from a
-    SentencePiece model: the model here is a tiny one trained on this script's corpus."""
+def sentencepiece_tokenizer(dir_, corpus_lines, vocab_size, head, tail, single, pair):
+    """A tokenizer.json as transformers' converters build one from a SentencePiece model:
+    the model here is a tiny Unigram one trained on `corpus_lines` with the NFKC rules,
+    its learned pieces between the family's own specials `head` and `tail`."""
     import sentencepiece as spm
     from sentencepiece import sentencepiece_model_pb2
 
     corpus = dir_ / "spm-corpus.txt"
-    corpus.write_text("\n".join(CORPUS + CHINESE) + "\n")
+    corpus.write_text("\n".join(corpus_lines) + "\n")
     prefix = dir_ / "spm"
     spm.SentencePieceTrainer.train(
         input=str(corpus),
         model_prefix=str(prefix),
         model_type="unigram",
-        vocab_size=190,
+        vocab_size=vocab_size,
         character_coverage=1.0,
         normalization_rule_name="nmt_nfkc",
         num_threads=1,
@@ -185,12 +189,11 @@ def xlm_roberta_tokenizer(dir_):
     proto.ParseFromString((dir_ / "spm.model").read_bytes())
     for path in (corpus, dir_ / "spm.model", dir_ / "spm.vocab"):
         path.unlink()
-    # fairseq's dictionary: <s> <pad> </s> <unk> first, the pieces after SentencePiece's
-    # own three specials, <mask> last.
-    vocab = [("<s>", 0.0), ("<pad>", 0.0), ("</s>", 0.0), ("<unk>", 0.0)]
+    # SentencePiece's own three specials (<unk> <s> </s>) give way to the family's.
+    vocab = [(token, 0.0) for token in head]
     vocab += [(piece.piece, piece.score) for piece in proto.pieces[3:]]
-    vocab += [("<mask>", 0.0)]
-    tok = Tokenizer(models.Unigram(vocab, unk_id=3, byte_fallback=False))
+    vocab += [(token, 0.0) for token in tail]
+    tok = Tokenizer(models.Unigram(vocab, unk_id=head.index("<unk>"), byte_fallback=False))
     tok.normalizer = normalizers.Sequence(
         [
             normalizers.Precompiled(proto.normalizer_spec.precompiled_charsmap),
@@ -199,13 +202,42 @@ def xlm_roberta_tokenizer(dir_):
     )
     tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="always")
     tok.decoder = decoders.Metaspace(replacement="\u2581", prepend_scheme="always")
+    specials = sorted({t for t in (single + " " + pair).split() if not t.startswith("$")})
     tok.post_processor = processors.TemplateProcessing(
+        single=single,
+        pair=pair,
+        special_tokens=[(t, head.index(t)) for t in specials],
+    )
+    tok.add_special_tokens(head + tail)
+    return tok
+
+
+def xlm_roberta_tokenizer(dir_):
+    """XLM-R's: fairseq's dictionary (<s> <pad> </s> <unk> first, <mask> last) and the pair
+    template <s> A </s></s> B </s>."""
+    return sentencepiece_tokenizer(
+        dir_,
+        CORPUS + CHINESE,
+        190,
+        head=["<s>", "<pad>", "</s>", "<unk>"],
+        tail=["<mask>"],
         single="<s> $A </s>",
         pair="<s> $A </s> </s> $B </s>",
-        special_tokens=[("<s>", 0), ("</s>", 2)],
     )
-    tok.add_special_tokens(["<s>", "<pad>", "</s>", "<unk>", "<mask>"])
-    return tok
+
+
+def t5_tokenizer(dir_):
+    """T5's: <pad> </s> <unk> first, </s> after each sequence (the <extra_id_N> sentinels,
+    which a checker never reads, are left out)."""
+    return sentencepiece_tokenizer(
+        dir_,
+        CORPUS,
+        110,
+        head=["<pad>", "</s>", "<unk>"],
+        tail=[],
+        single="$A </s>",
+        pair="$A </s> $B </s>",
+    )
 
 
 def encode(tok, first, second):
@@ -306,6 +338,63 @@ def xlm_roberta_nli(dir_):
     save(dir_, model, tok, sequence_cases(model, tok, XLMR_PAIRS, token_types=False))
 
 
+# MiniCheck-Flan-T5's reading of a (document, claim) pair (MiniCheck's inference.py): the
+# text "predict: " + document + "</s>" + claim, one decoder step from the decoder start
+# token, and the softmax over the logits of the first tokens of "0" (unsupported) and "1"
+# (supported), ids 3 and 209 in T5's vocabulary.
+MINICHECK_PROMPT = "predict: {first}</s>{second}"
+# Flan-T5's shape, shrunk (T5 v1.1: gated GELU, untied output layer, no position limit).
+TINY_T5 = dict(
+    d_model=32,
+    d_kv=16,
+    d_ff=48,
+    num_layers=2,
+    num_decoder_layers=2,
+    num_heads=2,
+    relative_attention_num_buckets=32,
+    relative_attention_max_distance=128,
+    feed_forward_proj="gated-gelu",
+    tie_word_embeddings=False,
+)
+
+
+def t5_minicheck(dir_):
+    dir_.mkdir(parents=True, exist_ok=True)
+    tok = t5_tokenizer(dir_)
+    config = transformers.T5Config(
+        vocab_size=tok.get_vocab_size(),
+        **TINY_T5,
+        layer_norm_epsilon=1e-6,
+        pad_token_id=0,
+        eos_token_id=1,
+        decoder_start_token_id=0,
+        is_encoder_decoder=True,
+    )
+    model = seeded(transformers.T5ForConditionalGeneration, config)
+    labels = [tok.encode(label, add_special_tokens=False).ids[0] for label in ("0", "1")]
+    cases = []
+    for first, second in PAIRS:
+        ids = tok.encode(MINICHECK_PROMPT.format(first=first, second=second)).ids
+        with torch.no_grad():
+            logits = model(
+                input_ids=torch.tensor([ids]),
+                attention_mask=torch.ones(1, len(ids), dtype=torch.long),
+                decoder_input_ids=torch.tensor([[config.decoder_start_token_id]]),
+            ).logits[0, 0]
+        label_logits = logits[labels]
+        cases.append(
+            {
+                "first": first,
+                "second": second,
+                "ids": ids,
+                "label_ids": labels,
+                "logits": label_logits.tolist(),
+                "probabilities": torch.softmax(label_logits, -1).tolist(),
+            }
+        )
+    save(dir_, model, tok, cases)
+
+
 def seeded(model_class, config):
     """`model_class` over `config`, its architecture recorded, every weight drawn from SEED."""
     config.architectures = [model_class.__name__]
@@ -366,6 +455,7 @@ FAMILIES = {
     "modernbert-tokens": modernbert_tokens,
     "deberta-v2-nli": deberta_v2_nli,
     "xlm-roberta-nli": xlm_roberta_nli,
+    "t5-minicheck": t5_minicheck,
 }
 
 

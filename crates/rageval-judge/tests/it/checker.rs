@@ -141,8 +141,22 @@ fn xlm_roberta_sequence_classification_matches_transformers() {
     assert_eq!(checker.spec().window, 512);
 }
 
+#[test]
+fn t5_is_read_as_minicheck_reads_it() {
+    // The reference holds the logits of the first tokens of "0" and "1" at the first
+    // decoder step, for MiniCheck's prompt.
+    let checker = matches_as("t5-minicheck", Family::T5, Head::Sequence);
+    assert_eq!(checker.spec().labels, ["0", "1"]);
+    assert_eq!(checker.spec().supported, 1);
+}
+
 /// Every committed fixture.
-const FIXTURES: [&str; 3] = ["modernbert-tokens", "deberta-v2-nli", "xlm-roberta-nli"];
+const FIXTURES: [&str; 4] = [
+    "modernbert-tokens",
+    "deberta-v2-nli",
+    "xlm-roberta-nli",
+    "t5-minicheck",
+];
 
 #[test]
 fn the_reference_logits_are_not_trivial() {

@@ -3,8 +3,8 @@
 //! (`id2label`), and the window the model reads. Everything a run refuses is refused here,
 //! with the file and the field named: families rageval does not run, `auto_map` custom
 //! code, heads it does not implement, biases candle's ModernBERT cannot load, position
-//! embeddings other than XLM-R's absolute ones, and label maps that do not say which label
-//! is support. It loads nothing and runs no model.
+//! embeddings other than XLM-R's absolute ones, the original T5's scaled output head, and
+//! label maps that do not say which label is support. It loads nothing and runs no model.
 
 use std::path::{Path, PathBuf};
 

@@ -6,7 +6,7 @@
 use tokenizers::{Encoding, Tokenizer};
 
 use super::network::Network;
-use super::spec::{CheckerSpec, Head, TOKENIZER_FILE, WEIGHTS_FILE};
+use super::spec::{CheckerSpec, Family, Head, TOKENIZER_FILE, WEIGHTS_FILE};
 use super::windows::{self, WindowScore};
 use super::{ClaimCheck, PairLogits};
 use crate::error::JudgeError;
@@ -38,8 +38,8 @@ impl Engine {
         tokenizer
             .with_truncation(None)
             .map_err(|e| fail(TOKENIZER_FILE, e.to_string()))?;
-        let network =
-            Network::load(&spec, read(WEIGHTS_FILE)?).map_err(|e| fail(WEIGHTS_FILE, e))?;
+        let network = Network::load(&spec, read(WEIGHTS_FILE)?, &tokenizer)
+            .map_err(|e| fail(WEIGHTS_FILE, e))?;
         Ok(Engine {
             spec,
             tokenizer,
@@ -54,10 +54,17 @@ impl Engine {
         }
     }
 
+    /// The model's input for (context window, claim): the tokenizer's pair template, or for
+    /// T5 MiniCheck's prompt, `predict: ` + window + `</s>` + claim (T5's end-of-sequence
+    /// token between them, as MiniCheck joins them), then `</s>`.
     fn encode_pair(&self, first: &str, second: &str) -> Result<Encoding, JudgeError> {
-        self.tokenizer
-            .encode((first, second), true)
-            .map_err(|e| self.error(format!("tokenizing: {e}")))
+        let encoded = if self.spec.family == Family::T5 {
+            self.tokenizer
+                .encode(format!("predict: {first}</s>{second}"), true)
+        } else {
+            self.tokenizer.encode((first, second), true)
+        };
+        encoded.map_err(|e| self.error(format!("tokenizing: {e}")))
     }
 
     /// The network's raw output for one pair, with the token ids it read.
@@ -80,10 +87,8 @@ impl Engine {
             .encode(claim, false)
             .map_err(|e| self.error(format!("tokenizing: {e}")))?
             .len();
-        let specials = self
-            .tokenizer
-            .get_post_processor()
-            .map_or(0, |p| tokenizers::PostProcessor::added_tokens(p, true));
+        // Special tokens and any prompt: what a pair costs beyond its two texts.
+        let specials = self.encode_pair("", "")?.len();
         let budget = self
             .spec
             .window

@@ -3,8 +3,9 @@
 //!
 //! DIR holds `config.json`, `tokenizer.json` and `model.safetensors`; `model_type` picks the
 //! family ([`spec`]): ModernBERT with a token head (LettuceDetect: a hallucination label per
-//! claim token, so unsupported spans), ModernBERT or DeBERTa-v2 with a sequence head (NLI and
-//! claim checkers: P(supported)). Opening reads the configuration and hashes the weights
+//! claim token, so unsupported spans), ModernBERT, DeBERTa-v2 or XLM-RoBERTa with a sequence
+//! head (NLI and claim checkers, multilingual ones with XLM-R: P(supported)), and T5 read as
+//! MiniCheck-Flan-T5 (P(supported) from its first output token, "1" against "0"). Opening reads the configuration and hashes the weights
 //! (the SHA-256 names the model in run identities); the weights load on the first check,
 //! on the blocking pool. Long contexts are read in overlapping windows ([`windows`]).
 //!

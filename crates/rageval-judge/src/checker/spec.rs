@@ -2,8 +2,9 @@
 //! the family (`model_type`), the head (`architectures`), which label means "supported"
 //! (`id2label`), and the window the model reads. Everything a run refuses is refused here,
 //! with the file and the field named: families rageval does not run, `auto_map` custom
-//! code, heads it does not implement, biases candle's ModernBERT cannot load, and label maps
-//! that do not say which label is support. It loads nothing and runs no model.
+//! code, heads it does not implement, biases candle's ModernBERT cannot load, position
+//! embeddings other than XLM-R's absolute ones, the original T5's scaled output head, and
+//! label maps that do not say which label is support. It loads nothing and runs no model.
 
 use std::path::{Path, PathBuf};
 
@@ -29,15 +30,41 @@ pub enum Family {
     ModernBert,
     /// `model_type: deberta-v2` (DeBERTa-v2 and v3: MiniCheck-DeBERTa, FactCG, NLI models).
     DebertaV2,
+    /// `model_type: xlm-roberta` (multilingual NLI cross-encoders).
+    XlmRoberta,
+    /// `model_type: t5` read as MiniCheck-Flan-T5: one decoder step, "1" against "0".
+    T5,
 }
 
 impl Family {
+    /// Every family rageval runs, in the order refusals list them.
+    pub const ALL: [Family; 4] = [
+        Family::ModernBert,
+        Family::DebertaV2,
+        Family::XlmRoberta,
+        Family::T5,
+    ];
+
     /// The name `config.json` gives it, as manifests and reports show it.
     pub fn name(self) -> &'static str {
         match self {
             Family::ModernBert => "modernbert",
             Family::DebertaV2 => "deberta-v2",
+            Family::XlmRoberta => "xlm-roberta",
+            Family::T5 => "t5",
         }
+    }
+
+    /// The family `config.json`'s `model_type` names, if rageval runs it.
+    pub fn from_model_type(model_type: &str) -> Option<Family> {
+        Family::ALL
+            .into_iter()
+            .find(|family| family.name() == model_type)
+    }
+
+    /// The families rageval runs, comma-separated, for refusals.
+    pub fn names() -> String {
+        Family::ALL.map(Family::name).join(", ")
     }
 }
 
@@ -79,6 +106,9 @@ pub struct CheckerSpec {
     /// The parsed `config.json`, for the family's loader.
     pub config: Value,
 }
+
+/// A T5 checker's labels: the texts whose first token it may answer, by index.
+pub const T5_LABELS: [&str; 2] = ["0", "1"];
 
 /// Label names (lower case, `-` and spaces as `_`) that mean the claim or token is supported.
 const SUPPORTED_NAMES: &[&str] = &[
@@ -127,58 +157,39 @@ impl CheckerSpec {
         if config.get("auto_map").is_some() {
             return Err(fail(format!(
                 "`{model_type}` needs its own Python code (field `auto_map`), which rageval does \
-                 not run; rageval runs modernbert and deberta-v2 checkers"
+                 not run; rageval runs {} checkers",
+                Family::names()
             )));
         }
-        let family = match model_type {
-            "modernbert" => Family::ModernBert,
-            "deberta-v2" => Family::DebertaV2,
-            other => {
-                return Err(fail(format!(
-                    "model_type `{other}` is not a checker family rageval runs (modernbert, \
-                     deberta-v2)"
-                )));
-            }
-        };
+        let family = Family::from_model_type(model_type).ok_or_else(|| {
+            fail(format!(
+                "model_type `{model_type}` is not a checker family rageval runs ({})",
+                Family::names()
+            ))
+        })?;
         let architecture = config["architectures"][0].as_str().ok_or_else(|| {
             fail("field `architectures` is missing: it names the model's head".into())
         })?;
-        let head = match (family, architecture) {
-            (_, a) if a.ends_with("ForTokenClassification") && family == Family::ModernBert => {
-                Head::Tokens
-            }
-            (_, a) if a.ends_with("ForSequenceClassification") => Head::Sequence,
-            (_, a) => {
-                return Err(fail(format!(
-                    "architecture `{a}` is not a head rageval runs for {} (sequence \
-                     classification{})",
-                    family.name(),
-                    if family == Family::ModernBert {
-                        ", token classification"
-                    } else {
-                        ""
-                    }
-                )));
-            }
+        let head = head(family, architecture).map_err(&fail)?;
+        unloadable(family, &config).map_err(&fail)?;
+        let (labels, supported) = if family == Family::T5 {
+            // MiniCheck-Flan-T5 answers "1" (supported) or "0" in its first output token.
+            (T5_LABELS.map(str::to_owned).to_vec(), 1)
+        } else {
+            let labels = labels(&config).map_err(&fail)?;
+            let supported = supported_label(head, &labels).map_err(&fail)?;
+            (labels, supported)
         };
-        if family == Family::ModernBert {
-            // candle's ModernBERT has no biases in attention, MLP, norms or the head's dense
-            // layer (ModernBERT's defaults); a checkpoint with them would load wrong.
-            for field in ["attention_bias", "mlp_bias", "norm_bias", "classifier_bias"] {
-                if config[field].as_bool() == Some(true) {
-                    return Err(fail(format!(
-                        "field `{field}` is true: rageval's ModernBERT has no such biases"
-                    )));
-                }
-            }
-        }
-        let labels = labels(&config).map_err(&fail)?;
-        let supported = supported_label(head, &labels).map_err(&fail)?;
-        let window = config["max_position_embeddings"]
-            .as_u64()
-            .and_then(|n| usize::try_from(n).ok())
-            .ok_or_else(|| fail("field `max_position_embeddings` is missing".into()))?
-            .min(WINDOW_TOKENS);
+        let window = match family {
+            // Relative position buckets: no position limit.
+            Family::T5 => WINDOW_TOKENS,
+            _ => config["max_position_embeddings"]
+                .as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(|| fail("field `max_position_embeddings` is missing".into()))?
+                .saturating_sub(position_offset(family, &config))
+                .min(WINDOW_TOKENS),
+        };
         Ok(CheckerSpec {
             dir: dir.to_path_buf(),
             family,
@@ -188,6 +199,94 @@ impl CheckerSpec {
             window,
             config,
         })
+    }
+}
+
+/// The head `architecture` names for `family`, or why rageval does not run it.
+fn head(family: Family, architecture: &str) -> Result<Head, String> {
+    match (family, architecture) {
+        (Family::T5, "T5ForConditionalGeneration") => Ok(Head::Sequence),
+        (Family::T5, a) => Err(format!(
+            "architecture `{a}` is not a head rageval runs for t5 \
+             (T5ForConditionalGeneration, read as MiniCheck-Flan-T5)"
+        )),
+        (Family::ModernBert, a) if a.ends_with("ForTokenClassification") => Ok(Head::Tokens),
+        (_, a) if a.ends_with("ForSequenceClassification") => Ok(Head::Sequence),
+        (_, a) => Err(format!(
+            "architecture `{a}` is not a head rageval runs for {} (sequence \
+             classification{})",
+            family.name(),
+            if family == Family::ModernBert {
+                ", token classification"
+            } else {
+                ""
+            }
+        )),
+    }
+}
+
+/// Why candle's network for `family` would compute something else than the checkpoint's,
+/// if it would.
+fn unloadable(family: Family, config: &Value) -> Result<(), String> {
+    match family {
+        Family::ModernBert => {
+            // candle's ModernBERT has no biases in attention, MLP, norms or the head's dense
+            // layer (ModernBERT's defaults); a checkpoint with them would load wrong.
+            for field in ["attention_bias", "mlp_bias", "norm_bias", "classifier_bias"] {
+                if config[field].as_bool() == Some(true) {
+                    return Err(format!(
+                        "field `{field}` is true: rageval's ModernBERT has no such biases"
+                    ));
+                }
+            }
+        }
+        Family::XlmRoberta => {
+            // candle's XLM-R adds absolute position embeddings only.
+            if let Some(kind) = config
+                .get("position_embedding_type")
+                .and_then(Value::as_str)
+                .filter(|&kind| kind != "absolute")
+            {
+                return Err(format!(
+                    "field `position_embedding_type` is `{kind}`: rageval's XLM-RoBERTa has \
+                     absolute position embeddings only"
+                ));
+            }
+        }
+        Family::T5 if t5_scales_decoder_outputs(config) => {
+            return Err(
+                "the decoder's outputs are scaled before the output layer (the \
+                        original T5's head: `tie_word_embeddings` true, or \
+                        `scale_decoder_outputs` true): rageval runs T5 v1.1 / Flan-T5 \
+                        checkers, whose head is not scaled"
+                    .into(),
+            );
+        }
+        Family::DebertaV2 | Family::T5 => {}
+    }
+    Ok(())
+}
+
+/// Whether a T5 checkpoint scales its decoder's output by `1/sqrt(d_model)` before the output
+/// layer: transformers 5 writes `scale_decoder_outputs`; earlier versions read
+/// `tie_word_embeddings` for it (false for T5 v1.1 and Flan-T5, true for the original T5).
+pub fn t5_scales_decoder_outputs(config: &Value) -> bool {
+    config["scale_decoder_outputs"]
+        .as_bool()
+        .or_else(|| config["tie_word_embeddings"].as_bool())
+        .unwrap_or(true)
+}
+
+/// Position ids a family does not give to tokens. RoBERTa's count from `pad_token_id + 1`
+/// (fairseq's convention), so XLM-R's 514 positions hold 512 tokens.
+fn position_offset(family: Family, config: &Value) -> usize {
+    match family {
+        Family::XlmRoberta => config["pad_token_id"]
+            .as_u64()
+            .and_then(|n| usize::try_from(n).ok())
+            .unwrap_or(1)
+            .saturating_add(1),
+        Family::ModernBert | Family::DebertaV2 | Family::T5 => 0,
     }
 }
 
@@ -311,6 +410,57 @@ mod tests {
     }
 
     #[test]
+    fn an_xlm_roberta_window_leaves_out_the_positions_before_the_first_token() {
+        let mut config = nli("xlm-roberta");
+        config["architectures"] = json!(["XLMRobertaForSequenceClassification"]);
+        config["max_position_embeddings"] = json!(514);
+        config["pad_token_id"] = json!(1);
+        let spec = self::spec(config.clone()).unwrap();
+        assert_eq!(
+            (spec.family, spec.head, spec.supported, spec.window),
+            (Family::XlmRoberta, Head::Sequence, 0, 512)
+        );
+        config["max_position_embeddings"] = json!(130);
+        assert_eq!(self::spec(config.clone()).unwrap().window, 128);
+        config["position_embedding_type"] = json!("relative_key");
+        let error = self::spec(config.clone()).unwrap_err();
+        assert!(error.contains("`relative_key`"), "{error}");
+        config["position_embedding_type"] = json!("absolute");
+        assert!(self::spec(config.clone()).is_ok());
+        config["architectures"] = json!(["XLMRobertaForTokenClassification"]);
+        let error = self::spec(config).unwrap_err();
+        assert!(error.contains("for xlm-roberta"), "{error}");
+    }
+
+    #[test]
+    fn a_t5_checker_is_read_as_minicheck_and_the_original_t5_head_is_refused() {
+        let mut config = json!({
+            "model_type": "t5",
+            "architectures": ["T5ForConditionalGeneration"],
+            "tie_word_embeddings": false,
+        });
+        let spec = self::spec(config.clone()).unwrap();
+        assert_eq!(
+            (spec.family, spec.head, spec.labels.clone(), spec.supported),
+            (
+                Family::T5,
+                Head::Sequence,
+                vec!["0".to_owned(), "1".to_owned()],
+                1
+            )
+        );
+        assert_eq!(spec.window, WINDOW_TOKENS);
+        // transformers 5 ties always and says whether it scales.
+        config["tie_word_embeddings"] = json!(true);
+        let error = self::spec(config.clone()).unwrap_err();
+        assert!(error.contains("scaled"), "{error}");
+        config["scale_decoder_outputs"] = json!(false);
+        assert!(self::spec(config.clone()).is_ok());
+        config["architectures"] = json!(["T5EncoderModel"]);
+        assert!(self::spec(config).unwrap_err().contains("`T5EncoderModel`"));
+    }
+
+    #[test]
     fn lettucedetect_labels_are_read_by_its_convention_for_token_heads_only() {
         let tokens = json!({
             "model_type": "modernbert",
@@ -354,7 +504,11 @@ mod tests {
     #[test]
     fn other_families_and_custom_code_are_refused_by_name() {
         let error = spec(nli("eurobert")).unwrap_err();
-        assert!(error.contains("model_type `eurobert`"), "{error}");
+        assert!(
+            error.contains("model_type `eurobert`")
+                && error.contains("(modernbert, deberta-v2, xlm-roberta, t5)"),
+            "{error}"
+        );
         let mut custom = nli("deberta-v2");
         custom["auto_map"] = json!({"AutoModel": "modeling_hhem.HHEM"});
         let error = spec(custom).unwrap_err();

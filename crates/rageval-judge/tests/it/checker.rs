@@ -112,33 +112,55 @@ fn matches_reference(family: &str) -> f32 {
     largest
 }
 
+/// `fixture` matches the reference and opens as `family` with `head`.
+fn matches_as(fixture_name: &str, family: Family, head: Head) -> SupportChecker {
+    let largest = matches_reference(fixture_name);
+    assert!(largest < TOLERANCE);
+    let checker = SupportChecker::open(fixture(fixture_name)).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((checker.family(), checker.head()), (family, head));
+    checker
+}
+
 #[test]
 fn modernbert_token_classification_matches_transformers() {
-    let largest = matches_reference("modernbert-tokens");
-    // A comparison that cannot fail proves nothing: the logits are not all tiny.
-    assert!(largest < TOLERANCE);
-    let checker = SupportChecker::open(fixture("modernbert-tokens")).unwrap();
-    assert_eq!(
-        (checker.family(), checker.head()),
-        (Family::ModernBert, Head::Tokens)
-    );
+    matches_as("modernbert-tokens", Family::ModernBert, Head::Tokens);
 }
 
 #[test]
 fn deberta_v2_sequence_classification_matches_transformers() {
-    let largest = matches_reference("deberta-v2-nli");
-    assert!(largest < TOLERANCE);
-    let checker = SupportChecker::open(fixture("deberta-v2-nli")).unwrap();
-    assert_eq!(
-        (checker.family(), checker.head()),
-        (Family::DebertaV2, Head::Sequence)
-    );
+    let checker = matches_as("deberta-v2-nli", Family::DebertaV2, Head::Sequence);
     assert_eq!(checker.spec().supported, 0, "entailment");
 }
 
 #[test]
+fn xlm_roberta_sequence_classification_matches_transformers() {
+    let checker = matches_as("xlm-roberta-nli", Family::XlmRoberta, Head::Sequence);
+    // XNLI's label order: contradiction, neutral, entailment.
+    assert_eq!(checker.spec().supported, 2, "entailment");
+    // 514 positions, the first two never given to a token.
+    assert_eq!(checker.spec().window, 512);
+}
+
+#[test]
+fn t5_is_read_as_minicheck_reads_it() {
+    // The reference holds the logits of the first tokens of "0" and "1" at the first
+    // decoder step, for MiniCheck's prompt.
+    let checker = matches_as("t5-minicheck", Family::T5, Head::Sequence);
+    assert_eq!(checker.spec().labels, ["0", "1"]);
+    assert_eq!(checker.spec().supported, 1);
+}
+
+/// Every committed fixture.
+const FIXTURES: [&str; 4] = [
+    "modernbert-tokens",
+    "deberta-v2-nli",
+    "xlm-roberta-nli",
+    "t5-minicheck",
+];
+
+#[test]
 fn the_reference_logits_are_not_trivial() {
-    for family in ["modernbert-tokens", "deberta-v2-nli"] {
+    for family in FIXTURES {
         let spread = reference(family)
             .cases
             .iter()
@@ -153,31 +175,37 @@ fn the_reference_logits_are_not_trivial() {
 
 #[tokio::test]
 async fn a_claim_is_checked_over_windows_of_a_long_context() {
-    for family in ["modernbert-tokens", "deberta-v2-nli"] {
+    let english = (
+        "The river flows north through the valley before it reaches the sea. ",
+        "Water boils at 100 degrees.",
+        "Water boils at 90 degrees.",
+    );
+    // XLM-R's multilingual case: Chinese context and claim.
+    let chinese = (
+        "这条河向北流经山谷，然后流入大海。",
+        "水在海平面的沸点是摄氏100度。",
+        "水的沸点是摄氏90度。",
+    );
+    let cases = FIXTURES
+        .map(|family| (family, english))
+        .into_iter()
+        .chain([("xlm-roberta-nli", chinese)]);
+    for (family, (sentence, evidence, claim)) in cases {
         let checker = SupportChecker::open(fixture(family)).unwrap();
         // Far longer than the 512-token window: read in several windows.
-        let long =
-            "The river flows north through the valley before it reaches the sea. ".repeat(60);
-        let contexts = vec![
-            String::new(),
-            long,
-            "Water boils at 100 degrees.".to_owned(),
-        ];
+        let contexts = vec![String::new(), sentence.repeat(60), evidence.to_owned()];
         let check = checker
-            .check(&contexts, "Water boils at 90 degrees.")
+            .check(&contexts, claim)
             .await
             .unwrap_or_else(|e| panic!("{e}"));
         assert!((0.0..=1.0).contains(&check.support), "{family}: {check:?}");
         assert!(check.windows >= 3, "{family}: {check:?}");
         assert!(matches!(check.context, Some(1 | 2)), "{family}: {check:?}");
-        if family == "deberta-v2-nli" {
+        if family != "modernbert-tokens" {
             assert!(check.unsupported_spans.is_empty());
         }
         for span in &check.unsupported_spans {
-            assert!(
-                "Water boils at 90 degrees.".contains(span.as_str()),
-                "{span}"
-            );
+            assert!(claim.contains(span.as_str()), "{span}");
         }
     }
 }

@@ -185,13 +185,13 @@ fn families_rageval_does_not_run_are_refused_by_name() {
     let checker = copy_fixture("deberta-v2-nli", dir.path());
     let config = checker.join("config.json");
     let mut value: Value = serde_json::from_str(&fs::read_to_string(&config).unwrap()).unwrap();
-    value["model_type"] = "t5".into();
+    value["model_type"] = "eurobert".into();
     fs::write(&config, value.to_string()).unwrap();
     let output = eval(dir.path(), &checker, &dir.path().join("run"));
     assert_eq!(output.status.code(), Some(2));
     let why = stderr(&output);
     assert!(
-        why.contains("model_type `t5`") && why.contains("config.json"),
+        why.contains("model_type `eurobert`") && why.contains("config.json"),
         "{why}"
     );
 

@@ -351,9 +351,11 @@ fn testset_counts_unusable_judge_answers_and_never_writes_them() {
     });
     let dir = tempfile::tempdir().unwrap();
     let output = testset(dir.path(), &mock, "ts", &[]);
+    let said = || format!("exit {:?}: {}", output.status.code(), stderr(&output));
+    let summary = fs::read_to_string(dir.path().join("ts/summary.json"))
+        .unwrap_or_else(|e| panic!("summary.json: {e}; {}", said()));
     let summary: Value =
-        serde_json::from_str(&fs::read_to_string(dir.path().join("ts/summary.json")).unwrap())
-            .unwrap_or_else(|e| panic!("{e}: {}", stderr(&output)));
+        serde_json::from_str(&summary).unwrap_or_else(|e| panic!("{e}: {}", said()));
     let summary = &summary["summary"];
     let failed = jsonl(&dir.path().join("ts/items.jsonl"))
         .iter()

@@ -5,6 +5,7 @@
 //! Skips, saying why, when the model file is not in the models folder; CI runs
 //! `scripts/fetch-models.sh` first, so there it runs.
 
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -63,19 +64,24 @@ fn model_dir() -> Option<PathBuf> {
     let dir = match ModelFiles::locate(None) {
         Ok(files) => files.dir.join(DIR_NAME),
         Err(e) => {
-            eprintln!("skipped: no models folder ({e}); run scripts/fetch-models.sh");
+            skipped(&format!("no models folder ({e})"));
             return None;
         }
     };
     if dir.join(FILE_NAME).is_file() {
         Some(dir)
     } else {
-        eprintln!(
-            "skipped: {} is absent; run scripts/fetch-models.sh",
-            dir.join(FILE_NAME).display()
-        );
+        skipped(&format!("{} is absent", dir.join(FILE_NAME).display()));
         None
     }
+}
+
+/// Says why the e5 tests skip, on stderr directly so the harness does not capture it.
+fn skipped(why: &str) {
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "skipped the e5 tests: {why}; run scripts/fetch-models.sh"
+    );
 }
 
 fn embedder() -> Option<&'static E5Embedder> {

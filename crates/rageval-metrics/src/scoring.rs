@@ -138,6 +138,8 @@ pub fn describe(by: &Implementation) -> String {
 pub struct Judges {
     tasks: Option<TaskJudge>,
     embedder: Option<Judge<Models>>,
+    /// Embeds every call that holds Chinese text, in place of `embedder`.
+    chinese_embedder: Option<Judge<Models>>,
     lang: LangChoice,
     questions: usize,
     plan: ContextsPlan,
@@ -186,6 +188,13 @@ impl fmt::Debug for Judges {
                 "embedder",
                 &self.embedder.as_ref().map(|j| j.model().embedding_model()),
             )
+            .field(
+                "chinese_embedder",
+                &self
+                    .chinese_embedder
+                    .as_ref()
+                    .map(|j| j.model().embedding_model()),
+            )
             .field("lang", &self.lang)
             .field("questions", &self.questions)
             .field("plan", &self.plan)
@@ -199,6 +208,7 @@ impl Judges {
         Judges {
             tasks: None,
             embedder: None,
+            chinese_embedder: None,
             lang: LangChoice::Auto,
             questions: DEFAULT_GENERATED_QUESTIONS,
             plan: ContextsPlan::default(),
@@ -216,6 +226,14 @@ impl Judges {
     /// Embeddings from `judge`'s embedding model (ignored when it has none).
     pub fn with_embedder(mut self, judge: Judge<Models>) -> Self {
         self.embedder = judge.model().embedder.is_some().then_some(judge);
+        self
+    }
+
+    /// Embeddings of Chinese text from `judge`'s embedding model (ignored when it has none):
+    /// a call with any text in Chinese script goes to it whole, so the texts a metric
+    /// compares (one call) are always embedded by one model, whatever their languages.
+    pub fn with_chinese_embedder(mut self, judge: Judge<Models>) -> Self {
+        self.chinese_embedder = judge.model().embedder.is_some().then_some(judge);
         self
     }
 
@@ -275,6 +293,7 @@ impl Judges {
 pub struct ScoringContext {
     tasks: Option<TaskJudge>,
     embedder: Option<Judge<Models>>,
+    chinese_embedder: Option<Judge<Models>>,
     questions: usize,
     joint_support: bool,
     /// The parts of this sample's `contexts_check` call, when it makes one.
@@ -304,6 +323,7 @@ impl ScoringContext {
         ScoringContext {
             tasks,
             embedder: judges.embedder.clone(),
+            chinese_embedder: judges.chinese_embedder.clone(),
             questions: judges.questions,
             joint_support: judges.plan.answer && judges.plan.reference,
             check,
@@ -330,11 +350,15 @@ impl ScoringContext {
             .ok_or_else(|| Failure::new("no judge is configured"))
     }
 
-    /// Embeds `texts` (one request for those not cached), in order.
+    /// Embeds `texts` (one request for those not cached), in order, all by one model: the
+    /// Chinese embedder when there is one and any text is in Chinese script.
     pub async fn embed(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>, Failure> {
-        let judge = self
-            .embedder
+        let chinese = self
+            .chinese_embedder
             .as_ref()
+            .filter(|_| texts.iter().any(|t| Lang::detect(t) == Lang::Zh));
+        let judge = chinese
+            .or(self.embedder.as_ref())
             .ok_or_else(|| Failure::new("no embedding model is configured"))?;
         // An empty string is embedded as one space, as ragas does.
         let texts: Vec<String> = texts
@@ -720,4 +744,57 @@ pub fn collect_per_context<T>(results: Vec<Result<T, TaskError>>) -> Result<Vec<
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use rageval_judge::{CacheMode, Embedder, JudgeConfig, JudgeError};
+
+    use super::*;
+
+    /// An embedder whose every vector is `[mark]`, so a test sees which model answered.
+    struct Marked(&'static str, f32);
+
+    impl Embedder for Marked {
+        fn embedding_kind(&self) -> &str {
+            "marked"
+        }
+        fn embedding_model(&self) -> &str {
+            self.0
+        }
+        async fn embed(&self, inputs: &[String]) -> Result<Vec<Vec<f32>>, JudgeError> {
+            Ok(inputs.iter().map(|_| vec![self.1]).collect())
+        }
+    }
+
+    fn judge(embedder: Marked) -> Judge<Models> {
+        let config = JudgeConfig {
+            cache_mode: CacheMode::Off,
+            ..JudgeConfig::default()
+        };
+        Judge::new(Models::embedder(embedder), None, config)
+    }
+
+    #[tokio::test]
+    async fn a_call_with_any_chinese_text_goes_whole_to_the_chinese_embedder() {
+        let judges = Judges::none()
+            .with_embedder(judge(Marked("english", 1.0)))
+            .with_chinese_embedder(judge(Marked("chinese", 2.0)));
+        let scoring = ScoringContext::new(&judges, &Sample::default());
+        let texts = |t: &[&str]| t.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        let english = scoring.embed(texts(&["a cat", "a dog"])).await;
+        assert_eq!(english.ok(), Some(vec![vec![1.0], vec![1.0]]));
+        let mixed = scoring
+            .embed(texts(&["The Great Wall", "长城有多长"]))
+            .await;
+        assert_eq!(mixed.ok(), Some(vec![vec![2.0], vec![2.0]]));
+    }
+
+    #[tokio::test]
+    async fn without_a_chinese_embedder_chinese_text_goes_to_the_embedder() {
+        let judges = Judges::none().with_embedder(judge(Marked("english", 1.0)));
+        let scoring = ScoringContext::new(&judges, &Sample::default());
+        let embedded = scoring.embed(vec!["长城有多长".to_owned()]).await;
+        assert_eq!(embedded.ok(), Some(vec![vec![1.0]]));
+    }
 }

@@ -101,7 +101,10 @@ impl JudgeIdentity {
         Ok(JudgeIdentity {
             kind: setup.kind().to_owned(),
             model,
-            embedding_model: setup.embedding_model().map(str::to_owned),
+            embedding_model: setup
+                .embedding_model()
+                .map(str::to_owned)
+                .or_else(|| chinese_embedding(&setup.models())),
             endpoints,
             gguf_sha256,
             routes,
@@ -292,6 +295,21 @@ fn list(items: &[String]) -> String {
 
 fn short(sha: &str) -> &str {
     &sha[..sha.len().min(12)]
+}
+
+/// An offline run whose Chinese text is embedded by multilingual-e5-small names both
+/// embedders, so resuming it without e5 (or a run made before e5) is another judge. Without
+/// e5 the field stays empty, as offline runs have always recorded it.
+fn chinese_embedding(models: &[rageval_report::JudgeModel]) -> Option<String> {
+    let named = |role: &str| {
+        models
+            .iter()
+            .find(|m| m.role == role)
+            .map(|m| m.model.clone())
+    };
+    let chinese = named("embedding:zh")?;
+    let other = named("embedding").unwrap_or_else(|| "-".to_owned());
+    Some(format!("{other}; {chinese} for Chinese text"))
 }
 
 #[cfg(test)]

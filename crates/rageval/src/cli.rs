@@ -849,7 +849,8 @@ pub struct IndexArgs {
     pub overwrite: bool,
 
     /// Also embed every chunk, for vector and hybrid search: `minilm` for the embedded
-    /// all-MiniLM-L6-v2 (no endpoint; scripts/fetch-models.sh provides it), any other name
+    /// all-MiniLM-L6-v2 (no endpoint; scripts/fetch-models.sh provides it), `e5` for the
+    /// embedded multilingual-e5-small (for Chinese or mixed-language chunks), any other name
     /// for that model on the OpenAI-compatible endpoint of RAGEVAL_JUDGE_BASE_URL (key:
     /// RAGEVAL_JUDGE_API_KEY)
     #[arg(long, value_name = "MODEL")]

@@ -6,8 +6,8 @@
 use std::time::Instant;
 
 use rageval_judge::{
-    ChatModel, ChatRequest, GgufChat, GgufOptions, Judge, JudgeConfig, Message, MiniLmEmbedder,
-    ModelFiles, Models, Sampling, StructuredRequest, TemplateId,
+    ChatModel, ChatRequest, E5Embedder, E5Role, GgufChat, GgufOptions, Judge, JudgeConfig, Message,
+    MiniLmEmbedder, ModelFiles, Models, Sampling, StructuredRequest, TemplateId,
 };
 use serde_json::{Value, json};
 
@@ -191,6 +191,60 @@ fn local_bench_minilm() {
             "bench: minilm {name} ({} texts, batch 32) {:.1} texts/s (median of {RUNS})",
             texts.len(),
             median(rates)
+        );
+    }
+}
+
+/// multilingual-e5-small against MiniLM on the same texts: e5's reference texts (Chinese,
+/// English, mixed) and fiqa-30's, one after the other on the calling thread.
+#[test]
+#[ignore = "measurement, not a gate"]
+fn local_bench_e5() {
+    let files = ModelFiles::locate(None).expect("models");
+    let start = Instant::now();
+    let e5 = E5Embedder::open(files.dir.join(rageval_judge::e5::DIR_NAME)).expect("open e5");
+    println!("bench: e5 load {:.2} s", start.elapsed().as_secs_f64());
+    let minilm = MiniLmEmbedder::open(&files.minilm).expect("open minilm");
+    let reference_path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/e5-reference.json"
+    );
+    let reference: Value =
+        serde_json::from_str(&std::fs::read_to_string(reference_path).expect("fixture"))
+            .expect("json");
+    let mixed: Vec<String> = reference["texts"]
+        .as_array()
+        .expect("texts")
+        .iter()
+        .filter_map(|t| t["text"].as_str().map(str::to_owned))
+        .cycle()
+        .take(9 * 8)
+        .collect();
+    for (name, texts) in [
+        ("e5 reference texts", mixed),
+        ("fiqa-30 texts", fiqa_texts()),
+    ] {
+        let time = |embed: &dyn Fn(&[String])| {
+            embed(&texts[..4]);
+            let rates: Vec<f64> = (0..RUNS)
+                .map(|_| {
+                    let start = Instant::now();
+                    embed(&texts);
+                    texts.len() as f64 / start.elapsed().as_secs_f64()
+                })
+                .collect();
+            median(rates)
+        };
+        let e5_rate = time(&|t: &[String]| {
+            e5.embed_blocking(t, E5Role::Query).expect("e5 embed");
+        });
+        let minilm_rate = time(&|t: &[String]| {
+            minilm.embed_blocking(t).expect("minilm embed");
+        });
+        println!(
+            "bench: {name} ({} texts): e5 {e5_rate:.1} texts/s, minilm {minilm_rate:.1} texts/s \
+             (median of {RUNS})",
+            texts.len()
         );
     }
 }

@@ -8,6 +8,8 @@ mod caps;
 #[cfg(feature = "checker")]
 mod checker;
 mod dedupe;
+#[cfg(feature = "minilm")]
+mod e5;
 mod faults;
 #[cfg(feature = "gguf")]
 mod gguf;

@@ -1,5 +1,6 @@
 //! The embedded models of a run without an endpoint: the GGUF chat model (`--judge
-//! gguf:PATH`, else the models folder's) and all-MiniLM-L6-v2 from the models folder, which
+//! gguf:PATH`, else the models folder's), all-MiniLM-L6-v2 and, for Chinese text,
+//! multilingual-e5-small from the models folder, which
 //! is `--models-dir`, else `$RAGEVAL_MODELS_DIR`, else the search order of
 //! `rageval_judge::model_files` (docs/local-models.md). Nothing is loaded here: each model
 //! loads on its first call, so a run that needs neither pays nothing.
@@ -8,7 +9,9 @@ use std::path::PathBuf;
 
 use rageval_judge::gguf::{DEFAULT_GGUF_CONTEXT, GgufOptions};
 use rageval_judge::model_files::ENV_MODELS_DIR;
-use rageval_judge::{AnyChatModel, AnyEmbedder, ModelFiles, Models, OnFirstUse};
+use rageval_judge::{
+    AnyChatModel, AnyEmbedder, CacheMode, Judge, JudgeSettings, ModelFiles, Models, OnFirstUse, e5,
+};
 use serde_json::{Value, json};
 
 use super::{Env, JudgeOptions, LocalJudge};
@@ -22,6 +25,8 @@ pub struct LocalModels {
     pub gguf: Option<PathBuf>,
     /// The all-MiniLM-L6-v2 folder.
     pub minilm: Option<PathBuf>,
+    /// The multilingual-e5-small folder, when its file is there: it embeds Chinese text.
+    pub e5: Option<PathBuf>,
     /// Why the embedded models are missing, when the search found no models folder (the
     /// reason names `scripts/fetch-models.sh`).
     pub missing: Option<String>,
@@ -44,6 +49,7 @@ impl LocalModels {
                     models: Models::default(),
                     gguf: None,
                     minilm: None,
+                    e5: None,
                     missing: None,
                 });
             }
@@ -58,6 +64,10 @@ impl LocalModels {
             Err(error) => (None, Some(error.to_string())),
         };
         let gguf = chosen.or_else(|| files.as_ref().map(|f| f.gguf.clone()));
+        let e5 = files
+            .as_ref()
+            .map(|f| f.dir.join(e5::DIR_NAME))
+            .filter(|dir| dir.join(e5::FILE_NAME).is_file());
         let minilm = files.map(|f| f.minilm);
         let chat = match &gguf {
             Some(path) => Some(AnyChatModel::new(
@@ -72,8 +82,27 @@ impl LocalModels {
             models: Models { chat, embedder },
             gguf,
             minilm,
+            e5,
             missing,
         })
+    }
+
+    /// The judge that embeds Chinese text (uncached: its vectors cost nothing to make
+    /// again), when multilingual-e5-small is installed and MiniLM embeds the rest.
+    pub fn chinese_embedder(&self, settings: &JudgeSettings) -> Result<Option<Judge<Models>>> {
+        let Some(dir) = self.e5.as_ref().filter(|_| self.models.embedder.is_some()) else {
+            return Ok(None);
+        };
+        let mut uncached = settings.clone();
+        uncached.cache_mode = CacheMode::Off;
+        let models = Models {
+            chat: None,
+            embedder: Some(AnyEmbedder::new(OnFirstUse::e5(dir))),
+        };
+        uncached
+            .build_with(models)
+            .map(Some)
+            .map_err(RunError::Judge)
     }
 
     /// Whether any model was found.
@@ -87,6 +116,7 @@ impl LocalModels {
         json!({
             "chat_model": path(&self.gguf),
             "embedding_model": path(&self.minilm),
+            "embedding_model_zh": path(&self.e5),
             "missing": self.missing,
         })
     }

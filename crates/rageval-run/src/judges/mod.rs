@@ -686,7 +686,10 @@ fn local(
         escalation: None,
     };
     let heuristic = Heuristic::lexical();
-    let judges = judges_over(judge.clone(), &routing, heuristic.clone(), lang);
+    let mut judges = judges_over(judge.clone(), &routing, heuristic.clone(), lang);
+    if let Some(chinese) = local.chinese_embedder(&settings)? {
+        judges = judges.with_chinese_embedder(chinese);
+    }
     let note = local_note(chosen, heuristic_only, routing.checker.is_some(), &local);
     let description = json!({
         "kind": routing.kind,
@@ -792,6 +795,15 @@ fn local_models(local: &LocalModels) -> Vec<JudgeModel> {
                 .embedder
                 .is_some()
                 .then(|| file_name(&local.minilm))
+                .flatten(),
+        ),
+        (
+            "embedding:zh",
+            local
+                .models
+                .embedder
+                .is_some()
+                .then(|| file_name(&local.e5))
                 .flatten(),
         ),
     ]

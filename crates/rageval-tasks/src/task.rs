@@ -290,6 +290,16 @@ pub struct SupportVerdict {
 }
 
 impl SupportVerdict {
+    /// A verdict no model gave: not supported, for `reason` (no context to read, a dry run).
+    pub fn unsupported_by_rule(reason: impl Into<String>) -> Self {
+        SupportVerdict {
+            support: Support::NotSupported,
+            context: None,
+            reason: reason.into(),
+            score: None,
+        }
+    }
+
     /// This verdict's credit under `rule`.
     pub fn credit(&self, rule: SupportCredit) -> f64 {
         rule.credit(self.support, self.score)

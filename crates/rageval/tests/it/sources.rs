@@ -728,3 +728,63 @@ fn regression_issue_25_fail_on_empty_zero_hits_hint_names_the_retriever_settings
         stdout(&out)
     );
 }
+
+/// `index --embed-model e5` embeds Chinese chunks with the embedded multilingual-e5-small,
+/// says so, and vector search ranks the chunk about the question above an unrelated one.
+/// Skips, saying why, when scripts/fetch-models.sh has not fetched the model.
+#[test]
+fn the_embedded_e5_indexes_and_searches_chinese_chunks() {
+    let installed = rageval_judge::ModelFiles::locate(None)
+        .map(|files| {
+            let e5 = files.dir.join(rageval_judge::e5::DIR_NAME);
+            e5.join(rageval_judge::e5::FILE_NAME)
+        })
+        .ok()
+        .filter(|file| file.is_file());
+    if installed.is_none() {
+        eprintln!(
+            "skipped the_embedded_e5_indexes_and_searches_chinese_chunks: \
+             multilingual-e5-small is not installed; run scripts/fetch-models.sh"
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    std::fs::create_dir(&docs).unwrap();
+    write_bytes(
+        &docs,
+        "coding.txt",
+        "孩子学习编程通常从图形化语言Scratch开始，再过渡到Python。".as_bytes(),
+    );
+    write_bytes(
+        &docs,
+        "weather.txt",
+        "今天天气晴朗，适合去公园散步。".as_bytes(),
+    );
+    let out = super::rageval(
+        dir.path(),
+        &["index", "docs", "--out", "zh.index", "--embed-model", "e5"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("multilingual-e5-small (384 dimensions)"),
+        "{}",
+        stdout(&out)
+    );
+    let out = super::rageval(
+        dir.path(),
+        &[
+            "search",
+            "zh.index",
+            "孩子学编程从什么语言开始",
+            "-k",
+            "2",
+            "--ranking",
+            "vector",
+            "--json",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let first = stdout(&out).lines().next().unwrap_or_default().to_string();
+    assert!(first.contains("coding.txt"), "{}", stdout(&out));
+}

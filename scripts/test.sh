@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite and every gate CI applies: system packages and model files first
-# (scripts/setup.sh --deps-only; the Python tools in the background), then formatting,
-# lints, docs, tests, and the Python package's pytest suite (built with the same dev profile
-# and target dir as the tests).
+# (scripts/setup.sh --deps-only; what only later steps need installs in the background),
+# then formatting, lints, docs, tests, and the Python package's pytest suite (built with
+# the same dev profile and target dir as the tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,16 +10,40 @@ cd "$(dirname "$0")/.."
 # took the time (BENCHMARKS.md, "CI: what each step costs").
 step() { printf '\n== [%d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*" >&2; }
 
-# The Python tools (Ray and Spark among them: minutes of downloads and unpacking on a cold
-# machine) install in the background while Rust builds; the Python step waits for them.
-python_setup_log="$(mktemp)"
-step "Python tools, in the background (scripts/setup-python.sh, log: $python_setup_log)"
-./scripts/setup-python.sh >"$python_setup_log" 2>&1 &
-python_setup=$!
-trap 'kill "$python_setup" 2>/dev/null || true' EXIT
+# What only later steps need installs in the background while earlier steps run: the Python
+# tools (Ray and Spark among them: minutes of downloads and unpacking on a cold machine),
+# the crates (while apt installs the build's packages), Chromium and the test search server
+# (while Rust builds). Each is waited for, and its log printed, before the step that needs it.
+declare -A job_pid job_log
+background() {
+  local name=$1
+  shift
+  job_log[$name]="$(mktemp)"
+  "$@" >"${job_log[$name]}" 2>&1 &
+  job_pid[$name]=$!
+  step "$name: in the background (log: ${job_log[$name]})"
+}
+await() {
+  local name=$1
+  step "$name: waiting for it"
+  if ! wait "${job_pid[$name]}"; then
+    cat "${job_log[$name]}" >&2
+    echo "error: $name failed (its output is above)" >&2
+    exit 1
+  fi
+  cat "${job_log[$name]}" >&2
+}
+trap 'for pid in "${job_pid[@]}"; do kill "$pid" 2>/dev/null || true; done' EXIT
+
+background "Python tools (scripts/setup-python.sh)" ./scripts/setup-python.sh
+background "crates (cargo fetch)" cargo fetch --locked
 
 step "system packages and model files (scripts/setup.sh --deps-only --without-python-tools)"
 ./scripts/setup.sh --deps-only --without-python-tools
+# After setup.sh, whose apt-get would otherwise wait on Chromium's for the package lock.
+background "Chromium and the search server for the tests (scripts/setup-chromium.sh, scripts/setup-noida.sh)" \
+  bash -c './scripts/setup-chromium.sh && ./scripts/setup-noida.sh >/dev/null'
+await "crates (cargo fetch)"
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
@@ -30,23 +54,25 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 step "cargo doc (warnings are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 
-step "chromium for the browser tests (scripts/setup-chromium.sh)"
-./scripts/setup-chromium.sh
-step "Elasticsearch-compatible test server (rageval-sources' integration tests start it)"
-./scripts/setup-noida.sh >/dev/null
-
 step "cargo test: build"
 cargo test --workspace --locked --no-run
-step "cargo test: run"
-cargo test --workspace --locked
-
-step "Python tools: waiting for scripts/setup-python.sh"
-if ! wait "$python_setup"; then
-  cat "$python_setup_log" >&2
-  echo "error: scripts/setup-python.sh failed (its output is above)" >&2
-  exit 1
+# The browser tests render pages in Chromium; rageval-sources' integration tests start the
+# Elasticsearch-compatible search server.
+await "Chromium and the search server for the tests (scripts/setup-chromium.sh, scripts/setup-noida.sh)"
+if command -v cargo-nextest >/dev/null 2>&1; then
+  # nextest runs the test binaries side by side, where cargo test runs them one after
+  # another: with one long model test in a binary, the other core no longer idles
+  # (BENCHMARKS.md). It does not run doc tests; cargo test does, after it.
+  step "cargo nextest run"
+  cargo nextest run --workspace --locked --no-fail-fast
+  step "cargo test --doc"
+  cargo test --workspace --locked --doc
+else
+  step "cargo test: run"
+  cargo test --workspace --locked
 fi
-cat "$python_setup_log" >&2
+
+await "Python tools (scripts/setup-python.sh)"
 
 step "Python package: maturin develop (dev profile, shared target dir) and pytest"
 # maturin puts the extension module in python/rageval/ and points the venv at python/; the

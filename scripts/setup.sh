@@ -7,7 +7,7 @@
 #   3. with --deps-only, the Python package's build and test tools in .venv
 #      (scripts/setup-python.sh; --without-python-tools leaves them to the caller, as
 #      scripts/test.sh does);
-#   4. cargo build: target/debug/rageval, dependencies optimised (the build the tests use);
+#   4. cargo build: target/debug/rageval, the dev profile of Cargo.toml (the build the tests use);
 #      with --release, target/release/rageval; skipped with --deps-only (scripts/test.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."

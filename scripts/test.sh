@@ -41,8 +41,8 @@ background "crates (cargo fetch)" cargo fetch --locked
 step "system packages and model files (scripts/setup.sh --deps-only --without-python-tools)"
 ./scripts/setup.sh --deps-only --without-python-tools
 # After setup.sh, whose apt-get would otherwise wait on Chromium's for the package lock.
-background "Chromium and the search server for the tests (scripts/setup-chromium.sh, scripts/setup-noida.sh)" \
-  bash -c './scripts/setup-chromium.sh && ./scripts/setup-noida.sh >/dev/null'
+test_servers="Chromium and the test search server (scripts/setup-chromium.sh, setup-noida.sh)"
+background "$test_servers" bash -c './scripts/setup-chromium.sh && ./scripts/setup-noida.sh >/dev/null'
 await "crates (cargo fetch)"
 
 step "cargo fmt --check"
@@ -58,7 +58,7 @@ step "cargo test: build"
 cargo test --workspace --locked --no-run
 # The browser tests render pages in Chromium; rageval-sources' integration tests start the
 # Elasticsearch-compatible search server.
-await "Chromium and the search server for the tests (scripts/setup-chromium.sh, scripts/setup-noida.sh)"
+await "$test_servers"
 if command -v cargo-nextest >/dev/null 2>&1; then
   # nextest runs the test binaries side by side, where cargo test runs them one after
   # another: with one long model test in a binary, the other core no longer idles

@@ -107,6 +107,9 @@ pub enum ReportError {
     NoCommonQuestions { runs: String },
     #[error("cannot re-read the dataset {path} of the run: {why}")]
     DatasetUnavailable { path: PathBuf, why: String },
+    /// A file a reader was not let open: a link out of the directory a server reads.
+    #[error("{path} lies outside the runs directory (a link out of it): not read")]
+    OutsideRoot { path: PathBuf },
     #[error("compare needs at least two runs, got {count}")]
     TooFewRuns { count: usize },
 }
@@ -156,7 +159,8 @@ impl ReportError {
             | Self::PipelineFolder { path }
             | Self::Xlsx { path, .. }
             | Self::Parquet { path, .. }
-            | Self::DatasetUnavailable { path, .. } => Some(path),
+            | Self::DatasetUnavailable { path, .. }
+            | Self::OutsideRoot { path } => Some(path),
             Self::Encode { .. }
             | Self::BadGate { .. }
             | Self::UnknownGateMetric { .. }

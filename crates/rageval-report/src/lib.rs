@@ -19,9 +19,13 @@
 //! - [`RankAgreementRow`], [`RANK_AGREEMENT_FILE`]: a `rank` / `pipeline` run's
 //!   retriever-versus-judge figures per question (`rank_agreement.jsonl`), shown in every
 //!   human file ([`render_rank_agreement`]).
-//! - [`locate_run`]: what a folder given as a run is ([`RunFolder`]): a scored run, or a
-//!   `pipeline` folder whose `eval/` is the run ([`PIPELINE_EVAL_DIR`] and the other stage
-//!   names); a `rank` or `reference` run is refused, naming its pipeline's `eval` run.
+//! - [`folder_kind`], [`RunKind`]: what a folder is — a run directory of a scored run or of
+//!   a `rank`, `reference` or `testset` run, or a `pipeline` folder ([`PIPELINE_STAGES`]);
+//!   [`locate_run`]: where a folder given as a scored run has it ([`RunFolder`]: itself, or
+//!   a pipeline's `eval/`); a stage run is refused, naming its pipeline's `eval` run.
+//! - [`read_run`]: any finished run read as what it is ([`AnyRun`]): a scored run, or a
+//!   stage run with its figures ([`StageData`], [`StageFigures`]). Every reader takes an
+//!   [`OpenCheck`], asked before each file it opens (`rageval serve`'s root rule).
 //! - [`RunInfo`]: a finished run read back but its journal, which [`JournalIndex`] reads in
 //!   one streamed pass; [`write_reports`] writes the human files from the two, with texts
 //!   from [`ReportTexts`] (the dataset streamed, never held whole), so their memory stays
@@ -79,6 +83,7 @@ mod results_parquet;
 mod run_dir;
 mod run_folder;
 mod run_samples;
+mod stage_run;
 mod summary;
 mod svg;
 mod table;
@@ -136,17 +141,22 @@ pub use rank_agreement::{
 pub use rank_agreement_render::{
     MEAN_ROW_LABEL, RANK_AGREEMENT_SHEET_COLUMNS, rank_figure_label, render_rank_agreement,
 };
-pub use reader::{RunData, RunInfo, read_results};
+pub use reader::{OpenCheck, RunData, RunInfo, any_file, read_manifest, read_results};
 pub use report_samples::{EVERY_SAMPLE_UP_TO, ReportSamples, report_samples};
 pub use report_texts::ReportTexts;
 pub use reports::{HTML_FILE, MARKDOWN_FILE, XLSX_FILE, write_reports};
 pub use results_parquet::{RESULTS_PARQUET_FILE, write_results_parquet};
 pub use run_dir::{MANIFEST_FILE, RESULTS_FILE, RunDir, SUMMARY_FILE, sha256_bytes, sha256_file};
 pub use run_folder::{
-    PIPELINE_DATASET_FILE, PIPELINE_EVAL_DIR, PIPELINE_RANK_DIR, PIPELINE_REFERENCE_DIR, RunFolder,
-    locate_run, manifest_command, pipeline_of_eval,
+    FolderKind, PIPELINE_DATASET_FILE, PIPELINE_EVAL_DIR, PIPELINE_RANK_DIR,
+    PIPELINE_REFERENCE_DIR, PIPELINE_STAGES, RunFolder, RunKind, folder_kind, locate_run,
+    manifest_command, pipeline_of_eval,
 };
 pub use run_samples::{locate_dataset, open_run_dataset, read_dataset_of, read_run_samples};
+pub use stage_run::{
+    AnyRun, RankFigures, ReferenceFigures, StageData, StageFigures, TestsetFigures, read_run,
+    read_run_info,
+};
 pub use summary::{AbstentionSummary, Aggregator, MetricSummary, Summary};
 pub use svg::{IntervalRow, histogram, interval_chart};
 pub use table::{aligned, render_summary_table};

@@ -14,10 +14,10 @@ use rageval_core::Outcome;
 use serde::de::DeserializeOwned;
 
 use crate::rank_agreement::read_rank_agreement;
-use crate::run_folder::{RunFolder, check_scored, locate_run, pipeline_of_eval};
+use crate::run_folder::{RunFolder, RunKind, locate_run, pipeline_of_eval, stage_run_error};
 use crate::{
-    Agreement, JournalIndex, MANIFEST_FILE, Manifest, RESULTS_FILE, RankAgreementRow, ReportError,
-    ResultRecord, RunStatus, SUMMARY_FILE, Summary,
+    AGREEMENT_FILE, Agreement, JournalIndex, MANIFEST_FILE, Manifest, RANK_AGREEMENT_FILE,
+    RESULTS_FILE, RankAgreementRow, ReportError, ResultRecord, RunStatus, SUMMARY_FILE, Summary,
 };
 
 /// A complete run's files except its journal, loaded from its directory.
@@ -55,42 +55,93 @@ pub struct RunData {
     pub rank_agreement: Option<Vec<RankAgreementRow>>,
 }
 
+/// Asked before a reader opens a file of a run: an error keeps the file closed and is the
+/// reader's answer. The command line opens any file ([`any_file`]); `rageval serve` passes
+/// its root rule, so no file a link points out of its runs directory is read.
+pub type OpenCheck<'a> = &'a dyn Fn(&Path) -> Result<(), ReportError>;
+
+/// The [`OpenCheck`] that lets every file be opened.
+pub fn any_file(_: &Path) -> Result<(), ReportError> {
+    Ok(())
+}
+
+/// `dir/name`, once `check` lets it be opened.
+pub(crate) fn checked_file(
+    dir: &Path,
+    name: &str,
+    check: OpenCheck<'_>,
+) -> Result<PathBuf, ReportError> {
+    let path = dir.join(name);
+    check(&path)?;
+    Ok(path)
+}
+
+/// The manifest of the run directory `dir`, whatever the run's status, asking `check`
+/// before opening it; a folder without one is not a run (a pipeline folder is named as
+/// one).
+pub fn read_manifest(dir: &Path, check: OpenCheck<'_>) -> Result<Manifest, ReportError> {
+    let manifest_path = dir.join(MANIFEST_FILE);
+    if !manifest_path.is_file() {
+        return Err(match locate_run(dir) {
+            Ok(RunFolder::Pipeline { .. }) => ReportError::PipelineFolder {
+                path: dir.to_path_buf(),
+            },
+            _ => ReportError::NotARun {
+                path: dir.to_path_buf(),
+            },
+        });
+    }
+    read_json(&checked_file(dir, MANIFEST_FILE, check)?)
+}
+
+/// What tables and titles call the run in `dir`: its directory's name, or for a pipeline's
+/// `eval` stage the pipeline folder's.
+pub(crate) fn run_name(dir: &Path) -> String {
+    pipeline_of_eval(dir)
+        .unwrap_or(dir)
+        .file_name()
+        .map_or_else(
+            || dir.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+}
+
 impl RunInfo {
     /// Loads a run directory but its journal; refuses one that has no manifest or is not
-    /// complete, a `rank` or `reference` run (no per-sample scores), and a pipeline folder
-    /// (naming its `eval` run: [`crate::locate_run`] follows it).
+    /// complete, a `rank`, `reference` or `testset` run (no per-sample scores), and a
+    /// pipeline folder (naming its `eval` run: [`crate::locate_run`] follows it).
     pub fn load(dir: &Path) -> Result<Self, ReportError> {
-        let manifest_path = dir.join(MANIFEST_FILE);
-        if !manifest_path.is_file() {
-            return Err(match locate_run(dir) {
-                Ok(RunFolder::Pipeline { .. }) => ReportError::PipelineFolder {
-                    path: dir.to_path_buf(),
-                },
-                _ => ReportError::NotARun {
-                    path: dir.to_path_buf(),
-                },
-            });
+        Self::load_checked(dir, &any_file)
+    }
+
+    /// [`RunInfo::load`], asking `check` before each file it opens.
+    pub fn load_checked(dir: &Path, check: OpenCheck<'_>) -> Result<Self, ReportError> {
+        let manifest = read_manifest(dir, check)?;
+        Self::of_manifest(dir, manifest, check)
+    }
+
+    /// The run in `dir` whose manifest is `manifest`: its other files but the journal.
+    pub(crate) fn of_manifest(
+        dir: &Path,
+        manifest: Manifest,
+        check: OpenCheck<'_>,
+    ) -> Result<Self, ReportError> {
+        if !RunKind::of_command(&manifest.command).is_scored() {
+            return Err(stage_run_error(dir, manifest.command));
         }
-        let manifest: Manifest = read_json(&manifest_path)?;
-        check_scored(dir)?;
         if manifest.status != RunStatus::Complete {
             return Err(ReportError::Incomplete {
                 path: dir.to_path_buf(),
             });
         }
-        let summary: Summary = read_json(&dir.join(SUMMARY_FILE))?;
+        let summary: Summary = read_json(&checked_file(dir, SUMMARY_FILE, check)?)?;
+        checked_file(dir, AGREEMENT_FILE, check)?;
         let agreement = Agreement::read(dir)?;
+        checked_file(dir, RANK_AGREEMENT_FILE, check)?;
         let rank_agreement = read_rank_agreement(dir)?;
-        let name = pipeline_of_eval(dir)
-            .unwrap_or(dir)
-            .file_name()
-            .map_or_else(
-                || dir.display().to_string(),
-                |n| n.to_string_lossy().into_owned(),
-            );
         Ok(Self {
             path: dir.to_path_buf(),
-            name,
+            name: run_name(dir),
             manifest,
             summary,
             agreement,
@@ -112,7 +163,17 @@ impl RunInfo {
 impl RunData {
     /// Loads a run directory with its journal; refuses what [`RunInfo::load`] refuses.
     pub fn load(dir: &Path) -> Result<Self, ReportError> {
-        let info = RunInfo::load(dir)?;
+        Self::load_checked(dir, &any_file)
+    }
+
+    /// [`RunData::load`], asking `check` before each file it opens.
+    pub fn load_checked(dir: &Path, check: OpenCheck<'_>) -> Result<Self, ReportError> {
+        Self::of_info(RunInfo::load_checked(dir, check)?, check)
+    }
+
+    /// `info` with its journal read.
+    pub(crate) fn of_info(info: RunInfo, check: OpenCheck<'_>) -> Result<Self, ReportError> {
+        check(&info.results_path())?;
         let records = read_results(&info.results_path())?;
         let RunInfo {
             path,
@@ -278,7 +339,7 @@ pub(crate) fn for_each_result(
     Ok(())
 }
 
-fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, ReportError> {
+pub(crate) fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, ReportError> {
     let bytes = fs::read(path).map_err(|source| ReportError::Read {
         path: path.to_path_buf(),
         source,

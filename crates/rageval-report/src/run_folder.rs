@@ -1,14 +1,18 @@
-//! What a folder given as a run is: a scored run (`eval`, `judge-check`, `merge`: one
-//! outcome per sample × metric), a `pipeline` folder (its stages one level down: `rank/`,
-//! `reference/`, `dataset.jsonl`, `eval/`), or a `rank` / `reference` stage run, which holds
-//! figures per question but no scores to report or compare.
+//! What a folder is: a run directory of some kind ([`RunKind`]: a scored run of `eval`,
+//! `judge-check` or `merge` — one outcome per sample × metric — or a `rank`, `reference` or
+//! `testset` run, which holds figures per question but no scores to report or compare), a
+//! `pipeline` folder (its stages one level down: `rank/`, `reference/`, `dataset.jsonl`,
+//! `eval/`), or neither ([`FolderKind`]). Every reader asks here: [`locate_run`] for the
+//! commands that want a scored run, [`folder_kind`] for `rageval serve`'s listing.
 //!
 //! The pipeline's layout is named here, in the crate that owns run directories, so that
 //! `rageval-run` writes it and every reader (reports, `compare`, `serve`) finds it by the
-//! same names. Reads manifests only; never writes.
+//! same names. Reads manifests only (a stage run's figures are `stage_run`'s); never writes.
 
 use std::fs;
 use std::path::{Path, PathBuf};
+
+use serde::Serialize;
 
 use crate::{MANIFEST_FILE, Manifest, ReportError};
 
@@ -20,9 +24,70 @@ pub const PIPELINE_REFERENCE_DIR: &str = "reference";
 pub const PIPELINE_EVAL_DIR: &str = "eval";
 /// The dataset a pipeline's `eval` stage scores, inside its folder.
 pub const PIPELINE_DATASET_FILE: &str = "dataset.jsonl";
+/// A pipeline's stages in the order it runs them.
+pub const PIPELINE_STAGES: [&str; 3] =
+    [PIPELINE_RANK_DIR, PIPELINE_REFERENCE_DIR, PIPELINE_EVAL_DIR];
 
-/// Manifest commands of runs that hold per-question figures, not per-sample scores.
-const STAGE_COMMANDS: [&str; 2] = ["rank", "reference"];
+/// What a run directory holds, by the command its manifest records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunKind {
+    /// One outcome per sample × metric, with `summary.json` in [`crate::Summary`]'s shape:
+    /// `eval`, `judge-check`, `merge`, and any command not named below.
+    Scored,
+    /// `rank`: the judge's order of each question's contexts, against the retriever's.
+    Rank,
+    /// `reference`: a reference answer written per question.
+    Reference,
+    /// `testset`: questions written from documents, gated item by item.
+    Testset,
+}
+
+impl RunKind {
+    /// The kind of a run whose manifest records `command`.
+    pub fn of_command(command: &str) -> Self {
+        match command {
+            "rank" => Self::Rank,
+            "reference" => Self::Reference,
+            "testset" => Self::Testset,
+            _ => Self::Scored,
+        }
+    }
+
+    /// Whether its runs hold per-sample scores (reports, `compare` and the pages of samples
+    /// read those); the others hold per-question figures in a `summary.json` of their own.
+    pub fn is_scored(self) -> bool {
+        self == Self::Scored
+    }
+}
+
+/// What a folder is, from the manifests it and its stages hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FolderKind {
+    /// A run directory: it holds `manifest.json` (its command says which [`RunKind`]).
+    Run,
+    /// A pipeline folder: the stages whose runs have started, in the order it runs them
+    /// ([`PIPELINE_STAGES`]); once `eval` is among them, that run is the folder's.
+    Pipeline { stages: Vec<&'static str> },
+    /// Neither.
+    NotARun,
+}
+
+/// What the folder at `path` is. Looks at which manifests exist; opens none.
+pub fn folder_kind(path: &Path) -> FolderKind {
+    if path.join(MANIFEST_FILE).is_file() {
+        return FolderKind::Run;
+    }
+    let stages: Vec<&'static str> = PIPELINE_STAGES
+        .into_iter()
+        .filter(|stage| path.join(stage).join(MANIFEST_FILE).is_file())
+        .collect();
+    if stages.is_empty() {
+        FolderKind::NotARun
+    } else {
+        FolderKind::Pipeline { stages }
+    }
+}
 
 /// A folder given where a scored run is wanted.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,40 +109,46 @@ impl RunFolder {
 }
 
 /// Where the scored run of `path` is: `path` itself when it holds a scored run, its
-/// `eval/` when it is a pipeline folder. A `rank` or `reference` run is refused with what
-/// it is and, inside a pipeline, where its `eval` run is; a folder that is neither is not
-/// a run.
+/// `eval/` when it is a pipeline folder. A `rank`, `reference` or `testset` run is refused
+/// with what it is and, inside a pipeline, where its `eval` run is; a folder that is
+/// neither (or a pipeline whose `eval` stage has not started) is not a run.
 pub fn locate_run(path: &Path) -> Result<RunFolder, ReportError> {
-    if path.join(MANIFEST_FILE).is_file() {
-        check_scored(path)?;
-        return Ok(RunFolder::Run(path.to_path_buf()));
+    match folder_kind(path) {
+        FolderKind::Run => {
+            check_scored(path)?;
+            Ok(RunFolder::Run(path.to_path_buf()))
+        }
+        FolderKind::Pipeline { stages } if stages.contains(&PIPELINE_EVAL_DIR) => {
+            Ok(RunFolder::Pipeline {
+                root: path.to_path_buf(),
+                eval: path.join(PIPELINE_EVAL_DIR),
+            })
+        }
+        _ => Err(ReportError::NotARun {
+            path: path.to_path_buf(),
+        }),
     }
-    let eval = path.join(PIPELINE_EVAL_DIR);
-    if eval.join(MANIFEST_FILE).is_file() {
-        return Ok(RunFolder::Pipeline {
-            root: path.to_path_buf(),
-            eval,
-        });
-    }
-    Err(ReportError::NotARun {
-        path: path.to_path_buf(),
-    })
 }
 
-/// Refuses a `rank` or `reference` run (its `summary.json` has another shape, and it has no
-/// per-sample scores); a manifest that does not read passes, for the reader to name.
+/// Refuses a run without per-sample scores (its `summary.json` has another shape); a
+/// manifest that does not read passes, for the reader to name.
 pub(crate) fn check_scored(dir: &Path) -> Result<(), ReportError> {
-    let Some(command) = manifest_command(dir) else {
-        return Ok(());
-    };
-    if !STAGE_COMMANDS.contains(&command.as_str()) {
-        return Ok(());
+    match manifest_command(dir) {
+        Some(command) if !RunKind::of_command(&command).is_scored() => {
+            Err(stage_run_error(dir, command))
+        }
+        _ => Ok(()),
     }
-    Err(ReportError::StageRun {
+}
+
+/// The refusal of the `command` run in `dir` where a scored run is wanted, naming its
+/// pipeline's `eval` run when it lies in a pipeline folder.
+pub(crate) fn stage_run_error(dir: &Path, command: String) -> ReportError {
+    ReportError::StageRun {
         path: dir.to_path_buf(),
         command,
         eval: pipeline_of_stage(dir).map(|root| root.join(PIPELINE_EVAL_DIR)),
-    })
+    }
 }
 
 /// The pipeline folder that `dir` is the `eval` stage of, if it is one: a folder named
@@ -108,25 +179,11 @@ pub fn manifest_command(dir: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::write_run;
-    use crate::{DatasetInfo, RunDir};
+    use crate::testing::{write_run, write_stage_run};
     use rageval_core::Outcome;
 
     fn stage(dir: &Path, command: &str) {
-        let run = RunDir::create(dir, true).unwrap();
-        let info = DatasetInfo {
-            path: "data.jsonl".into(),
-            sha256: "d".into(),
-            format: "jsonl".into(),
-            samples: None,
-        };
-        run.write_manifest(&Manifest::start(
-            command,
-            info,
-            Vec::new(),
-            serde_json::json!({}),
-        ))
-        .unwrap();
+        write_stage_run(dir, command, &serde_json::json!({}));
     }
 
     #[test]
@@ -160,6 +217,50 @@ mod tests {
             locate_run(dir.path()),
             Err(ReportError::NotARun { .. })
         ));
+    }
+
+    #[test]
+    fn every_kind_of_folder_is_told_apart() {
+        let dir = tempfile::tempdir().unwrap();
+        let stopped = dir.path().join("stopped");
+        stage(&stopped.join(PIPELINE_RANK_DIR), "rank");
+        stage(&stopped.join(PIPELINE_REFERENCE_DIR), "reference");
+        assert_eq!(
+            folder_kind(&stopped),
+            FolderKind::Pipeline {
+                stages: vec![PIPELINE_RANK_DIR, PIPELINE_REFERENCE_DIR]
+            }
+        );
+        // A pipeline whose eval has not started has no scored run yet.
+        assert!(matches!(
+            locate_run(&stopped),
+            Err(ReportError::NotARun { .. })
+        ));
+        assert_eq!(
+            folder_kind(&stopped.join(PIPELINE_RANK_DIR)),
+            FolderKind::Run
+        );
+        assert_eq!(folder_kind(dir.path()), FolderKind::NotARun);
+        for (command, kind) in [
+            ("eval", RunKind::Scored),
+            ("judge-check", RunKind::Scored),
+            ("merge", RunKind::Scored),
+            ("rank", RunKind::Rank),
+            ("reference", RunKind::Reference),
+            ("testset", RunKind::Testset),
+        ] {
+            assert_eq!(RunKind::of_command(command), kind, "{command}");
+        }
+        // A testset run has no scores: refused by name, not as a summary that does not read.
+        stage(&dir.path().join("ts"), "testset");
+        let refused = locate_run(&dir.path().join("ts")).unwrap_err();
+        assert!(
+            refused.to_string().ends_with(
+                "ts is a `testset` run: it has per-question figures, not per-sample scores \
+                 to report or compare"
+            ),
+            "{refused}"
+        );
     }
 
     #[test]

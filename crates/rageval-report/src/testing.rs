@@ -69,6 +69,21 @@ pub fn write_run<S: AsRef<str>>(path: &Path, sha256: &str, results: &[(S, &str, 
     run.finish(&mut manifest, &summary).expect("finish");
 }
 
+/// Writes a finished `command` run (`rank`, `reference`, `testset`: a stage run) at `path`
+/// over `questions.jsonl` (3 questions, hash `q`), whose `summary.json` is `summary` (the
+/// command's own shape). Panics when a file cannot be written: it is for tests only.
+pub fn write_stage_run(path: &Path, command: &str, summary: &serde_json::Value) {
+    let run = RunDir::create(path, true).expect("run directory");
+    let dataset = DatasetInfo {
+        path: "questions.jsonl".into(),
+        sha256: "q".into(),
+        format: "jsonl".into(),
+        samples: Some(3),
+    };
+    let mut manifest = Manifest::start(command, dataset, Vec::new(), serde_json::json!({}));
+    run.finish_with(&mut manifest, summary).expect("finish");
+}
+
 /// Two metrics over 40 samples `q0`…`q39`: `faithfulness` at 0.5 + {0, 0.05, …, 0.2}
 /// (cycling) + `shift`, so its mean is 0.6 + `shift`; `context_recall` at 0.9, except on the
 /// last sample, where it is undefined ("no reference contexts").

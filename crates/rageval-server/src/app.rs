@@ -10,23 +10,41 @@ use axum::http::{HeaderValue, header};
 use axum::middleware::{from_fn_with_state, map_response};
 use axum::response::Response;
 use axum::routing::get;
+use tokio::sync::Semaphore;
 
 use crate::auth::{Token, check_exposure, require_token};
+use crate::host::{HostRule, guard_hosts};
+use crate::limits::READS_AT_ONCE;
 use crate::{RunsRoot, ServerError, api, pages};
 
-/// What every request handler shares: the runs directory and the token, if any.
+/// What every request handler shares: the runs directory, the token if any, the hosts
+/// answered, and the slots of requests that read files at once.
 #[derive(Debug, Clone)]
 pub struct AppState {
     runs: Arc<RunsRoot>,
     token: Option<Token>,
+    hosts: HostRule,
+    reads: Arc<Semaphore>,
 }
 
 impl AppState {
+    /// The state of a server of `runs` that answers loopback hosts at any port (a socket
+    /// bound by [`Server::bind`] narrows it to its own port, or opens it to any host beyond
+    /// loopback, where the token is required).
     pub fn new(runs: RunsRoot, token: Option<Token>) -> Self {
         Self {
             runs: Arc::new(runs),
             token,
+            hosts: HostRule::Loopback { port: None },
+            reads: Arc::new(Semaphore::new(READS_AT_ONCE)),
         }
+    }
+
+    /// The same state answering the hosts `rule` allows.
+    #[must_use]
+    pub fn with_hosts(mut self, rule: HostRule) -> Self {
+        self.hosts = rule;
+        self
     }
 
     pub fn runs(&self) -> &RunsRoot {
@@ -37,23 +55,36 @@ impl AppState {
         self.token.as_ref()
     }
 
-    /// Runs `work` on the blocking pool (it reads files) and waits for it.
+    /// Runs `work` on the blocking pool (it reads files) and waits for it, in one of
+    /// [`READS_AT_ONCE`] slots; with every slot taken the request is refused at once
+    /// ([`ServerError::Busy`], 503 with `Retry-After`), never queued. The slot is held by
+    /// the work itself, so a client that hangs up does not free it before the work ends.
     pub(crate) async fn read<T, F>(&self, work: F) -> Result<T, ServerError>
     where
         T: Send + 'static,
         F: FnOnce(&RunsRoot) -> Result<T, ServerError> + Send + 'static,
     {
+        let slot = Arc::clone(&self.reads)
+            .try_acquire_owned()
+            .map_err(|_| ServerError::Busy {
+                at_once: READS_AT_ONCE,
+            })?;
         let runs = Arc::clone(&self.runs);
-        tokio::task::spawn_blocking(move || work(&runs))
-            .await
-            .map_err(|error| ServerError::Internal(error.to_string()))?
+        tokio::task::spawn_blocking(move || {
+            let _slot = slot;
+            work(&runs)
+        })
+        .await
+        .map_err(|error| ServerError::Internal(error.to_string()))?
     }
 }
 
-/// Every route, behind the token check and with the security headers on every answer.
-/// Only `GET` (and `HEAD`) routes exist: the server never changes a file.
+/// Every route, behind the host check (`host`), then the token check, with the security
+/// headers on every answer. Only `GET` (and `HEAD`) routes exist: the server never changes
+/// a file.
 pub fn app(state: AppState) -> Router {
-    Router::new()
+    let hosts = state.hosts;
+    let routes = Router::new()
         .route("/", get(pages::index))
         .route("/runs/{name}", get(pages::run))
         .route("/runs/{name}/report", get(pages::report))
@@ -64,8 +95,8 @@ pub fn app(state: AppState) -> Router {
         .route("/api/compare", get(api::compare))
         .fallback(pages::not_found)
         .layer(from_fn_with_state(state.clone(), require_token))
-        .layer(map_response(security_headers))
-        .with_state(state)
+        .with_state(state);
+    guard_hosts(routes, hosts).layer(map_response(security_headers))
 }
 
 /// Pages hold no script and load nothing from elsewhere; the policy makes the browser hold
@@ -106,12 +137,15 @@ pub struct Server {
 
 impl Server {
     /// Binds `addr` (port 0 picks a free port); refuses an address beyond loopback when the
-    /// state has no token.
+    /// state has no token. On loopback the server then answers only loopback hosts at the
+    /// port it got.
     pub fn bind(addr: SocketAddr, state: AppState) -> Result<Self, ServerError> {
         check_exposure(addr, state.token())?;
         let bind_error = |source| ServerError::Bind { addr, source };
         let listener = TcpListener::bind(addr).map_err(bind_error)?;
         listener.set_nonblocking(true).map_err(bind_error)?;
+        let bound = listener.local_addr().map_err(ServerError::Serve)?;
+        let state = state.with_hosts(HostRule::for_address(bound));
         Ok(Self { listener, state })
     }
 
@@ -167,4 +201,58 @@ pub(crate) fn serve_forever(listener: TcpListener, router: Router) -> Result<(),
             .await
             .map_err(ServerError::Serve)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::body::Body;
+    use axum::extract::Request;
+    use axum::http::StatusCode;
+    use rageval_report::testing::{scores, write_run};
+    use tower::ServiceExt;
+
+    use super::*;
+    use crate::limits::RETRY_AFTER_SECONDS;
+
+    /// Issue 40, item 4: three requests for 100,000 samples at once took 7.7 GiB, and any
+    /// number more would have been read side by side. With every read slot taken, a request
+    /// is refused at once with 503 and `Retry-After` (not queued), on pages and the API; a
+    /// slot freed serves the next one.
+    #[tokio::test]
+    async fn issue_40_4_a_read_past_the_slots_is_refused_at_once_with_retry_after() {
+        let dir = tempfile::tempdir().unwrap();
+        write_run(&dir.path().join("base"), "d1", &scores(0.0));
+        let state = AppState::new(RunsRoot::open(dir.path()).unwrap(), None);
+        let ask = |uri: &str| {
+            let request = Request::get(uri)
+                .header(header::HOST, "127.0.0.1:8321")
+                .body(Body::empty())
+                .unwrap();
+            app(state.clone()).oneshot(request)
+        };
+        let held = Arc::clone(&state.reads)
+            .try_acquire_many_owned(u32::try_from(READS_AT_ONCE).unwrap())
+            .unwrap();
+        for uri in ["/api/runs/base", "/runs/base", "/api/runs", "/"] {
+            let response = ask(uri).await.unwrap();
+            assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE, "{uri}");
+            let retry = response.headers()[header::RETRY_AFTER].to_str().unwrap();
+            assert_eq!(retry, RETRY_AFTER_SECONDS.to_string());
+            let body = axum::body::to_bytes(response.into_body(), usize::MAX)
+                .await
+                .unwrap();
+            let text = String::from_utf8_lossy(&body);
+            assert!(
+                text.contains("reading for 4 requests already"),
+                "{uri}: {text}"
+            );
+        }
+        drop(held);
+        assert_eq!(
+            ask("/api/runs/base").await.unwrap().status(),
+            StatusCode::OK
+        );
+        // The slot went back when the read ended.
+        assert_eq!(state.reads.available_permits(), READS_AT_ONCE);
+    }
 }

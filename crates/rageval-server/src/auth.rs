@@ -2,7 +2,8 @@
 //! start that way anywhere but loopback; see [`check_exposure`]). With one, each request
 //! must carry it: as `Authorization: Bearer TOKEN` (scripts), as the `rageval_token` cookie,
 //! or as `?token=TOKEN`. A browser opens a page once with `?token=`; the answer sets the
-//! cookie and redirects to the same address without the token, so it leaves the address bar.
+//! cookie and redirects to the same address without the token, so it leaves the address bar
+//! — always to a path of this server ([`local_target`]), never to another site.
 
 use std::fmt;
 use std::net::SocketAddr;
@@ -96,12 +97,7 @@ pub(crate) async fn require_token(
     let path = request.uri().path();
     let for_a_browser = request.method() == Method::GET && !path.starts_with("/api/");
     let mut response = if for_a_browser {
-        let rest = query.without(TOKEN_PARAMETER);
-        let target = if rest.is_empty() {
-            path.to_string()
-        } else {
-            format!("{path}?{rest}")
-        };
+        let target = local_target(path, &query.without(TOKEN_PARAMETER));
         let mut redirect = StatusCode::SEE_OTHER.into_response();
         if let Ok(location) = HeaderValue::from_str(&target) {
             redirect.headers_mut().insert(header::LOCATION, location);
@@ -114,6 +110,18 @@ pub(crate) async fn require_token(
         response.headers_mut().insert(header::SET_COOKIE, value);
     }
     response
+}
+
+/// Where the login redirect goes: `path` (with `query`) on this server. A path that opens
+/// with `//` or `/\` would read as another site's address (`//evil.example/`), so its
+/// leading slashes and backslashes become one `/`.
+fn local_target(path: &str, query: &str) -> String {
+    let path = format!("/{}", path.trim_start_matches(['/', '\\']));
+    if query.is_empty() {
+        path
+    } else {
+        format!("{path}?{query}")
+    }
 }
 
 /// The credentials of an `Authorization: Bearer …` value. The scheme is matched without
@@ -175,6 +183,19 @@ mod tests {
         }
         for value in ["Basic t0k", "Bearert0k", "Bearer", "t0k"] {
             assert_eq!(bearer_credentials(value), None, "{value:?}");
+        }
+    }
+
+    #[test]
+    fn the_login_redirect_stays_on_this_server() {
+        for (path, query, target) in [
+            ("/runs/a", "", "/runs/a"),
+            ("/runs/a", "metric=m", "/runs/a?metric=m"),
+            ("//evil.example/", "", "/evil.example/"),
+            ("/\\evil.example", "x=1", "/evil.example?x=1"),
+            ("", "", "/"),
+        ] {
+            assert_eq!(local_target(path, query), target, "{path:?}");
         }
     }
 

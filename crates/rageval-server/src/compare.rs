@@ -1,10 +1,15 @@
 //! A comparison of runs named in a query (`run=a&run=b…`), with the statistics' settings
-//! from the query too (`seed`, `resamples`, `permutations`, `top`, bounded so one request
-//! cannot ask for hours of resampling) and the question check's (`min_overlap`, `common`
-//! as `rageval compare --min-overlap`, `--common`). The numbers are `rageval compare`'s.
+//! from the query too (`seed`, `resamples`, `permutations`, `top`) and the question
+//! check's (`min_overlap`, `common` as `rageval compare --min-overlap`, `--common`). The
+//! numbers are `rageval compare`'s. One request cannot ask for hours of resampling: each
+//! count is bounded, and so is the comparison's whole work ([`COMPARE_WORK_BUDGET`]),
+//! checked once the runs are read and before anything is drawn.
 
-use rageval_report::{CompareSettings, Comparison, read_run_samples};
+use std::collections::HashSet;
 
+use rageval_report::{CompareSettings, Comparison, Manifest, RunData};
+
+use crate::limits::COMPARE_WORK_BUDGET;
 use crate::public::shown_path;
 use crate::query::QueryParams;
 use crate::{RunsRoot, ServerError};
@@ -67,21 +72,103 @@ impl CompareRequest {
     /// run's dataset when it still hashes as recorded, to pair samples by question). The
     /// comparison names runs by name and datasets as [`shown_path`] shows them.
     pub(crate) fn compare(self, runs: &RunsRoot) -> Result<Comparison, ServerError> {
+        // What the manifests record first, so a comparison past the budget is refused
+        // before any journal is read; then what the journals hold.
+        let manifests = self
+            .names
+            .iter()
+            .map(|name| runs.manifest(name))
+            .collect::<Result<Vec<_>, _>>()?;
+        Work::of_manifests(&manifests).check(&self.settings)?;
         let loaded = self
             .names
             .iter()
             .map(|name| runs.load(name))
             .collect::<Result<Vec<_>, _>>()?;
-        // A dataset that cannot be re-read leaves its run's samples paired by id alone.
-        let samples: Vec<_> = loaded
-            .iter()
-            .map(|run| read_run_samples(run).unwrap_or_default())
-            .collect();
+        Work::of_runs(&loaded).check(&self.settings)?;
+        let samples: Vec<_> = loaded.iter().map(|run| runs.run_samples(run)).collect();
         let mut comparison = Comparison::build_with_samples(&loaded, &samples, self.settings)?;
         for row in &mut comparison.runs {
             row.path = row.name.clone();
             row.dataset = shown_path(&row.dataset);
         }
         Ok(comparison)
+    }
+}
+
+/// The size of a comparison: how many runs, metrics (over all runs) and samples (the
+/// largest run's).
+struct Work {
+    runs: usize,
+    metrics: usize,
+    samples: usize,
+}
+
+impl Work {
+    /// As the runs' manifests record it (a manifest without a sample count counts none).
+    fn of_manifests(manifests: &[Manifest]) -> Self {
+        Self {
+            runs: manifests.len(),
+            metrics: manifests
+                .iter()
+                .flat_map(|m| m.metrics.iter().map(|metric| metric.name.as_str()))
+                .collect::<HashSet<_>>()
+                .len(),
+            samples: manifests
+                .iter()
+                .filter_map(|m| m.dataset.samples)
+                .max()
+                .unwrap_or(0),
+        }
+    }
+
+    /// As the runs' journals hold it.
+    fn of_runs(runs: &[RunData]) -> Self {
+        Self {
+            runs: runs.len(),
+            metrics: runs
+                .iter()
+                .flat_map(RunData::metric_names)
+                .collect::<HashSet<_>>()
+                .len(),
+            samples: runs
+                .iter()
+                .map(|run| run.sample_ids().len())
+                .max()
+                .unwrap_or(0),
+        }
+    }
+
+    /// Refuses a comparison that would draw more than [`COMPARE_WORK_BUDGET`] samples: per
+    /// pair and metric, `resamples + permutations` draws of up to the larger run's samples
+    /// each, and with `common` each run's metrics resampled again over the questions kept.
+    /// The count is an upper bound (a pair holds at most the larger run's samples).
+    fn check(&self, settings: &CompareSettings) -> Result<(), ServerError> {
+        let count = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
+        let pairs = self.runs * self.runs.saturating_sub(1) / 2;
+        let paired = count(pairs)
+            .saturating_mul(count(self.metrics))
+            .saturating_mul(count(self.samples));
+        let resummed = if settings.common {
+            count(self.runs)
+                .saturating_mul(count(self.metrics))
+                .saturating_mul(count(self.samples))
+        } else {
+            0
+        };
+        let draws = count(settings.resamples).saturating_add(count(settings.permutations));
+        let work = paired
+            .saturating_mul(draws)
+            .saturating_add(resummed.saturating_mul(count(settings.resamples)));
+        if work <= COMPARE_WORK_BUDGET {
+            return Ok(());
+        }
+        Err(ServerError::CompareTooBig {
+            work,
+            budget: COMPARE_WORK_BUDGET,
+            pairs,
+            metrics: self.metrics,
+            fits: COMPARE_WORK_BUDGET / paired.saturating_add(resummed).max(1),
+        })
     }
 }

@@ -4,7 +4,8 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::Response;
 use rageval_report::ReportError;
 
 #[derive(Debug, thiserror::Error)]
@@ -58,6 +59,21 @@ pub enum ServerError {
         value: String,
         why: String,
     },
+    #[error(
+        "this comparison would draw {work} samples (resamples and permutations, times the samples each draws, over {pairs} pair(s) and {metrics} metric(s)), past the budget of one request, {budget}; ask for at most {fits} resamples and permutations together, compare fewer runs, or run `rageval compare` on the command line"
+    )]
+    CompareTooBig {
+        work: u64,
+        budget: u64,
+        pairs: usize,
+        metrics: usize,
+        /// The most resamples + permutations that fit the budget.
+        fits: u64,
+    },
+    #[error(
+        "the server is reading for {at_once} requests already: ask again in a moment (Retry-After)"
+    )]
+    Busy { at_once: usize },
     #[error(transparent)]
     Report(#[from] ReportError),
     #[error("a request handler stopped: {0}")]
@@ -68,10 +84,15 @@ impl ServerError {
     /// The HTTP status a request that ends in this error gets.
     pub fn status(&self) -> StatusCode {
         match self {
-            Self::BadRunName { .. } | Self::BadQuery { .. } => StatusCode::BAD_REQUEST,
+            Self::BadRunName { .. } | Self::BadQuery { .. } | Self::CompareTooBig { .. } => {
+                StatusCode::BAD_REQUEST
+            }
             Self::NoSuchRun { .. } | Self::NoSuchPage { .. } => StatusCode::NOT_FOUND,
+            Self::Busy { .. } => StatusCode::SERVICE_UNAVAILABLE,
             Self::Report(error) => match error {
-                ReportError::NotARun { .. } => StatusCode::NOT_FOUND,
+                ReportError::NotARun { .. } | ReportError::OutsideRoot { .. } => {
+                    StatusCode::NOT_FOUND
+                }
                 ReportError::Incomplete { .. } | ReportError::StageRun { .. } => {
                     StatusCode::CONFLICT
                 }
@@ -82,6 +103,19 @@ impl ServerError {
             },
             _ => StatusCode::INTERNAL_SERVER_ERROR,
         }
+    }
+
+    /// `response` as the answer to this error: its status, and `Retry-After` when asking
+    /// again later helps.
+    pub(crate) fn answer(&self, mut response: Response) -> Response {
+        *response.status_mut() = self.status();
+        if let Self::Busy { .. } = self {
+            response.headers_mut().insert(
+                header::RETRY_AFTER,
+                HeaderValue::from(crate::limits::RETRY_AFTER_SECONDS),
+            );
+        }
+        response
     }
 
     pub(crate) fn bad_query(parameter: &str, value: &str, why: impl Into<String>) -> Self {

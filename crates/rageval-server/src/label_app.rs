@@ -6,10 +6,10 @@
 //! - `POST /api/labels` (`{"id", "label"}`, JSON): saves a label and answers with the
 //!   judge's outcome for that item.
 //!
-//! Requests must name this server's own loopback address as their `Host` (a page on another
-//! site cannot reach it through a DNS name that points at 127.0.0.1), and a label must be
-//! posted as JSON (which a form on another site cannot send without the browser asking
-//! first).
+//! Requests must name a loopback host at this server's port (`host`: a page on another
+//! site cannot reach it through a DNS name that points at 127.0.0.1, nor post from its own
+//! origin), and a label must be posted as JSON (which a form on another site cannot send
+//! without the browser asking first).
 
 use std::net::{SocketAddr, TcpListener};
 use std::path::PathBuf;
@@ -17,9 +17,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{Request, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
-use axum::middleware::{Next, from_fn, map_response};
+use axum::middleware::map_response;
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use rageval_core::Sample;
@@ -27,6 +27,7 @@ use rageval_report::RunData;
 use serde_json::{Value, json};
 
 use crate::api::json_response;
+use crate::host::{HostRule, guard_hosts};
 use crate::label::{LabelError, LabelOptions, LabelScale, LabelValue, Session, prepare};
 use crate::runs::error_chain;
 use crate::{ServerError, label_page};
@@ -41,8 +42,8 @@ const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; \
 #[derive(Debug, Clone)]
 struct LabelState {
     session: Arc<Mutex<Session>>,
-    /// The `Host` values this server answers: its own address by number and as localhost.
-    hosts: Arc<Vec<String>>,
+    /// The hosts this server answers: loopback names at its own port.
+    hosts: HostRule,
 }
 
 impl LabelState {
@@ -100,7 +101,7 @@ pub fn label_server(
         addr,
         state: LabelState {
             session: Arc::new(Mutex::new(session)),
-            hosts: Arc::new(own_hosts(addr)),
+            hosts: HostRule::for_address(addr),
         },
     })
 }
@@ -114,40 +115,11 @@ pub(crate) fn bind_loopback(bind: SocketAddr) -> Result<(TcpListener, SocketAddr
     Ok((listener, addr))
 }
 
-/// The `Host` values a page at `addr` answers: its own address by number and as localhost.
-pub(crate) fn own_hosts(addr: SocketAddr) -> Vec<String> {
-    let port = addr.port();
-    vec![
-        addr.to_string(),
-        format!("localhost:{port}"),
-        format!("127.0.0.1:{port}"),
-        format!("[::1]:{port}"),
-    ]
-}
-
 /// `routes` as every loopback page serves them: a JSON answer for an unknown path, only
-/// requests naming one of `hosts` as their `Host`, and the security headers.
-pub(crate) fn loopback_page(routes: Router, hosts: Arc<Vec<String>>) -> Router {
-    routes
-        .fallback(|| async { error(StatusCode::NOT_FOUND, "no such page".into()) })
-        .layer(from_fn(move |request: Request, next: Next| {
-            let hosts = Arc::clone(&hosts);
-            async move {
-                let host = request
-                    .headers()
-                    .get(header::HOST)
-                    .and_then(|value| value.to_str().ok());
-                if host.is_some_and(|host| hosts.iter().any(|own| own == host)) {
-                    next.run(request).await
-                } else {
-                    error(
-                        StatusCode::FORBIDDEN,
-                        "this page answers only at its own loopback address".into(),
-                    )
-                }
-            }
-        }))
-        .layer(map_response(security_headers))
+/// requests `hosts` allows, and the security headers.
+pub(crate) fn loopback_page(routes: Router, hosts: HostRule) -> Router {
+    let routes = routes.fallback(|| async { error(StatusCode::NOT_FOUND, "no such page".into()) });
+    guard_hosts(routes, hosts).layer(map_response(security_headers))
 }
 
 /// A posted body as JSON, refused (with the status to answer) unless sent as
@@ -194,7 +166,7 @@ impl LabelServer {
 }
 
 fn router(state: LabelState) -> Router {
-    let hosts = Arc::clone(&state.hosts);
+    let hosts = state.hosts;
     let routes = Router::new()
         .route("/", get(page))
         .route("/label.js", get(script))
@@ -309,6 +281,7 @@ async fn save_label(State(state): State<LabelState>, headers: HeaderMap, body: B
 #[cfg(test)]
 mod tests {
     use axum::body::Body;
+    use axum::extract::Request;
     use tower::ServiceExt;
 
     use super::*;
@@ -389,6 +362,13 @@ mod tests {
             .unwrap();
         let response = router(server.state.clone()).oneshot(request).await.unwrap();
         assert_eq!(response.status(), StatusCode::FORBIDDEN);
+        // A label posted from a page of another origin: refused before it is read.
+        let (request, body) = post(json!(2), &first);
+        let elsewhere = request.header(header::ORIGIN, "http://attacker.example");
+        assert_eq!(
+            ask(&server, elsewhere, &body).await.0,
+            StatusCode::FORBIDDEN
+        );
         assert_eq!(server.info().labelled, 1);
     }
 }

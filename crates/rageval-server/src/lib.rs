@@ -5,7 +5,12 @@
 //! - [`app`]: every route as an axum `Router` over an [`AppState`] (tests call it with
 //!   `oneshot`, no socket); [`Server`] binds a socket and serves it.
 //! - [`RunsRoot`]: the one way a name from a request becomes a path (no `..`, no absolute
-//!   paths, no symlinks out of the root).
+//!   paths), and the root rule every file the server opens passes (no symlinks out of the
+//!   root); it reads each kind of run as what it is (`rageval-report`'s `folder_kind`).
+//! - [`HostRule`]: the `Host` (and, for writes, `Origin`) every server of this crate
+//!   answers: on loopback, loopback names at its own port only (no DNS rebinding).
+//! - [`MAX_SAMPLES_PER_PAGE`], [`COMPARE_WORK_BUDGET`], [`READS_AT_ONCE`]: what one request
+//!   may cost and how many read at once (`limits`).
 //! - [`SampleFilter`]: which samples a page or the API shows.
 //! - [`Token`], [`check_exposure`], [`ENV_SERVE_TOKEN`]: bearer-token access, required
 //!   beyond loopback.
@@ -15,7 +20,7 @@
 //!   generated test set (`rageval label TESTSET.jsonl`): decisions, rejection rates, the
 //!   final set; [`review_server`], its page, which writes only its review file.
 //!
-//! Pages and answers show run names and relative paths, never where the server's files
+//! Pages and answers show run names and relative paths, never where the machine's files
 //! lie (`public`).
 //!
 //! `serve` only reads: it has no route that writes (the labelling page writes its labels
@@ -29,11 +34,13 @@ mod auth;
 mod compare;
 mod error;
 mod filter;
+mod host;
 mod label;
 mod label_app;
 mod label_file;
 mod label_page;
 mod label_sample;
+mod limits;
 mod pages;
 mod public;
 mod query;
@@ -47,8 +54,12 @@ pub use app::{AppState, Server, app};
 pub use auth::{ENV_SERVE_TOKEN, Token, check_exposure};
 pub use error::ServerError;
 pub use filter::{SampleFilter, StatusFilter};
+pub use host::HostRule;
 pub use label::{LabelError, LabelOptions, LabelScale, PageLanguage, default_labels_path};
 pub use label_app::{LabelServer, LabelSessionInfo, label_server};
+pub use limits::{
+    COMPARE_WORK_BUDGET, MAX_SAMPLES_PER_PAGE, READS_AT_ONCE, RETRY_AFTER_SECONDS, SAMPLES_PER_PAGE,
+};
 pub use review::{
     Decision, Rates, RejectionRate, ReviewError, ReviewFile, ReviewItem, Testset,
     default_review_path, final_rows,

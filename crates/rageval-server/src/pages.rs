@@ -2,12 +2,12 @@
 //! from `rageval-report`): no script, nothing loaded from elsewhere, forms that submit with
 //! `GET` so every view is a link.
 //!
-//! - `/`: the runs, with their kind and means (a `rank` run's and a pipeline's
-//!   retriever-versus-judge figures, a `reference` run's counts), and a form to compare the
-//!   ticked ones;
-//! - `/runs/{name}`: a run's summary (led by a `judge-check` run's agreement with its
-//!   labels; a `rank` / `pipeline` run's retriever-versus-judge figures after it) and its
-//!   samples, filtered by a metric's range or status;
+//! - `/`: the runs, with their kind and figures (a scored run's means, a `judge-check`
+//!   run's agreement, a `rank` run's and a pipeline's retriever-versus-judge figures, a
+//!   `rank`, `reference` or `testset` run's counts), and a form to compare the ticked ones;
+//! - `/runs/{name}`: a scored run's summary (led by a `judge-check` run's agreement with
+//!   its labels; a `rank` / `pipeline` run's retriever-versus-judge figures after it) and
+//!   its samples, filtered by a metric's range or status; a stage run's facts and figures;
 //! - `/runs/{name}/report`: the run's `report.html` as `rageval eval` wrote it (rendered
 //!   from the run, without texts, when the file is missing);
 //! - `/compare?run=A&run=B…`: the version table and paired differences, samples paired by
@@ -19,19 +19,18 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::Uri;
 use axum::response::{Html, IntoResponse, Response};
 use rageval_report::{
-    RankAgreementSummary, compare_title, escape_html as e, html_document, rank_figure_label,
-    render_agreement, render_compare_body, render_html, render_rank_agreement, render_run_summary,
-    render_sample_table,
+    AnyRun, RankAgreementSummary, RunData, StageData, compare_title, escape_html as e,
+    html_document, rank_figure_label, render_agreement, render_compare_body, render_html,
+    render_rank_agreement, render_run_summary, render_sample_table,
 };
+use serde_json::Value;
 
 use crate::compare::CompareRequest;
-use crate::public::{public_manifest, public_report, shown_path};
+use crate::limits::MAX_SAMPLES_PER_PAGE;
+use crate::public::{public_run, public_stage, shown_path, without_paths};
 use crate::query::QueryParams;
 use crate::runs::{RunEntry, RunState, error_chain};
 use crate::{AppState, SampleFilter, ServerError, StatusFilter};
-
-/// Rows of the per-sample table on one page; the API pages through more.
-const ROWS_PER_PAGE: usize = 1000;
 
 /// A [`ServerError`] answered as an HTML page.
 #[derive(Debug)]
@@ -51,7 +50,8 @@ impl IntoResponse for PageError {
             status.as_u16(),
             e(&error_chain(&self.0))
         );
-        (status, page("rageval: error", &[], &body)).into_response()
+        self.0
+            .answer(page("rageval: error", &[], &body).into_response())
     }
 }
 
@@ -139,9 +139,9 @@ pub(crate) async fn index(State(state): State<AppState>) -> Result<Html<String>,
 
 fn run_row(entry: &RunEntry) -> String {
     let name = e(&entry.name);
-    let link = format!("/runs/{}", segment(&entry.name));
+    let link = format!("<a href=\"/runs/{}\">{name}</a>", e(&segment(&entry.name)));
     let kind = format!(" <span class=\"muted\">{}</span>", e(&entry.kind));
-    let (tick, run, status, mut means) = match &entry.state {
+    let (tick, run, status, mut figures) = match &entry.state {
         RunState::Complete(summary) => {
             let means: Vec<String> = summary
                 .metric_order
@@ -159,25 +159,35 @@ fn run_row(entry: &RunEntry) -> String {
                 format!(
                     "<input type=\"checkbox\" name=\"run\" value=\"{name}\" aria-label=\"compare {name}\">"
                 ),
-                format!("<a href=\"{}\">{name}</a>", e(&link)),
+                link,
                 format!("complete{kind}"),
                 means.join(" "),
             )
         }
-        // A `rank` or `reference` run has no samples to page or compare: its figures are
-        // the row's.
-        RunState::Finished => (
+        // A `rank`, `reference` or `testset` run has no samples to compare: its figures
+        // are the row's, its page its facts.
+        RunState::Finished(stage) => (
             String::new(),
-            name.clone(),
+            link,
             format!("complete{kind}"),
-            String::new(),
+            format!("<span class=\"chip\">{}</span>", e(&stage.describe())),
         ),
-        RunState::Running => (
-            String::new(),
-            name.clone(),
-            format!("<span class=\"muted\">running or stopped</span>{kind}"),
-            String::new(),
-        ),
+        RunState::Running => {
+            let stages = if entry.stages.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " <span class=\"muted\">(stages started: {})</span>",
+                    e(&entry.stages.join(", "))
+                )
+            };
+            (
+                String::new(),
+                name.clone(),
+                format!("<span class=\"muted\">running or stopped</span>{kind}{stages}"),
+                String::new(),
+            )
+        }
         RunState::Unreadable(why) => (
             String::new(),
             name.clone(),
@@ -185,15 +195,18 @@ fn run_row(entry: &RunEntry) -> String {
             String::new(),
         ),
     };
-    if let Some(agreement) = &entry.rank_agreement {
-        means.push_str(&rank_chips(agreement));
+    if let Some(agreement) = &entry.agreement {
+        for (figure, value) in agreement {
+            let _ = write!(
+                figures,
+                " <span class=\"chip\">{} {:.4}</span>",
+                e(figure),
+                value.value
+            );
+        }
     }
-    if let Some(counts) = &entry.references {
-        let _ = write!(
-            means,
-            "<span class=\"chip\">references written {} of {}</span>",
-            counts.written, counts.questions
-        );
+    if let Some(agreement) = &entry.rank_agreement {
+        figures.push_str(&rank_chips(agreement));
     }
     let manifest = entry.manifest.as_ref();
     let dataset = manifest.map_or_else(String::new, |m| {
@@ -218,7 +231,7 @@ fn run_row(entry: &RunEntry) -> String {
         .unwrap_or_default();
     format!(
         "<tr><td>{tick}</td><td class=\"nowrap\">{run}</td><td>{status}</td><td>{dataset}</td>\
-         <td class=\"num\">{samples}</td><td class=\"nowrap\">{}</td><td class=\"chips\">{means}</td></tr>\n",
+         <td class=\"num\">{samples}</td><td class=\"nowrap\">{}</td><td class=\"chips\">{figures}</td></tr>\n",
         e(&finished)
     )
 }
@@ -251,17 +264,37 @@ pub(crate) async fn run(
 ) -> Result<Html<String>, PageError> {
     let filter = SampleFilter::from_query(&QueryParams::parse(query.as_deref()))?;
     let wanted = filter.clone();
-    let (mut run, shown) = state
-        .read(move |runs| {
-            let run = runs.load(&name)?;
-            let shown = wanted.select(&run)?;
-            Ok((run, shown))
+    let (run, shown) = state
+        .read(move |runs| match runs.open_run(&name)? {
+            AnyRun::Scored(run) => {
+                let shown = wanted.select(&run)?;
+                Ok((AnyRun::Scored(run), shown))
+            }
+            stage @ AnyRun::Stage(_) => Ok((stage, Vec::new())),
         })
         .await?;
-    run.manifest = public_manifest(&run.manifest);
+    match run {
+        AnyRun::Scored(mut run) => {
+            public_run(&mut run);
+            Ok(scored_page(&run, &shown, &filter, query.as_deref()))
+        }
+        AnyRun::Stage(mut run) => {
+            public_stage(&mut run);
+            Ok(stage_page(&run))
+        }
+    }
+}
+
+/// A scored run's page: its summary and its samples as `filter` chose them (`shown`).
+fn scored_page(
+    run: &RunData,
+    shown: &[usize],
+    filter: &SampleFilter,
+    query: Option<&str>,
+) -> Html<String> {
     let name = run.name();
     let base = format!("/runs/{}", segment(&name));
-    let api_samples = match &query {
+    let api_samples = match query {
         Some(q) if !q.is_empty() => format!("/api{base}/samples?{q}"),
         _ => format!("/api{base}/samples"),
     };
@@ -272,11 +305,11 @@ pub(crate) async fn run(
         e(&name),
         e(&api_samples)
     );
-    body.push_str(&render_agreement(&run, &format!("{base}/report")));
-    body.push_str(&render_run_summary(&run));
-    body.push_str(&render_rank_agreement(&run, &format!("{base}/report")));
+    body.push_str(&render_agreement(run, &format!("{base}/report")));
+    body.push_str(&render_run_summary(run));
+    body.push_str(&render_rank_agreement(run, &format!("{base}/report")));
     body.push_str("<h2 id=\"samples\">Samples</h2>\n");
-    body.push_str(&filter_form(&base, &run.metric_names(), &filter));
+    body.push_str(&filter_form(&base, &run.metric_names(), filter));
     let total = run.sample_ids().len();
     let _ = writeln!(
         body,
@@ -285,21 +318,69 @@ pub(crate) async fn run(
         e(&filter.describe())
     );
     body.push_str(&render_sample_table(
-        &run,
+        run,
         &[],
-        &shown[..shown.len().min(ROWS_PER_PAGE)],
+        &shown[..shown.len().min(MAX_SAMPLES_PER_PAGE)],
         &format!("{base}/report"),
     ));
-    if shown.len() > ROWS_PER_PAGE {
+    if shown.len() > MAX_SAMPLES_PER_PAGE {
         let _ = writeln!(
             body,
-            "<p class=\"muted\">The first {ROWS_PER_PAGE} are shown: narrow the filter, or \
-             page through <a href=\"{}\">the API</a> with offset and limit.</p>",
+            "<p class=\"muted\">The first {MAX_SAMPLES_PER_PAGE} are shown: narrow the filter, \
+             or page through <a href=\"{}\">the API</a> with offset and limit.</p>",
             e(&api_samples)
         );
     }
     let crumbs = [(name.clone(), None)];
-    Ok(page(&format!("rageval: {name}"), &crumbs, &body))
+    page(&format!("rageval: {name}"), &crumbs, &body)
+}
+
+/// A `rank`, `reference` or `testset` run's page: what ran, on which data, and its
+/// figures (a rank run's retriever-versus-judge means among them).
+fn stage_page(run: &StageData) -> Html<String> {
+    let name = &run.name;
+    let m = &run.manifest;
+    let mut body = format!(
+        "<h1>{}</h1>\n<p class=\"muted\">a <code>{}</code> run: figures per question, no \
+         per-sample scores to filter or compare · JSON: <a href=\"/api/runs/{}\">summary</a></p>\n",
+        e(name),
+        e(&m.command),
+        e(&segment(name))
+    );
+    let mut facts = vec![
+        ("dataset".to_string(), shown_path(&m.dataset.path)),
+        ("dataset sha256".into(), m.dataset.sha256.clone()),
+        ("command".into(), m.command.clone()),
+        ("tool".into(), format!("{} {}", m.tool.name, m.tool.version)),
+        ("started".into(), m.started_at.clone()),
+        ("finished".into(), m.finished_at.clone().unwrap_or_default()),
+        ("figures".into(), run.figures.describe()),
+    ];
+    if let Ok(Value::Object(figures)) = serde_json::to_value(&run.figures) {
+        for (key, value) in figures {
+            match value {
+                Value::Object(parts) => facts.extend(
+                    parts
+                        .into_iter()
+                        .map(|(part, count)| (format!("{key}: {part}"), count.to_string())),
+                ),
+                other => facts.push((key, other.to_string())),
+            }
+        }
+    }
+    body.push_str("<table class=\"meta\">\n");
+    for (key, value) in facts {
+        let _ = writeln!(body, "<tr><td>{}</td><td>{}</td></tr>", e(&key), e(&value));
+    }
+    body.push_str("</table>\n");
+    if let Some(rows) = &run.rank_agreement {
+        let _ = writeln!(
+            body,
+            "<h2>Retriever versus judge</h2>\n<p class=\"chips\">{}</p>",
+            rank_chips(&RankAgreementSummary::of(rows))
+        );
+    }
+    page(&format!("rageval: {name}"), &[(name.clone(), None)], &body)
 }
 
 fn filter_form(base: &str, metrics: &[String], filter: &SampleFilter) -> String {
@@ -355,10 +436,10 @@ pub(crate) async fn report(
 ) -> Result<Html<String>, PageError> {
     let html = state
         .read(move |runs| match runs.stored_report(&name)? {
-            Some(stored) => Ok(public_report(&stored, runs.path(), &runs.manifest(&name)?)),
+            Some(stored) => Ok(without_paths(&stored).into_owned()),
             None => {
                 let mut run = runs.load(&name)?;
-                run.manifest = public_manifest(&run.manifest);
+                public_run(&mut run);
                 Ok(render_html(&run, &[]))
             }
         })

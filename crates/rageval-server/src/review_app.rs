@@ -1,6 +1,6 @@
 //! The review page of a generated test set (`rageval label TESTSET.jsonl`), its routes and
-//! its server, on loopback under the labelling page's rules (own `Host` only, decisions
-//! posted as JSON, the same content policy):
+//! its server, on loopback under the labelling page's rules (loopback `Host` and `Origin`
+//! at its own port only, decisions posted as JSON, the same content policy):
 //!
 //! - `GET /`: the page (`review_page`); `GET /review.js`: its script;
 //! - `GET /api/state`: the items in the set's order with their decisions, and `start`, the
@@ -23,8 +23,9 @@ use axum::routing::{get, post};
 use serde_json::{Value, json};
 
 use crate::api::json_response;
+use crate::host::HostRule;
 use crate::label::LabelError;
-use crate::label_app::{bind_loopback, error, json_body, loopback_page, own_hosts};
+use crate::label_app::{bind_loopback, error, json_body, loopback_page};
 use crate::review::{Decision, ReviewFile, Testset};
 use crate::runs::error_chain;
 use crate::{ServerError, review_page};
@@ -64,7 +65,7 @@ impl ReviewSession {
 #[derive(Debug, Clone)]
 struct ReviewState {
     session: Arc<Mutex<ReviewSession>>,
-    hosts: Arc<Vec<String>>,
+    hosts: HostRule,
 }
 
 impl ReviewState {
@@ -116,7 +117,7 @@ pub fn review_server(
         addr,
         state: ReviewState {
             session: Arc::new(Mutex::new(session)),
-            hosts: Arc::new(own_hosts(addr)),
+            hosts: HostRule::for_address(addr),
         },
     })
 }
@@ -140,7 +141,7 @@ impl ReviewServer {
 }
 
 fn router(state: ReviewState) -> Router {
-    let hosts = Arc::clone(&state.hosts);
+    let hosts = state.hosts;
     let routes = Router::new()
         .route("/", get(page))
         .route("/review.js", get(script))

@@ -1,23 +1,28 @@
-//! The runs directory the server reads, and the one way a name from a request becomes a
-//! path. A run is a directory directly inside the root that holds `manifest.json`, or a
-//! `pipeline` folder (whose scored run is its `eval/`); its name is that directory's name.
-//! `rank` and `reference` runs are listed with their own figures (they have no per-sample
-//! scores to page through or compare). A name that is not one plain path component (`..`, `a/b`,
-//! `/etc`, a hidden `.name`) is refused before any file is touched, and a run directory or
-//! run file whose real path (symlinks followed) lies outside the root is treated as missing.
-//! Nothing here writes.
+//! The runs directory the server reads, and the root rule: the one way a name from a
+//! request becomes a path, and the one check every file the server opens passes.
+//!
+//! A run is a directory directly inside the root: a run directory of any kind (its
+//! manifest's command says which: a scored `eval` / `judge-check` / `merge` run, or a
+//! `rank`, `reference` or `testset` run with figures of its own), or a `pipeline` folder
+//! (whose scored run is its `eval/`); its name is that directory's name. What a folder is
+//! is `rageval-report`'s to say (`folder_kind`, `RunKind`). A name that is not one plain
+//! path component (`..`, `a/b`, `/etc`, a hidden `.name`) is refused before any file is
+//! touched, and a run directory or any run file whose real path (symlinks followed) lies
+//! outside the root is treated as missing (404). The one file read from elsewhere is a
+//! run's dataset, where its manifest records it, and only while its bytes hash to the
+//! manifest's sha256 ([`RunsRoot::run_samples`]). Nothing here writes.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
+use rageval_core::Sample;
 use rageval_report::{
-    HTML_FILE, MANIFEST_FILE, Manifest, PIPELINE_EVAL_DIR, RANK_AGREEMENT_FILE, RESULTS_FILE,
-    RankAgreementSummary, ReportError, RunData, RunStatus, SUMMARY_FILE, Summary,
-    read_rank_agreement,
+    AgreementFigure, AnyRun, FolderKind, HTML_FILE, Manifest, OpenCheck, PIPELINE_EVAL_DIR,
+    RankAgreementSummary, ReportError, RunData, RunInfo, RunStatus, StageFigures, Summary,
+    folder_kind, read_manifest, read_run, read_run_info, read_run_samples,
 };
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 
 /// An error and its causes on one line, for the listing and error pages.
 pub(crate) use rageval_report::error_chain;
@@ -37,11 +42,13 @@ pub struct RunsRoot {
 /// What the listing knows about one run without reading its journal.
 #[derive(Debug, Clone)]
 pub enum RunState {
-    /// A finished scored run (`eval`, `judge-check`, a pipeline's `eval/`) and its summary.
+    /// A finished scored run (`eval`, `judge-check`, `merge`, a pipeline's `eval/`) and its
+    /// summary.
     Complete(Box<Summary>),
-    /// A finished `rank` or `reference` run: its figures are the entry's.
-    Finished,
-    /// The manifest says `running`: unfinished, or left by a crash.
+    /// A finished `rank`, `reference` or `testset` run and its figures.
+    Finished(StageFigures),
+    /// The manifest says `running` (unfinished, or left by a crash), or a pipeline's `eval`
+    /// stage has not started.
     Running,
     /// The manifest or summary does not read; the message says why.
     Unreadable(String),
@@ -52,29 +59,21 @@ pub enum RunState {
 pub struct RunEntry {
     pub name: String,
     /// `pipeline` for a pipeline folder, else the command its manifest records (`eval`,
-    /// `judge-check`, `rank`, `reference`, …); empty when the manifest does not read.
+    /// `judge-check`, `rank`, `reference`, `testset`, …); empty when the manifest does not
+    /// read.
     pub kind: String,
-    /// The manifest (a pipeline's: its `eval/` run's).
+    /// A pipeline folder's stages that have started (`rank`, `reference`, `eval`).
+    pub stages: Vec<&'static str>,
+    /// The manifest (a pipeline's: its `eval/` run's, or its first stage's before that).
     pub manifest: Option<Manifest>,
     pub state: RunState,
     /// The retriever-versus-judge figures of a `rank` run, or of a run that holds
     /// `rank_agreement.jsonl` (a pipeline's `eval/`).
     pub rank_agreement: Option<RankAgreementSummary>,
-    /// A finished `reference` run's counts.
-    pub references: Option<ReferenceCounts>,
+    /// A `judge-check` run's agreement with its labels, figure by figure.
+    pub agreement: Option<BTreeMap<String, AgreementFigure>>,
 }
 
-/// What a `reference` run's `summary.json` says of its answers.
-#[derive(Debug, Clone, Serialize, serde::Deserialize)]
-pub struct ReferenceCounts {
-    pub questions: usize,
-    /// References written; the rest failed or had no context that answers them.
-    pub written: usize,
-}
-
-/// Manifest commands of runs without per-sample scores: listed with their own figures.
-const RANK_COMMAND: &str = "rank";
-const REFERENCE_COMMAND: &str = "reference";
 /// The kind of a pipeline folder's entry.
 pub const PIPELINE_KIND: &str = "pipeline";
 
@@ -99,62 +98,83 @@ impl RunsRoot {
         &self.root
     }
 
-    /// Every run in the root, sorted by name; directories without a manifest are not runs.
+    /// Every run in the root, sorted by name; directories that hold no run (nor a
+    /// pipeline's stage) are not listed.
     pub fn list(&self) -> Result<Vec<RunEntry>, ServerError> {
         let entries = fs::read_dir(&self.root).map_err(|source| {
-            ReportError::Read {
+            self.shown(ReportError::Read {
                 path: self.root.clone(),
                 source,
-            }
-            .relative_to(&self.root)
+            })
         })?;
         let mut runs = Vec::new();
         for entry in entries.flatten() {
             let Ok(name) = entry.file_name().into_string() else {
                 continue;
             };
-            let Ok(dir) = self.run_dir(&name) else {
-                continue;
-            };
-            if !dir.join(MANIFEST_FILE).is_file() {
+            if check_name(&name).is_err() || !self.lies_inside(&self.root.join(&name)) {
                 continue;
             }
-            // `run_dir` gives a pipeline folder's `eval/`.
-            let pipeline = (dir != self.root.join(&name)).then_some(PIPELINE_KIND);
-            runs.push(self.entry(name, &dir, pipeline));
+            if let Some(entry) = self.entry(name) {
+                runs.push(entry);
+            }
         }
         runs.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(runs)
     }
 
-    /// Reads one complete run: manifest, summary and journal.
+    /// Reads one complete scored run: manifest, summary and journal (a pipeline folder's:
+    /// its `eval/` run). A stage run is refused naming what it is.
     pub fn load(&self, name: &str) -> Result<RunData, ServerError> {
-        let dir = self.run_dir(name)?;
-        for file in [
-            MANIFEST_FILE,
-            SUMMARY_FILE,
-            RESULTS_FILE,
-            RANK_AGREEMENT_FILE,
-        ] {
-            self.inside(name, &dir.join(file))?;
-        }
-        let mut run = RunData::load(&dir).map_err(|error| match error {
-            ReportError::NotARun { .. } => ServerError::NoSuchRun { name: name.into() },
-            other => other.relative_to(&self.root).into(),
-        })?;
+        let mut run = self.open_with(name, RunData::load_checked)?;
         // Pages link a run by the name it was asked by (a pipeline's, not `eval`).
         name.clone_into(&mut run.name);
         Ok(run)
     }
 
+    /// Reads one complete run as what it is: a scored run with its journal, or a stage run
+    /// with its figures.
+    pub fn open_run(&self, name: &str) -> Result<AnyRun, ServerError> {
+        let mut run = self.open_with(name, read_run)?;
+        match &mut run {
+            AnyRun::Scored(data) => name.clone_into(&mut data.name),
+            AnyRun::Stage(data) => name.clone_into(&mut data.name),
+        }
+        Ok(run)
+    }
+
+    /// [`RunsRoot::open_run`] without a scored run's journal.
+    pub fn open_run_info(&self, name: &str) -> Result<AnyRun<RunInfo>, ServerError> {
+        let mut run = self.open_with(name, read_run_info)?;
+        match &mut run {
+            AnyRun::Scored(info) => name.clone_into(&mut info.name),
+            AnyRun::Stage(data) => name.clone_into(&mut data.name),
+        }
+        Ok(run)
+    }
+
+    /// The run called `name` read by `read`, every file it opens past the root rule.
+    fn open_with<T>(
+        &self,
+        name: &str,
+        read: impl FnOnce(&Path, OpenCheck<'_>) -> Result<T, ReportError>,
+    ) -> Result<T, ServerError> {
+        let dir = self.run_dir(name)?;
+        read(&dir, &|path| self.rule(path)).map_err(|error| self.run_error(name, error))
+    }
+
+    /// The samples of a loaded run's dataset, to pair questions in a comparison: the one
+    /// file read from outside the root, where the run's manifest records it (or beside the
+    /// run), and only while its bytes hash to the manifest's sha256. A dataset that cannot
+    /// be read so leaves the run's samples paired by id alone.
+    pub fn run_samples(&self, run: &RunData) -> Vec<Sample> {
+        read_run_samples(run).unwrap_or_default()
+    }
+
     /// The manifest of the run called `name`, whatever its status.
     pub fn manifest(&self, name: &str) -> Result<Manifest, ServerError> {
-        let path = self.run_dir(name)?.join(MANIFEST_FILE);
-        self.inside(name, &path)?;
-        read_json(&path).map_err(|error| match error {
-            ServerError::Report(report) => report.relative_to(&self.root).into(),
-            other => other,
-        })
+        self.read_manifest(&self.run_dir(name)?)
+            .map_err(|error| self.run_error(name, error))
     }
 
     /// The run's stored `report.html`, if it has one.
@@ -163,12 +183,11 @@ impl RunsRoot {
         if !path.is_file() {
             return Ok(None);
         }
-        self.inside(name, &path)?;
-        fs::read_to_string(&path).map(Some).map_err(|source| {
-            ReportError::Read { path, source }
-                .relative_to(&self.root)
-                .into()
-        })
+        self.rule(&path)
+            .map_err(|error| self.run_error(name, error))?;
+        fs::read_to_string(&path)
+            .map(Some)
+            .map_err(|source| self.shown(ReportError::Read { path, source }))
     }
 
     /// The directory of the run called `name` (a pipeline folder's: its `eval/`): the name
@@ -178,58 +197,95 @@ impl RunsRoot {
     pub fn run_dir(&self, name: &str) -> Result<PathBuf, ServerError> {
         check_name(name)?;
         let dir = self.root.join(name);
-        let eval = dir.join(PIPELINE_EVAL_DIR);
-        let dir = if !dir.join(MANIFEST_FILE).is_file() && eval.join(MANIFEST_FILE).is_file() {
-            eval
-        } else {
-            dir
+        let dir = match folder_kind(&dir) {
+            FolderKind::Pipeline { stages } if stages.contains(&PIPELINE_EVAL_DIR) => {
+                dir.join(PIPELINE_EVAL_DIR)
+            }
+            _ => dir,
         };
-        match fs::canonicalize(&dir) {
-            Ok(real) if real.starts_with(&self.root) && real.is_dir() => Ok(dir),
-            _ => Err(ServerError::NoSuchRun { name: name.into() }),
+        if dir.is_dir() && self.lies_inside(&dir) {
+            Ok(dir)
+        } else {
+            Err(ServerError::NoSuchRun { name: name.into() })
         }
     }
 
-    /// Refuses a file whose real path leaves the root; a missing file passes (the reader
-    /// then says which file is missing).
-    fn inside(&self, name: &str, path: &Path) -> Result<(), ServerError> {
+    /// The root rule, asked before every file the server opens: a file whose real path
+    /// leaves the root is refused; a missing file passes (its reader then says which file
+    /// is missing).
+    fn rule(&self, path: &Path) -> Result<(), ReportError> {
         match fs::canonicalize(path) {
-            Ok(real) if !real.starts_with(&self.root) => {
-                Err(ServerError::NoSuchRun { name: name.into() })
-            }
+            Ok(real) if !real.starts_with(&self.root) => Err(ReportError::OutsideRoot {
+                path: path.to_path_buf(),
+            }),
             _ => Ok(()),
         }
     }
 
-    fn entry(&self, name: String, dir: &Path, pipeline: Option<&str>) -> RunEntry {
+    /// Whether `path` exists and its real path lies inside the root.
+    fn lies_inside(&self, path: &Path) -> bool {
+        fs::canonicalize(path).is_ok_and(|real| real.starts_with(&self.root))
+    }
+
+    /// `error` naming files relative to the root.
+    fn shown(&self, error: ReportError) -> ServerError {
+        error.relative_to(&self.root).into()
+    }
+
+    /// A reader's error about the run `name`: a folder that is no run is no run of that name.
+    fn run_error(&self, name: &str, error: ReportError) -> ServerError {
+        match error {
+            ReportError::NotARun { .. } => ServerError::NoSuchRun { name: name.into() },
+            other => self.shown(other),
+        }
+    }
+
+    /// The listing's entry for the directory `name`, `None` when it holds no run.
+    fn entry(&self, name: String) -> Option<RunEntry> {
+        let dir = self.root.join(&name);
         let mut entry = RunEntry {
             name,
-            kind: pipeline.unwrap_or_default().to_string(),
+            kind: String::new(),
+            stages: Vec::new(),
             manifest: None,
             state: RunState::Running,
             rank_agreement: None,
-            references: None,
+            agreement: None,
         };
-        if let Err(error) = self.read_entry(&mut entry, dir) {
+        let run_dir = match folder_kind(&dir) {
+            FolderKind::NotARun => return None,
+            FolderKind::Run => dir,
+            FolderKind::Pipeline { stages } => {
+                entry.kind = PIPELINE_KIND.into();
+                entry.stages = stages;
+                if !entry.stages.contains(&PIPELINE_EVAL_DIR) {
+                    // Stopped (or running) before its `eval` stage: the data is its first
+                    // stage's.
+                    let first = dir.join(entry.stages[0]);
+                    entry.manifest = self.read_manifest(&first).ok();
+                    return Some(entry);
+                }
+                dir.join(PIPELINE_EVAL_DIR)
+            }
+        };
+        if let Err(error) = self.read_entry(&mut entry, &run_dir) {
             let error = match error {
-                ServerError::Report(report) => report.relative_to(&self.root).into(),
+                ServerError::Report(report) => self.shown(report),
                 other => other,
             };
             entry.state = RunState::Unreadable(error_chain(&error));
         }
-        entry
+        Some(entry)
     }
 
-    /// Fills `entry` from the run in `dir`: its manifest, and once complete its summary
-    /// (a scored run's) or figures (a `rank` or `reference` run's).
+    fn read_manifest(&self, dir: &Path) -> Result<Manifest, ReportError> {
+        read_manifest(dir, &|path| self.rule(path))
+    }
+
+    /// Fills `entry` from the run in `dir`: its manifest, and once complete what it is
+    /// with its figures (a scored run's summary, a stage run's counts).
     fn read_entry(&self, entry: &mut RunEntry, dir: &Path) -> Result<(), ServerError> {
-        let name = entry.name.clone();
-        let file = |file: &str| -> Result<PathBuf, ServerError> {
-            let path = dir.join(file);
-            self.inside(&name, &path)?;
-            Ok(path)
-        };
-        let manifest: Manifest = read_json(&file(MANIFEST_FILE)?)?;
+        let manifest = self.read_manifest(dir)?;
         if entry.kind.is_empty() {
             entry.kind.clone_from(&manifest.command);
         }
@@ -238,17 +294,21 @@ impl RunsRoot {
         if !complete {
             return Ok(());
         }
-        file(RANK_AGREEMENT_FILE)?;
-        entry.rank_agreement =
-            read_rank_agreement(dir)?.map(|rows| RankAgreementSummary::of(&rows));
-        entry.state = match entry.kind.as_str() {
-            RANK_COMMAND => RunState::Finished,
-            REFERENCE_COMMAND => {
-                entry.references = Some(read_json(&file(SUMMARY_FILE)?)?);
-                RunState::Finished
+        let (state, rows) = match read_run_info(dir, &|path| self.rule(path))? {
+            AnyRun::Scored(info) => {
+                let RunInfo {
+                    summary,
+                    agreement,
+                    rank_agreement,
+                    ..
+                } = *info;
+                entry.agreement = agreement.map(|a| a.figures);
+                (RunState::Complete(Box::new(summary)), rank_agreement)
             }
-            _ => RunState::Complete(Box::new(read_json(&file(SUMMARY_FILE)?)?)),
+            AnyRun::Stage(stage) => (RunState::Finished(stage.figures), stage.rank_agreement),
         };
+        entry.state = state;
+        entry.rank_agreement = rows.map(|rows| RankAgreementSummary::of(&rows));
         Ok(())
     }
 }
@@ -265,20 +325,6 @@ pub fn check_name(name: &str) -> Result<(), ServerError> {
     } else {
         Err(ServerError::BadRunName { name: name.into() })
     }
-}
-
-fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, ServerError> {
-    let bytes = fs::read(path).map_err(|source| ReportError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    serde_json::from_slice(&bytes).map_err(|source| {
-        ReportError::Decode {
-            path: path.to_path_buf(),
-            source,
-        }
-        .into()
-    })
 }
 
 #[cfg(test)]

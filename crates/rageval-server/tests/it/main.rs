@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod api;
+mod defences;
 mod pages;
 mod s3_runs;
 mod security;
@@ -19,6 +20,20 @@ use rageval_report::{DatasetInfo, Manifest, RunDir};
 use rageval_server::{AppState, RunsRoot, Token, app};
 use tempfile::TempDir;
 use tower::ServiceExt;
+
+/// A request to each route of the app over [`fixture`] (and to a path no route has), so a
+/// test can ask every one: pages, the API, and the fallback.
+pub const ROUTES: [&str; 9] = [
+    "/",
+    "/runs/base",
+    "/runs/base/report",
+    "/compare?run=base&run=shifted",
+    "/api/runs",
+    "/api/runs/base",
+    "/api/runs/base/samples",
+    "/api/compare?run=base&run=shifted",
+    "/nowhere",
+];
 
 /// What a file outside the runs directory holds; no answer may ever contain it.
 pub const SECRET: &str = "the secret outside the root";
@@ -123,7 +138,15 @@ pub async fn send(app: &Router, request: Request<Body>) -> Answer {
     }
 }
 
-/// `GET uri`.
+/// The `Host` a browser on this machine sends (every route refuses other hosts).
+pub const LOOPBACK_HOST: &str = "127.0.0.1:8321";
+
+/// `GET uri` as a browser on this machine sends it.
+pub fn get_request(uri: &str) -> axum::http::request::Builder {
+    Request::get(uri).header(axum::http::header::HOST, LOOPBACK_HOST)
+}
+
+/// `GET uri`, from this machine.
 pub async fn get(app: &Router, uri: &str) -> Answer {
-    send(app, Request::get(uri).body(Body::empty()).unwrap()).await
+    send(app, get_request(uri).body(Body::empty()).unwrap()).await
 }

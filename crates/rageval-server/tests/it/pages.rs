@@ -4,7 +4,7 @@ use axum::http::StatusCode;
 use rageval_report::testing::{scores, write_run};
 use rageval_report::{RunData, render_html};
 
-use crate::{fixture, get, server};
+use crate::{ROUTES, fixture, get, server};
 
 /// Every page the server renders for the fixture.
 const PAGES: [&str; 5] = [
@@ -144,17 +144,10 @@ async fn pages_and_answers_show_no_absolute_path() {
     std::fs::write(root.join("broken/summary.json"), "{").unwrap();
     let app = server(dir.path(), None);
     let absolute = dir.path().display().to_string();
-    for uri in [
-        "/",
-        "/runs/base",
-        "/runs/base/report",
-        "/compare?run=base&run=shifted",
-        "/api/runs",
-        "/api/runs/base",
-        "/api/compare?run=base&run=shifted",
-        "/runs/running",
-        "/api/runs/broken",
-    ] {
+    for uri in ROUTES
+        .into_iter()
+        .chain(["/runs/running", "/api/runs/broken"])
+    {
         let answer = get(&app, uri).await;
         assert!(
             !answer.body.contains(&absolute),

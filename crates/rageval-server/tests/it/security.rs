@@ -5,7 +5,7 @@
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 
-use crate::{SECRET, fixture, get, send, server};
+use crate::{LOOPBACK_HOST, SECRET, fixture, get, get_request, send, server};
 
 #[tokio::test]
 async fn path_traversal_is_refused() {
@@ -71,7 +71,7 @@ async fn with_a_token_every_request_needs_it() {
         assert!(!answer.body.contains("faithfulness"));
     }
     let with = |value: &str, name: header::HeaderName| {
-        Request::get("/api/runs")
+        get_request("/api/runs")
             .header(name, value)
             .body(Body::empty())
             .unwrap()
@@ -116,6 +116,7 @@ async fn nothing_writes() {
             let request = Request::builder()
                 .method(method)
                 .uri(uri)
+                .header(header::HOST, LOOPBACK_HOST)
                 .body(Body::from("{}"))
                 .unwrap();
             let answer = send(&app, request).await;

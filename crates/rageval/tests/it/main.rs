@@ -30,6 +30,7 @@ mod s3_views;
 mod s4_pipeline;
 mod scale;
 mod schema;
+mod serve_kinds;
 mod signals;
 mod snapshots;
 mod sources;

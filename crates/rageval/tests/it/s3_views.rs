@@ -8,8 +8,7 @@ use std::fs;
 use std::path::Path;
 
 use rageval_report::testing::calamine::{Data, Reader, Xlsx, open_workbook};
-use rageval_report::testing::{scores, write_run};
-use rageval_report::{DatasetInfo, Manifest, RunDir};
+use rageval_report::testing::{scores, write_run, write_stage_run};
 use serde_json::Value;
 
 use crate::snapshots::{transcript, with_filters};
@@ -18,16 +17,7 @@ use crate::{rageval, stderr, stdout};
 /// A finished stage run of `command` (`rank`, `reference`) at `dir`, as far as the readers
 /// look: its manifest.
 fn stage_run(dir: &Path, command: &str) {
-    let run = RunDir::create(dir, true).unwrap();
-    let dataset = DatasetInfo {
-        path: "questions.jsonl".into(),
-        sha256: "q".into(),
-        format: "jsonl".into(),
-        samples: Some(40),
-    };
-    let mut manifest = Manifest::start(command, dataset, Vec::new(), serde_json::json!({}));
-    run.finish_with(&mut manifest, &serde_json::json!({"questions": 40}))
-        .unwrap();
+    write_stage_run(dir, command, &serde_json::json!({"questions": 40}));
 }
 
 /// A pipeline folder as `rageval pipeline` lays it out: `rank/`, `reference/` and a

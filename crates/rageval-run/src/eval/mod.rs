@@ -11,6 +11,7 @@
 //! after the samples in flight, leaving the run incomplete and resumable. Every session's
 //! judge usage is recorded in the manifest either way.
 
+mod max_failed;
 pub mod plan;
 
 use std::cell::RefCell;
@@ -42,6 +43,8 @@ use crate::session::{self, SessionOpen};
 use crate::shard::Shard;
 use crate::shell::{self, session_end};
 use plan::EvalPlan;
+
+pub use max_failed::{InvalidMaxFailed, MaxFailed};
 
 /// Stage name of `eval`'s progress.
 pub const STAGE: &str = "scoring";
@@ -97,14 +100,10 @@ pub struct EvalOptions {
     /// Write report.html, report.md and results.xlsx when the run completes (false:
     /// `--no-reports`; `rageval report` writes them later).
     pub reports: bool,
-    /// The largest share of judged cells that may fail (`--max-failed`, 0 to 1) before the
-    /// run is not a success ([`DEFAULT_MAX_FAILED`]).
-    pub max_failed: f64,
+    /// The largest share of judged cells that may fail (`--max-failed`) before the run is
+    /// not a success.
+    pub max_failed: MaxFailed,
 }
-
-/// The share of judged cells that may fail before a run is not a success: a judge that
-/// fails one cell in ten is broken, not unlucky, and its means are means of what remained.
-pub const DEFAULT_MAX_FAILED: f64 = 0.10;
 
 /// Judged cells that failed beyond the share a run tolerates: the run is not a success.
 #[derive(Debug, Clone, PartialEq)]
@@ -441,7 +440,7 @@ impl Evaluation {
             false => finish_without_reports(&run_path, gate, junit)?,
         };
         let too_many_failed =
-            judged_cells_failed(&summary, &self.metrics, setup, options.max_failed);
+            judged_cells_failed(&summary, &self.metrics, setup, options.max_failed.share());
         Ok(Evaluated {
             path: run_path,
             summary,

@@ -16,6 +16,7 @@ pub mod plan;
 
 use std::cell::RefCell;
 use std::collections::HashSet;
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 
 use rageval_core::Sample;
@@ -33,7 +34,7 @@ use crate::batch::{self, BatchMode, Next, Passes};
 use crate::cells::Cells;
 use crate::ended::{Ended, Stopped, stop_or_cancelled};
 use crate::error::{Result, RunError};
-use crate::identity::RunIdentity;
+use crate::identity::{RunIdentity, TOP_K_SETTING, top_k_setting};
 use crate::judges::{self, Env, JudgeOptions, JudgeSetup};
 use crate::observe::{Event, Observer, Progress};
 use crate::reports::{Finished, finish_reports, finish_without_reports, texts_of};
@@ -81,7 +82,7 @@ pub struct EvalOptions {
     /// Bootstrap resamples.
     pub bootstrap_resamples: usize,
     /// Score only the first K contexts of each sample.
-    pub top_k: Option<u64>,
+    pub top_k: Option<NonZeroUsize>,
     /// Score failed cells again when resuming.
     pub retry_failed: bool,
     /// `--fail-under` thresholds.
@@ -316,9 +317,7 @@ impl Evaluation {
         let mut journal = self.prepared.run.journal()?;
         let judges = setup.judges.clone().plan_for(&self.metrics);
         let stopped = || cancel.is_cancelled() || setup.stop().is_some();
-        let top_k = options
-            .top_k
-            .map(|k| usize::try_from(k).unwrap_or(usize::MAX));
+        let top_k = options.top_k.map(NonZeroUsize::get);
         let total = options
             .samples
             .filter(|_| options.shard.is_none())
@@ -547,7 +546,7 @@ fn identity(
     setup: &JudgeSetup,
 ) -> Result<RunIdentity> {
     let mut settings: std::collections::BTreeMap<String, String> = [
-        ("top_k".to_string(), format!("{:?}", options.top_k)),
+        (TOP_K_SETTING.to_string(), top_k_setting(options.top_k)),
         ("samples".to_string(), format!("{:?}", options.samples)),
     ]
     .into();
@@ -633,9 +632,7 @@ pub fn dry_run_over(
         }
     }
     let (metrics, names) = metrics_of(options, env, &setup, observer)?;
-    let top_k = options
-        .top_k
-        .map(|k| usize::try_from(k).unwrap_or(usize::MAX));
+    let top_k = options.top_k.map(NonZeroUsize::get);
     let plan = EvalPlan {
         metrics: &metrics,
         names: &names,

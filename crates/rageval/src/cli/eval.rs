@@ -1,12 +1,16 @@
 //! `rageval eval`'s own arguments: batch mode, the results' format, the shard, and the
 //! gates and human labels `report` and `calibrate` share with it.
 
+use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, ValueEnum};
+use rageval_judge::batch::FailedItems;
+use rageval_judge::settings::positive_seconds;
+use rageval_run::eval::MaxFailed;
 
-use super::values::{MaxFailed, parse_max_failed, positive_seconds};
-use super::{DatasetArgs, JudgeArgs, OutputArgs};
+use super::{DatasetArgs, JudgeArgs, OutputArgs, RunDirArgs};
 
 #[derive(Debug, Args)]
 pub struct EvalArgs {
@@ -20,15 +24,8 @@ pub struct EvalArgs {
     #[arg(long, short, value_delimiter = ',')]
     pub metrics: Vec<String>,
 
-    /// The run directory to write (manifest.json, results.jsonl, summary.json).
-    /// Default: `runs/<dataset name>`. A run already there over the same data is resumed:
-    /// finished sample × metric cells are kept and only the missing ones are scored.
-    #[arg(long, short)]
-    pub out: Option<PathBuf>,
-
-    /// Replace a run already in the output directory instead of resuming it.
-    #[arg(long)]
-    pub overwrite: bool,
+    #[command(flatten)]
+    pub run_dir: RunDirArgs,
 
     /// The version of the system this run measures, as version tables name it, e.g.
     /// `--name "V1.1 (rerank)"`. Default: the run directory's name (a pipeline's folder's).
@@ -44,10 +41,6 @@ pub struct EvalArgs {
     #[arg(long, value_name = "N")]
     pub samples: Option<usize>,
 
-    /// Seed of every random choice (bootstrap intervals).
-    #[arg(long, default_value_t = rageval_core::stats::DEFAULT_SEED)]
-    pub seed: u64,
-
     /// Bootstrap resamples for the 95% intervals.
     #[arg(long, default_value_t = rageval_core::stats::DEFAULT_BOOTSTRAP_RESAMPLES)]
     pub bootstrap_resamples: usize,
@@ -55,15 +48,6 @@ pub struct EvalArgs {
     /// Print the resolved settings as JSON and exit without running.
     #[arg(long, hide = true)]
     pub show_settings: bool,
-
-    /// Estimate, without any model call, what the run would ask of the judge: model calls,
-    /// prompt and completion tokens and cost, per metric (per stage for `pipeline`), for the
-    /// whole run and per prompt template (prompts rendered as a real run renders them,
-    /// counted with tiktoken). With --judge checker:DIR, the claims the checker will score
-    /// (locally, no cost; the checker is not run); with --escalate, the model calls are the
-    /// most the cascade can make. Sends nothing, writes nothing.
-    #[arg(long)]
-    pub dry_run: bool,
 
     #[command(flatten)]
     pub gate: GateArgs,
@@ -74,13 +58,8 @@ pub struct EvalArgs {
     /// Score only the first K retrieved contexts of each sample. K is lowered
     /// further for a sample whose largest judge prompt would not fit --context-window;
     /// results then say how many contexts were scored (`top_k` in the evidence).
-    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
-    pub top_k: Option<u64>,
-
-    /// When resuming a run, score again the cells that failed (a judge error, an answer that
-    /// never parsed); they are replaced, never duplicated.
-    #[arg(long)]
-    pub retry_failed: bool,
+    #[arg(long, value_name = "K", value_parser = str::parse::<NonZeroUsize>)]
+    pub top_k: Option<NonZeroUsize>,
 
     /// Score only shard I of N (1 ≤ I ≤ N): the samples whose id's SHA-256 modulo N is
     /// I − 1. N machines each run the same command with their own shard and their own --out;
@@ -101,7 +80,7 @@ pub struct EvalArgs {
     /// The largest share of judged cells that may fail: past it the run exits 4, naming
     /// the share and the commonest error (a judge that fails one cell in ten is broken, and
     /// the means are of what remained). A run whose every judged cell failed always exits 4
-    #[arg(long, value_name = "PCT", default_value = "10%", value_parser = parse_max_failed)]
+    #[arg(long, value_name = "PCT", default_value_t = MaxFailed::DEFAULT, value_parser = str::parse::<MaxFailed>)]
     pub max_failed: MaxFailed,
 
     /// The results' format: `parquet` writes results.parquet beside results.jsonl when the
@@ -134,8 +113,8 @@ pub struct BatchArgs {
     /// What becomes of a request a batch job did not answer (expired, cancelled, 429,
     /// 5xx): `resubmit` it in the next stage's job (at most twice), or ask it at once with
     /// a `sync` call (booked at the batch price)
-    #[arg(long, value_enum, default_value_t = BatchFallbackArg::Resubmit)]
-    pub batch_fallback: BatchFallbackArg,
+    #[arg(long, default_value = FailedItems::Resubmit.name(), value_parser = fallback_names())]
+    pub batch_fallback: FailedItems,
 
     /// Seconds before a batch job is polled again; the wait doubles after each poll, up to
     /// 60 s
@@ -162,11 +141,10 @@ impl BatchArgs {
     }
 }
 
-/// `--batch-fallback`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum BatchFallbackArg {
-    Resubmit,
-    Sync,
+/// `--batch-fallback`: [`FailedItems`]' own names, listed in `--help`.
+fn fallback_names() -> impl TypedValueParser<Value = FailedItems> {
+    PossibleValuesParser::new(FailedItems::ALL.map(FailedItems::name))
+        .try_map(|name| name.parse::<FailedItems>())
 }
 
 /// `--shard`: `i/n` as given, `auto` resolved here, once, from the process's environment.

@@ -7,7 +7,9 @@ use clap::{Args, Subcommand};
 use rageval_run::LocalJudge;
 use rageval_tasks::LangChoice;
 
-use super::values::{at_least_one, non_negative_dollars, positive_seconds};
+use rageval_judge::settings::positive_seconds;
+
+use super::values::{at_least_one, non_negative_dollars};
 
 /// Where the model judge is and how hard to use it. Flatten into every command that calls a
 /// model; `judge::settings` merges it with the environment and `rageval.toml`
@@ -125,7 +127,7 @@ pub struct JudgeArgs {
 
     /// The judge's temperature, 0 to 2 (default 0), or `omit` to send none: OpenAI's
     /// reasoning models take only their default (a refusal is learned and recorded anyway)
-    #[arg(long, value_name = "T|omit", value_parser = parse_temperature)]
+    #[arg(long, value_name = "T|omit", value_parser = str::parse::<rageval_judge::Temperature>)]
     pub judge_temperature: Option<rageval_judge::Temperature>,
 
     /// Cap on the judge's generated tokens, thinking included (default: none sent). A reply
@@ -135,7 +137,7 @@ pub struct JudgeArgs {
 
     /// The name the cap is sent under at first: `max_tokens` (default) or
     /// `max_completion_tokens`; a 400 naming the other switches it for the run
-    #[arg(long, value_name = "NAME", value_parser = parse_cap_param)]
+    #[arg(long, value_name = "NAME", value_parser = str::parse::<rageval_judge::CapParam>)]
     pub judge_max_tokens_param: Option<rageval_judge::CapParam>,
 
     /// `reasoning_effort` sent with every judge request (`none`, `minimal`, `low`,
@@ -147,15 +149,6 @@ pub struct JudgeArgs {
     /// and SGLang: `chat_template_kwargs.enable_thinking`; DashScope: `enable_thinking`)
     #[arg(long, value_name = "on|off", value_parser = parse_on_off)]
     pub judge_thinking: Option<bool>,
-}
-
-fn parse_temperature(raw: &str) -> Result<rageval_judge::Temperature, String> {
-    raw.parse()
-}
-
-fn parse_cap_param(raw: &str) -> Result<rageval_judge::CapParam, String> {
-    rageval_judge::CapParam::from_field(raw.trim())
-        .ok_or_else(|| "expected max_tokens or max_completion_tokens".into())
 }
 
 fn parse_on_off(raw: &str) -> Result<bool, String> {

@@ -4,10 +4,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
-use rageval_core::stats::{DEFAULT_BOOTSTRAP_RESAMPLES, DEFAULT_SEED};
+use rageval_core::stats::DEFAULT_BOOTSTRAP_RESAMPLES;
 use rageval_run::judge_check::LabelFormat;
 
-use super::{JudgeArgs, OutputArgs};
+use super::{JudgeArgs, OutputArgs, RunDirArgs};
 
 #[derive(Debug, Args)]
 pub struct JudgeCheckArgs {
@@ -25,16 +25,8 @@ pub struct JudgeCheckArgs {
     #[arg(long, default_value = "jsonl", value_parser = label_formats())]
     pub format: LabelFormat,
 
-    /// The run directory to write (default: `runs/judge-check-<labels>-<metric>`). A run
-    /// there over the same labels with the same metric and judge is resumed; other labels or
-    /// another judge there are refused.
-    #[arg(long, short)]
-    pub out: Option<PathBuf>,
-
-    /// Replace a run already in the output directory (by default a run there over the same
-    /// labels, metric and judge is resumed: only what it lacks is judged).
-    #[arg(long)]
-    pub overwrite: bool,
+    #[command(flatten)]
+    pub run_dir: RunDirArgs,
 
     /// Check only the first N source records (lines; questions or queries of a shared set).
     #[arg(long, value_name = "N")]
@@ -54,18 +46,9 @@ pub struct JudgeCheckArgs {
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(2..=50))]
     pub folds: u32,
 
-    /// Seed of the bootstrap and the folds.
-    #[arg(long, default_value_t = DEFAULT_SEED)]
-    pub seed: u64,
-
     /// Bootstrap resamples for the 95% intervals.
     #[arg(long, default_value_t = DEFAULT_BOOTSTRAP_RESAMPLES)]
     pub bootstrap_resamples: usize,
-
-    /// Estimate, without any model call, what the check would ask of the judge (every
-    /// repeat included). Sends nothing, writes nothing.
-    #[arg(long)]
-    pub dry_run: bool,
 
     #[command(flatten)]
     pub judge: JudgeArgs,

@@ -9,8 +9,11 @@ mod judge;
 mod judge_check;
 mod metrics;
 mod rank;
+mod run_dir;
 mod runs;
 mod sources;
+#[cfg(test)]
+mod tests;
 mod testset;
 mod values;
 
@@ -18,8 +21,8 @@ use std::path::PathBuf;
 
 use clap::{ArgAction, Args, Parser, Subcommand};
 
-pub use dataset::{DataFormat, DatasetArgs};
-pub use eval::{BatchArgs, BatchFallbackArg, EvalArgs, GateArgs, LabelsArgs, ResultsFormat};
+pub use dataset::DatasetArgs;
+pub use eval::{BatchArgs, EvalArgs, GateArgs, LabelsArgs, ResultsFormat};
 pub use judge::{CacheAction, CacheArgs, CacheLocation, JudgeArgs};
 pub use judge_check::JudgeCheckArgs;
 pub use metrics::{MetricsAction, MetricsArgs, TrecArgs};
@@ -27,6 +30,7 @@ pub use rank::{
     AlgorithmArg, PipelineArgs, RankArgs, RankDataArgs, RankingArgs, ReferenceArgs,
     ReferenceModeArg, ReferenceOptions,
 };
+pub use run_dir::RunDirArgs;
 pub use runs::{
     CalibrateArgs, CompareArgs, LabelArgs, LabelScaleArg, MergeArgs, PageLangArg, ReportArgs,
     ServeArgs,

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use super::values::{at_least_one, at_least_two};
-use super::{DatasetArgs, EvalArgs, JudgeArgs, OutputArgs};
+use super::{DatasetArgs, EvalArgs, JudgeArgs, OutputArgs, RunDirArgs};
 
 /// The dataset options shared by `rank` and `reference`.
 #[derive(Debug, Args)]
@@ -23,28 +23,8 @@ pub struct RankDataArgs {
     #[arg(long, value_name = "N")]
     pub samples: Option<usize>,
 
-    /// The output directory (default: `runs/<dataset name>-<command>`). A run there with
-    /// the same data, settings and judge is resumed; another is refused.
-    #[arg(long, short)]
-    pub out: Option<PathBuf>,
-
-    /// Replace what is already in the output directory instead of resuming it.
-    #[arg(long)]
-    pub overwrite: bool,
-
-    /// When resuming, do again the questions whose judge calls failed.
-    #[arg(long)]
-    pub retry_failed: bool,
-
-    /// Seed of every random choice (pair draws, the fast mode's shuffle).
-    #[arg(long, default_value_t = rageval_rank::ranking::DEFAULT_SEED)]
-    pub seed: u64,
-
-    /// Estimate, without any model call, what the command would ask of the judge: calls,
-    /// prompt and completion tokens and cost, per kind of call. Sends nothing, writes
-    /// nothing.
-    #[arg(long)]
-    pub dry_run: bool,
+    #[command(flatten)]
+    pub run_dir: RunDirArgs,
 
     #[command(flatten)]
     pub output: OutputArgs,
@@ -101,10 +81,13 @@ pub struct RankArgs {
     #[command(flatten)]
     pub ranking: RankingArgs,
 
-    /// Cut-off of top-k overlap and nDCG@k
-    #[arg(long, value_name = "K", default_value_t = rageval_rank::agreement::DEFAULT_TOP_K,
+    /// The cut-off K of the agreement between the judge's order and the retriever's: top-k
+    /// overlap and nDCG@k (formerly --top-k, still taken). Every context is graded and
+    /// ordered whatever K is; eval's --top-k, by contrast, scores only the first K
+    #[arg(long = "agreement-k", alias = "top-k", value_name = "K",
+          default_value_t = rageval_rank::agreement::DEFAULT_TOP_K,
           value_parser = at_least_one::<usize>)]
-    pub top_k: usize,
+    pub agreement_k: usize,
 
     #[command(flatten)]
     pub judge: JudgeArgs,
@@ -163,6 +146,13 @@ pub struct ReferenceArgs {
 #[command(mut_arg("overwrite", |a| a.help(
     "Start every stage over instead of resuming it"
 )))]
+#[command(mut_arg("top_k", |a| a.help(format!(
+    "Score only the first K retrieved contexts of each question in the eval stage (default \
+     {}), and the cut-off K of the rank stage's agreement with the retriever (top-k overlap, \
+     nDCG@k; `rank --agreement-k`). K is lowered further for a sample whose largest judge \
+     prompt would not fit --context-window",
+    rageval_rank::agreement::DEFAULT_TOP_K
+))))]
 pub struct PipelineArgs {
     #[command(flatten)]
     pub eval: EvalArgs,

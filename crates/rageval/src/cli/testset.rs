@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use super::values::at_least_one;
-use super::{JudgeArgs, OutputArgs};
+use super::{JudgeArgs, OutputArgs, RunDirArgs};
 
 /// What `testset` does with an item the model answers without its passage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -62,28 +62,8 @@ pub struct TestsetArgs {
     #[arg(long, default_value_t = rageval_sources::local::splitter::DEFAULT_CHUNK_OVERLAP)]
     pub chunk_overlap: usize,
 
-    /// The output directory (default: `runs/<source name>-testset`). A run there with the
-    /// same chunks, settings and judge is resumed; another is refused.
-    #[arg(long, short)]
-    pub out: Option<PathBuf>,
-
-    /// Replace what is already in the output directory instead of resuming it.
-    #[arg(long)]
-    pub overwrite: bool,
-
-    /// When resuming, do again the items whose judge calls failed.
-    #[arg(long)]
-    pub retry_failed: bool,
-
-    /// Seed of the plan's draws
-    #[arg(long, default_value_t = rageval_rank::ranking::DEFAULT_SEED)]
-    pub seed: u64,
-
-    /// Estimate, without any model call, what the command would ask of the judge: calls,
-    /// prompt and completion tokens and cost, per kind of call. Sends nothing, writes
-    /// nothing.
-    #[arg(long)]
-    pub dry_run: bool,
+    #[command(flatten)]
+    pub run_dir: RunDirArgs,
 
     #[command(flatten)]
     pub judge: JudgeArgs,

@@ -23,17 +23,18 @@ pub fn run(
         format: args.format,
         metric: args.metric.clone(),
         rubric_files: metric_files.to_vec(),
-        out: args.out.clone(),
-        overwrite: args.overwrite,
+        out: args.run_dir.out.clone(),
+        overwrite: args.run_dir.overwrite,
+        retry_failed: args.run_dir.retry_failed,
         samples: args.samples,
         repeat: args.repeat,
         threshold: args.threshold,
         folds: args.folds,
-        seed: args.seed,
+        seed: args.run_dir.seed,
         bootstrap_resamples: args.bootstrap_resamples,
         judge: judge::options(&args.judge),
     };
-    if args.dry_run {
+    if args.run_dir.dry_run {
         return estimate(judge_check::dry_run(&options, &judge::env, ui)?, ui, out);
     }
     let cancel = crate::signals::cancel_on_ctrl_c();

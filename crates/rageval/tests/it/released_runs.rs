@@ -78,6 +78,11 @@ fn an_eval_run_stopped_by_rageval_0_1_0_with_top_k_resumes() {
     for cell in &after[4..] {
         assert_eq!(cell["evidence"]["details"]["top_k"], 5, "{cell}");
     }
+    // The manifest now keeps the identity as this version writes it: the number.
+    let manifest: Value =
+        serde_json::from_str(&fs::read_to_string(run.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["settings"]["identity"]["settings"]["top_k"], "5");
+    assert_eq!(manifest["settings"]["top_k"], 5);
 }
 
 #[test]
@@ -85,14 +90,11 @@ fn the_released_run_with_another_top_k_is_refused_saying_so() {
     let dir = tempfile::tempdir().unwrap();
     copy_fixture(EVAL_TOP_K, dir.path());
     let mock = endpoint(MockConfig::default());
-    for other in [Some("3"), None] {
+    for (other, now) in [(Some("3"), "3"), (None, "all")] {
         let output = eval_top_k(dir.path(), &mock, other);
         assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
-        assert!(
-            stderr(&output).contains("its top_k was"),
-            "{}",
-            stderr(&output)
-        );
+        let why = format!("cannot resume the run in run: its top_k was 5, now {now}\n");
+        assert!(stderr(&output).contains(&why), "{}", stderr(&output));
     }
     assert_eq!(
         journal(&dir.path().join("run")).len(),

@@ -9,6 +9,7 @@
 //! types; runs written before it existed are compared on what their manifest has.
 
 use std::collections::BTreeMap;
+use std::num::NonZeroUsize;
 
 use rageval_judge::{RequestSettings, Temperature};
 use rageval_report::sha256_file;
@@ -165,12 +166,42 @@ pub struct RunIdentity {
     /// The labels file as it was named, for messages only (not compared).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub labels_file: Option<String>,
-    /// Other settings that change results (algorithm, seed, top-k, window), as text.
+    /// Other settings that change results (algorithm, seed, top-k, window), as text; numbers
+    /// as their digits.
     #[serde(default)]
     pub settings: BTreeMap<String, String>,
 }
 
+/// The setting under which `eval` keeps its `--top-k`.
+pub const TOP_K_SETTING: &str = "top_k";
+
+/// `--top-k` as an identity keeps it: the number, or `all` when every context is scored.
+pub fn top_k_setting(top_k: Option<NonZeroUsize>) -> String {
+    top_k.map_or_else(|| "all".to_owned(), |k| k.to_string())
+}
+
 impl RunIdentity {
+    /// This identity as the current version writes it, from one an earlier version stored:
+    /// before `--top-k` was a number, `eval` kept it as Rust's debug text (`Some(5)`,
+    /// `None`), which names the same setting as `5` and `all`. Anything else is left as it
+    /// is, so a setting that really differs is still told apart.
+    pub fn upgraded(mut self) -> Self {
+        if self.command == "eval" {
+            if let Some(value) = self.settings.get_mut(TOP_K_SETTING) {
+                let debug_some = value
+                    .strip_prefix("Some(")
+                    .and_then(|rest| rest.strip_suffix(')'))
+                    .and_then(|k| k.parse::<NonZeroUsize>().ok());
+                if let Some(k) = debug_some {
+                    *value = top_k_setting(Some(k));
+                } else if value == "None" {
+                    *value = top_k_setting(None);
+                }
+            }
+        }
+        self
+    }
+
     /// When the same judge now answers at other endpoints (a restarted server, another
     /// replica of the same model): what to tell the person, since the run resumes.
     pub fn endpoint_change(&self, now: &RunIdentity) -> Option<String> {
@@ -340,6 +371,30 @@ mod tests {
     }
 
     /// Regression: two different `--judge gguf:` files of the same name shared one run.
+    #[test]
+    fn an_eval_identity_with_a_debug_top_k_reads_as_the_number_it_meant() {
+        let written = |top_k: &str| {
+            let mut written = identity();
+            written.settings.insert(TOP_K_SETTING.into(), top_k.into());
+            written
+        };
+        let five = NonZeroUsize::new(5);
+        assert_eq!(written("Some(5)").upgraded(), written(&top_k_setting(five)));
+        assert_eq!(written("None").upgraded(), written("all"));
+        assert!(
+            written("Some(5)").upgraded().differences(&written("3"))[0]
+                .contains("its top_k was 5, now 3")
+        );
+        // What never was debug text stays as it is, so it still differs where it differs.
+        for kept in ["5", "all", "Some(0)", "Some(x)"] {
+            assert_eq!(written(kept).upgraded(), written(kept));
+        }
+        // Another command's `top_k` (rank's cut-off) was always a number.
+        let mut rank = written("Some(5)");
+        rank.command = "rank".into();
+        assert_eq!(rank.clone().upgraded(), rank);
+    }
+
     #[test]
     fn another_gguf_file_of_the_same_name_is_another_judge() {
         let before = identity();

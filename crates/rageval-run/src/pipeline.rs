@@ -9,6 +9,7 @@
 //! Run again after a stop, finished stages are kept (their journals hold every question) and
 //! the unfinished one continues.
 
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 
 use rageval_core::Sample;
@@ -55,9 +56,7 @@ impl PipelineOptions {
     pub fn top_k(&self) -> usize {
         self.eval
             .top_k
-            .map_or(rageval_rank::agreement::DEFAULT_TOP_K, |k| {
-                usize::try_from(k).unwrap_or(usize::MAX)
-            })
+            .map_or(rageval_rank::agreement::DEFAULT_TOP_K, NonZeroUsize::get)
     }
 
     fn question_data(&self, out: PathBuf) -> QuestionData {
@@ -112,7 +111,7 @@ impl PipelineOptions {
         let mut eval = self.eval.clone();
         eval.data = root.join(DATASET_FILE);
         eval.out = Some(root.join(PIPELINE_EVAL_DIR));
-        eval.top_k = Some(self.top_k() as u64);
+        eval.top_k = NonZeroUsize::new(self.top_k());
         eval.field_map.clear();
         eval.format = None;
         eval.sheet = None;

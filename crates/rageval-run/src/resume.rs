@@ -169,9 +169,12 @@ pub fn read_manifest(path: &Path, overwrite: bool) -> Result<Option<Manifest>> {
     Ok(Some(manifest))
 }
 
-/// The identity an earlier run stored, when it stored one that this version reads.
+/// The identity an earlier run stored, when it stored one that this version reads, as this
+/// version writes it ([`RunIdentity::upgraded`]).
 pub fn stored_identity(manifest: &Manifest) -> Option<RunIdentity> {
-    serde_json::from_value(manifest.settings.get(IDENTITY_KEY)?.clone()).ok()
+    serde_json::from_value(manifest.settings.get(IDENTITY_KEY)?.clone())
+        .ok()
+        .map(RunIdentity::upgraded)
 }
 
 fn check_same_run(

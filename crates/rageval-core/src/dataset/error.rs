@@ -215,8 +215,9 @@ pub enum DatasetErrorKind {
     },
     /// The file's extension names no known format.
     #[error(
-        "cannot tell the format from the extension {}; pass --format jsonl, json, csv, xlsx, parquet or arrow",
-        extension_text(extension)
+        "cannot tell the format from the extension {}; pass --format {}",
+        extension_text(extension),
+        super::Format::names()
     )]
     UnknownFormat {
         /// The extension, when the file has one.

@@ -11,10 +11,12 @@
 //! after the samples in flight, leaving the run incomplete and resumable. Every session's
 //! judge usage is recorded in the manifest either way.
 
+mod max_failed;
 pub mod plan;
 
 use std::cell::RefCell;
 use std::collections::HashSet;
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 
 use rageval_core::Sample;
@@ -32,7 +34,7 @@ use crate::batch::{self, BatchMode, Next, Passes};
 use crate::cells::Cells;
 use crate::ended::{Ended, Stopped, stop_or_cancelled};
 use crate::error::{Result, RunError};
-use crate::identity::RunIdentity;
+use crate::identity::{RunIdentity, TOP_K_SETTING, top_k_setting};
 use crate::judges::{self, Env, JudgeOptions, JudgeSetup};
 use crate::observe::{Event, Observer, Progress};
 use crate::reports::{Finished, finish_reports, finish_without_reports, texts_of};
@@ -42,6 +44,8 @@ use crate::session::{self, SessionOpen};
 use crate::shard::Shard;
 use crate::shell::{self, session_end};
 use plan::EvalPlan;
+
+pub use max_failed::{InvalidMaxFailed, MaxFailed};
 
 /// Stage name of `eval`'s progress.
 pub const STAGE: &str = "scoring";
@@ -78,7 +82,7 @@ pub struct EvalOptions {
     /// Bootstrap resamples.
     pub bootstrap_resamples: usize,
     /// Score only the first K contexts of each sample.
-    pub top_k: Option<u64>,
+    pub top_k: Option<NonZeroUsize>,
     /// Score failed cells again when resuming.
     pub retry_failed: bool,
     /// `--fail-under` thresholds.
@@ -97,14 +101,10 @@ pub struct EvalOptions {
     /// Write report.html, report.md and results.xlsx when the run completes (false:
     /// `--no-reports`; `rageval report` writes them later).
     pub reports: bool,
-    /// The largest share of judged cells that may fail (`--max-failed`, 0 to 1) before the
-    /// run is not a success ([`DEFAULT_MAX_FAILED`]).
-    pub max_failed: f64,
+    /// The largest share of judged cells that may fail (`--max-failed`) before the run is
+    /// not a success.
+    pub max_failed: MaxFailed,
 }
-
-/// The share of judged cells that may fail before a run is not a success: a judge that
-/// fails one cell in ten is broken, not unlucky, and its means are means of what remained.
-pub const DEFAULT_MAX_FAILED: f64 = 0.10;
 
 /// Judged cells that failed beyond the share a run tolerates: the run is not a success.
 #[derive(Debug, Clone, PartialEq)]
@@ -317,9 +317,7 @@ impl Evaluation {
         let mut journal = self.prepared.run.journal()?;
         let judges = setup.judges.clone().plan_for(&self.metrics);
         let stopped = || cancel.is_cancelled() || setup.stop().is_some();
-        let top_k = options
-            .top_k
-            .map(|k| usize::try_from(k).unwrap_or(usize::MAX));
+        let top_k = options.top_k.map(NonZeroUsize::get);
         let total = options
             .samples
             .filter(|_| options.shard.is_none())
@@ -441,7 +439,7 @@ impl Evaluation {
             false => finish_without_reports(&run_path, gate, junit)?,
         };
         let too_many_failed =
-            judged_cells_failed(&summary, &self.metrics, setup, options.max_failed);
+            judged_cells_failed(&summary, &self.metrics, setup, options.max_failed.share());
         Ok(Evaluated {
             path: run_path,
             summary,
@@ -548,7 +546,7 @@ fn identity(
     setup: &JudgeSetup,
 ) -> Result<RunIdentity> {
     let mut settings: std::collections::BTreeMap<String, String> = [
-        ("top_k".to_string(), format!("{:?}", options.top_k)),
+        (TOP_K_SETTING.to_string(), top_k_setting(options.top_k)),
         ("samples".to_string(), format!("{:?}", options.samples)),
     ]
     .into();
@@ -634,9 +632,7 @@ pub fn dry_run_over(
         }
     }
     let (metrics, names) = metrics_of(options, env, &setup, observer)?;
-    let top_k = options
-        .top_k
-        .map(|k| usize::try_from(k).unwrap_or(usize::MAX));
+    let top_k = options.top_k.map(NonZeroUsize::get);
     let plan = EvalPlan {
         metrics: &metrics,
         names: &names,

@@ -26,19 +26,35 @@ pub struct RepeatRecord {
     pub record: ResultRecord,
 }
 
-/// The repeat cells already journaled: `(repeat, sample id)`. Compacts the journal (a torn
-/// last line, a cell written twice) the way `eval` compacts `results.jsonl`.
-pub fn repeats_done(run: &Path, metric: &str) -> Result<HashSet<(u32, String)>> {
-    Ok(repeat_lines(run, metric)?
-        .into_iter()
-        .map(|(key, _)| key)
-        .collect())
+/// The repeat cells already journaled, `(repeat, sample id)`, and how many failed ones were
+/// dropped from the journal to be judged again (when `retry_failed`). Compacts the journal
+/// (a torn last line, a cell written twice) the way `eval` compacts `results.jsonl`.
+pub fn repeats_done(
+    run: &Path,
+    metric: &str,
+    retry_failed: bool,
+) -> Result<(HashSet<(u32, String)>, usize)> {
+    let mut retried = 0;
+    let kept = compact_lines(&run.join(REPEATS_FILE), |line: &RepeatRecord| {
+        let failed = matches!(line.record.outcome, Outcome::Failed { .. });
+        if retry_failed && failed && line.record.metric == metric {
+            retried += 1;
+            return None;
+        }
+        repeat_key(line, metric)
+    })?;
+    Ok((kept.into_iter().map(|(key, _)| key).collect(), retried))
+}
+
+/// A repeat line's key, `(repeat, sample id)`, when it is of `metric`.
+fn repeat_key(line: &RepeatRecord, metric: &str) -> Option<(u32, String)> {
+    (line.record.metric == metric).then(|| (line.repeat, line.record.sample_id.clone()))
 }
 
 /// `repeats.jsonl`'s lines of `metric`, one per cell, keyed by `(repeat, sample id)`.
 fn repeat_lines(run: &Path, metric: &str) -> Result<Vec<((u32, String), RepeatRecord)>> {
     compact_lines(&run.join(REPEATS_FILE), |line: &RepeatRecord| {
-        (line.record.metric == metric).then(|| (line.repeat, line.record.sample_id.clone()))
+        repeat_key(line, metric)
     })
 }
 
@@ -110,9 +126,37 @@ mod tests {
             format!("{text}\n{text}\n{{\"repeat\":3,\"sam"),
         )
         .unwrap();
-        let done = repeats_done(dir.path(), "faithfulness").unwrap();
+        let (done, retried) = repeats_done(dir.path(), "faithfulness", true).unwrap();
+        assert_eq!(retried, 0);
         assert_eq!(done, HashSet::from([(2, "q1/a".to_string())]));
         let kept = std::fs::read_to_string(dir.path().join(REPEATS_FILE)).unwrap();
         assert_eq!(kept, format!("{text}\n"));
+    }
+
+    #[test]
+    fn failed_repeats_are_dropped_only_to_be_judged_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let line = |id: &str, outcome: Outcome| {
+            let record = RepeatRecord {
+                repeat: 2,
+                record: ResultRecord {
+                    sample_id: id.into(),
+                    metric: "faithfulness".into(),
+                    outcome,
+                },
+            };
+            serde_json::to_string(&record).unwrap() + "\n"
+        };
+        let scored = line("q1", Outcome::bare(1.0));
+        let failed = line("q2", Outcome::failed("the answer never parsed"));
+        let journal = dir.path().join(REPEATS_FILE);
+        std::fs::write(&journal, format!("{scored}{failed}")).unwrap();
+
+        let (done, retried) = repeats_done(dir.path(), "faithfulness", false).unwrap();
+        assert_eq!((done.len(), retried), (2, 0));
+        let (done, retried) = repeats_done(dir.path(), "faithfulness", true).unwrap();
+        assert_eq!(done, HashSet::from([(2, "q1".to_string())]));
+        assert_eq!(retried, 1);
+        assert_eq!(std::fs::read_to_string(&journal).unwrap(), scored);
     }
 }

@@ -114,6 +114,8 @@ pub struct JudgeCheckOptions {
     /// The run directory (default: `runs/judge-check-<labels>-<metric>`).
     pub out: Option<PathBuf>,
     pub overwrite: bool,
+    /// When resuming, judge again the samples and repeats whose judgement failed.
+    pub retry_failed: bool,
     /// Only the first N source records.
     pub samples: Option<usize>,
     /// Judge each sample this many times (repeats bypass the cache).
@@ -218,7 +220,13 @@ pub fn run(
     identity
         .settings
         .extend(crate::eval::metric_definitions(&material.metrics));
-    let mut prepared = resume::prepare(&run_path, options.overwrite, false, fresh, &identity)?;
+    let mut prepared = resume::prepare(
+        &run_path,
+        options.overwrite,
+        options.retry_failed,
+        fresh,
+        &identity,
+    )?;
     for note in &prepared.notes {
         observer.note(format!("note: {note}"));
     }
@@ -466,11 +474,18 @@ impl Check<'_> {
             samples_text,
         )?;
         prepared.run.write_manifest(&prepared.manifest)?;
-        let repeats_done = journal::repeats_done(&run_path, name)?;
+        let retry_failed = self.options.retry_failed;
+        let (repeats_done, repeats_retried) = journal::repeats_done(&run_path, name, retry_failed)?;
         if prepared.resumed {
             let first = prepared.done.count_of(name);
+            let retried = prepared.retried + repeats_retried;
+            let retried = if retried > 0 {
+                format!(", {retried} failed judgements to judge again")
+            } else {
+                String::new()
+            };
             self.observer.note(format!(
-                "resuming {}: {first} of {} samples judged, {} repeat judgements kept",
+                "resuming {}: {first} of {} samples judged, {} repeat judgements kept{retried}",
                 run_path.display(),
                 self.material.samples.len(),
                 repeats_done.len()

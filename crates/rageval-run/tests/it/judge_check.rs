@@ -36,6 +36,7 @@ fn the_repeat_judge_resolves_from_the_environment_the_command_was_handed() {
         rubric_files: Vec::new(),
         out: Some(dir.path().join("run")),
         overwrite: false,
+        retry_failed: false,
         samples: None,
         repeat: 2,
         threshold: 0.5,

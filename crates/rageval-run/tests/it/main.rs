@@ -121,7 +121,7 @@ pub fn options_at(base_url: &str, data: &Path, out: &Path, cache: &Path) -> Eval
         shard: None,
         batch: None,
         reports: true,
-        max_failed: rageval_run::eval::DEFAULT_MAX_FAILED,
+        max_failed: rageval_run::eval::MaxFailed::DEFAULT,
     }
 }
 

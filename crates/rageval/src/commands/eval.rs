@@ -5,15 +5,14 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context as _;
-use rageval_core::dataset::Format;
-use rageval_judge::batch::{FailedItems, PollPolicy};
+use rageval_judge::batch::PollPolicy;
 use rageval_report::{Gate, render_summary_table};
 use rageval_run::batch::BatchMode;
 use rageval_run::eval::{self, EvalOptions};
 use rageval_run::words::counted;
 
 use super::{Exit, calibrate, completed, estimate};
-use crate::cli::{BatchArgs, BatchFallbackArg, DataFormat, EvalArgs, GateArgs, ResultsFormat};
+use crate::cli::{BatchArgs, EvalArgs, GateArgs, ResultsFormat};
 use crate::judge;
 use crate::ui::Ui;
 
@@ -30,7 +29,7 @@ pub fn run(
             .context("cannot write to stdout")?;
         return Ok(Exit::Success);
     }
-    if args.dry_run {
+    if args.run_dir.dry_run {
         return estimate(eval::dry_run(&options, &judge::env, ui)?, ui, out);
     }
     let cancel = crate::signals::cancel_on_ctrl_c();
@@ -75,19 +74,19 @@ pub fn run(
 pub fn options(args: &EvalArgs, metric_files: &[PathBuf]) -> anyhow::Result<EvalOptions> {
     Ok(EvalOptions {
         data: args.data.clone(),
-        format: args.dataset.format.map(format_of),
+        format: args.dataset.format,
         field_map: args.dataset.field_map.clone(),
         sheet: args.dataset.sheet.clone(),
         metrics: args.metrics.clone(),
         rubric_files: metric_files.to_vec(),
-        out: args.out.clone(),
+        out: args.run_dir.out.clone(),
         version_name: args.name.clone(),
-        overwrite: args.overwrite,
+        overwrite: args.run_dir.overwrite,
         samples: args.samples,
-        seed: args.seed,
+        seed: args.run_dir.seed,
         bootstrap_resamples: args.bootstrap_resamples,
         top_k: args.top_k,
-        retry_failed: args.retry_failed,
+        retry_failed: args.run_dir.retry_failed,
         gate: gate(&args.gate)?,
         junit: args.gate.junit.clone(),
         labels: calibrate::options(&args.labels),
@@ -95,7 +94,7 @@ pub fn options(args: &EvalArgs, metric_files: &[PathBuf]) -> anyhow::Result<Eval
         shard: args.shard,
         batch: batch_mode(&args.batch),
         reports: !args.no_reports,
-        max_failed: args.max_failed.0,
+        max_failed: args.max_failed,
     })
 }
 
@@ -103,10 +102,7 @@ pub fn options(args: &EvalArgs, metric_files: &[PathBuf]) -> anyhow::Result<Eval
 fn batch_mode(args: &BatchArgs) -> Option<BatchMode> {
     args.any().then(|| BatchMode {
         submit: args.batch,
-        failed_items: match args.batch_fallback {
-            BatchFallbackArg::Resubmit => FailedItems::Resubmit,
-            BatchFallbackArg::Sync => FailedItems::Sync,
-        },
+        failed_items: args.batch_fallback,
         export: args.export_requests.clone(),
         import: args.import_responses.clone(),
         poll: PollPolicy {
@@ -120,17 +116,4 @@ fn batch_mode(args: &BatchArgs) -> Option<BatchMode> {
 /// The `--fail-under` thresholds.
 pub fn gate(args: &GateArgs) -> anyhow::Result<Gate> {
     Ok(Gate::parse(&args.fail_under)?)
-}
-
-pub(super) fn format_of(format: DataFormat) -> Format {
-    match format {
-        DataFormat::Jsonl => Format::Jsonl,
-        DataFormat::Json => Format::Json,
-        DataFormat::Csv => Format::Csv,
-        DataFormat::Xlsx => Format::Xlsx,
-        DataFormat::OpenInference => Format::OpenInference,
-        DataFormat::Langfuse => Format::Langfuse,
-        DataFormat::Parquet => Format::Parquet,
-        DataFormat::Arrow => Format::Arrow,
-    }
 }

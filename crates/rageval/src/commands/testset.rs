@@ -17,7 +17,7 @@ use crate::ui::Ui;
 
 pub fn run(args: &TestsetArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<Exit> {
     let options = options(args, ui)?;
-    if args.dry_run {
+    if args.run_dir.dry_run {
         return estimate(
             rageval_run::testset::plan::estimate(&options, &judge::env, ui)?,
             ui,
@@ -73,7 +73,7 @@ fn options(args: &TestsetArgs, ui: &Ui) -> anyhow::Result<TestsetOptions> {
         chunks: corpus.chunks,
         plan: PlanSettings {
             size: args.size,
-            seed: args.seed,
+            seed: args.run_dir.seed,
             per_document: args.per_document,
             min_chunk_chars: args.min_chunk_chars,
             shares,
@@ -83,10 +83,10 @@ fn options(args: &TestsetArgs, ui: &Ui) -> anyhow::Result<TestsetOptions> {
             ClosedBookArg::Mark => ClosedBookRule::Mark,
         },
         near_duplicate: args.near_duplicate,
-        out: args.out.clone(),
+        out: args.run_dir.out.clone(),
         restart: Restart {
-            overwrite: args.overwrite,
-            retry_failed: args.retry_failed,
+            overwrite: args.run_dir.overwrite,
+            retry_failed: args.run_dir.retry_failed,
         },
         judge: judge::options(&args.judge),
     })

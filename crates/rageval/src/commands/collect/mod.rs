@@ -100,7 +100,7 @@ pub fn run(args: &CollectArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<E
         return Ok(Exit::Success);
     }
     let options = ReadOptions {
-        format: args.dataset.format.map(super::eval::format_of),
+        format: args.dataset.format,
         field_map: FieldMap::parse(&args.dataset.field_map)?,
         sheet: args.dataset.sheet.clone(),
     };

@@ -26,7 +26,7 @@ pub fn run(
         ranking: ranking_options(&args.ranking),
         reference: reference_options(&args.reference),
     };
-    if args.eval.dry_run {
+    if args.eval.run_dir.dry_run {
         return estimate(
             rageval_run::rank::plan::pipeline(&options, &judge::env, ui)?,
             ui,

@@ -19,7 +19,7 @@ pub fn run(args: &ReferenceArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result
         reference: reference_options(&args.reference),
         judge: judge::options(&args.judge),
     };
-    if args.data.dry_run {
+    if args.data.run_dir.dry_run {
         return estimate(
             rageval_run::rank::plan::reference(&options, &judge::env, ui)?,
             ui,

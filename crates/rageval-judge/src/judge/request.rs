@@ -27,9 +27,8 @@ impl std::str::FromStr for Temperature {
         }
         match text.parse::<f32>() {
             Ok(value) if (0.0..=2.0).contains(&value) => Ok(Temperature::Value(value)),
-            _ => Err(format!(
-                "temperature must be a number from 0 to 2, or `omit`; got `{text}`"
-            )),
+            // The value is not quoted back: it may have come from a file or a variable.
+            _ => Err("temperature must be a number from 0 to 2, or `omit`".to_owned()),
         }
     }
 }

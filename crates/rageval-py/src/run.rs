@@ -20,9 +20,9 @@ use rageval_judge::CancelToken;
 use rageval_judge::batch::{FailedItems, PollPolicy};
 use rageval_judge::config::JudgeFlags;
 use rageval_report::Gate;
-use rageval_run::batch::BatchMode;
-use rageval_run::eval::{self, EvalOptions, Evaluated};
-use rageval_run::judges::{DEFAULT_CONTEXT_WINDOW, JudgeOptions};
+use rageval_run::commands::eval::{self, EvalOptions, Evaluated};
+use rageval_run::engine::batch::BatchMode;
+use rageval_run::engine::judges::{DEFAULT_CONTEXT_WINDOW, JudgeOptions};
 use rageval_run::{Ended, Event, LocalJudge, Observer, Progress, Stop, Stopped};
 use rageval_tasks::LangChoice;
 
@@ -229,7 +229,7 @@ pub fn evaluate(
     let batch = spec.batch_mode().map_err(&invalid)?;
     let shard = match &spec.shard {
         Some(text) => Some(
-            text.parse::<rageval_run::shard::ShardRequest>()
+            text.parse::<rageval_run::engine::shard::ShardRequest>()
                 .map_err(&invalid)?
                 .resolve(|name| std::env::var(name).ok())
                 .map_err(|error| invalid(error.to_string()))?,
@@ -238,7 +238,7 @@ pub fn evaluate(
     };
     let labels =
         match spec.labels {
-            Some(labels) => Some(rageval_run::calibrate::CalibrateOptions {
+            Some(labels) => Some(rageval_run::commands::calibrate::CalibrateOptions {
                 labels,
                 scale: match &spec.label_scale {
                     Some(text) => Some(text.parse().map_err(|error| {

@@ -36,49 +36,23 @@
 //! prints and never exits: it returns [`Ended`] or a [`RunError`] and emits [`Event`]s;
 //! the binary chooses the words' place and the exit codes.
 
-pub mod batch;
-pub mod budget;
-pub mod calibrate;
-pub mod cells;
-pub mod ended;
-pub mod error;
-pub mod eval;
-pub mod forecast;
-pub mod identity;
-pub mod judge_check;
-pub mod judges;
-pub mod merge;
-pub mod observe;
-pub mod pipeline;
-pub mod plan;
-pub mod rank;
-pub mod reference;
-pub mod reports;
-pub mod results;
-pub mod resume;
-pub mod rubrics;
-pub mod score;
-pub mod session;
-pub mod shard;
-mod shell;
-pub mod testset;
-pub mod units;
-pub mod words;
+pub mod commands;
+pub mod engine;
 
-pub use ended::{Ended, Stopped};
-pub use error::RunError;
-pub use identity::{JudgeIdentity, RunIdentity};
-pub use judges::{JudgeOptions, JudgeSetup, LocalJudge, Stop};
-pub use observe::{Event, Observer, Progress};
-pub use plan::Estimate;
+pub use engine::ended::{Ended, Stopped};
+pub use engine::error::RunError;
+pub use engine::identity::{JudgeIdentity, RunIdentity};
+pub use engine::judges::{JudgeOptions, JudgeSetup, LocalJudge, Stop};
+pub use engine::observe::{Event, Observer, Progress};
+pub use engine::plan::Estimate;
 
 /// Says, before a run, how long the in-process GGUF model of `setup` will take over the
 /// plan `estimate` makes (nothing when no GGUF model answers, or the plan asks it nothing).
 pub(crate) fn forecast_gguf(
     setup: &JudgeSetup,
-    estimate: impl FnOnce() -> error::Result<Estimate>,
+    estimate: impl FnOnce() -> engine::error::Result<Estimate>,
     observer: &dyn Observer,
-) -> error::Result<()> {
+) -> engine::error::Result<()> {
     if setup.gguf.is_none() || setup.chat.is_none() {
         return Ok(());
     }
@@ -86,8 +60,8 @@ pub(crate) fn forecast_gguf(
     if estimate.total().tally.calls == 0 {
         return Ok(());
     }
-    if let Some(speed) = forecast::measure(setup) {
-        observer.note(forecast::note(&speed, &estimate));
+    if let Some(speed) = engine::forecast::measure(setup) {
+        observer.note(engine::forecast::note(&speed, &estimate));
     }
     Ok(())
 }
@@ -96,15 +70,15 @@ pub(crate) fn forecast_gguf(
 pub(crate) fn write_atomically(
     path: &std::path::Path,
     bytes: impl AsRef<[u8]>,
-) -> error::Result<()> {
+) -> engine::error::Result<()> {
     rageval_core::files::write_atomically(path, bytes.as_ref())
-        .map_err(error::RunError::write(path))
+        .map_err(engine::error::RunError::write(path))
 }
 
 /// A multi-threaded runtime for one command's judge calls.
-pub fn runtime() -> error::Result<tokio::runtime::Runtime> {
+pub fn runtime() -> engine::error::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(error::RunError::Runtime)
+        .map_err(engine::error::RunError::Runtime)
 }

@@ -5,9 +5,9 @@ use std::fmt::Write as _;
 
 use rageval_judge::CancelToken;
 use rageval_run::Ended;
-use rageval_run::judge_check::{self, JudgeCheckOptions, LabelFormat};
-use rageval_run::judges::JudgeOptions;
-use rageval_run::observe::Silent;
+use rageval_run::commands::judge_check::{self, JudgeCheckOptions, LabelFormat};
+use rageval_run::engine::judges::JudgeOptions;
+use rageval_run::engine::observe::Silent;
 
 /// Regression: `judge-check --repeat` resolved its repeat judge from the process
 /// environment instead of the one it was handed, so a judge named only there (the Python

@@ -19,9 +19,9 @@ use rageval_judge::CancelToken;
 use rageval_judge::config::JudgeFlags;
 use rageval_report::{Gate, RunData, Summary};
 use rageval_run::Ended;
-use rageval_run::eval::{self, EvalOptions, Evaluated};
-use rageval_run::judges::JudgeOptions;
-use rageval_run::observe::Silent;
+use rageval_run::commands::eval::{self, EvalOptions, Evaluated};
+use rageval_run::engine::judges::JudgeOptions;
+use rageval_run::engine::observe::Silent;
 use rageval_testkit::{MockBatchConfig, MockConfig, MockServer};
 
 /// Four judged metrics (statements, verdicts on them, generated questions, embeddings).
@@ -121,7 +121,7 @@ pub fn options_at(base_url: &str, data: &Path, out: &Path, cache: &Path) -> Eval
         shard: None,
         batch: None,
         reports: true,
-        max_failed: rageval_run::eval::DEFAULT_MAX_FAILED,
+        max_failed: rageval_run::commands::eval::DEFAULT_MAX_FAILED,
     }
 }
 

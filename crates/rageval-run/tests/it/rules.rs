@@ -9,11 +9,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rageval_judge::CancelToken;
 use rageval_rank::Algorithm;
 use rageval_run::Ended;
-use rageval_run::eval::{self, EvalOptions};
-use rageval_run::judges::Stop;
-use rageval_run::observe::{Event, Observer, Silent};
-use rageval_run::rank::questions::QuestionData;
-use rageval_run::rank::{RankOptions, RankingOptions};
+use rageval_run::commands::eval::{self, EvalOptions};
+use rageval_run::commands::rank::{RankOptions, RankingOptions};
+use rageval_run::engine::judges::Stop;
+use rageval_run::engine::observe::{Event, Observer, Silent};
+use rageval_run::engine::questions::QuestionData;
 use rageval_testkit::{MockConfig, MockServer};
 
 use crate::{
@@ -188,7 +188,8 @@ fn rank_options(
 
 /// The rankings journal's lines without their timings, sorted.
 fn rankings(run: &std::path::Path) -> Vec<serde_json::Value> {
-    let text = std::fs::read_to_string(run.join(rageval_run::rank::RANKINGS_FILE)).unwrap();
+    let text =
+        std::fs::read_to_string(run.join(rageval_run::commands::rank::RANKINGS_FILE)).unwrap();
     let mut lines: Vec<serde_json::Value> = text
         .lines()
         .map(|line| {
@@ -209,13 +210,13 @@ fn rank_dry_run_sends_nothing_and_a_capped_rank_resumes_to_the_uncapped_one() {
     let reference = dir.path().join("reference");
     let uncapped = rank_options(&endpoint, &data, &reference, &dir.path().join("r.sqlite"));
 
-    let estimate = rageval_run::rank::plan::rank(&uncapped, &no_env, &Silent).unwrap();
+    let estimate = rageval_run::commands::rank::plan::rank(&uncapped, &no_env, &Silent).unwrap();
     assert!(estimate.total().tally.calls > 0);
     assert_eq!(endpoint.mock.stats().requests, 0);
     assert!(!reference.exists());
 
     let run = |options: &RankOptions| {
-        rageval_run::rank::run(options, &no_env, &Silent, &CancelToken::new()).unwrap()
+        rageval_run::commands::rank::run(options, &no_env, &Silent, &CancelToken::new()).unwrap()
     };
     assert!(matches!(run(&uncapped), Ended::Complete(_)));
     let out = dir.path().join("capped");

@@ -1,4 +1,4 @@
-//! `rageval eval`: the flags as `rageval_run::eval`'s options, then the summary table, the
+//! `rageval eval`: the flags as `rageval_run::commands::eval`'s options, then the summary table, the
 //! judge's footer and the gate's lines on stdout, notes on stderr.
 
 use std::io::Write;
@@ -8,9 +8,9 @@ use anyhow::Context as _;
 use rageval_core::dataset::Format;
 use rageval_judge::batch::{FailedItems, PollPolicy};
 use rageval_report::{Gate, render_summary_table};
-use rageval_run::batch::BatchMode;
-use rageval_run::eval::{self, EvalOptions};
-use rageval_run::words::counted;
+use rageval_run::commands::eval::{self, EvalOptions};
+use rageval_run::engine::batch::BatchMode;
+use rageval_run::engine::words::counted;
 
 use super::{Exit, calibrate, completed, estimate};
 use crate::cli::{BatchArgs, BatchFallbackArg, DataFormat, EvalArgs, GateArgs, ResultsFormat};

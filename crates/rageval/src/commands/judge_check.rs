@@ -1,4 +1,4 @@
-//! `rageval judge-check LABELS --metric M`: the flags as `rageval_run::judge_check`'s
+//! `rageval judge-check LABELS --metric M`: the flags as `rageval_run::commands::judge_check`'s
 //! options; the agreement figures on stdout.
 
 use std::io::Write;
@@ -8,7 +8,7 @@ use anyhow::Context as _;
 use clap::Args;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use rageval_core::stats::{DEFAULT_BOOTSTRAP_RESAMPLES, DEFAULT_SEED};
-use rageval_run::judge_check::{self, JudgeCheckOptions, LabelFormat};
+use rageval_run::commands::judge_check::{self, JudgeCheckOptions, LabelFormat};
 
 use super::{Exit, completed, estimate};
 use crate::cli::{JudgeArgs, OutputArgs};

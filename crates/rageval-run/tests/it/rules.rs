@@ -210,7 +210,8 @@ fn rank_dry_run_sends_nothing_and_a_capped_rank_resumes_to_the_uncapped_one() {
     let reference = dir.path().join("reference");
     let uncapped = rank_options(&endpoint, &data, &reference, &dir.path().join("r.sqlite"));
 
-    let estimate = rageval_run::commands::rank::plan::rank(&uncapped, &no_env, &Silent).unwrap();
+    let estimate =
+        rageval_run::commands::rank::plan::estimate(&uncapped, &no_env, &Silent).unwrap();
     assert!(estimate.total().tally.calls > 0);
     assert_eq!(endpoint.mock.stats().requests, 0);
     assert!(!reference.exists());

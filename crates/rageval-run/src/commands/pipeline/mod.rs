@@ -8,6 +8,10 @@
 //!
 //! Run again after a stop, finished stages are kept (their journals hold every question) and
 //! the unfinished one continues.
+//!
+//! - [`plan`]: `pipeline --dry-run`, each stage planned.
+
+pub mod plan;
 
 use std::path::{Path, PathBuf};
 
@@ -156,7 +160,7 @@ pub fn run(
     )?;
     crate::forecast_gguf(
         &setup,
-        || crate::commands::rank::plan::pipeline(options, env, &crate::engine::observe::Silent),
+        || plan::estimate(options, env, &crate::engine::observe::Silent),
         observer,
     )?;
 

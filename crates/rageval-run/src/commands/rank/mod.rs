@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::engine::ended::Ended;
-use crate::engine::error::{Result, RunError};
+use crate::engine::error::Result;
 use crate::engine::judges::{self, Env, JudgeOptions, JudgeSetup};
 use crate::engine::observe::Observer;
 use crate::engine::questions::{QuestionData, QuestionRun, Spoiled};
@@ -131,7 +131,7 @@ pub fn run(
     let setup = judges::resolve(&options.judge, env)?;
     crate::forecast_gguf(
         &setup,
-        || plan::rank(options, env, &crate::engine::observe::Silent),
+        || plan::estimate(options, env, &crate::engine::observe::Silent),
         observer,
     )?;
     let path = options.data.out_or(&options.data.data, "rank");
@@ -148,7 +148,7 @@ pub fn rank_into(
     observer: &dyn Observer,
     cancel: &CancelToken,
 ) -> Result<Ended<Ranked>> {
-    let judge = task_judge(setup)?;
+    let judge = setup.task_judge()?;
     let settings = rank_settings(&options.ranking, options.data.seed, setup);
     let identity_settings = [
         ("algorithm", settings.algorithm.name().to_string()),
@@ -219,13 +219,6 @@ pub fn rank_into(
         k,
         footer,
     }))
-}
-
-/// The task router of `setup`.
-pub(crate) fn task_judge(setup: &JudgeSetup) -> Result<TaskJudge> {
-    setup
-        .tasks()
-        .ok_or_else(|| RunError::Usage("no judge is configured".into()))
 }
 
 /// The ranking settings of `options` for this judge. Calls that show several contexts get

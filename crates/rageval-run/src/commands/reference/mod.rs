@@ -8,6 +8,8 @@
 //! refused by a stop is held back for the next session. Settings that can never work (a
 //! window too small for the question) stop the command with an error.
 
+pub mod plan;
+
 use std::path::{Path, PathBuf};
 
 use rageval_core::Sample;
@@ -24,10 +26,9 @@ use rageval_tasks::TaskKind;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::commands::rank::task_judge;
 use crate::engine::ended::Ended;
 use crate::engine::error::{Result, RunError};
-use crate::engine::judges::{self, Env, JudgeOptions, JudgeSetup, LocalJudge};
+use crate::engine::judges::{self, Env, JudgeOptions, JudgeSetup};
 use crate::engine::observe::Observer;
 use crate::engine::questions::{QuestionData, QuestionRun, Spoiled};
 use crate::engine::words::{counted, counted_have};
@@ -103,29 +104,23 @@ pub struct ReferenceSummary {
     pub judge: JudgeAccount,
 }
 
-/// Refuses a judge that cannot write answers: the heuristic judge cannot, and the embedded
-/// 135M model writes too poorly (and too slowly) to be used unasked — only an endpoint model
-/// or a GGUF file named with `--judge gguf:PATH` writes references.
+/// Refuses a judge that cannot write reference answers ([`judges::require_writer`] for
+/// [`TASKS`]).
 pub fn require_writer(setup: &JudgeSetup, options: &JudgeOptions, what: &str) -> Result<()> {
-    require_writer_of(setup, options, what, &TASKS)
+    judges::require_writer(setup, options, what, &TASKS)
 }
 
-/// [`require_writer`] for a command that asks `tasks` (`testset`'s).
-pub fn require_writer_of(
+/// The reference settings of `options` for the judge of `setup`.
+pub(crate) fn settings_for(
+    options: &ReferenceRunOptions,
     setup: &JudgeSetup,
-    options: &JudgeOptions,
-    what: &str,
-    tasks: &[TaskKind],
-) -> Result<()> {
-    let named_gguf = matches!(options.local, Some(LocalJudge::Gguf(_)));
-    let endpoint = matches!(setup.kind(), "endpoint" | "cascade");
-    let routed = setup
-        .tasks()
-        .is_some_and(|judge| tasks.iter().all(|&task| judge.route(task).is_ok()));
-    if (endpoint || named_gguf) && routed {
-        return Ok(());
-    }
-    Err(RunError::NoWritingModel { what: what.into() })
+) -> Result<ReferenceSettings> {
+    reference_settings(
+        &options.reference,
+        setup.prompt_window(),
+        options.data.seed,
+        setup.concurrency,
+    )
 }
 
 /// The reference settings of `options` and the judge's prompt window.
@@ -164,7 +159,7 @@ pub fn run(
     require_writer(&setup, &options.judge, "reference answers")?;
     crate::forecast_gguf(
         &setup,
-        || crate::commands::rank::plan::reference(options, env, &crate::engine::observe::Silent),
+        || plan::estimate(options, env, &crate::engine::observe::Silent),
         observer,
     )?;
     let path = options.data.out_or(&options.data.data, "reference");
@@ -181,13 +176,8 @@ pub fn reference_into(
     observer: &dyn Observer,
     cancel: &CancelToken,
 ) -> Result<Ended<Referenced>> {
-    let settings = reference_settings(
-        &options.reference,
-        setup.prompt_window(),
-        options.data.seed,
-        setup.concurrency,
-    )?;
-    let answerer = TaskAnswerer::new(task_judge(setup)?);
+    let settings = settings_for(options, setup)?;
+    let answerer = TaskAnswerer::new(setup.task_judge()?);
     let questions: Vec<&str> = samples.iter().map(|s| s.question.as_str()).collect();
     let gt_names = file_names(GROUND_TRUTH_PREFIX, &questions, EXTENSION);
     let full_names = file_names(FULL_PREFIX, &questions, EXTENSION);

@@ -29,7 +29,6 @@ use sha2::{Digest, Sha256};
 pub use item::{ClosedBookRule, Gate, GateOutcome, SlotLine};
 pub use set::{TestItem, TestsetSummary};
 
-use crate::commands::rank::task_judge;
 use crate::engine::ended::Ended;
 use crate::engine::error::{Result, RunError};
 use crate::engine::judges::{self, Env, JudgeOptions, JudgeSetup};
@@ -109,6 +108,11 @@ pub fn slot_units(plan: &Plan, chunks: &[SourceChunk]) -> Vec<Sample> {
         .collect()
 }
 
+/// Refuses a judge that cannot write test items ([`judges::require_writer`] for [`TASKS`]).
+pub(crate) fn require_writer(setup: &JudgeSetup, options: &TestsetOptions) -> Result<()> {
+    judges::require_writer(setup, &options.judge, "test-set questions", &TASKS)
+}
+
 /// Writes the planned items into the run directory, resuming what is there.
 pub fn run(
     options: &TestsetOptions,
@@ -118,12 +122,7 @@ pub fn run(
 ) -> Result<Ended<Generated>> {
     let plan = make_plan(options)?;
     let setup = judges::resolve(&options.judge, env)?;
-    crate::commands::reference::require_writer_of(
-        &setup,
-        &options.judge,
-        "test-set questions",
-        &TASKS,
-    )?;
+    require_writer(&setup, options)?;
     crate::forecast_gguf(
         &setup,
         || plan::estimate(options, env, &crate::engine::observe::Silent),
@@ -135,7 +134,7 @@ pub fn run(
         .unwrap_or_else(|| default_out(&options.source, "testset"));
     let mut run = open(options, &setup, &path, observer)?;
     let units = slot_units(&plan, &options.chunks);
-    let judge = task_judge(&setup)?;
+    let judge = setup.task_judge()?;
     let material = item::Material {
         chunks: &options.chunks,
         rule: options.closed_book,

@@ -8,11 +8,11 @@
 
 use rageval_core::Sample;
 
-use crate::commands::testset::{TASKS, TestsetOptions, item, make_plan};
+use super::{TestsetOptions, item, make_plan, require_writer};
 use crate::engine::error::Result;
 use crate::engine::judges::Env;
-use crate::engine::observe::{Event, Observer, Progress};
-use crate::engine::plan::{Estimate, Planner, StageEstimate, rows_by_task};
+use crate::engine::observe::{Event, Observer};
+use crate::engine::plan::{Estimate, StageEstimate, planned, planning_router, rows_by_task};
 use crate::engine::session::usage_of;
 
 /// How `testset`'s estimate is made.
@@ -32,17 +32,8 @@ pub fn estimate(
 ) -> Result<Estimate> {
     let plan = make_plan(options)?;
     let (setup, planner) = crate::engine::plan::planning_setup(&options.judge, env)?;
-    crate::commands::reference::require_writer_of(
-        &setup,
-        &options.judge,
-        "test-set questions",
-        &TASKS,
-    )?;
-    let judges = setup.judges_over(planner.as_ref().map(Planner::judge));
-    let tasks = judges
-        .tasks()
-        .cloned()
-        .ok_or_else(|| crate::RunError::Usage("no judge is configured".into()))?;
+    require_writer(&setup, options)?;
+    let tasks = planning_router(&setup, planner.as_ref())?;
     let material = item::Material {
         chunks: &options.chunks,
         rule: options.closed_book,
@@ -66,10 +57,7 @@ pub fn estimate(
             });
         }
         runtime.block_on(item::write_and_gate(&tasks, slot, &material));
-        let mut progress = Progress::of("planning testset", None);
-        progress.done = done as u64 + 1;
-        progress.total = Some(total as u64);
-        observer.event(&Event::Progress(progress));
+        planned(observer, "planning testset", done + 1, total);
     }
     observer.event(&Event::StageEnd);
     let usage = usage_of(tasks.llm(), Some(&tasks));

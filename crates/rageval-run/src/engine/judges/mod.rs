@@ -16,6 +16,10 @@
 
 mod cascade;
 pub mod local;
+mod tasks;
+
+pub(crate) use tasks::no_judge;
+pub use tasks::require_writer;
 
 use std::path::PathBuf;
 

@@ -7,8 +7,8 @@
 //!
 //! - [`planner`]: the stand-in models;
 //!
-//! Each command's own plan lives beside it: `eval`'s in [`crate::commands::eval::plan`], those of
-//! `rank`, `reference` and `pipeline` in [`crate::commands::rank::plan`].
+//! Each command's own plan lives beside it (`commands::eval::plan`, `commands::rank::plan`,
+//! `commands::reference::plan`, `commands::pipeline::plan`, `commands::testset::plan`).
 
 pub mod planner;
 
@@ -18,8 +18,11 @@ use std::collections::BTreeMap;
 
 use rageval_report::{CallTally, JudgeModel, JudgeUsage};
 
+use rageval_tasks::TaskJudge;
+
 use crate::engine::error::Result;
 use crate::engine::judges::{self, Env, JudgeOptions, JudgeSetup};
+use crate::engine::observe::{Event, Observer, Progress};
 
 pub use planner::Planner;
 
@@ -45,6 +48,21 @@ pub fn planning_setup(
     // then planned with every claim escalated, the most it can send ([`cascade_note`]).
     setup.plan_checker();
     Ok((setup, planner))
+}
+
+/// The task router a planned stage asks: `setup`'s routing over a fresh planning judge, so
+/// that this stage's books do not mix with another stage's.
+pub(crate) fn planning_router(setup: &JudgeSetup, planner: Option<&Planner>) -> Result<TaskJudge> {
+    let judges = setup.judges_over(planner.map(Planner::judge));
+    judges.tasks().cloned().ok_or_else(judges::no_judge)
+}
+
+/// Says that `done` of a planned stage's `total` units are planned.
+pub(crate) fn planned(observer: &dyn Observer, stage: &'static str, done: usize, total: usize) {
+    let mut progress = Progress::of(stage, None);
+    progress.done = done as u64;
+    progress.total = Some(total as u64);
+    observer.event(&Event::Progress(progress));
 }
 
 /// What a dry run of a cascade says of its estimate. The checker is not run: the claims it

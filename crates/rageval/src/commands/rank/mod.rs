@@ -29,7 +29,7 @@ pub fn run(args: &RankArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<Exit
     };
     if args.data.dry_run {
         return estimate(
-            rageval_run::commands::rank::plan::rank(&options, &judge::env, ui)?,
+            rageval_run::commands::rank::plan::estimate(&options, &judge::env, ui)?,
             ui,
             out,
         );

@@ -28,7 +28,7 @@ pub fn run(
     };
     if args.eval.dry_run {
         return estimate(
-            rageval_run::commands::rank::plan::pipeline(&options, &judge::env, ui)?,
+            rageval_run::commands::pipeline::plan::estimate(&options, &judge::env, ui)?,
             ui,
             out,
         );

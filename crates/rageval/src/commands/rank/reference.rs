@@ -21,7 +21,7 @@ pub fn run(args: &ReferenceArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result
     };
     if args.data.dry_run {
         return estimate(
-            rageval_run::commands::rank::plan::reference(&options, &judge::env, ui)?,
+            rageval_run::commands::reference::plan::estimate(&options, &judge::env, ui)?,
             ui,
             out,
         );

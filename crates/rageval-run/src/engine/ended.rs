@@ -76,8 +76,3 @@ impl Stopped {
         }
     }
 }
-
-/// Why no stop came from the judge although the work is unfinished: the caller's cancel.
-pub(crate) fn stop_or_cancelled(stop: Option<Stop>) -> Stop {
-    stop.unwrap_or(Stop::Cancelled)
-}

@@ -1,8 +1,9 @@
-//! What `rank` and `reference` share: the questions they read ([`QuestionData`]), and a
-//! run directory worked one question at a time ([`QuestionRun`]): a journal with one line
-//! per finished question, questions already there skipped, a question spoiled by a stop held
-//! back, the session's judge accounts in the manifest, `summary.json` and the status written
-//! last.
+//! The question loop of `rank`, `reference`, `testset` and `pipeline`'s first stages: the
+//! questions they read ([`QuestionData`]), and a run directory worked one question (or
+//! planned item) at a time ([`QuestionRun`]): a journal with one line per finished question,
+//! questions already there skipped, a question spoiled by a stop held back, the session's
+//! judge accounts in the manifest, its end by the shell's rule ([`crate::engine::shell`]),
+//! `summary.json` and the status written last.
 
 use std::cell::Cell;
 use std::collections::HashSet;
@@ -19,14 +20,14 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::engine::ended::{Stopped, stop_or_cancelled};
+use crate::engine::ended::Stopped;
 use crate::engine::error::{Result, RunError};
 use crate::engine::identity::RunIdentity;
 use crate::engine::judges::{JudgeSetup, Stop};
 use crate::engine::observe::{Event, Observer, Progress};
 use crate::engine::resume::{self, compact_lines};
 use crate::engine::session::{self, SessionOpen};
-use crate::engine::shell::{self, session_end};
+use crate::engine::shell::{self, Books, Tally};
 use crate::engine::units;
 use crate::engine::words::counted;
 
@@ -138,64 +139,101 @@ pub enum Spoiled {
     IfStopping,
 }
 
+/// A per-question command's journal: its file, each line's question, and whether a line's
+/// judge calls failed (done again with `--retry-failed`).
+pub struct Journal<L> {
+    pub file: &'static str,
+    pub key: fn(&L) -> String,
+    pub failed: fn(&L) -> bool,
+}
+
+/// What a per-question run is, for [`QuestionRun::open`].
+pub struct QuestionRunOptions<'o, L> {
+    /// The command, as the manifest and the identity name it.
+    pub command: &'o str,
+    /// The data, as [`QuestionData::described`] gives it (or `testset`'s chunks hashed by
+    /// their content).
+    pub dataset: DatasetInfo,
+    pub restart: Restart,
+    /// The run directory.
+    pub path: &'o Path,
+    /// The manifest's settings.
+    pub manifest_settings: Value,
+    /// The settings in the run's identity, besides the dataset and the judge.
+    pub identity_settings: &'o [(&'o str, String)],
+    /// The tasks whose routes are in the identity.
+    pub tasks: &'o [TaskKind],
+    pub journal: Journal<L>,
+    /// The command's other files, removed when a new run starts (and with a failed new run).
+    pub own_files: &'static [&'static str],
+    /// What a unit is called in the lines people read (`questions`, `items`).
+    pub unit: &'static str,
+}
+
+/// One stage of questions for [`QuestionRun::work`].
+pub struct QuestionStage<'s> {
+    /// The stage's name in progress events.
+    pub name: &'static str,
+    /// Every question of the run, journaled or not.
+    pub questions: &'s [Sample],
+    /// Questions worked at once.
+    pub at_once: usize,
+}
+
 /// A run directory worked one question at a time, journaling lines of `L`.
 pub struct QuestionRun<'a, L> {
     run: rageval_report::RunDir,
     manifest: Manifest,
-    journal_file: &'static str,
+    journal: Journal<L>,
+    /// The journal and the command's own files, which a failed new run removes.
+    files: Vec<&'static str>,
     done: HashSet<String>,
+    setup: &'a JudgeSetup,
     session: SessionOpen<'a>,
-    key: fn(&L) -> String,
     path: PathBuf,
     resumed: bool,
-    /// What a unit is called in a stop's message (`questions`, `items`).
     unit: &'static str,
 }
 
 impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
-    /// Opens `path` for `command` over `dataset` (as [`QuestionData::described`] gives it,
-    /// or `testset`'s chunks hashed by their content): resumes the run there when it has the
-    /// same identity (dataset, `settings`, the judge's routes for `tasks`), else starts a new
-    /// one, removing `journal_file` and the command's `own_files` left from before.
-    #[allow(clippy::too_many_arguments)]
+    /// Opens the run directory of `options` for `setup`'s judge: resumes the run there when
+    /// it has the same identity (dataset, settings, the judge's routes for the tasks), else
+    /// starts a new one, removing the journal and the command's own files left from before.
     pub fn open(
-        command: &str,
-        dataset: DatasetInfo,
-        restart: Restart,
-        path: &Path,
-        manifest_settings: Value,
-        settings: &[(&str, String)],
+        options: QuestionRunOptions<'_, L>,
         setup: &'a JudgeSetup,
-        tasks: &[TaskKind],
-        journal_file: &'static str,
-        own_files: &[&str],
-        key: fn(&L) -> String,
-        failed: fn(&L) -> bool,
         observer: &dyn Observer,
     ) -> Result<Self> {
         let session_started = utc_timestamp();
+        let (path, journal, restart) = (options.path, options.journal, options.restart);
         let identity = RunIdentity {
-            command: command.into(),
-            dataset_sha256: dataset.sha256.clone(),
+            command: options.command.into(),
+            dataset_sha256: options.dataset.sha256.clone(),
             metrics: Vec::new(),
-            judge: setup.identity()?.for_tasks(tasks),
+            judge: setup.identity()?.for_tasks(options.tasks),
             labels_sha256: None,
             labels_file: None,
-            settings: settings
+            settings: options
+                .identity_settings
                 .iter()
                 .map(|(name, value)| ((*name).to_string(), value.clone()))
                 .collect(),
         };
-        let fresh = Manifest::start(command, dataset, Vec::new(), manifest_settings);
-        let mut files = vec![journal_file];
-        files.extend_from_slice(own_files);
+        let fresh = Manifest::start(
+            options.command,
+            options.dataset,
+            Vec::new(),
+            options.manifest_settings,
+        );
+        let mut files = vec![journal.file];
+        files.extend_from_slice(options.own_files);
         let opened = resume::open(path, restart.overwrite, fresh, &identity, &files)?;
         let mut retried = 0;
         let done: HashSet<String> = if opened.resumed {
-            compact_lines(&path.join(journal_file), |line: &L| {
-                let again = restart.retry_failed && failed(line);
+            compact_lines(&path.join(journal.file), |line: &L| {
+                let again = restart.retry_failed && (journal.failed)(line);
                 retried += usize::from(again);
-                (!again).then(|| key(line))
+                (!again).then(|| (journal.key)(line))
             })?
             .into_iter()
             .map(|(id, _)| id)
@@ -225,20 +263,15 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
         Ok(QuestionRun {
             run: opened.run,
             manifest: opened.manifest,
-            journal_file,
+            journal,
+            files,
             done,
+            setup,
             session,
-            key,
             path: path.to_path_buf(),
             resumed: opened.resumed,
-            unit: "questions",
+            unit: options.unit,
         })
-    }
-
-    /// Calls the units `unit` (plural) in a stop's message instead of questions.
-    pub fn counting(mut self, unit: &'static str) -> Self {
-        self.unit = unit;
-        self
     }
 
     /// Whether an earlier run in the directory is being continued.
@@ -251,17 +284,14 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
         self.done.contains(id)
     }
 
-    /// Works every question of `samples` not yet journaled, `at_once` at a time, journaling
-    /// each result in input order; `Err` results and results [`Spoiled`] by a stop are not
-    /// journaled. Returns the stop, if the run stopped before every question was done.
-    /// An `Err` result when the run is not stopping ends the command with that error.
-    #[allow(clippy::too_many_arguments)]
+    /// Works every question of `stage` not yet journaled, `stage.at_once` at a time,
+    /// journaling each result in input order; `Err` results and results [`Spoiled`] by a
+    /// stop are not journaled. Returns the stop, if the run stopped before every question
+    /// was done. An `Err` result when the run is not stopping ends the session by the
+    /// shell's rule and the command with that error.
     pub fn work<'s, Fut>(
         &mut self,
-        stage: &'static str,
-        samples: &'s [Sample],
-        at_once: usize,
-        setup: &JudgeSetup,
+        stage: QuestionStage<'s>,
         observer: &dyn Observer,
         cancel: &CancelToken,
         work: impl Fn(&'s Sample) -> Fut,
@@ -270,6 +300,7 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
     where
         Fut: Future<Output = Result<L>>,
     {
+        let (setup, samples) = (self.setup, stage.questions);
         let todo: Vec<&'s Sample> = samples.iter().filter(|s| !self.is_done(&s.id)).collect();
         let total = todo.len() as u64;
         let stop_of = || {
@@ -280,18 +311,18 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
             }
         };
         let stopped = || stop_of().is_some();
-        let mut journal = self.run.side_journal(self.journal_file)?;
+        let mut journal = self.run.side_journal(self.journal.file)?;
         // Shared with the progress ticker, which reads them between questions' results.
         let (written, failed) = (Cell::new(0usize), Cell::new(0u64));
         let progress_now = || {
-            let mut progress = Progress::of(stage, setup.chat.as_ref());
+            let mut progress = Progress::of(stage.name, setup.chat.as_ref());
             progress.done = written.get() as u64;
             progress.total = Some(total);
             progress.failed = failed.get();
             progress
         };
         observer.event(&Event::Stage {
-            name: stage,
+            name: stage.name,
             total: Some(total),
         });
         let (run, manifest, session, done) = (
@@ -300,11 +331,11 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
             &mut self.session,
             &mut self.done,
         );
-        let key = self.key;
+        let key = self.journal.key;
         let working = async {
             let working = units::in_order(
                 todo.into_iter().map(Ok::<_, RunError>),
-                at_once,
+                stage.at_once,
                 &stopped,
                 &work,
                 |result, stopping| {
@@ -348,60 +379,28 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
         let written = written.get();
         observer.event(&Event::StageEnd);
         journal.flush()?;
-        self.ended(ended, stop_of(), written, samples.len())
-    }
-
-    /// How a [`QuestionRun::work`] ended: `None` when every question was answered; the
-    /// stop, with the session recorded, when the run stopped (a question that failed while
-    /// it was stopping is the stop's); the error, the session recorded as failed, when a
-    /// question failed for itself.
-    fn ended(
-        &mut self,
-        ended: Option<Result<()>>,
-        stop_now: Option<Stop>,
-        written: usize,
-        questions: usize,
-    ) -> Result<Option<Stopped>> {
-        let stop = match ended {
-            None => Some(stop_or_cancelled(None)),
-            Some(Err(error)) => match stop_now {
-                Some(stop) => Some(stop),
-                None => {
-                    self.stop_session(SessionEnd::Failed, error.to_string(), written)?;
-                    return Err(error);
-                }
-            },
-            Some(Ok(())) => stop_now,
+        let tally = Tally {
+            done: written,
+            left: samples.len() - self.done.len().min(samples.len()),
+            unit: self.unit,
         };
-        let Some(stop) = stop else {
-            return Ok(None);
+        let books = Books {
+            run: &self.run,
+            manifest: &mut self.manifest,
+            session: &self.session,
+            resumed: self.resumed,
+            own_files: &self.files,
+            paid_elsewhere: false,
         };
-        let (end, reason) = session_end(&stop);
-        let left = questions - self.done.len().min(questions);
-        let footer = self.stop_session(end, reason, written)?;
-        Ok(Some(Stopped::new(
-            stop, footer, &self.path, written, left, self.unit,
-        )))
-    }
-
-    /// Records this session's end in the manifest (the run stays unfinished); returns the
-    /// footer.
-    fn stop_session(&mut self, end: SessionEnd, reason: String, written: usize) -> Result<String> {
-        let account = self
-            .session
-            .close(&mut self.manifest, end, Some(reason), written);
-        self.run.write_manifest(&self.manifest)?;
-        Ok(session::footer(
-            &account,
-            &session::this_session(&self.manifest),
-        ))
+        let ended = ended.map(|worked| worked.map(|()| None));
+        shell::end(ended, stop_of(), books, tally, observer)
     }
 
     /// Every journaled line, in the order of `samples` (the journal is rewritten in that
     /// order, atomically).
     pub fn lines_in_order(&self, samples: &[Sample]) -> Result<Vec<L>> {
-        let key = self.key;
-        let path = self.path.join(self.journal_file);
+        let key = self.journal.key;
+        let path = self.path.join(self.journal.file);
         let mut lines: std::collections::HashMap<String, L> =
             compact_lines(&path, |line: &L| Some(key(line)))?
                 .into_iter()

@@ -15,7 +15,6 @@ use rageval_tasks::TaskJudge;
 
 use crate::engine::error::Result;
 use crate::engine::judges::JudgeSetup;
-use crate::engine::resume::Prepared;
 
 /// What `judge` (its calls, tokens, cost, retries, ladder rungs) and `tasks` (who answered
 /// each task) were asked so far.
@@ -218,18 +217,25 @@ impl<'a> SessionOpen<'a> {
         )
     }
 
-    /// Ends an incomplete session: appends it to the manifest (kept on disk, the run still
-    /// incomplete) and returns the footer to show.
+    /// Ends an incomplete session: appends it to `manifest` and writes that to `run` (the
+    /// run still incomplete); returns the footer to show.
     pub fn stop(
         &self,
-        prepared: &mut Prepared,
+        run: &RunDir,
+        manifest: &mut Manifest,
         ended: SessionEnd,
         reason: String,
         cells: usize,
     ) -> Result<String> {
-        let account = self.close(&mut prepared.manifest, ended, Some(reason), cells);
-        prepared.run.write_manifest(&prepared.manifest)?;
-        Ok(footer(&account, &this_session(&prepared.manifest)))
+        let account = self.close(manifest, ended, Some(reason), cells);
+        run.write_manifest(manifest)?;
+        Ok(footer(&account, &this_session(manifest)))
+    }
+
+    /// Whether a model answered a call in this session (answers from the cache cost
+    /// nothing now and are not counted): what a failed run must not throw away.
+    pub fn asked_a_model(&self) -> bool {
+        self.usage().total.calls > 0
     }
 }
 

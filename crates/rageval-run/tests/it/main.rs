@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod batch;
+mod ends;
 mod judge_check;
 mod reasoning;
 mod rules;
@@ -22,6 +23,7 @@ use rageval_run::Ended;
 use rageval_run::commands::eval::{self, EvalOptions, Evaluated};
 use rageval_run::engine::judges::JudgeOptions;
 use rageval_run::engine::observe::Silent;
+use rageval_run::engine::questions::QuestionData;
 use rageval_testkit::{MockBatchConfig, MockConfig, MockServer};
 
 /// Four judged metrics (statements, verdicts on them, generated questions, embeddings).
@@ -122,6 +124,21 @@ pub fn options_at(base_url: &str, data: &Path, out: &Path, cache: &Path) -> Eval
         batch: None,
         reports: true,
         max_failed: rageval_run::commands::eval::DEFAULT_MAX_FAILED,
+    }
+}
+
+/// The questions of `data`, for a per-question command writing into `out`.
+pub fn question_data(data: &Path, out: &Path) -> QuestionData {
+    QuestionData {
+        data: data.to_path_buf(),
+        format: None,
+        field_map: Vec::new(),
+        sheet: None,
+        samples: None,
+        out: Some(out.to_path_buf()),
+        overwrite: false,
+        retry_failed: false,
+        seed: rageval_core::stats::DEFAULT_SEED,
     }
 }
 

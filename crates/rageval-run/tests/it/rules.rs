@@ -13,12 +13,11 @@ use rageval_run::commands::eval::{self, EvalOptions};
 use rageval_run::commands::rank::{RankOptions, RankingOptions};
 use rageval_run::engine::judges::Stop;
 use rageval_run::engine::observe::{Event, Observer, Silent};
-use rageval_run::engine::questions::QuestionData;
 use rageval_testkit::{MockConfig, MockServer};
 
 use crate::{
-    Endpoint, assert_same_summary, complete, endpoint, no_env, options, options_at, results,
-    summary, write_dataset,
+    Endpoint, assert_same_summary, complete, endpoint, no_env, options, options_at, question_data,
+    results, summary, write_dataset,
 };
 
 const SAMPLES: usize = 12;
@@ -163,17 +162,7 @@ fn rank_options(
 ) -> RankOptions {
     let eval = options(endpoint, data, out, cache);
     RankOptions {
-        data: QuestionData {
-            data: data.to_path_buf(),
-            format: None,
-            field_map: Vec::new(),
-            sheet: None,
-            samples: None,
-            out: Some(out.to_path_buf()),
-            overwrite: false,
-            retry_failed: false,
-            seed: rageval_core::stats::DEFAULT_SEED,
-        },
+        data: question_data(data, out),
         ranking: RankingOptions {
             algorithm: Algorithm::Listwise,
             grade_batch: rageval_rank::ranking::DEFAULT_GRADE_BATCH,

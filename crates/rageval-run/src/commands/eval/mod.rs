@@ -5,11 +5,12 @@
 //! - the scoring loop is [`crate::engine::score`], shared with `judge-check`.
 //!
 //! The dataset is streamed: samples are scored as they are read, a bounded number at once.
-//! Bad data halfway stops the run with an error: a new run directory is removed again (or
-//! emptied of this run's files), a resumed one keeps its finished cells. A stop — the
-//! caller's cancel (Ctrl-C), a judge cap, a judge halted as unavailable — ends the session
-//! after the samples in flight, leaving the run incomplete and resumable. Every session's
-//! judge usage is recorded in the manifest either way.
+//! Bad data halfway stops the run with an error, and the session ends by the shell's rule
+//! ([`crate::engine::shell`]): a run holding cells a model answered (or a resumed one, or
+//! one with batch jobs sent) keeps its finished cells, a new one without is removed again.
+//! A stop — the caller's cancel (Ctrl-C), a judge cap, a judge halted as unavailable — ends
+//! the session after the samples in flight, leaving the run incomplete and resumable. Every
+//! session's judge usage is recorded in the manifest either way.
 
 pub mod plan;
 
@@ -30,7 +31,7 @@ use serde_json::json;
 use crate::engine::batch::plan::BatchPlanning;
 use crate::engine::batch::{self, BatchMode, Next, Passes};
 use crate::engine::cells::Cells;
-use crate::engine::ended::{Ended, Stopped, stop_or_cancelled};
+use crate::engine::ended::Ended;
 use crate::engine::error::{Result, RunError};
 use crate::engine::identity::RunIdentity;
 use crate::engine::judges::{self, Env, JudgeOptions, JudgeSetup};
@@ -40,7 +41,7 @@ use crate::engine::resume;
 use crate::engine::score::{self, Scored, tasks_of};
 use crate::engine::session::{self, SessionOpen};
 use crate::engine::shard::Shard;
-use crate::engine::shell::{self, session_end};
+use crate::engine::shell::{self, Books, Tally};
 use plan::EvalPlan;
 
 /// Stage name of `eval`'s progress.
@@ -201,35 +202,21 @@ pub fn run(
     let mut session = SessionOpen::new(&setup, session_started, &eval.prepared.manifest);
     let mut scored = Scored::default();
     let ended = eval.score(options, &setup, &mut session, &mut scored, observer, cancel)?;
-    let stop = match ended {
-        None => Some(stop_or_cancelled(None)),
-        Some(Err(error)) => {
-            if eval.prepared.resumed || eval.passes.is_some() {
-                session.stop(
-                    &mut eval.prepared,
-                    SessionEnd::Failed,
-                    error.to_string(),
-                    scored.cells,
-                )?;
-                observer.note("the run stays incomplete: its finished cells are kept".into());
-            } else if let Err(cleanup) = eval.prepared.run.abandon() {
-                observer.note(format!("could not remove the partial run: {cleanup}"));
-            }
-            return Err(error);
-        }
-        Some(Ok(exported)) => setup.stop().or(exported),
+    let books = Books {
+        run: &eval.prepared.run,
+        manifest: &mut eval.prepared.manifest,
+        session: &session,
+        resumed: eval.prepared.resumed,
+        own_files: &[],
+        paid_elsewhere: eval.passes.is_some(),
     };
-    if let Some(stop) = stop {
-        let (end, reason) = session_end(&stop);
-        let footer = session.stop(&mut eval.prepared, end, reason, scored.cells)?;
-        return Ok(Ended::Stopped(Stopped::new(
-            stop,
-            footer,
-            &options.run_path(),
-            scored.cells,
-            scored.held_back + scored.waiting,
-            "cells",
-        )));
+    let tally = Tally {
+        done: scored.cells,
+        left: scored.held_back + scored.waiting,
+        unit: "cells",
+    };
+    if let Some(stopped) = shell::end(ended, setup.stop(), books, tally, observer)? {
+        return Ok(Ended::Stopped(stopped));
     }
     eval.finish(options, &setup, &session, scored, observer)
         .map(Ended::Complete)

@@ -11,7 +11,8 @@
 //! of the same kind as `eval` (manifest, `samples.jsonl` — the items' samples with their
 //! labels, `results.jsonl`, `summary.json`, reports) plus `agreement.json` (its type lives
 //! in `rageval-report`, which shows it). Bad labels stop before any judging; a failure
-//! halfway removes a new directory.
+//! halfway ends the session by the shell's rule ([`crate::engine::shell`]): kept with what
+//! a model judged, removed when new and holding none.
 
 pub mod convert;
 pub mod journal;
@@ -33,7 +34,7 @@ use rageval_report::{
 use serde_json::json;
 
 use crate::engine::cells::Cells;
-use crate::engine::ended::{Ended, Stopped, stop_or_cancelled};
+use crate::engine::ended::Ended;
 use crate::engine::error::{Result, RunError};
 use crate::engine::identity::RunIdentity;
 use crate::engine::judges::{self, Env, JudgeOptions, JudgeSetup};
@@ -44,7 +45,7 @@ use crate::engine::resume::{self, Prepared};
 use crate::engine::score::tasks_of;
 use crate::engine::score::{self, Scored};
 use crate::engine::session::{self, SessionOpen};
-use crate::engine::shell::{self, session_end};
+use crate::engine::shell::{self, Books, Tally};
 use crate::write_atomically;
 use journal::{REPEATS_FILE, RepeatRecord};
 use labels::Item;
@@ -53,6 +54,10 @@ use labels::Item;
 pub const SAMPLES_FILE: &str = "samples.jsonl";
 /// Stage name of the first pass's progress.
 pub const STAGE: &str = "judging";
+/// What the units of a judge-check's sessions are called.
+const UNIT: &str = "judgements";
+/// The files a judge-check writes besides the manifest, `results.jsonl` and `summary.json`.
+const OWN_FILES: [&str; 3] = [AGREEMENT_FILE, SAMPLES_FILE, REPEATS_FILE];
 
 /// The labels file's layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -200,6 +205,7 @@ pub fn run(
     for line in setup.route_lines(&metric.requirements().tasks) {
         observer.note(format!("judge: {line}"));
     }
+    let again = repeat_judge(options, env)?;
     let run_path = options.run_path();
     let samples_text = samples_jsonl(&material.samples)?;
     let fresh = fresh_manifest(options, &material, &setup, &run_path, &samples_text)?;
@@ -227,24 +233,22 @@ pub fn run(
         options,
         material: &material,
         setup: &setup,
+        again: again.as_ref(),
         observer,
         cancel,
-        env,
     };
-    match check.judge_and_write(&mut prepared, &samples_text, session_started) {
-        Ok(ended) => Ok(ended),
-        Err(error) => {
-            if prepared.resumed {
-                observer.note("the run stays incomplete: its finished samples are kept".into());
-            } else if let Err(cleanup) =
-                remove_files(&run_path, &[AGREEMENT_FILE, SAMPLES_FILE, REPEATS_FILE])
-                    .and_then(|()| Ok(prepared.run.abandon()?))
-            {
-                observer.note(format!("could not remove the partial run: {cleanup}"));
-            }
-            Err(error)
-        }
+    check.judge_and_write(&mut prepared, &samples_text, session_started)
+}
+
+/// The judge of repeats 2..K (`--repeat`): a fresh one that neither reads nor writes the
+/// cache, so that repeats reach the model; none without repeats.
+fn repeat_judge(options: &JudgeCheckOptions, env: Env<'_>) -> Result<Option<JudgeSetup>> {
+    if options.repeat <= 1 {
+        return Ok(None);
     }
+    let mut uncached = options.judge.clone();
+    uncached.flags.no_cache = true;
+    Ok(Some(judges::resolve(&uncached, env)?))
 }
 
 /// Estimates what the judge-check would ask of the judge (all repeats), sending nothing.
@@ -302,10 +306,10 @@ struct Check<'a> {
     options: &'a JudgeCheckOptions,
     material: &'a Material,
     setup: &'a JudgeSetup,
+    /// The uncached judge of repeats 2..K (`--repeat`).
+    again: Option<&'a JudgeSetup>,
     observer: &'a dyn Observer,
     cancel: &'a CancelToken,
-    /// The environment the command was handed: the repeat judge resolves from it too.
-    env: Env<'a>,
 }
 
 impl Check<'_> {
@@ -317,26 +321,32 @@ impl Check<'_> {
         samples_text: &str,
         session_started: String,
     ) -> Result<Ended<Checked>> {
-        let setup = self.setup;
+        let (setup, again) = (self.setup, self.again);
         let name = self.material.metrics[0].name();
-        let run_path = prepared.run.path().to_path_buf();
-        let repeats_done = self.open_files(prepared, samples_text, &name)?;
-        let again = self.repeat_judge()?;
         let mut session = SessionOpen::new(setup, session_started, &prepared.manifest);
-        if let Some(again) = &again {
+        if let Some(again) = again {
             session.also_counting(again);
         }
+        let opened = self
+            .open_files(prepared, samples_text, &name)
+            .and_then(|done| {
+                let results = prepared.run.journal()?;
+                Ok((done, results, prepared.run.side_journal(REPEATS_FILE)?))
+            });
+        let (repeats_done, mut results, mut repeats) = match opened {
+            Ok(opened) => opened,
+            Err(error) => {
+                let books = books(prepared, &session);
+                return Err(shell::failed(error, books, 0, UNIT, self.observer));
+            }
+        };
         let stop_of = || {
             if self.cancel.is_cancelled() {
                 return Some(judges::Stop::Cancelled);
             }
-            setup
-                .stop()
-                .or_else(|| again.as_ref().and_then(JudgeSetup::stop))
+            setup.stop().or_else(|| again.and_then(JudgeSetup::stop))
         };
         let stopped = || stop_of().is_some();
-        let mut results = prepared.run.journal()?;
-        let mut repeats = prepared.run.side_journal(REPEATS_FILE)?;
         let mut scored = Scored::default();
         let mut sink = JudgementSink {
             results: &mut results,
@@ -349,60 +359,29 @@ impl Check<'_> {
         let judging = async {
             self.first_pass(done, &stopped, &mut sink, &mut scored)
                 .await?;
-            let Some(again) = &again else {
+            let Some(again) = again else {
                 return Ok::<(), RunError>(());
             };
             self.repeat_passes(again, &repeats_done, &stopped, &mut sink, &mut scored)
                 .await
         };
-        let chats = [
-            setup.chat.clone(),
-            again.as_ref().and_then(|a| a.chat.clone()),
-        ];
+        let chats = [setup.chat.clone(), again.and_then(|a| a.chat.clone())];
         let ended = shell::until_cancelled(self.cancel, chats, judging)?;
         results.flush()?;
         repeats.flush()?;
-        let stop = match ended {
-            None => Some(stop_or_cancelled(None)),
-            Some(Err(error)) => {
-                if prepared.resumed {
-                    session.stop(
-                        prepared,
-                        SessionEnd::Failed,
-                        error.to_string(),
-                        scored.cells,
-                    )?;
-                }
-                return Err(error);
-            }
-            Some(Ok(())) => stop_of(),
+        let tally = Tally {
+            done: scored.cells,
+            left: scored.held_back,
+            unit: UNIT,
         };
-        if let Some(stop) = stop {
-            let (end, reason) = session_end(&stop);
-            let footer = session.stop(prepared, end, reason, scored.cells)?;
-            return Ok(Ended::Stopped(Stopped::new(
-                stop,
-                footer,
-                &run_path,
-                scored.cells,
-                scored.held_back,
-                "judgements",
-            )));
+        let ended = ended.map(|judged| judged.map(|()| None));
+        let books = books(prepared, &session);
+        if let Some(stopped) = shell::end(ended, stop_of(), books, tally, self.observer)? {
+            return Ok(Ended::Stopped(stopped));
         }
         drop((results, repeats));
         self.finish(prepared, &session, &scored, &name)
             .map(Ended::Complete)
-    }
-
-    /// The judge of repeats 2..K (`--repeat`): a fresh one that neither reads nor writes the
-    /// cache, so that repeats reach the model; none without repeats.
-    fn repeat_judge(&self) -> Result<Option<JudgeSetup>> {
-        if self.options.repeat <= 1 {
-            return Ok(None);
-        }
-        let mut uncached = self.options.judge.clone();
-        uncached.flags.no_cache = true;
-        Ok(Some(judges::resolve(&uncached, self.env)?))
     }
 
     /// The first judgement of every sample not in `done`, journaled as each finishes.
@@ -587,6 +566,18 @@ impl Check<'_> {
     }
 }
 
+/// The run directory of `prepared` as the session's ending sees it.
+fn books<'s, 'a>(prepared: &'s mut Prepared, session: &'s SessionOpen<'a>) -> Books<'s, 'a> {
+    Books {
+        run: &prepared.run,
+        manifest: &mut prepared.manifest,
+        session,
+        resumed: prepared.resumed,
+        own_files: &OWN_FILES,
+        paid_elsewhere: false,
+    }
+}
+
 /// Where judgements go as they finish: the first's to `results.jsonl`, a repeat's to
 /// `repeats.jsonl` (each flushed), and the session's checkpoint.
 struct JudgementSink<'s, 'j> {
@@ -738,12 +729,7 @@ fn samples_jsonl(samples: &[Sample]) -> Result<String> {
 /// Removes `files` from the run directory where they exist.
 fn remove_files(run: &Path, files: &[&str]) -> Result<()> {
     for file in files {
-        let path = run.join(file);
-        match std::fs::remove_file(&path) {
-            Ok(()) => {}
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
-            Err(error) => return Err(RunError::write(path)(error)),
-        }
+        resume::remove_if_present(&run.join(file))?;
     }
     Ok(())
 }

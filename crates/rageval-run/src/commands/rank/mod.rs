@@ -34,7 +34,9 @@ use crate::engine::ended::Ended;
 use crate::engine::error::Result;
 use crate::engine::judges::{self, Env, JudgeOptions, JudgeSetup};
 use crate::engine::observe::Observer;
-use crate::engine::questions::{QuestionData, QuestionRun, Spoiled};
+use crate::engine::questions::{
+    Journal, QuestionData, QuestionRun, QuestionRunOptions, QuestionStage, Spoiled,
+};
 use crate::engine::words::counted;
 
 /// The journal: one line per finished question.
@@ -165,29 +167,33 @@ pub fn rank_into(
         "judge": setup.description,
     });
     let (dataset, restart, manifest_settings) = options.data.described(manifest_settings)?;
-    let mut run = QuestionRun::<QuestionRanking>::open(
-        "rank",
+    let options_of_run = QuestionRunOptions {
+        command: "rank",
         dataset,
         restart,
         path,
         manifest_settings,
-        &identity_settings,
-        setup,
-        &TASKS,
-        RANKINGS_FILE,
-        &[RANK_AGREEMENT_FILE],
-        |line: &QuestionRanking| line.sample_id.clone(),
-        |line: &QuestionRanking| line.ranking.calls.failed > 0,
-        observer,
-    )?;
+        identity_settings: &identity_settings,
+        tasks: &TASKS,
+        journal: Journal {
+            file: RANKINGS_FILE,
+            key: |line: &QuestionRanking| line.sample_id.clone(),
+            failed: |line: &QuestionRanking| line.ranking.calls.failed > 0,
+        },
+        own_files: &[RANK_AGREEMENT_FILE],
+        unit: "questions",
+    };
+    let mut run = QuestionRun::open(options_of_run, setup, observer)?;
     let k = options.top_k;
     let judge = &judge;
     let settings_ref = &settings;
+    let stage = QuestionStage {
+        name: STAGE,
+        questions: samples,
+        at_once: options.ranking.questions_at_once,
+    };
     let ended = run.work(
-        STAGE,
-        samples,
-        options.ranking.questions_at_once,
-        setup,
+        stage,
         observer,
         cancel,
         |sample| async move { rank_question(judge, sample, settings_ref, k).await },

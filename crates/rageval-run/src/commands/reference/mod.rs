@@ -30,7 +30,9 @@ use crate::engine::ended::Ended;
 use crate::engine::error::{Result, RunError};
 use crate::engine::judges::{self, Env, JudgeOptions, JudgeSetup};
 use crate::engine::observe::Observer;
-use crate::engine::questions::{QuestionData, QuestionRun, Spoiled};
+use crate::engine::questions::{
+    Journal, QuestionData, QuestionRun, QuestionRunOptions, QuestionStage, Spoiled,
+};
 use crate::engine::words::{counted, counted_have};
 
 /// The journal: one line per finished question.
@@ -193,11 +195,13 @@ pub fn reference_into(
     };
     let (answerer, settings_ref, run_path) = (&answerer, &settings, run.path().to_path_buf());
     let (gt_names, full_names) = (&gt_names, &full_names);
+    let stage = QuestionStage {
+        name: STAGE,
+        questions: samples,
+        at_once: QUESTIONS_AT_ONCE,
+    };
     let stopped = run.work(
-        STAGE,
-        samples,
-        QUESTIONS_AT_ONCE,
-        setup,
+        stage,
         observer,
         cancel,
         |sample| {
@@ -260,24 +264,26 @@ fn open_run<'a>(
     let (dataset, restart, manifest_settings) = options
         .data
         .described(json!({"settings": settings, "judge": setup.description}))?;
-    QuestionRun::<QuestionReference>::open(
-        "reference",
+    let options_of_run = QuestionRunOptions {
+        command: "reference",
         dataset,
         restart,
         path,
         manifest_settings,
-        &identity_settings,
-        setup,
-        &TASKS,
-        REFERENCES_FILE,
-        &[],
-        |line: &QuestionReference| line.sample_id.clone(),
-        |line: &QuestionReference| {
-            line.reference.as_ref().is_none_or(|r| r.calls.failed > 0)
-                && line.error.as_deref() != Some(NO_ANSWER)
+        identity_settings: &identity_settings,
+        tasks: &TASKS,
+        journal: Journal {
+            file: REFERENCES_FILE,
+            key: |line: &QuestionReference| line.sample_id.clone(),
+            failed: |line: &QuestionReference| {
+                line.reference.as_ref().is_none_or(|r| r.calls.failed > 0)
+                    && line.error.as_deref() != Some(NO_ANSWER)
+            },
         },
-        observer,
-    )
+        own_files: &[],
+        unit: "questions",
+    };
+    QuestionRun::open(options_of_run, setup, observer)
 }
 
 /// One question's journal line, with its `GT_` / `FULL_` files written first. A window too

@@ -33,7 +33,9 @@ use crate::engine::ended::Ended;
 use crate::engine::error::{Result, RunError};
 use crate::engine::judges::{self, Env, JudgeOptions, JudgeSetup};
 use crate::engine::observe::Observer;
-use crate::engine::questions::{QuestionRun, Restart, Spoiled, default_out};
+use crate::engine::questions::{
+    Journal, QuestionRun, QuestionRunOptions, QuestionStage, Restart, Spoiled, default_out,
+};
 
 /// The journal: one line per planned slot.
 pub const ITEMS_FILE: &str = "items.jsonl";
@@ -140,11 +142,13 @@ pub fn run(
         rule: options.closed_book,
     };
     let (judge, material, plan_ref) = (&judge, &material, &plan);
+    let stage = QuestionStage {
+        name: STAGE,
+        questions: &units,
+        at_once: setup.concurrency.max(1),
+    };
     let stopped = run.work(
-        STAGE,
-        &units,
-        setup.concurrency.max(1),
-        &setup,
+        stage,
         observer,
         cancel,
         |unit| async move {
@@ -191,27 +195,28 @@ fn open<'a>(
         ("closed_book", format!("{:?}", options.closed_book)),
         ("near_duplicate", options.near_duplicate.to_string()),
     ];
-    QuestionRun::open(
-        "testset",
+    let options_of_run = QuestionRunOptions {
+        command: "testset",
         dataset,
-        options.restart,
+        restart: options.restart,
         path,
-        json!({
+        manifest_settings: json!({
             "plan": options.plan,
             "closed_book": options.closed_book,
             "near_duplicate": options.near_duplicate,
             "generator": setup.description,
         }),
-        &identity_settings,
-        setup,
-        &TASKS,
-        ITEMS_FILE,
-        &[TESTSET_FILE],
-        |line: &SlotLine| line.slot.clone(),
-        |line: &SlotLine| line.error.is_some(),
-        observer,
-    )
-    .map(|run| run.counting("items"))
+        identity_settings: &identity_settings,
+        tasks: &TASKS,
+        journal: Journal {
+            file: ITEMS_FILE,
+            key: |line: &SlotLine| line.slot.clone(),
+            failed: |line: &SlotLine| line.error.is_some(),
+        },
+        own_files: &[TESTSET_FILE],
+        unit: "items",
+    };
+    QuestionRun::open(options_of_run, setup, observer)
 }
 
 /// Writes `testset.jsonl` and `summary.json`, and marks the run complete.

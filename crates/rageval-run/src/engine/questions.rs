@@ -344,12 +344,7 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
                         return Ok(());
                     }
                     failed.set(failed.get() + u64::from(spoil == Spoiled::IfStopping));
-                    let line = match result {
-                        Ok(line) => line,
-                        Err(error) => {
-                            return Err(error);
-                        }
-                    };
+                    let line = result?;
                     journal.append(&line)?;
                     journal.flush()?;
                     done.insert(key(&line));
@@ -376,12 +371,26 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
             }
         };
         let ended = shell::until_cancelled(cancel, [setup.chat.clone()], working)?;
-        let written = written.get();
         observer.event(&Event::StageEnd);
         journal.flush()?;
+        let ended = ended.map(|worked| worked.map(|()| None));
+        let left = samples.len() - self.done.len().min(samples.len());
+        self.end(ended, stop_of(), written.get(), left, observer)
+    }
+
+    /// Ends this session after its work ([`shell::end`]): `written` questions journaled,
+    /// `left` for the next session.
+    fn end(
+        &mut self,
+        ended: Option<Result<Option<Stop>>>,
+        stop_now: Option<Stop>,
+        written: usize,
+        left: usize,
+        observer: &dyn Observer,
+    ) -> Result<Option<Stopped>> {
         let tally = Tally {
             done: written,
-            left: samples.len() - self.done.len().min(samples.len()),
+            left,
             unit: self.unit,
         };
         let books = Books {
@@ -392,8 +401,7 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
             own_files: &self.files,
             paid_elsewhere: false,
         };
-        let ended = ended.map(|worked| worked.map(|()| None));
-        shell::end(ended, stop_of(), books, tally, observer)
+        shell::end(ended, stop_now, books, tally, observer)
     }
 
     /// Every journaled line, in the order of `samples` (the journal is rewritten in that

@@ -54,3 +54,15 @@ pub(super) fn band_json(band: EscalationBand) -> Value {
         "agreement": "unmeasured for either tier: run rageval judge-check on labelled data",
     })
 }
+
+/// A checker model as the manifest records it.
+pub(super) fn checker_json(checker: &SupportChecker) -> Value {
+    json!({
+        "dir": checker.dir().display().to_string(),
+        "family": checker.family().name(),
+        "head": checker.head().name(),
+        "model": checker.name(),
+        "sha256": checker.sha256(),
+        "agreement": "unmeasured: run rageval judge-check on labelled data",
+    })
+}

@@ -163,7 +163,7 @@ fn write_summary(run_dir: &Path, summary: &Summary) -> Result<()> {
     let path = run_dir.join(SUMMARY_FILE);
     let mut bytes = serde_json::to_vec_pretty(summary).map_err(RunError::encode("the summary"))?;
     bytes.push(b'\n');
-    crate::write_atomically(&path, bytes)
+    crate::engine::files::write_atomically(&path, bytes)
 }
 
 /// The calibrated means as a text table for a terminal: judge-only, labels-only and PPI++

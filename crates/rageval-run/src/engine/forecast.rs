@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 
 use rageval_judge::{ChatModel, ChatRequest, Message, Sampling};
 
+use crate::engine::error::Result;
 use crate::engine::judges::JudgeSetup;
+use crate::engine::observe::Observer;
 use crate::engine::plan::Estimate;
 
 /// Words of the prompt the reading speed is measured on (a few hundred tokens).
@@ -31,7 +33,7 @@ pub fn measure(setup: &JudgeSetup) -> Option<Speed> {
     setup.gguf.as_ref()?;
     let chat = setup.chat.as_ref()?;
     let model = chat.model();
-    let runtime = crate::runtime().ok()?;
+    let runtime = crate::engine::shell::runtime().ok()?;
     let prompt = "The quick brown fox jumps over the lazy dog. ".repeat(PROBE_WORDS / 9);
     let ask = |max_tokens: u32| {
         let request = ChatRequest {
@@ -87,6 +89,26 @@ fn duration(seconds: f64) -> String {
         90..=5399 => format!("{} min", (seconds + 30) / 60),
         _ => format!("{:.1} h", seconds as f64 / 3600.0),
     }
+}
+
+/// Says, before a run, how long the in-process GGUF model of `setup` will take over the
+/// plan `estimate` makes (nothing when no GGUF model answers, or the plan asks it nothing).
+pub(crate) fn announce(
+    setup: &JudgeSetup,
+    estimate: impl FnOnce() -> Result<Estimate>,
+    observer: &dyn Observer,
+) -> Result<()> {
+    if setup.gguf.is_none() || setup.chat.is_none() {
+        return Ok(());
+    }
+    let estimate = estimate()?;
+    if estimate.total().tally.calls == 0 {
+        return Ok(());
+    }
+    if let Some(speed) = measure(setup) {
+        observer.note(note(&speed, &estimate));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -428,7 +428,7 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
 
     /// Writes `bytes` to `file` in the run directory, whole or not at all.
     pub fn write_file(&self, file: &str, bytes: &[u8]) -> Result<()> {
-        crate::write_atomically(&self.path.join(file), bytes)
+        crate::engine::files::write_atomically(&self.path.join(file), bytes)
     }
 
     /// The judge's accounts over every session, this one included as it stands.
@@ -477,5 +477,5 @@ fn write_jsonl<R: Serialize>(path: &Path, rows: &[R]) -> Result<()> {
         text.push_str(&serde_json::to_string(row).map_err(RunError::encode("a journal line"))?);
         text.push('\n');
     }
-    crate::write_atomically(path, text)
+    crate::engine::files::write_atomically(path, text)
 }

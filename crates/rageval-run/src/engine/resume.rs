@@ -21,6 +21,7 @@ use serde::de::DeserializeOwned;
 
 use crate::engine::cells::Cells;
 use crate::engine::error::{Result, RunError};
+use crate::engine::files::remove_if_present;
 use crate::engine::identity::RunIdentity;
 
 /// Where a run's identity is kept in its manifest.
@@ -144,15 +145,6 @@ pub fn open(
         resumed: true,
         notes,
     })
-}
-
-/// Removes `path` if it exists.
-pub fn remove_if_present(path: &Path) -> Result<()> {
-    match fs::remove_file(path) {
-        Ok(()) => Ok(()),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(error) => Err(RunError::write(path)(error)),
-    }
 }
 
 /// The manifest of the run in `path`, unless there is none or it is to be overwritten.

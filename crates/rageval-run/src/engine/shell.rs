@@ -1,7 +1,7 @@
 //! The session shell every judged command's work runs in: a runtime, Ctrl-C tied to the
 //! chat judges so their calls in flight abort, the work raced against the cancel token
-//! ([`until_cancelled`]), and how the session then ends ([`end`]): its work done, stopped
-//! resumably (the session recorded with its reason), or failed ([`failed`]).
+//! (`until_cancelled`), and how the session then ends (`end`): its work done, stopped
+//! resumably (the session recorded with its reason), or failed (`failed`).
 //!
 //! One rule for a session that fails, in every command: a run directory that holds what a
 //! judge was paid for — an earlier session's journal, units this session journaled after a
@@ -18,10 +18,18 @@ use rageval_report::{Manifest, RunDir, SessionEnd};
 
 use crate::engine::ended::Stopped;
 use crate::engine::error::{Result, RunError};
+use crate::engine::files::remove_if_present;
 use crate::engine::judges::Stop;
 use crate::engine::observe::Observer;
-use crate::engine::resume::remove_if_present;
 use crate::engine::session::SessionOpen;
+
+/// A multi-threaded runtime for one command's judge calls.
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(RunError::Runtime)
+}
 
 /// Runs `work` to its end on a fresh runtime, or until `cancel` trips: `None` when
 /// cancelled. While it runs, a cancel also cancels each of `chats`, so a call in flight
@@ -31,7 +39,7 @@ pub(crate) fn until_cancelled<T>(
     chats: impl IntoIterator<Item = Option<Judge<Models>>>,
     work: impl Future<Output = T>,
 ) -> Result<Option<T>> {
-    let runtime = crate::runtime()?;
+    let runtime = runtime()?;
     let _cancel_chats: Vec<_> = chats
         .into_iter()
         .flatten()

@@ -53,7 +53,7 @@ impl Evaluation {
             _ => (judges::resolve(&options.judge, env)?, None),
         };
         let (metrics, names) = metrics_of(options, env, &setup, observer)?;
-        crate::forecast_gguf(
+        crate::engine::forecast::announce(
             &setup,
             || dry_run(options, env, &crate::engine::observe::Silent),
             observer,

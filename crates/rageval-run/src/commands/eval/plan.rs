@@ -71,7 +71,7 @@ impl EvalPlan<'_> {
             })
             .collect();
         rows.push(self.planned("whole run".into(), self.metrics, true));
-        let runtime = crate::runtime()?;
+        let runtime = crate::engine::shell::runtime()?;
         observer.event(&Event::Stage {
             name: "planning",
             total,

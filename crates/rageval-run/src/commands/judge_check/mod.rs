@@ -36,6 +36,7 @@ use serde_json::json;
 use crate::engine::cells::Cells;
 use crate::engine::ended::Ended;
 use crate::engine::error::{Result, RunError};
+use crate::engine::files::write_atomically;
 use crate::engine::identity::RunIdentity;
 use crate::engine::judges::{self, Env, JudgeOptions, JudgeSetup};
 use crate::engine::observe::{Event, Observer, Progress};
@@ -46,7 +47,6 @@ use crate::engine::score::tasks_of;
 use crate::engine::score::{self, Scored};
 use crate::engine::session::{self, SessionOpen};
 use crate::engine::shell::{self, Books, Tally};
-use crate::write_atomically;
 use journal::{REPEATS_FILE, RepeatRecord};
 use labels::Item;
 
@@ -729,7 +729,7 @@ fn samples_jsonl(samples: &[Sample]) -> Result<String> {
 /// Removes `files` from the run directory where they exist.
 fn remove_files(run: &Path, files: &[&str]) -> Result<()> {
     for file in files {
-        resume::remove_if_present(&run.join(file))?;
+        crate::engine::files::remove_if_present(&run.join(file))?;
     }
     Ok(())
 }

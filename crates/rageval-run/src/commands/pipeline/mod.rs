@@ -158,7 +158,7 @@ pub fn run(
         &options.eval.judge,
         "pipeline's reference stage",
     )?;
-    crate::forecast_gguf(
+    crate::engine::forecast::announce(
         &setup,
         || plan::estimate(options, env, &crate::engine::observe::Silent),
         observer,
@@ -259,7 +259,7 @@ fn write_dataset(
         text.push_str(&serde_json::to_string(&row).map_err(RunError::encode("a dataset line"))?);
         text.push('\n');
     }
-    crate::write_atomically(path, text)?;
+    crate::engine::files::write_atomically(path, text)?;
     Ok(report)
 }
 

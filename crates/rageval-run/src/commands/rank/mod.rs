@@ -131,7 +131,7 @@ pub fn run(
 ) -> Result<Ended<Ranked>> {
     let samples = options.data.read()?;
     let setup = judges::resolve(&options.judge, env)?;
-    crate::forecast_gguf(
+    crate::engine::forecast::announce(
         &setup,
         || plan::estimate(options, env, &crate::engine::observe::Silent),
         observer,

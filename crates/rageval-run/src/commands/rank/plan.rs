@@ -42,7 +42,7 @@ pub(crate) fn stage(
 ) -> Result<StageEstimate> {
     let judge = setup.task_judge()?;
     let settings = rank_settings(&options.ranking, options.data.seed, setup);
-    let runtime = crate::runtime()?;
+    let runtime = crate::engine::shell::runtime()?;
     observer.event(&Event::Stage {
         name: "planning rank",
         total: Some(samples.len() as u64),

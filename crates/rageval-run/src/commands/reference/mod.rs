@@ -159,7 +159,7 @@ pub fn run(
     let samples = options.data.read()?;
     let setup = judges::resolve(&options.judge, env)?;
     require_writer(&setup, &options.judge, "reference answers")?;
-    crate::forecast_gguf(
+    crate::engine::forecast::announce(
         &setup,
         || plan::estimate(options, env, &crate::engine::observe::Silent),
         observer,
@@ -376,7 +376,7 @@ fn remove_reference_files(dir: &Path) -> Result<()> {
         let ours = (name.starts_with(GROUND_TRUTH_PREFIX) || name.starts_with(FULL_PREFIX))
             && name.ends_with(EXTENSION);
         if ours {
-            crate::engine::resume::remove_if_present(&entry.path())?;
+            crate::engine::files::remove_if_present(&entry.path())?;
         }
     }
     Ok(())

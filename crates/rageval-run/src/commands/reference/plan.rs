@@ -44,7 +44,7 @@ pub(crate) fn stage(
     let settings = settings_for(options, setup)?;
     let tasks = planning_router(setup, planner)?;
     let answerer = TaskAnswerer::new(tasks.clone());
-    let runtime = crate::runtime()?;
+    let runtime = crate::engine::shell::runtime()?;
     observer.event(&Event::Stage {
         name: "planning reference",
         total: Some(samples.len() as u64),

@@ -125,7 +125,7 @@ pub fn run(
     let plan = make_plan(options)?;
     let setup = judges::resolve(&options.judge, env)?;
     require_writer(&setup, options)?;
-    crate::forecast_gguf(
+    crate::engine::forecast::announce(
         &setup,
         || plan::estimate(options, env, &crate::engine::observe::Silent),
         observer,

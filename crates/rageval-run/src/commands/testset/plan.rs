@@ -1,5 +1,6 @@
-//! The plan of `testset`: every planned slot written and gated against the [`Planner`]'s
-//! stand-in models, counting every prompt a real run would send.
+//! The plan of `testset`: every planned slot written and gated against the
+//! [`Planner`](crate::engine::plan::Planner)'s stand-in models, counting every prompt a real
+//! run would send.
 //!
 //! The stand-in's answers pass every gate that asks the judge and answer every closed-book
 //! question, so each slot asks everything its category can ask: the table is the most a run
@@ -38,7 +39,7 @@ pub fn estimate(
         chunks: &options.chunks,
         rule: options.closed_book,
     };
-    let runtime = crate::runtime()?;
+    let runtime = crate::engine::shell::runtime()?;
     let total = plan.slots.len();
     observer.event(&Event::Stage {
         name: "planning testset",

@@ -10,7 +10,7 @@ use rageval_judge::batch::{BatchItem, ItemOutcome, read_output_file};
 use serde_json::{Value, json};
 
 use crate::engine::error::{Result, RunError};
-use crate::write_atomically;
+use crate::engine::files::write_atomically;
 
 /// Writes `items` to `path` (atomically).
 pub fn keep(path: &Path, items: &[BatchItem]) -> Result<()> {

@@ -23,8 +23,8 @@ use rageval_report::{JournalWriter, utc_timestamp};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::error::{Result, RunError};
+use crate::engine::files::write_atomically;
 use crate::engine::resume::compact_streaming;
-use crate::write_atomically;
 
 /// The event journal of a batch run.
 pub const BATCHES_FILE: &str = "batches.jsonl";
@@ -187,7 +187,7 @@ impl BatchJournal {
     pub fn open(run: &rageval_report::RunDir, fresh: bool) -> Result<Self> {
         let path = run.path().to_path_buf();
         if fresh {
-            crate::engine::resume::remove_if_present(&path.join(BATCHES_FILE))?;
+            crate::engine::files::remove_if_present(&path.join(BATCHES_FILE))?;
             let dir = path.join(BATCHES_DIR);
             if dir.is_dir() {
                 fs::remove_dir_all(&dir).map_err(RunError::write(&dir))?;

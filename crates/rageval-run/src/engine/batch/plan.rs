@@ -105,7 +105,7 @@ impl BatchPlanning<'_> {
         total: Option<u64>,
         observer: &dyn Observer,
     ) -> Result<BatchPlan> {
-        let runtime = crate::runtime()?;
+        let runtime = crate::engine::shell::runtime()?;
         observer.event(&Event::Stage {
             name: "planning batch stages",
             total,

@@ -5,7 +5,7 @@
 //! `rageval_judge::model_files` (docs/local-models.md). Nothing is loaded here: each model
 //! loads on its first call, so a run that needs neither pays nothing.
 //!
-//! Without an endpoint the judges are these models ([`setup`]): with `--judge gguf:PATH`
+//! Without an endpoint the judges are these models (`setup`): with `--judge gguf:PATH`
 //! that model answers every task; with `--judge checker:DIR` the checker answers support
 //! verdicts; otherwise the offline policy routes verdicts to the heuristic judge.
 

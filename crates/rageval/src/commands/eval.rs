@@ -1,5 +1,5 @@
-//! `rageval eval`: the flags as `rageval_run::commands::eval`'s options, then the summary table, the
-//! judge's footer and the gate's lines on stdout, notes on stderr.
+//! `rageval eval`: the flags as `rageval_run::commands::eval`'s options, then the summary
+//! table, the judge's footer and the gate's lines on stdout, notes on stderr.
 
 use std::io::Write;
 use std::path::PathBuf;

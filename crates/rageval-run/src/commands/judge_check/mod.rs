@@ -6,8 +6,8 @@
 //! - [`journal`]: the journals of the first pass and the repeats.
 //! - [`measure`]: the statistics over items; [`stability`]: `--repeat K`.
 //!
-//! The judging is `eval`'s scoring loop ([`crate::engine::score`]) over the items' samples, so caps,
-//! cancellation, a halted judge and resuming work as they do there. Writes a run directory
+//! The judging is `eval`'s scoring loop ([`crate::engine::score`]) over the items' samples,
+//! so caps, cancellation, a halted judge and resuming work as they do there. Writes a run directory
 //! of the same kind as `eval` (manifest, `samples.jsonl` — the items' samples with their
 //! labels, `results.jsonl`, `summary.json`, reports) plus `agreement.json` (its type lives
 //! in `rageval-report`, which shows it). Bad labels stop before any judging; a failure

@@ -1,5 +1,5 @@
-//! `rageval reference`: the flags as `rageval_run::commands::reference`'s options; a line per run on
-//! stdout, the questions left without a reference on stderr.
+//! `rageval reference`: the flags as `rageval_run::commands::reference`'s options; a line per
+//! run on stdout, the questions left without a reference on stderr.
 
 use std::io::Write;
 

@@ -265,6 +265,52 @@ pub fn check_items(items: &[Item], source: &str) -> Result<()> {
     Ok(())
 }
 
+/// The labels file's layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LabelFormat {
+    /// rageval's labels JSONL (pairwise, binary or graded; docs/judge-fidelity.md).
+    Jsonl,
+    /// WikiEval rows: pairs chosen by what the metric reads.
+    Wikieval,
+    /// UHGEval rows: one binary item per annotated keyword.
+    Uhgeval,
+    /// An RGB file: one binary item per positive or negative passage.
+    Rgb,
+    /// DuReader rows: one binary item per document (`is_selected`).
+    Dureader,
+    /// The Cranfield folder: one graded item per judged (query, abstract).
+    Cranfield,
+}
+
+impl LabelFormat {
+    /// Every format, as `--format` lists them.
+    pub const ALL: [LabelFormat; 6] = [
+        LabelFormat::Jsonl,
+        LabelFormat::Wikieval,
+        LabelFormat::Uhgeval,
+        LabelFormat::Rgb,
+        LabelFormat::Dureader,
+        LabelFormat::Cranfield,
+    ];
+
+    /// Its name on the command line and in the manifest.
+    pub fn name(self) -> &'static str {
+        match self {
+            LabelFormat::Jsonl => "jsonl",
+            LabelFormat::Wikieval => "wikieval",
+            LabelFormat::Uhgeval => "uhgeval",
+            LabelFormat::Rgb => "rgb",
+            LabelFormat::Dureader => "dureader",
+            LabelFormat::Cranfield => "cranfield",
+        }
+    }
+
+    /// The format named `name`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|f| f.name() == name)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -75,7 +75,7 @@ fn summarize(
     let seed = seed.unwrap_or(rageval_core::stats::DEFAULT_SEED);
     let records: Vec<rageval_report::ResultRecord> =
         serde_json::from_str(records).map_err(|error| errors::rageval_error(&error))?;
-    let mut summary = rageval_run::results::Summarising::new(&metrics);
+    let mut summary = rageval_run::engine::results::Summarising::new(&metrics);
     for record in &records {
         summary.add(record);
     }

@@ -183,7 +183,7 @@ pub fn hint_for(error: &anyhow::Error) -> Option<String> {
             return Some("pass --overwrite, or --out with a new directory".into());
         }
         if cause
-            .downcast_ref::<rageval_run::merge::MergeRefused>()
+            .downcast_ref::<rageval_run::commands::merge::MergeRefused>()
             .is_some()
         {
             return Some(
@@ -200,7 +200,7 @@ pub fn hint_for(error: &anyhow::Error) -> Option<String> {
             );
         }
         if cause
-            .downcast_ref::<rageval_run::resume::ResumeRefused>()
+            .downcast_ref::<rageval_run::engine::resume::ResumeRefused>()
             .is_some()
         {
             return Some("pass --overwrite to start over, or --out with a new directory".into());

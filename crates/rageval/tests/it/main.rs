@@ -15,6 +15,7 @@ mod design;
 mod engine;
 mod eval;
 mod judge_check;
+#[cfg(feature = "gguf")]
 mod judge_check_gguf;
 mod judge_check_resume;
 mod judged;

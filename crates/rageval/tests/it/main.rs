@@ -10,6 +10,7 @@ mod cascade;
 mod cdp;
 mod checker;
 mod chromium;
+mod columnar;
 mod compare;
 mod design;
 mod engine;

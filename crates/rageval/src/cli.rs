@@ -7,6 +7,12 @@ use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 use rageval_run::LocalJudge;
 use rageval_tasks::LangChoice;
 
+mod export;
+pub use export::{
+    ExportArgs, ExportMlflowArgs, ExportOtlpArgs, ExportPhoenixArgs, ExportTarget, OtlpArgs,
+    TraceSourceArgs, WriteBackArgs,
+};
+
 /// Evaluate retrieval-augmented generation: how good retrieval and answers are, and why.
 #[derive(Debug, Parser)]
 #[command(name = "rageval", version, about, propagate_version = true)]
@@ -142,6 +148,11 @@ pub enum Command {
     /// The cache is one SQLite file; keep it on a local disk (SQLite's locks do not hold on
     /// NFS or other network file systems) and move answers with these commands instead.
     Cache(CacheArgs),
+    /// Send a run's scores where the team looks: span annotations on a Phoenix's traces,
+    /// OpenTelemetry gen_ai.evaluation.result events (an OTLP/JSON file or OTLP/HTTP), an
+    /// MLflow run. Failed writes are retried, counted and reported; the run directory is
+    /// never changed by them (docs/integrations.md)
+    Export(Box<ExportArgs>),
 }
 
 impl Command {
@@ -160,6 +171,7 @@ impl Command {
             Command::Calibrate(args) => args.output,
             Command::Label(args) => args.output,
             Command::Merge(args) => args.output,
+            Command::Export(args) => args.output,
             _ => OutputArgs::default(),
         }
     }
@@ -168,7 +180,9 @@ impl Command {
 #[derive(Debug, Args)]
 pub struct EvalArgs {
     /// The dataset: JSONL, JSON, CSV or XLSX, or a directory of GT_*/FULL_* files (as
-    /// `rageval reference` writes them).
+    /// `rageval reference` writes them), or a running Phoenix's project,
+    /// `phoenix://HOST:PORT/PROJECT` (its traces, one sample each; PHOENIX_API_KEY when it
+    /// asks for a key).
     pub data: PathBuf,
 
     /// Metrics to run, comma-separated (`rageval metrics` lists them; `NAME:MODE` picks a
@@ -274,6 +288,12 @@ pub struct EvalArgs {
 
     #[command(flatten)]
     pub judge: JudgeArgs,
+
+    #[command(flatten)]
+    pub trace_source: TraceSourceArgs,
+
+    #[command(flatten)]
+    pub write_back: WriteBackArgs,
 }
 
 /// Batch mode: the judge's requests answered by batch jobs or by files another engine

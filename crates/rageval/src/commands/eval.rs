@@ -23,7 +23,9 @@ pub fn run(
     ui: &Ui,
     out: &mut dyn Write,
 ) -> anyhow::Result<Exit> {
-    let options = options(args, metric_files)?;
+    let mut options = options(args, metric_files)?;
+    let phoenix = super::export::read_phoenix_source(args, &mut options, ui)?;
+    super::export::check_write_back(&args.write_back, phoenix.is_some())?;
     if args.show_settings {
         let resolved = eval::resolved_settings(&options, &judge::env, ui)?;
         writeln!(out, "{}", serde_json::to_string_pretty(&resolved)?)
@@ -31,6 +33,7 @@ pub fn run(
         return Ok(Exit::Success);
     }
     if args.dry_run {
+        super::export::dry_run_notes(&args.write_back, ui);
         return estimate(eval::dry_run(&options, &judge::env, ui)?, ui, out);
     }
     let cancel = crate::signals::cancel_on_ctrl_c();
@@ -63,6 +66,7 @@ pub fn run(
         counted(done.scored.cells, "cells"),
         done.scored.failed
     ));
+    super::export::write_back(&done.path, &args.write_back, ui);
     let exit = super::report::gate_lines(&done.finished, ui, out)?;
     if let Some(too_many) = &done.too_many_failed {
         ui.warn(&format!("error: {}", too_many.message()));

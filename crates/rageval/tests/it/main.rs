@@ -22,6 +22,7 @@ mod label;
 mod label_review;
 mod local_models;
 mod metrics;
+mod phoenix;
 mod rank;
 mod report;
 mod resume;
@@ -35,6 +36,7 @@ mod signals;
 mod snapshots;
 mod sources;
 mod testset;
+mod trace_servers;
 mod traces;
 mod version_table;
 

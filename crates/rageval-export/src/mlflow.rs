@@ -18,7 +18,7 @@ use std::path::Path;
 
 use rageval_judge::ApiKey;
 use rageval_judge::settings::display_endpoint;
-use rageval_report::{RunInfo, SUMMARY_FILE, sha256_file};
+use rageval_report::{RunInfo, SUMMARY_FILE, sha256_bytes};
 use rageval_sources::rest::{Body, DEFAULT_REST_TIMEOUT};
 use rageval_sources::{RestAuth, RestClient, SourceError};
 use reqwest::Method;
@@ -68,8 +68,9 @@ pub struct MlflowRecord {
     pub tracking_uri: String,
     pub experiment_id: String,
     pub run_id: String,
-    /// SHA-256 of the `summary.json` last logged.
-    pub summary_sha256: String,
+    /// SHA-256 of the params and metric values last logged (what decides whether logging
+    /// again changes anything; `summary.json` itself is rewritten by every session).
+    pub figures_sha256: String,
     /// How many times the metrics were logged (the step of the latest values).
     pub logged: u32,
 }
@@ -80,7 +81,7 @@ pub struct Logged {
     pub record: MlflowRecord,
     /// Whether the run was already there (updated, or left alone when unchanged).
     pub existed: bool,
-    /// Whether anything was written (false: the run there already holds this summary).
+    /// Whether anything was written (false: the run there already holds these figures).
     pub changed: bool,
     pub params: usize,
     pub metrics: usize,
@@ -97,7 +98,9 @@ pub fn logged(dir: &Path) -> Option<MlflowRecord> {
 /// Logs the finished run in `dir` to `target`.
 pub async fn log_run(dir: &Path, target: &MlflowTarget) -> Result<Logged, ExportError> {
     let run = RunInfo::load(dir)?;
-    let summary_sha256 = sha256_file(&dir.join(SUMMARY_FILE))?;
+    let params = params(&run);
+    let figures = figures(&run);
+    let figures_sha256 = fingerprint(&params, &figures);
     let server = Mlflow::new(target)?;
     let earlier = logged(dir).filter(|r| r.tracking_uri == server.endpoint());
     let earlier = match earlier {
@@ -105,7 +108,7 @@ pub async fn log_run(dir: &Path, target: &MlflowTarget) -> Result<Logged, Export
         _ => None,
     };
     if let Some(record) = &earlier {
-        if record.summary_sha256 == summary_sha256 {
+        if record.figures_sha256 == figures_sha256 {
             return Ok(Logged {
                 record: record.clone(),
                 existed: true,
@@ -125,18 +128,19 @@ pub async fn log_run(dir: &Path, target: &MlflowTarget) -> Result<Logged, Export
                 tracking_uri: server.endpoint().to_owned(),
                 experiment_id,
                 run_id,
-                summary_sha256: String::new(),
+                figures_sha256: String::new(),
                 logged: 0,
             };
             (record, false)
         }
     };
-    let params = if existed { Vec::new() } else { params(&run) };
-    let metrics = metrics(&run, record.logged);
+    // Params are immutable in MLflow: an MLflow run keeps the ones it was created with.
+    let params = if existed { Vec::new() } else { params };
+    let metrics = metric_entries(&figures, record.logged);
     server.log_batch(&record.run_id, &params, &metrics).await?;
     let artifacts = server.upload_artifacts(&record, dir).await;
     server.finish(&record.run_id).await?;
-    record.summary_sha256 = summary_sha256;
+    record.figures_sha256 = figures_sha256;
     record.logged += 1;
     let text = serde_json::to_string_pretty(&record).unwrap_or_default();
     let path = dir.join(MLFLOW_FILE);
@@ -181,30 +185,43 @@ fn params(run: &RunInfo) -> Vec<(String, String)> {
     out
 }
 
-/// The run's metrics (`key`, value), each metric's mean, interval bounds and counts.
-fn metrics(run: &RunInfo, step: u32) -> Vec<Value> {
-    let timestamp = now_unix_nano() / 1_000_000;
+/// The run's figures as MLflow metrics (`key`, value): each metric's mean, interval bounds
+/// and counts.
+fn figures(run: &RunInfo) -> Vec<(String, f64)> {
     let mut out = Vec::new();
-    let mut push = |key: String, value: f64| {
-        out.push(json!({"key": key, "value": value, "timestamp": timestamp, "step": step}));
-    };
     for name in &run.summary.metric_order {
         let Some(summary) = run.summary.metrics.get(name) else {
             continue;
         };
         let key = metric_key(name);
         if let Some(mean) = summary.mean {
-            push(key.clone(), mean);
+            out.push((key.clone(), mean));
         }
         if let Some([lower, upper]) = summary.ci95 {
-            push(format!("{key}.ci95_lower"), lower);
-            push(format!("{key}.ci95_upper"), upper);
+            out.push((format!("{key}.ci95_lower"), lower));
+            out.push((format!("{key}.ci95_upper"), upper));
         }
-        push(format!("{key}.n_scored"), summary.n_scored as f64);
-        push(format!("{key}.n_undefined"), summary.n_undefined as f64);
-        push(format!("{key}.n_failed"), summary.n_failed as f64);
+        out.push((format!("{key}.n_scored"), summary.n_scored as f64));
+        out.push((format!("{key}.n_undefined"), summary.n_undefined as f64));
+        out.push((format!("{key}.n_failed"), summary.n_failed as f64));
     }
     out
+}
+
+/// The figures as `log-batch` metrics at `step`, stamped now.
+fn metric_entries(figures: &[(String, f64)], step: u32) -> Vec<Value> {
+    let timestamp = now_unix_nano() / 1_000_000;
+    figures
+        .iter()
+        .map(|(key, value)| json!({"key": key, "value": value, "timestamp": timestamp, "step": step}))
+        .collect()
+}
+
+/// SHA-256 of what a log writes.
+fn fingerprint(params: &[(String, String)], figures: &[(String, f64)]) -> String {
+    let text =
+        serde_json::to_string(&json!({"params": params, "figures": figures})).unwrap_or_default();
+    sha256_bytes(text.as_bytes())
 }
 
 /// A metric's name as an MLflow key: alphanumerics, `_ - . / :` and spaces kept, anything

@@ -338,7 +338,7 @@ fn mlflow_lines(logged: &mlflow::Logged) -> Vec<String> {
     );
     if !logged.changed {
         return vec![format!(
-            "already logged to {place} (its summary has not changed)"
+            "already logged to {place} (its figures have not changed)"
         )];
     }
     vec![format!(
@@ -352,6 +352,26 @@ fn mlflow_lines(logged: &mlflow::Logged) -> Vec<String> {
         counted(logged.metrics, "metrics"),
         counted(logged.artifacts.written, "artifacts")
     )]
+}
+
+/// `compare`'s line naming the MLflow run of each compared run that was logged to one.
+pub fn mlflow_runs_line(runs: &[rageval_report::RunData]) -> Option<String> {
+    let named: Vec<String> = runs
+        .iter()
+        .filter_map(|run| {
+            let record = mlflow::logged(&run.path)?;
+            let version = run
+                .manifest
+                .version_name
+                .clone()
+                .unwrap_or_else(|| run.name());
+            Some(format!(
+                "{version}: {} (experiment {} at {})",
+                record.run_id, record.experiment_id, record.tracking_uri
+            ))
+        })
+        .collect();
+    (!named.is_empty()).then(|| format!("MLflow runs: {}", named.join("; ")))
 }
 
 /// The Phoenix to write to: the one named, else the one the run's traces came from.

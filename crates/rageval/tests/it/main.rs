@@ -22,6 +22,7 @@ mod label;
 mod label_review;
 mod local_models;
 mod metrics;
+mod mlflow;
 mod phoenix;
 mod rank;
 mod report;

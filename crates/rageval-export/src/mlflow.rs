@@ -61,6 +61,47 @@ pub struct MlflowTarget {
     pub token: Option<ApiKey>,
 }
 
+/// The `[mlflow]` table of `rageval.toml`: where `eval` logs every finished run unless a
+/// flag says otherwise. Other tables of the file belong to other parts of rageval; inside
+/// this one an unknown key is an error.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MlflowFileSettings {
+    /// The tracking server, `http://HOST:PORT`.
+    pub tracking_uri: Option<String>,
+    /// The experiment's name.
+    pub experiment: Option<String>,
+}
+
+impl MlflowFileSettings {
+    /// The `[mlflow]` table of the configuration file `path` holding `text` (empty when it
+    /// has none). Errors name the file, the line and the key, never a value.
+    pub fn parse(path: &Path, text: &str) -> Result<Self, ExportError> {
+        #[derive(Deserialize)]
+        struct Root {
+            #[serde(default)]
+            mlflow: MlflowFileSettings,
+        }
+        toml::from_str::<Root>(text)
+            .map(|root| root.mlflow)
+            .map_err(|error| {
+                let line = error
+                    .span()
+                    .map(|span| text[..span.start.min(text.len())].lines().count().max(1));
+                ExportError::Config {
+                    what: match line {
+                        Some(line) => format!("{}:{line}", path.display()),
+                        None => path.display().to_string(),
+                    },
+                    detail: format!(
+                        "[mlflow]: {}",
+                        rageval_judge::config::snippet::mask_quoted(error.message())
+                    ),
+                }
+            })
+    }
+}
+
 /// The MLflow run that holds a run directory (the contents of [`MLFLOW_FILE`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MlflowRecord {
@@ -438,6 +479,20 @@ impl Mlflow {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_mlflow_table_is_read_and_a_typo_is_an_error_naming_line_and_key() {
+        let path = Path::new("rageval.toml");
+        let text = "[judge]\nmodel = \"m\"\n\n[mlflow]\ntracking_uri = \"http://127.0.0.1:5000\"\n";
+        let settings = MlflowFileSettings::parse(path, text).unwrap();
+        assert_eq!(settings.tracking_uri.as_deref(), Some("http://127.0.0.1:5000"));
+        assert_eq!(MlflowFileSettings::parse(path, "[judge]\n").unwrap(), MlflowFileSettings::default());
+        let error = MlflowFileSettings::parse(path, "[mlflow]\nexperiments = \"secret-ish\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(error.starts_with("rageval.toml:2: [mlflow]: unknown field `experiments`"), "{error}");
+        assert!(!error.contains("secret-ish"), "{error}");
+    }
 
     #[test]
     fn metric_names_become_mlflow_keys() {

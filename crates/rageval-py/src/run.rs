@@ -285,6 +285,7 @@ pub fn evaluate(
             }
             None => eval::DEFAULT_MAX_FAILED,
         },
+        rolling: false,
     };
 
     let notes = Arc::new(Notes::default());

@@ -25,6 +25,9 @@
 //! - [`calibrate`]: human labels on some samples and the judge's scores on all turned into
 //!   a calibrated mean (PPI++) with its interval.
 //! - [`shard`]: `eval --shard i/n`; [`merge`]: shards joined into one run.
+//! - [`watch`]: `eval --watch` — a growing source polled into one rolling run: new samples
+//!   sampled by id, scored by `eval`, cost caps per hour and day, alerts when a metric's
+//!   latest window drops below its baseline.
 //! - [`batch`]: batch mode — passes whose judge requests go out as batch jobs or files.
 //! - [`reports`]: a finished run's human files and gate.
 //! - [`ended`]: [`Ended`], how a command ends when no error stops it.
@@ -63,6 +66,7 @@ pub mod shard;
 mod shell;
 pub mod testset;
 pub mod units;
+pub mod watch;
 pub mod words;
 
 pub use ended::{Ended, Stopped};

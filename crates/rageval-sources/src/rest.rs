@@ -172,7 +172,8 @@ impl RestClient {
         })
     }
 
-    /// A request, retried while it fails in a way that may pass; the answer's bytes.
+    /// A request to `base/path` (the base URL itself when `path` is empty), retried while it
+    /// fails in a way that may pass; the answer's bytes.
     pub async fn send(
         &self,
         method: Method,
@@ -194,7 +195,11 @@ impl RestClient {
         body: Body<'_>,
     ) -> Result<Vec<u8>, SourceError> {
         let endpoint = self.endpoint_of(path);
-        let mut url = format!("{}/{}", self.base, path.trim_start_matches('/'));
+        let mut url = if path.is_empty() {
+            self.base.clone()
+        } else {
+            format!("{}/{}", self.base, path.trim_start_matches('/'))
+        };
         if !query.is_empty() {
             let mut encoded = form_urlencoded::Serializer::new(String::new());
             for (name, value) in query {
@@ -249,8 +254,11 @@ impl RestClient {
         }
     }
 
-    /// `base/path` as errors name it.
+    /// `base/path` as errors name it (the base itself for an empty path).
     fn endpoint_of(&self, path: &str) -> String {
+        if path.is_empty() {
+            return self.endpoint.clone();
+        }
         format!("{}/{}", self.endpoint, path.trim_start_matches('/'))
     }
 

@@ -8,6 +8,8 @@ use rageval_run::LocalJudge;
 use rageval_tasks::LangChoice;
 
 mod export;
+mod watch;
+pub use watch::WatchArgs;
 pub use export::{
     ExportArgs, ExportMlflowArgs, ExportOtlpArgs, ExportPhoenixArgs, ExportTarget, OtlpArgs,
     TraceSourceArgs, WriteBackArgs,
@@ -294,6 +296,9 @@ pub struct EvalArgs {
 
     #[command(flatten)]
     pub write_back: WriteBackArgs,
+
+    #[command(flatten)]
+    pub watch: WatchArgs,
 }
 
 /// Batch mode: the judge's requests answered by batch jobs or by files another engine

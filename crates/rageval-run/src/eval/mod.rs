@@ -100,7 +100,13 @@ pub struct EvalOptions {
     /// The largest share of judged cells that may fail (`--max-failed`, 0 to 1) before the
     /// run is not a success ([`DEFAULT_MAX_FAILED`]).
     pub max_failed: f64,
+    /// A rolling run (`eval --watch`): its dataset grows between sessions by design, so its
+    /// identity names it rolling instead of holding the data's hash ([`ROLLING_DATA`]).
+    pub rolling: bool,
 }
+
+/// What a rolling run's identity holds in place of the data's hash.
+pub const ROLLING_DATA: &str = "rolling";
 
 /// The share of judged cells that may fail before a run is not a success: a judge that
 /// fails one cell in ten is broken, not unlucky, and its means are means of what remained.
@@ -556,10 +562,17 @@ fn identity(
     if let Some(shard) = options.shard {
         settings.insert(SHARD_SETTING.into(), shard.to_string());
     }
+    if options.rolling {
+        settings.insert(ROLLING_DATA.into(), "true".into());
+    }
     settings.extend(metric_definitions(metrics));
     Ok(RunIdentity {
         command: "eval".into(),
-        dataset_sha256: fresh.dataset.sha256.clone(),
+        dataset_sha256: if options.rolling {
+            ROLLING_DATA.into()
+        } else {
+            fresh.dataset.sha256.clone()
+        },
         metrics: names.to_vec(),
         judge: setup.identity()?.for_tasks(&tasks_of(metrics)),
         labels_sha256: None,

@@ -122,6 +122,7 @@ pub fn options_at(base_url: &str, data: &Path, out: &Path, cache: &Path) -> Eval
         batch: None,
         reports: true,
         max_failed: rageval_run::eval::DEFAULT_MAX_FAILED,
+        rolling: false,
     }
 }
 

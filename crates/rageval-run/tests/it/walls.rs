@@ -1,7 +1,7 @@
 //! The wall between the engine and the commands inside this crate: engine modules (the
 //! loop, cells, resume, identity, sessions, judge routing, scoring, batch passes, plans,
 //! results, reports) never name a command module (`eval`, `judge_check`, `rank`,
-//! `reference`, `pipeline`, `calibrate`, `merge`, `testset`); commands use the engine and
+//! `reference`, `pipeline`, `calibrate`, `merge`, `testset`, `watch`); commands use the engine and
 //! each other.
 //! A helper a command and the engine both need moves down into the engine.
 //!
@@ -26,6 +26,7 @@ const COMMANDS: &[&str] = &[
     "rank",
     "reference",
     "testset",
+    "watch",
 ];
 
 fn src() -> PathBuf {

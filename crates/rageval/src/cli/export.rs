@@ -56,13 +56,15 @@ pub struct WriteBackArgs {
 
     /// Log the finished run to this MLflow tracking server (`http://HOST:PORT`, REST API;
     /// MLFLOW_TRACKING_TOKEN when it asks for a token): params, per-metric means with interval
-    /// bounds, summary and reports as artifacts
+    /// bounds, summary and reports as artifacts. Default: `[mlflow] tracking_uri` of the
+    /// configuration file (--config), if any
     #[arg(long, value_name = "URL")]
     pub mlflow: Option<String>,
 
-    /// The MLflow experiment (created when missing)
-    #[arg(long, value_name = "NAME", default_value = rageval_export::mlflow::DEFAULT_EXPERIMENT)]
-    pub mlflow_experiment: String,
+    /// The MLflow experiment, created when missing (default: `[mlflow] experiment` of the
+    /// configuration file, else `rageval`)
+    #[arg(long, value_name = "NAME")]
+    pub mlflow_experiment: Option<String>,
 }
 
 /// An OTLP/HTTP endpoint for the evaluation events.

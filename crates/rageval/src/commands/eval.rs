@@ -24,6 +24,9 @@ pub fn run(
     out: &mut dyn Write,
 ) -> anyhow::Result<Exit> {
     let mut options = options(args, metric_files)?;
+    if args.watch.watch && !args.dry_run && !args.show_settings {
+        return super::watch::run(args, options, ui);
+    }
     let phoenix = super::export::read_phoenix_source(args, &mut options, ui)?;
     super::export::check_write_back(&args.write_back, phoenix.is_some())?;
     if args.show_settings {
@@ -100,6 +103,7 @@ pub fn options(args: &EvalArgs, metric_files: &[PathBuf]) -> anyhow::Result<Eval
         batch: batch_mode(&args.batch),
         reports: !args.no_reports,
         max_failed: args.max_failed.0,
+        rolling: false,
     })
 }
 

@@ -137,7 +137,7 @@ pub fn read_phoenix_source(
         {
             bail!(
                 "--sample, --since, --until and --trace-filter choose the traces of a Phoenix \
-                 source: give the dataset as phoenix://HOST:PORT/PROJECT"
+                 source (phoenix://HOST:PORT/PROJECT) or, --sample, of a watched one (--watch)"
             );
         }
         return Ok(None);
@@ -408,7 +408,7 @@ fn protocol_name(args: &OtlpArgs) -> &'static str {
 }
 
 /// A variable's value as a key, when set and not blank.
-fn api_key(variable: &str) -> Option<ApiKey> {
+pub(super) fn api_key(variable: &str) -> Option<ApiKey> {
     std::env::var(variable)
         .ok()
         .filter(|key| !key.trim().is_empty())

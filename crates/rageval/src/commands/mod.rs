@@ -20,6 +20,7 @@ pub mod serve;
 mod sources;
 pub mod testset;
 pub mod trec;
+mod watch;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -72,8 +72,9 @@ class Judge:
     #: Sent as the bearer token; never written to the run directory.
     api_key: Optional[str] = None
     embedding_model: Optional[str] = None
-    #: ``"heuristic"`` (no model), ``"gguf:PATH"`` (a local GGUF model) or ``"checker:DIR"``
-    #: (a checker model folder for the support verdicts; docs/judges.md).
+    #: ``"heuristic"`` (no model), ``"gguf:PATH"`` (a local GGUF model; only in a package
+    #: built with the ``gguf`` feature, else ``RagevalError`` says how to build it) or
+    #: ``"checker:DIR"`` (a checker model folder for the support verdicts; docs/judges.md).
     local: Optional[str] = None
     #: With ``local="checker:DIR"`` and an endpoint (``base_url``, ``model``): a cascade
     #: (``--escalate``). Claims the checker scores within ``(low, high)`` (both included; a
@@ -251,7 +252,7 @@ def evaluate(
     junit: Union[str, "os.PathLike[str]", None] = None,
     reports: bool = True,
     results_format: str = "jsonl",
-    max_failed: float = 0.10,
+    max_failed: Union[float, str] = 0.10,
     metric_files: Optional[Sequence[Union[str, "os.PathLike[str]"]]] = None,
     name: Optional[str] = None,
     shard: Optional[str] = None,
@@ -303,6 +304,10 @@ def evaluate(
     else ``./rageval.toml``). Each call reads them afresh: a rubric of one call is unknown to
     the next unless that call's files define it too.
 
+    ``max_failed`` is the largest share of judged cells that may fail: a number from 0 to 1
+    (``0.10``), or a percentage as ``--max-failed`` takes it (``"10%"``); a number is handed
+    on as its percentage, so both are read by the CLI's one rule.
+
     Raises ``RagevalError`` (bad data, options or rubric file), ``RunStopped`` (a cap), ``JudgeError``
     (the judge refused, or more than ``max_failed`` of the judged cells failed: 10% by
     default, as the CLI's ``--max-failed``), ``KeyboardInterrupt`` on Ctrl-C and
@@ -337,7 +342,7 @@ def evaluate(
         "fail_under": _pairs(fail_under),
         "junit": os.fspath(junit) if junit is not None else None,
         "reports": reports,
-        "max_failed": max_failed,
+        "max_failed": _percentage(max_failed),
         "metric_files": [os.fspath(file) for file in metric_files or []],
         "name": name,
         "shard": shard,
@@ -362,6 +367,14 @@ def evaluate(
         _native.write_results_parquet(done["run_dir"])
     return Run(done["run_dir"], notes=done["notes"], gate_passed=done["gate_passed"],
                footer=done["footer"])
+
+
+def _percentage(max_failed: Union[float, str]) -> str:
+    """``max_failed`` as ``--max-failed`` takes it: text as given, a share as its
+    percentage (``0.1`` is ``"10%"``)."""
+    if isinstance(max_failed, str):
+        return max_failed
+    return f"{max_failed * 100:g}%"
 
 
 def _progress(

@@ -58,3 +58,16 @@ def test_labels_calibrate_the_means(tmp_path: Path) -> None:
     with pytest.raises(rageval.RagevalError, match="label_scale"):
         rageval.evaluate(rows, metrics=["faithfulness"], judge=HEURISTIC,
                          out=tmp_path / "run2", labels=labels, label_scale="five")
+
+
+def test_format_and_max_failed_are_parsed_by_the_clis_rules(tmp_path: Path) -> None:
+    rows = ragas_rows()
+    with pytest.raises(rageval.RagevalError, match="invalid format `avro`") as refused:
+        rageval.evaluate(rows, metrics=["rouge_l"], out=tmp_path / "f", format="avro")
+    for name in ("jsonl", "parquet", "openinference", "langfuse"):
+        assert name in str(refused.value), refused.value
+    for given in (0.5, "50%", "50"):
+        run = rageval.evaluate(rows, metrics=["rouge_l"], out=tmp_path / "m", max_failed=given)
+        assert run.summary["samples"] == len(rows)
+    with pytest.raises(rageval.RagevalError, match="invalid max_failed `150%`: expected a percentage"):
+        rageval.evaluate(rows, metrics=["rouge_l"], out=tmp_path / "m", max_failed=1.5)

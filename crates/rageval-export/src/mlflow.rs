@@ -485,12 +485,21 @@ mod tests {
         let path = Path::new("rageval.toml");
         let text = "[judge]\nmodel = \"m\"\n\n[mlflow]\ntracking_uri = \"http://127.0.0.1:5000\"\n";
         let settings = MlflowFileSettings::parse(path, text).unwrap();
-        assert_eq!(settings.tracking_uri.as_deref(), Some("http://127.0.0.1:5000"));
-        assert_eq!(MlflowFileSettings::parse(path, "[judge]\n").unwrap(), MlflowFileSettings::default());
+        assert_eq!(
+            settings.tracking_uri.as_deref(),
+            Some("http://127.0.0.1:5000")
+        );
+        assert_eq!(
+            MlflowFileSettings::parse(path, "[judge]\n").unwrap(),
+            MlflowFileSettings::default()
+        );
         let error = MlflowFileSettings::parse(path, "[mlflow]\nexperiments = \"secret-ish\"\n")
             .unwrap_err()
             .to_string();
-        assert!(error.starts_with("rageval.toml:2: [mlflow]: unknown field `experiments`"), "{error}");
+        assert!(
+            error.starts_with("rageval.toml:2: [mlflow]: unknown field `experiments`"),
+            "{error}"
+        );
         assert!(!error.contains("secret-ish"), "{error}");
     }
 

@@ -63,6 +63,17 @@ impl CapParam {
     }
 }
 
+/// `max_tokens` or `max_completion_tokens`, as `--judge-max-tokens-param` and the Python
+/// package's `max_tokens_param` take it.
+impl std::str::FromStr for CapParam {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        CapParam::from_field(text.trim())
+            .ok_or_else(|| "expected max_tokens or max_completion_tokens".to_owned())
+    }
+}
+
 /// How requests to one endpoint are written.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RequestForm {

@@ -214,6 +214,17 @@ pub(crate) fn parse_headers(raw: &str) -> Result<Vec<(String, String)>, JudgeErr
         .collect()
 }
 
+/// A timeout or a wait in seconds, as a flag or the Python package gives it: a positive
+/// number that a [`Duration`] holds.
+pub fn positive_seconds(text: &str) -> Result<Duration, String> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .and_then(|seconds| Duration::try_from_secs_f64(seconds).ok())
+        .filter(|duration| !duration.is_zero())
+        .ok_or_else(|| "expected a positive number of seconds".to_owned())
+}
+
 impl fmt::Debug for EndpointSettings {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let headers: Vec<String> = self
@@ -237,6 +248,19 @@ impl fmt::Debug for EndpointSettings {
 mod tests {
     use super::*;
     use std::collections::HashMap;
+
+    #[test]
+    fn seconds_are_positive_and_finite() {
+        assert_eq!(positive_seconds("2.5"), Ok(Duration::from_millis(2_500)));
+        assert_eq!(positive_seconds(" 60 "), Ok(Duration::from_secs(60)));
+        for text in ["0", "-1", "nan", "inf", "soon", ""] {
+            assert_eq!(
+                positive_seconds(text),
+                Err("expected a positive number of seconds".to_owned()),
+                "{text}"
+            );
+        }
+    }
 
     fn lookup(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
         let map: HashMap<String, String> = pairs

@@ -8,6 +8,7 @@
 //! from SIGTERM (the handler `rageval.evaluate` installs), or whatever a handler of the
 //! program's own raises. Each stops the run resumably, then is raised with the stop's text.
 
+use std::fmt::Display;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex};
@@ -16,15 +17,18 @@ use std::time::Duration;
 use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use rageval_core::stats::{DEFAULT_BOOTSTRAP_RESAMPLES, DEFAULT_SEED};
 use rageval_judge::CancelToken;
-use rageval_judge::batch::{FailedItems, PollPolicy};
+use rageval_judge::batch::PollPolicy;
 use rageval_judge::config::JudgeFlags;
+use rageval_judge::settings::positive_seconds;
 use rageval_report::Gate;
-use rageval_run::batch::BatchMode;
-use rageval_run::eval::{self, EvalOptions, Evaluated};
-use rageval_run::judges::{DEFAULT_CONTEXT_WINDOW, JudgeOptions};
-use rageval_run::{Ended, Event, LocalJudge, Observer, Progress, Stop, Stopped};
-use rageval_tasks::LangChoice;
+use rageval_run::commands::calibrate::CalibrateOptions;
+use rageval_run::commands::eval::{self, EvalOptions, Evaluated};
+use rageval_run::engine::batch::BatchMode;
+use rageval_run::engine::judges::{DEFAULT_CONTEXT_WINDOW, JudgeOptions};
+use rageval_run::engine::shard::ShardRequest;
+use rageval_run::{Ended, Event, Observer, Progress, Stop, Stopped};
 
 use crate::errors::{exception, message};
 
@@ -78,13 +82,14 @@ pub struct RunSpec {
     samples: Option<usize>,
     seed: Option<u64>,
     bootstrap_resamples: Option<usize>,
-    top_k: Option<u64>,
+    top_k: Option<usize>,
     retry_failed: bool,
     fail_under: Vec<String>,
     junit: Option<PathBuf>,
     reports: bool,
-    /// A share from 0 to 1.
-    max_failed: Option<f64>,
+    /// A percentage, as `--max-failed` takes it (`rageval.evaluate` turns its share into
+    /// one).
+    max_failed: Option<String>,
     /// Rubric files (`--metric-file`); empty: the judge's configuration file.
     metric_files: Vec<PathBuf>,
     /// The version's name in reports and version tables (`--name`).
@@ -106,39 +111,96 @@ pub struct RunSpec {
 }
 
 impl RunSpec {
+    /// `eval`'s options, each parsed as `rageval eval` parses its flag.
+    fn into_options(
+        self,
+        data: PathBuf,
+        out: PathBuf,
+        metrics: Vec<String>,
+        judge: JudgeOptions,
+    ) -> Result<EvalOptions, String> {
+        let batch = self.batch_mode()?;
+        let shard = match parsed("shard", self.shard.as_deref(), str::parse::<ShardRequest>)? {
+            Some(request) => Some(
+                request
+                    .resolve(|name| std::env::var(name).ok())
+                    .map_err(|error| error.to_string())?,
+            ),
+            None => None,
+        };
+        let labels = match self.labels {
+            Some(labels) => Some(CalibrateOptions {
+                labels,
+                scale: parsed("label_scale", self.label_scale.as_deref(), str::parse)?,
+                metric: self.label_metric,
+            }),
+            None => None,
+        };
+        let top_k = self.top_k.map(|k| k.to_string());
+        Ok(EvalOptions {
+            data,
+            format: parsed("format", self.format.as_deref(), str::parse)?,
+            field_map: self.field_map,
+            sheet: self.sheet,
+            metrics,
+            rubric_files: self.metric_files,
+            out: Some(out),
+            version_name: self.name,
+            overwrite: self.overwrite,
+            samples: self.samples,
+            seed: self.seed.unwrap_or(DEFAULT_SEED),
+            bootstrap_resamples: self
+                .bootstrap_resamples
+                .unwrap_or(DEFAULT_BOOTSTRAP_RESAMPLES),
+            top_k: parsed("top_k", top_k.as_deref(), str::parse)?,
+            retry_failed: self.retry_failed,
+            gate: Gate::parse(&self.fail_under).map_err(|error| message(&error))?,
+            junit: self.junit,
+            labels,
+            judge,
+            shard,
+            batch,
+            reports: self.reports,
+            max_failed: parsed("max_failed", self.max_failed.as_deref(), str::parse)?
+                .unwrap_or_default(),
+            rolling: false,
+        })
+    }
+
     /// Batch mode from its options, when any is given (as the CLI's `BatchArgs`).
     fn batch_mode(&self) -> Result<Option<BatchMode>, String> {
         let any = self.batch || self.export_requests.is_some() || !self.import_responses.is_empty();
         if !any {
             return Ok(None);
         }
-        let failed_items = match self.batch_fallback.as_deref() {
-            None | Some("resubmit") => FailedItems::Resubmit,
-            Some("sync") => FailedItems::Sync,
-            Some(other) => {
-                return Err(format!(
-                    "invalid batch_fallback `{other}`: expected resubmit or sync"
-                ));
-            }
-        };
-        let mut poll = PollPolicy::default();
-        if let Some(seconds) = self.batch_poll {
-            if !(seconds.is_finite() && seconds > 0.0) {
-                return Err(format!(
-                    "invalid batch_poll {seconds}: expected a positive number of seconds"
-                ));
-            }
-            poll.first = Duration::from_secs_f64(seconds);
-        }
+        let poll = self.batch_poll.map(|seconds| seconds.to_string());
+        let defaults = PollPolicy::default();
         Ok(Some(BatchMode {
             submit: self.batch,
-            failed_items,
+            failed_items: parsed("batch_fallback", self.batch_fallback.as_deref(), str::parse)?
+                .unwrap_or_default(),
             export: self.export_requests.clone(),
             import: self.import_responses.clone(),
-            poll,
+            poll: PollPolicy {
+                first: parsed("batch_poll", poll.as_deref(), positive_seconds)?
+                    .unwrap_or(defaults.first),
+                ..defaults
+            },
             ..BatchMode::default()
         }))
     }
+}
+
+/// An option given as text, parsed by `parse`: the rule the CLI's flag of the same option
+/// parses by (its type's `FromStr`, mostly), so the two accept the same values and say the
+/// same of the others. The message names the Python argument and the value.
+fn parsed<T, E: Display>(
+    name: &str,
+    text: Option<&str>,
+    parse: impl Fn(&str) -> Result<T, E>,
+) -> Result<Option<T>, String> {
+    text.map(|text| parse(text).map_err(|error| format!("invalid {name} `{text}`: {error}")))
+        .transpose()
 }
 
 /// What the run tells: its notes, kept for `Run.notes`, and where its stage stands, taken
@@ -215,80 +277,50 @@ pub fn evaluate(
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Py<PyAny>> {
     let invalid = |text: String| exception("RagevalError", text, None, None);
-    let gate = Gate::parse(&spec.fail_under).map_err(|error| invalid(message(&error)))?;
-    let format = match &spec.format {
-        Some(name) => Some(
-            rageval_core::dataset::Format::from_name(name).ok_or_else(|| {
-                invalid(format!(
-                    "unknown format `{name}`; valid formats: jsonl, json, csv, xlsx, parquet, arrow"
-                ))
-            })?,
-        ),
-        None => None,
-    };
-    let batch = spec.batch_mode().map_err(&invalid)?;
-    let shard = match &spec.shard {
-        Some(text) => Some(
-            text.parse::<rageval_run::shard::ShardRequest>()
-                .map_err(&invalid)?
-                .resolve(|name| std::env::var(name).ok())
-                .map_err(|error| invalid(error.to_string()))?,
-        ),
-        None => None,
-    };
-    let labels =
-        match spec.labels {
-            Some(labels) => Some(rageval_run::calibrate::CalibrateOptions {
-                labels,
-                scale: match &spec.label_scale {
-                    Some(text) => Some(text.parse().map_err(|error| {
-                        invalid(format!("invalid label_scale `{text}`: {error}"))
-                    })?),
-                    None => None,
-                },
-                metric: spec.label_metric,
-            }),
-            None => None,
-        };
     let api_key = judge.api_key.clone();
-    let run_dir = out.clone();
-    let options = EvalOptions {
-        data,
-        format,
-        field_map: spec.field_map,
-        sheet: spec.sheet,
-        metrics,
-        rubric_files: spec.metric_files,
-        out: Some(out),
-        version_name: spec.name,
-        overwrite: spec.overwrite,
-        samples: spec.samples,
-        seed: spec.seed.unwrap_or(rageval_core::stats::DEFAULT_SEED),
-        bootstrap_resamples: spec
-            .bootstrap_resamples
-            .unwrap_or(rageval_core::stats::DEFAULT_BOOTSTRAP_RESAMPLES),
-        top_k: spec.top_k,
-        retry_failed: spec.retry_failed,
-        gate,
-        junit: spec.junit,
-        labels,
-        judge: judge_options(judge).map_err(invalid)?,
-        shard,
-        batch,
-        reports: spec.reports,
-        max_failed: match spec.max_failed {
-            Some(share) if (0.0..=1.0).contains(&share) => share,
-            Some(share) => {
-                return Err(invalid(format!(
-                    "invalid max_failed {share}: expected a share from 0 to 1"
-                )));
-            }
-            None => eval::DEFAULT_MAX_FAILED,
-        },
-        rolling: false,
-    };
-
+    let judge = judge_options(judge).map_err(invalid)?;
+    let options = spec
+        .into_options(data, out.clone(), metrics, judge)
+        .map_err(invalid)?;
     let notes = Arc::new(Notes::default());
+    let (ended, mut signalled) = run_answering_signals(py, options, api_key, &notes, &progress)?;
+    // Where the run ended, for a callback that shows it.
+    if let Err(raised) = notes.report(py, progress.as_ref()) {
+        signalled.get_or_insert(raised);
+    }
+    let notes = notes
+        .notes
+        .lock()
+        .map(|notes| notes.clone())
+        .unwrap_or_default();
+    match (ended, signalled) {
+        (Err(error), _) => Err(exception("RagevalError", message(&error), None, None)),
+        (Ok(Ended::Stopped(stopped)), signalled) => Err(stop_error(py, &stopped, &out, signalled)),
+        // The signal came as the last samples finished: the run is complete, and the
+        // signal still the caller's to answer.
+        (Ok(Ended::Complete(_)), Some(raised)) => Err(raised),
+        (Ok(Ended::Complete(done)), None) => completed(py, &done, notes),
+    }
+}
+
+/// How a run ended, and the exception a signal's handler (or the progress callback) raised
+/// while it ran.
+type Answered = (
+    Result<Ended<Evaluated>, rageval_run::RunError>,
+    Option<PyErr>,
+);
+
+/// Runs `options` on a worker thread while this one, without the GIL, wakes every
+/// [`SIGNAL_POLL`] to run Python's signal handlers and hand `notes`' progress to the
+/// callback. The first exception either raises cancels the run (it stops after the samples
+/// in flight, resumable) and is returned beside the way the run ended.
+fn run_answering_signals(
+    py: Python<'_>,
+    options: EvalOptions,
+    api_key: Option<String>,
+    notes: &Arc<Notes>,
+    progress: &Option<Py<PyAny>>,
+) -> PyResult<Answered> {
     let cancel = CancelToken::new();
     let (send, receive) = channel();
     let worker = {
@@ -304,7 +336,14 @@ pub fn evaluate(
                 };
                 let _ = send.send(eval::run(&options, &env, notes.as_ref(), &cancel));
             })
-            .map_err(|error| invalid(format!("cannot start the run's thread: {error}")))?
+            .map_err(|error| {
+                exception(
+                    "RagevalError",
+                    format!("cannot start the run's thread: {error}"),
+                    None,
+                    None,
+                )
+            })?
     };
     // Behind a lock only so the closure that waits without the GIL may borrow it.
     let receive = Mutex::new(receive);
@@ -330,30 +369,13 @@ pub fn evaluate(
             }
             Err(RecvTimeoutError::Disconnected) => {
                 let _ = worker.join();
-                return Err(invalid("the run's thread ended without an answer".into()));
+                let text = "the run's thread ended without an answer".to_owned();
+                return Err(exception("RagevalError", text, None, None));
             }
         }
     };
     let _ = worker.join();
-    // Where the run ended, for a callback that shows it.
-    if let Err(raised) = notes.report(py, progress.as_ref()) {
-        signalled.get_or_insert(raised);
-    }
-    let notes = notes
-        .notes
-        .lock()
-        .map(|notes| notes.clone())
-        .unwrap_or_default();
-    match (ended, signalled) {
-        (Err(error), _) => Err(exception("RagevalError", message(&error), None, None)),
-        (Ok(Ended::Stopped(stopped)), signalled) => {
-            Err(stop_error(py, &stopped, &run_dir, signalled))
-        }
-        // The signal came as the last samples finished: the run is complete, and the
-        // signal still the caller's to answer.
-        (Ok(Ended::Complete(_)), Some(raised)) => Err(raised),
-        (Ok(Ended::Complete(done)), None) => completed(py, &done, notes),
-    }
+    Ok((ended, signalled))
 }
 
 /// A stopped run as the exception its stop earns, with the CLI's two lines; a stop by a
@@ -415,49 +437,14 @@ fn completed(py: Python<'_>, done: &Evaluated, notes: Vec<String>) -> PyResult<P
     Ok(result.into_any().unbind())
 }
 
-/// The judge's options, as `rageval eval`'s judge flags make them.
+/// The judge's options, each parsed as `rageval eval` parses its judge flag.
 fn judge_options(judge: JudgeSpec) -> Result<JudgeOptions, String> {
-    let timeout = match judge.timeout {
-        Some(seconds) if seconds.is_finite() && seconds > 0.0 => {
-            Some(Duration::from_secs_f64(seconds))
-        }
-        Some(seconds) => return Err(format!("invalid timeout {seconds}: expected seconds > 0")),
-        None => None,
-    };
-    let local = match judge.local.as_deref() {
-        Some(text) => Some(
-            text.parse::<LocalJudge>()
-                .map_err(|e| format!("invalid local judge `{text}`: {e}"))?,
-        ),
-        None => None,
-    };
+    let timeout = judge.timeout.map(|seconds| seconds.to_string());
     let escalate = match judge.escalate.as_deref() {
+        // `escalate=True`: the band `--escalate` takes without a value.
         Some("") => Some(rageval_tasks::DEFAULT_BAND),
-        Some(text) => Some(
-            text.parse::<rageval_tasks::EscalationBand>()
-                .map_err(|e| format!("invalid escalate `{text}`: {e}"))?,
-        ),
-        None => None,
+        text => parsed("escalate", text, str::parse)?,
     };
-    let temperature = match judge.temperature.as_deref() {
-        Some(text) => Some(
-            text.parse()
-                .map_err(|e| format!("invalid temperature: {e}"))?,
-        ),
-        None => None,
-    };
-    let max_tokens_param = match judge.max_tokens_param.as_deref() {
-        Some(name) => Some(rageval_judge::CapParam::from_field(name).ok_or_else(|| {
-            format!(
-                "invalid max_tokens_param `{name}`: expected max_tokens or max_completion_tokens"
-            )
-        })?),
-        None => None,
-    };
-    let lang: LangChoice = judge
-        .lang
-        .parse()
-        .map_err(|e| format!("invalid lang `{}`: {e}", judge.lang))?;
     Ok(JudgeOptions {
         flags: JudgeFlags {
             config: judge.config,
@@ -467,21 +454,25 @@ fn judge_options(judge: JudgeSpec) -> Result<JudgeOptions, String> {
             concurrency: judge.concurrency,
             rpm: judge.rpm,
             tpm: judge.tpm,
-            timeout,
+            timeout: parsed("timeout", timeout.as_deref(), positive_seconds)?,
             no_cache: judge.no_cache,
             offline: judge.offline,
             cache: judge.cache,
             max_calls: judge.max_calls,
             max_cost_usd: judge.max_cost,
-            temperature,
+            temperature: parsed("temperature", judge.temperature.as_deref(), str::parse)?,
             max_tokens: judge.max_tokens,
-            max_tokens_param,
+            max_tokens_param: parsed(
+                "max_tokens_param",
+                judge.max_tokens_param.as_deref(),
+                str::parse,
+            )?,
             reasoning_effort: judge.reasoning_effort,
             thinking: judge.thinking,
         },
-        local,
+        local: parsed("local", judge.local.as_deref(), str::parse)?,
         models_dir: judge.models_dir,
-        lang,
+        lang: parsed("lang", Some(&judge.lang), str::parse)?.unwrap_or_default(),
         context_window: judge.context_window.unwrap_or(DEFAULT_CONTEXT_WINDOW),
         batch: false,
         escalate,

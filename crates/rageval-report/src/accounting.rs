@@ -4,7 +4,11 @@
 //! answered each task. Each session is kept in `manifest.json` (`sessions`); `summary.json`
 //! (`judge`) holds their sum, so a resumed run counts every call once.
 //!
-//! Plain numbers: this crate knows no model. `eval` fills them from the judge's books.
+//! Plain numbers: this crate knows no model. `eval` fills them from the judge's books, whose
+//! types are `rageval-judge`'s and `rageval-tasks`' own: the judge is a leaf and this crate
+//! may use only `rageval-core`, so neither side can name the other's types. `rageval-run`'s
+//! `session` copies them field by field, and `rageval-run/tests/it/accounting.rs` fails when
+//! the twins drift apart (which is why the twins here deny unknown fields).
 
 use std::collections::BTreeMap;
 
@@ -12,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 /// Where structured answers ended on the judge's parse ladder.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RungTally {
     /// The text was the JSON.
     pub direct: u64,
@@ -52,6 +57,7 @@ impl RungTally {
 /// Calls, tokens and cost of one prompt template (or of all of them). The default is
 /// nothing counted, at no cost.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CallTally {
     /// Requests answered by the model (each re-ask is one more).
     pub calls: u64,
@@ -152,6 +158,7 @@ impl Default for CallTally {
 
 /// How often each implementation was asked one task.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TaskTally {
     /// Asked of the chat model.
     pub llm: u64,
@@ -339,7 +346,8 @@ pub enum SessionEnd {
     CapReached,
     /// Ctrl-C: the run stopped, resumable.
     Interrupted,
-    /// An error (bad data) stopped a resumed run; its finished cells are kept.
+    /// An error (bad data, a file that cannot be written) ended the session; the run's
+    /// finished units are kept, unfinished.
     Failed,
     /// The judge refused or could not answer calls (unreachable, 401/403/404, every call of
     /// a stage failing): the run stopped with the cause, resumable.
@@ -367,6 +375,7 @@ pub struct Session {
 
 /// A model's price, US dollars per million tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ModelPrice {
     pub prompt_per_million: f64,
     pub completion_per_million: f64,

@@ -53,4 +53,4 @@ mod xlsx;
 
 pub use error::{DatasetError, DatasetErrorKind};
 pub use field::{Field, FieldMap};
-pub use reader::{DatasetReader, Format, ReadOptions, open, read_all};
+pub use reader::{DatasetReader, Format, ReadOptions, UnknownFormat, open, read_all};

@@ -7,6 +7,7 @@
 //! them report file-level errors at once.
 
 use std::path::Path;
+use std::str::FromStr;
 
 use super::error::{DatasetError, DatasetErrorKind};
 use super::field::FieldMap;
@@ -40,29 +41,49 @@ pub enum Format {
 }
 
 impl Format {
+    /// Every format, in the order help texts list them.
+    pub const ALL: [Format; 8] = [
+        Format::Jsonl,
+        Format::Json,
+        Format::Csv,
+        Format::Xlsx,
+        Format::OpenInference,
+        Format::Langfuse,
+        Format::Parquet,
+        Format::Arrow,
+    ];
+
+    /// The other names a format goes by, as extensions and as `--format` values.
+    const ALIASES: [(&'static str, Format); 5] = [
+        ("ndjson", Format::Jsonl),
+        ("tsv", Format::Csv),
+        ("arrows", Format::Arrow),
+        ("feather", Format::Arrow),
+        ("ipc", Format::Arrow),
+    ];
+
     /// The format a file extension implies (case-insensitive), if any.
     pub fn from_path(path: &Path) -> Option<Format> {
         let extension = path.extension()?.to_str()?.to_ascii_lowercase();
         Format::from_name(&extension)
     }
 
-    /// The format for a name as `--format` takes it: `jsonl`, `ndjson`, `json`, `csv`,
-    /// `tsv`, `xlsx`, `parquet`, `arrow` (also `arrows`, `feather`, `ipc`).
+    /// The format for a name as `--format` takes it: a [`Format::name`] or one of the
+    /// aliases `ndjson`, `tsv`, `arrows`, `feather`, `ipc`.
     pub fn from_name(name: &str) -> Option<Format> {
-        match name {
-            "jsonl" | "ndjson" => Some(Format::Jsonl),
-            "json" => Some(Format::Json),
-            "csv" | "tsv" => Some(Format::Csv),
-            "xlsx" => Some(Format::Xlsx),
-            "openinference" => Some(Format::OpenInference),
-            "langfuse" => Some(Format::Langfuse),
-            "parquet" => Some(Format::Parquet),
-            "arrow" | "arrows" | "feather" | "ipc" => Some(Format::Arrow),
-            _ => None,
-        }
+        Format::ALL
+            .into_iter()
+            .find(|format| format.name() == name)
+            .or_else(|| {
+                Format::ALIASES
+                    .into_iter()
+                    .find(|(alias, _)| *alias == name)
+                    .map(|(_, format)| format)
+            })
     }
 
-    /// The canonical name (`jsonl`, `json`, `csv`, `xlsx`, `parquet`, `arrow`).
+    /// The canonical name (`jsonl`, `json`, `csv`, `xlsx`, `openinference`, `langfuse`,
+    /// `parquet`, `arrow`).
     pub fn name(self) -> &'static str {
         match self {
             Format::Jsonl => "jsonl",
@@ -75,6 +96,38 @@ impl Format {
             Format::Arrow => "arrow",
         }
     }
+
+    /// Every canonical name, as a sentence lists them: `jsonl, json, …, parquet or arrow`.
+    pub fn names() -> String {
+        let names: Vec<&str> = Format::ALL.into_iter().map(Format::name).collect();
+        match names.split_last() {
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
+        }
+    }
+}
+
+/// `--format` and the Python package's `format=`: a name [`Format::from_name`] knows, in
+/// any case. The error lists every name taken.
+impl FromStr for Format {
+    type Err = UnknownFormat;
+
+    fn from_str(text: &str) -> Result<Format, UnknownFormat> {
+        Format::from_name(&text.trim().to_ascii_lowercase())
+            .ok_or_else(|| UnknownFormat(text.to_owned()))
+    }
+}
+
+/// A format name no reader answers to (the name is kept; the message, which a flag's or an
+/// argument's own message quotes, lists the names taken).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("expected {names} (or {aliases})", names = Format::names(), aliases = aliases())]
+pub struct UnknownFormat(pub String);
+
+/// The aliases, as a list: `ndjson, tsv, arrows, feather, ipc`.
+fn aliases() -> String {
+    let aliases: Vec<&str> = Format::ALIASES.iter().map(|(alias, _)| *alias).collect();
+    aliases.join(", ")
 }
 
 /// How to read a dataset.
@@ -267,6 +320,22 @@ mod tests {
         assert_eq!(Format::from_path(Path::new("a.avro")), None);
         assert_eq!(Format::from_path(Path::new("noext")), None);
         assert_eq!(Format::from_name(Format::Csv.name()), Some(Format::Csv));
+    }
+
+    #[test]
+    fn every_name_parses_back_and_an_unknown_one_lists_them_all() {
+        for format in Format::ALL {
+            assert_eq!(format.name().parse::<Format>(), Ok(format));
+            assert_eq!(format.name().to_uppercase().parse::<Format>(), Ok(format));
+        }
+        assert_eq!("feather".parse::<Format>(), Ok(Format::Arrow));
+        let error = "avro".parse::<Format>().unwrap_err();
+        assert_eq!(error, UnknownFormat("avro".into()));
+        assert_eq!(
+            error.to_string(),
+            "expected jsonl, json, csv, xlsx, openinference, langfuse, parquet or arrow (or \
+             ndjson, tsv, arrows, feather, ipc)"
+        );
     }
 
     #[test]

@@ -47,6 +47,31 @@ pub enum FailedItems {
     Sync,
 }
 
+impl FailedItems {
+    /// Both, in the order help texts list them.
+    pub const ALL: [FailedItems; 2] = [FailedItems::Resubmit, FailedItems::Sync];
+
+    /// The name `--batch-fallback` and the Python package's `batch_fallback` take.
+    pub fn name(self) -> &'static str {
+        match self {
+            FailedItems::Resubmit => "resubmit",
+            FailedItems::Sync => "sync",
+        }
+    }
+}
+
+/// `resubmit` or `sync`.
+impl std::str::FromStr for FailedItems {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        FailedItems::ALL
+            .into_iter()
+            .find(|items| items.name() == text.trim())
+            .ok_or_else(|| "expected resubmit or sync".to_owned())
+    }
+}
+
 /// How a [`BatchModel`] treats failures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BatchOptions {

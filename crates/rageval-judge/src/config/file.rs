@@ -106,7 +106,7 @@ impl TryFrom<toml::Value> for FileTemperature {
             toml::Value::Float(f) => f.to_string(),
             toml::Value::Integer(i) => i.to_string(),
             toml::Value::String(s) => s,
-            _ => return Err("must be a number from 0 to 2, or \"omit\"".into()),
+            _ => return Err("must be a number from 0 to 2, or `omit`".into()),
         };
         text.parse().map(FileTemperature)
     }

@@ -2,10 +2,11 @@
 //! line itself with a caret under the offending span, the way compilers show them.
 //!
 //! Values are never quoted back: every quoted string in the message and in the shown line
-//! prints as `"…"`, and so does the offending span when it is a value (right of the line's
-//! first `=` and not itself followed by one: an unquoted password is exactly such an
-//! error), since a misplaced value may be a key. Keys are shown. Used by `rageval.toml`'s reader and by the sources settings
-//! (`rageval-sources`).
+//! prints as `"…"`, a value the message quotes in backticks (serde's `integer `5``) as
+//! `` `…` ``, and so does the offending span when it is a value (right of the line's first
+//! `=` and not itself followed by one: an unquoted password is exactly such an error),
+//! since a misplaced value may be a key. Keys are shown. Used by `rageval.toml`'s reader
+//! and by the sources settings (`rageval-sources`).
 
 use std::ops::Range;
 
@@ -62,7 +63,9 @@ pub fn locate(text: &str, span: Range<usize>) -> Located {
     }
 }
 
-/// `message` with every double-quoted string replaced by `"…"`.
+/// `message` with every double-quoted string replaced by `"…"`, and every value serde quotes
+/// in backticks (`integer `5``, `unknown variant `x``, ...) by `` `…` ``. Backticked keys
+/// (`unknown field `modle``) and the names an error expects stay.
 pub fn mask_quoted(message: &str) -> String {
     let mut out = String::with_capacity(message.len());
     let mut inside = false;
@@ -77,7 +80,43 @@ pub fn mask_quoted(message: &str) -> String {
             out.push(c);
         }
     }
-    out.trim_end().to_owned()
+    mask_backticked_values(out.trim_end())
+}
+
+/// How serde writes a value it did not expect, or a variant it does not know, just before
+/// the value's opening backtick (`serde::de::Unexpected` and `Error::unknown_variant`).
+const VALUE_BEFORE_BACKTICK: [&str; 5] = [
+    "boolean ",
+    "integer ",
+    "floating point ",
+    "character ",
+    "unknown variant ",
+];
+
+fn mask_backticked_values(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(open) = rest.find('`') {
+        let (before, after) = rest.split_at(open);
+        out.push_str(before);
+        let is_value = VALUE_BEFORE_BACKTICK.iter().any(|lead| out.ends_with(lead));
+        match after[1..].find('`') {
+            Some(close) if is_value => {
+                out.push_str("`…`");
+                rest = &after[close + 2..];
+            }
+            Some(close) => {
+                out.push_str(&after[..close + 2]);
+                rest = &after[close + 2..];
+            }
+            None => {
+                out.push_str(after);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The character index just after the first `=` outside quotes, if the line has one.
@@ -220,5 +259,26 @@ mod tests {
             mask_quoted("invalid type: string \"sk-1\", expected"),
             "invalid type: string \"…\", expected"
         );
+    }
+
+    #[test]
+    fn values_serde_quotes_in_backticks_are_masked_and_keys_are_not() {
+        assert_eq!(
+            mask_quoted("invalid type: integer `123456`, expected a string"),
+            "invalid type: integer `…`, expected a string"
+        );
+        assert_eq!(
+            mask_quoted("invalid type: floating point `1.5`, expected u64"),
+            "invalid type: floating point `…`, expected u64"
+        );
+        assert_eq!(
+            mask_quoted("unknown variant `sk-9`, expected `response_format` or `in_prompt`"),
+            "unknown variant `…`, expected `response_format` or `in_prompt`"
+        );
+        assert_eq!(
+            mask_quoted("unknown field `modle`, expected one of `model`, `base_url`"),
+            "unknown field `modle`, expected one of `model`, `base_url`"
+        );
+        assert_eq!(mask_quoted("a stray ` backtick"), "a stray ` backtick");
     }
 }

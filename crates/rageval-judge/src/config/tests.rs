@@ -392,3 +392,111 @@ fn a_batch_price_overrides_half_the_price_and_needs_both_parts() {
         "{err}"
     );
 }
+
+/// Issue 40 item 10: an error about `temperature`, `schema_mode`, `max_tokens_param` or a
+/// numeric `api_key` (in the file or in a variable) named the field but quoted the value,
+/// which may be a misplaced secret.
+#[test]
+fn config_errors_name_the_field_and_never_quote_the_value() {
+    const SECRET: &str = "sk-misplaced-4417";
+    const NUMBER: &str = "4417";
+    let model = "[judge]\nmodel = \"m\"\n";
+    let endpoint = "[[judge.endpoints]]\nbase_url = \"http://a/v1\"\n";
+    let in_file = [
+        (
+            format!("{model}temperature = \"{SECRET}\"\n"),
+            "judge.temperature",
+            SECRET,
+        ),
+        (
+            format!("{model}temperature = {NUMBER}\n"),
+            "judge.temperature",
+            NUMBER,
+        ),
+        (
+            format!("{model}schema_mode = \"{SECRET}\"\n"),
+            "judge.schema_mode",
+            SECRET,
+        ),
+        (
+            format!("{model}max_tokens_param = \"{SECRET}\"\n"),
+            "judge.max_tokens_param",
+            SECRET,
+        ),
+        (
+            format!("{model}api_key = {NUMBER}\n"),
+            "judge.api_key",
+            NUMBER,
+        ),
+        (
+            format!("{model}api_key = {NUMBER}.5\n"),
+            "judge.api_key",
+            NUMBER,
+        ),
+        (
+            format!("{model}{endpoint}schema_mode = \"{SECRET}\"\n"),
+            "judge.endpoints[1].schema_mode",
+            SECRET,
+        ),
+        (
+            format!("{model}{endpoint}max_tokens_param = \"{SECRET}\"\n"),
+            "judge.endpoints[1].max_tokens_param",
+            SECRET,
+        ),
+        (
+            format!("{model}{endpoint}api_key = {NUMBER}\n"),
+            "judge.endpoints[1].api_key",
+            NUMBER,
+        ),
+    ];
+    for (toml, field, value) in &in_file {
+        let err = resolve(&JudgeFlags::default(), toml, &[]).unwrap_err();
+        for text in [err.to_string(), format!("{err:?}")] {
+            assert!(text.contains(field), "{field}: {text}");
+            assert!(!text.contains(value), "{field} quotes its value: {text}");
+        }
+    }
+    let in_variables = [
+        ENV_JUDGE_TEMPERATURE,
+        ENV_JUDGE_MAX_TOKENS_PARAM,
+        ENV_JUDGE_MAX_TOKENS,
+        ENV_JUDGE_THINKING,
+        ENV_JUDGE_TIMEOUT,
+        ENV_JUDGE_CONCURRENCY,
+        ENV_JUDGE_RPM,
+        ENV_JUDGE_TPM,
+    ];
+    for name in in_variables {
+        let err = resolve(
+            &JudgeFlags::default(),
+            "",
+            &[(ENV_JUDGE_MODEL, "m"), (name, SECRET)],
+        )
+        .unwrap_err();
+        for text in [err.to_string(), format!("{err:?}")] {
+            assert!(text.contains(name), "{name}: {text}");
+            assert!(!text.contains(SECRET), "{name} quotes its value: {text}");
+        }
+    }
+}
+
+#[test]
+fn a_flag_overrides_a_variable_that_does_not_read() {
+    let flags = JudgeFlags {
+        model: Some("m".into()),
+        rpm: Some(60),
+        timeout: Some(Duration::from_secs(5)),
+        ..JudgeFlags::default()
+    };
+    let s = resolve(
+        &flags,
+        "",
+        &[(ENV_JUDGE_RPM, "lots"), (ENV_JUDGE_TIMEOUT, "soon")],
+    )
+    .unwrap();
+    assert_eq!(s.limits.requests_per_minute, Some(60));
+    assert_eq!(
+        s.endpoints[0].settings.request_timeout,
+        Duration::from_secs(5)
+    );
+}

@@ -9,8 +9,8 @@ use std::path::Path;
 
 use rageval_judge::CancelToken;
 use rageval_report::RunData;
-use rageval_run::eval::{self, EvalOptions};
-use rageval_run::observe::Silent;
+use rageval_run::commands::eval::{self, EvalOptions};
+use rageval_run::engine::observe::Silent;
 use rageval_run::{Ended, Stop};
 use rageval_testkit::{MockConfig, MockServer};
 use serde_json::Value;
@@ -241,7 +241,7 @@ fn more_failed_cells_than_max_failed_allows_is_not_a_success() {
         ..MockConfig::default()
     });
     let mut options = against(&mock.mock, &data, dir.path());
-    options.max_failed = 0.01;
+    options.max_failed = "1%".parse().unwrap();
     let done = complete(&options);
     let too_many = done.too_many_failed.expect("over the limit");
     // Every prompt that quotes the question is refused (one metric's prompts do not).
@@ -261,7 +261,7 @@ fn more_failed_cells_than_max_failed_allows_is_not_a_success() {
     );
     // Under the default limit (10%) the same run is a success.
     let mut relaxed = options.clone();
-    relaxed.max_failed = eval::DEFAULT_MAX_FAILED;
+    relaxed.max_failed = eval::MaxFailed::DEFAULT;
     relaxed.out = Some(dir.path().join("relaxed"));
     assert!(complete(&relaxed).too_many_failed.is_none());
 }

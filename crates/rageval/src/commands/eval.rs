@@ -1,19 +1,18 @@
-//! `rageval eval`: the flags as `rageval_run::eval`'s options, then the summary table, the
-//! judge's footer and the gate's lines on stdout, notes on stderr.
+//! `rageval eval`: the flags as `rageval_run::commands::eval`'s options, then the summary
+//! table, the judge's footer and the gate's lines on stdout, notes on stderr.
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context as _;
-use rageval_core::dataset::Format;
-use rageval_judge::batch::{FailedItems, PollPolicy};
+use rageval_judge::batch::PollPolicy;
 use rageval_report::{Gate, render_summary_table};
-use rageval_run::batch::BatchMode;
-use rageval_run::eval::{self, EvalOptions};
-use rageval_run::words::counted;
+use rageval_run::commands::eval::{self, EvalOptions};
+use rageval_run::engine::batch::BatchMode;
+use rageval_run::engine::words::counted;
 
 use super::{Exit, calibrate, completed, estimate};
-use crate::cli::{BatchArgs, BatchFallbackArg, DataFormat, EvalArgs, GateArgs, ResultsFormat};
+use crate::cli::{BatchArgs, EvalArgs, GateArgs, ResultsFormat};
 use crate::judge;
 use crate::ui::Ui;
 
@@ -24,18 +23,19 @@ pub fn run(
     out: &mut dyn Write,
 ) -> anyhow::Result<Exit> {
     let mut options = options(args, metric_files)?;
-    if args.watch.watch && !args.dry_run && !args.show_settings {
+    if args.watch.watch && !args.run_dir.dry_run && !args.show_settings {
         return super::watch::run(args, options, ui);
     }
     let phoenix = super::export::read_phoenix_source(args, &mut options, ui)?;
     super::export::check_write_back(&args.write_back, phoenix.is_some())?;
+    let mlflow = super::export::mlflow_choice(&args.write_back, &options)?;
     if args.show_settings {
         let resolved = eval::resolved_settings(&options, &judge::env, ui)?;
         writeln!(out, "{}", serde_json::to_string_pretty(&resolved)?)
             .context("cannot write to stdout")?;
         return Ok(Exit::Success);
     }
-    if args.dry_run {
+    if args.run_dir.dry_run {
         super::export::dry_run_notes(&args.write_back, ui);
         return estimate(eval::dry_run(&options, &judge::env, ui)?, ui, out);
     }
@@ -69,7 +69,7 @@ pub fn run(
         counted(done.scored.cells, "cells"),
         done.scored.failed
     ));
-    super::export::write_back(&done.path, &args.write_back, ui);
+    super::export::write_back(&done.path, &args.write_back, mlflow.as_ref(), ui);
     let exit = super::report::gate_lines(&done.finished, ui, out)?;
     if let Some(too_many) = &done.too_many_failed {
         ui.warn(&format!("error: {}", too_many.message()));
@@ -82,19 +82,19 @@ pub fn run(
 pub fn options(args: &EvalArgs, metric_files: &[PathBuf]) -> anyhow::Result<EvalOptions> {
     Ok(EvalOptions {
         data: args.data.clone(),
-        format: args.dataset.format.map(format_of),
+        format: args.dataset.format,
         field_map: args.dataset.field_map.clone(),
         sheet: args.dataset.sheet.clone(),
         metrics: args.metrics.clone(),
         rubric_files: metric_files.to_vec(),
-        out: args.out.clone(),
+        out: args.run_dir.out.clone(),
         version_name: args.name.clone(),
-        overwrite: args.overwrite,
+        overwrite: args.run_dir.overwrite,
         samples: args.samples,
-        seed: args.seed,
+        seed: args.run_dir.seed,
         bootstrap_resamples: args.bootstrap_resamples,
         top_k: args.top_k,
-        retry_failed: args.retry_failed,
+        retry_failed: args.run_dir.retry_failed,
         gate: gate(&args.gate)?,
         junit: args.gate.junit.clone(),
         labels: calibrate::options(&args.labels),
@@ -102,7 +102,7 @@ pub fn options(args: &EvalArgs, metric_files: &[PathBuf]) -> anyhow::Result<Eval
         shard: args.shard,
         batch: batch_mode(&args.batch),
         reports: !args.no_reports,
-        max_failed: args.max_failed.0,
+        max_failed: args.max_failed,
         rolling: false,
     })
 }
@@ -111,10 +111,7 @@ pub fn options(args: &EvalArgs, metric_files: &[PathBuf]) -> anyhow::Result<Eval
 fn batch_mode(args: &BatchArgs) -> Option<BatchMode> {
     args.any().then(|| BatchMode {
         submit: args.batch,
-        failed_items: match args.batch_fallback {
-            BatchFallbackArg::Resubmit => FailedItems::Resubmit,
-            BatchFallbackArg::Sync => FailedItems::Sync,
-        },
+        failed_items: args.batch_fallback,
         export: args.export_requests.clone(),
         import: args.import_responses.clone(),
         poll: PollPolicy {
@@ -128,17 +125,4 @@ fn batch_mode(args: &BatchArgs) -> Option<BatchMode> {
 /// The `--fail-under` thresholds.
 pub fn gate(args: &GateArgs) -> anyhow::Result<Gate> {
     Ok(Gate::parse(&args.fail_under)?)
-}
-
-pub(super) fn format_of(format: DataFormat) -> Format {
-    match format {
-        DataFormat::Jsonl => Format::Jsonl,
-        DataFormat::Json => Format::Json,
-        DataFormat::Csv => Format::Csv,
-        DataFormat::Xlsx => Format::Xlsx,
-        DataFormat::OpenInference => Format::OpenInference,
-        DataFormat::Langfuse => Format::Langfuse,
-        DataFormat::Parquet => Format::Parquet,
-        DataFormat::Arrow => Format::Arrow,
-    }
 }

@@ -12,12 +12,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, bail};
-use rageval_export::mlflow::{self, ENV_MLFLOW_TRACKING_TOKEN, MlflowTarget};
+use rageval_export::mlflow::{self, ENV_MLFLOW_TRACKING_TOKEN, MlflowFileSettings, MlflowTarget};
 use rageval_export::otlp::{self, OtlpEndpoint};
 use rageval_export::{ExportRun, Writes, phoenix};
 use rageval_judge::ApiKey;
-use rageval_run::eval::EvalOptions;
-use rageval_run::words::counted;
+use rageval_run::commands::eval::EvalOptions;
+use rageval_run::engine::words::counted;
 use rageval_sources::phoenix::{ENV_PHOENIX_API_KEY, SPANS_FILE, SourceRecord};
 use rageval_sources::rest::DEFAULT_REST_TIMEOUT;
 use rageval_sources::{PhoenixClient, PhoenixLocation, PhoenixQuery};
@@ -186,7 +186,7 @@ pub fn read_phoenix_source(
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from("runs").join(&query.location.project));
-    let (path, temporary) = if args.dry_run {
+    let (path, temporary) = if args.run_dir.dry_run {
         let temp = TempSpans::new();
         (temp.0.clone(), Some(temp))
     } else {
@@ -245,13 +245,47 @@ pub fn dry_run_notes(args: &WriteBackArgs, ui: &Ui) {
     }
 }
 
+/// Where a finished `eval` logs its run: `--mlflow`, else the `[mlflow]` table of the
+/// judge's configuration file (the file rubrics are read from too); the experiment likewise.
+/// A configuration file that does not read is an error before anything runs.
+pub fn mlflow_choice(
+    args: &WriteBackArgs,
+    options: &EvalOptions,
+) -> anyhow::Result<Option<MlflowChoice>> {
+    let files =
+        rageval_run::engine::rubrics::rubric_files(&[], &options.judge.flags, &crate::judge::env);
+    let mut settings = MlflowFileSettings::default();
+    if let Some(file) = files.first() {
+        let text = std::fs::read_to_string(file)
+            .with_context(|| format!("cannot read {}", file.display()))?;
+        settings = MlflowFileSettings::parse(file, &text)?;
+    }
+    let Some(tracking_uri) = args.mlflow.clone().or(settings.tracking_uri) else {
+        return Ok(None);
+    };
+    let experiment = args
+        .mlflow_experiment
+        .clone()
+        .or(settings.experiment)
+        .unwrap_or_else(|| mlflow::DEFAULT_EXPERIMENT.to_owned());
+    Ok(Some(MlflowChoice {
+        tracking_uri,
+        experiment,
+    }))
+}
+
+/// The MLflow server and experiment a finished `eval` logs to.
+#[derive(Debug, Clone)]
+pub struct MlflowChoice {
+    pub tracking_uri: String,
+    pub experiment: String,
+}
+
 /// The write-backs of a finished `eval`: each one's outcome on stderr; failures are
 /// warnings, never the run's error.
-pub fn write_back(run_dir: &Path, args: &WriteBackArgs, ui: &Ui) {
-    let wanted = args.annotate
-        || args.otlp_json
-        || args.otlp.otlp_endpoint.is_some()
-        || args.mlflow.is_some();
+pub fn write_back(run_dir: &Path, args: &WriteBackArgs, mlflow: Option<&MlflowChoice>, ui: &Ui) {
+    let wanted =
+        args.annotate || args.otlp_json || args.otlp.otlp_endpoint.is_some() || mlflow.is_some();
     if !wanted {
         return;
     }
@@ -301,8 +335,8 @@ pub fn write_back(run_dir: &Path, args: &WriteBackArgs, ui: &Ui) {
             Err(error) => warn_error(&error, "events", run_dir, "otlp", ui),
         }
     }
-    if let Some(url) = &args.mlflow {
-        match log_mlflow(run_dir, url, &args.mlflow_experiment) {
+    if let Some(choice) = mlflow {
+        match log_mlflow(run_dir, &choice.tracking_uri, &choice.experiment) {
             Ok(logged) => {
                 for line in mlflow_lines(&logged) {
                     ui.note(&line);

@@ -1,12 +1,12 @@
 //! `rageval testset SOURCE`: the corpus's chunks read (`rageval_sources::local::
-//! corpus_chunks`), the flags as `rageval_run::testset`'s options; the summary on stdout.
+//! corpus_chunks`), the flags as `rageval_run::commands::testset`'s options; the summary on stdout.
 
 use std::io::Write;
 
 use anyhow::{Context as _, bail};
 use rageval_core::testset::plan::{PlanSettings, Shares};
-use rageval_run::rank::questions::Restart;
-use rageval_run::testset::{self, ClosedBookRule, TestsetOptions};
+use rageval_run::commands::testset::{self, ClosedBookRule, TestsetOptions};
+use rageval_run::engine::questions::Restart;
 use rageval_sources::Splitter;
 use rageval_sources::local::corpus_chunks;
 
@@ -17,9 +17,9 @@ use crate::ui::Ui;
 
 pub fn run(args: &TestsetArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<Exit> {
     let options = options(args, ui)?;
-    if args.dry_run {
+    if args.run_dir.dry_run {
         return estimate(
-            rageval_run::testset::plan::estimate(&options, &judge::env, ui)?,
+            rageval_run::commands::testset::plan::estimate(&options, &judge::env, ui)?,
             ui,
             out,
         );
@@ -73,7 +73,7 @@ fn options(args: &TestsetArgs, ui: &Ui) -> anyhow::Result<TestsetOptions> {
         chunks: corpus.chunks,
         plan: PlanSettings {
             size: args.size,
-            seed: args.seed,
+            seed: args.run_dir.seed,
             per_document: args.per_document,
             min_chunk_chars: args.min_chunk_chars,
             shares,
@@ -83,10 +83,10 @@ fn options(args: &TestsetArgs, ui: &Ui) -> anyhow::Result<TestsetOptions> {
             ClosedBookArg::Mark => ClosedBookRule::Mark,
         },
         near_duplicate: args.near_duplicate,
-        out: args.out.clone(),
+        out: args.run_dir.out.clone(),
         restart: Restart {
-            overwrite: args.overwrite,
-            retry_failed: args.retry_failed,
+            overwrite: args.run_dir.overwrite,
+            retry_failed: args.run_dir.retry_failed,
         },
         judge: judge::options(&args.judge),
     })

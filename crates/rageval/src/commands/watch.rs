@@ -1,7 +1,7 @@
 //! `eval --watch`: the source a watch polls (a growing file read by `rageval-core`'s
 //! readers, or a Phoenix project read by `rageval-sources`), and where its events go — the
 //! health line and warnings on stderr, alerts and cost caps to a webhook (JSON POST) and a
-//! command. The loop itself is `rageval_run::watch`'s.
+//! command. The loop itself is `rageval_run::commands::watch`'s.
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -11,9 +11,11 @@ use anyhow::bail;
 use rageval_core::Sample;
 use rageval_core::dataset::{self, Format, ReadOptions};
 use rageval_core::sampling::SampleRate;
-use rageval_run::eval::EvalOptions;
-use rageval_run::watch::alerts::{AlertRule, Reading};
-use rageval_run::watch::{Health, WatchEvent, WatchOptions, WatchReport, WatchSource, Watched, watch};
+use rageval_run::commands::eval::EvalOptions;
+use rageval_run::commands::watch::alerts::{AlertRule, Reading};
+use rageval_run::commands::watch::{
+    Health, WatchEvent, WatchOptions, WatchReport, WatchSource, Watched, watch,
+};
 use rageval_sources::phoenix::ENV_PHOENIX_API_KEY;
 use rageval_sources::rest::{Body, DEFAULT_REST_TIMEOUT, Method};
 use rageval_sources::{PhoenixClient, PhoenixLocation, PhoenixQuery, RestAuth, RestClient};
@@ -28,7 +30,11 @@ use crate::ui::Ui;
 /// Watches `args.data` into the rolling run of `options`.
 pub fn run(args: &EvalArgs, mut options: EvalOptions, ui: &Ui) -> anyhow::Result<Exit> {
     let write_back = &args.write_back;
-    if write_back.annotate || write_back.otlp_json || write_back.otlp.otlp_endpoint.is_some() || write_back.mlflow.is_some() {
+    if write_back.annotate
+        || write_back.otlp_json
+        || write_back.otlp.otlp_endpoint.is_some()
+        || write_back.mlflow.is_some()
+    {
         bail!(
             "--watch writes its scores to the rolling run only: send them with `rageval export \
              phoenix|otlp|mlflow RUN` (annotations and events are updated, never duplicated)"
@@ -38,7 +44,9 @@ pub fn run(args: &EvalArgs, mut options: EvalOptions, ui: &Ui) -> anyhow::Result
     let sample = args.trace_source.sample.unwrap_or(SampleRate::ALL);
     let mut source: Box<dyn WatchSource> = if PhoenixLocation::is_location(&data) {
         let location = PhoenixLocation::parse(&data)?;
-        options.out.get_or_insert_with(|| PathBuf::from("runs").join(&location.project));
+        options
+            .out
+            .get_or_insert_with(|| PathBuf::from("runs").join(&location.project));
         let query = PhoenixQuery {
             api_key: api_key(ENV_PHOENIX_API_KEY),
             start: args.trace_source.since.clone(),
@@ -51,7 +59,11 @@ pub fn run(args: &EvalArgs, mut options: EvalOptions, ui: &Ui) -> anyhow::Result
         std::fs::create_dir_all(&dir)?;
         query.record().write(&dir)?;
         Box::new(PhoenixSource {
-            client: PhoenixClient::new(&query.location.url, query.api_key.clone(), DEFAULT_REST_TIMEOUT)?,
+            client: PhoenixClient::new(
+                &query.location.url,
+                query.api_key.clone(),
+                DEFAULT_REST_TIMEOUT,
+            )?,
             spans: dir.join(rageval_sources::phoenix::SPANS_FILE),
             query,
         })
@@ -92,10 +104,18 @@ pub fn run(args: &EvalArgs, mut options: EvalOptions, ui: &Ui) -> anyhow::Result
         reporter.run.display()
     ));
     let cancel = crate::signals::cancel_on_ctrl_c();
-    Ok(match watch(&watch_options, source.as_mut(), &reporter, &crate::judge::env, &cancel)? {
-        Watched::Interrupted => Exit::Interrupted,
-        Watched::Finished => Exit::Success,
-    })
+    Ok(
+        match watch(
+            &watch_options,
+            source.as_mut(),
+            &reporter,
+            &crate::judge::env,
+            &cancel,
+        )? {
+            Watched::Interrupted => Exit::Interrupted,
+            Watched::Finished => Exit::Success,
+        },
+    )
 }
 
 /// A dataset or trace export that grows: read whole at each poll, up to its first record
@@ -143,10 +163,15 @@ impl WatchSource for PhoenixSource {
 
 /// A client of the alert webhook.
 fn webhook(url: &str) -> anyhow::Result<RestClient> {
-    Ok(RestClient::new(url, RestAuth::None, DEFAULT_REST_TIMEOUT, rageval_judge::RetryPolicy {
-        max_attempts: 3,
-        ..rageval_judge::RetryPolicy::default()
-    })?)
+    Ok(RestClient::new(
+        url,
+        RestAuth::None,
+        DEFAULT_REST_TIMEOUT,
+        rageval_judge::RetryPolicy {
+            max_attempts: 3,
+            ..rageval_judge::RetryPolicy::default()
+        },
+    )?)
 }
 
 /// Where the watch's events go.
@@ -167,7 +192,8 @@ impl Reporter<'_> {
                     .map_err(|e| rageval_report::error_chain(&e))
             });
             if let Err(error) = sent {
-                self.ui.warn(&format!("warning: the alert webhook failed: {error}"));
+                self.ui
+                    .warn(&format!("warning: the alert webhook failed: {error}"));
             }
         }
         if let Some(command) = &self.command {
@@ -185,8 +211,12 @@ impl Reporter<'_> {
                 });
             match ran {
                 Ok(status) if status.success() => {}
-                Ok(status) => self.ui.warn(&format!("warning: the alert command exited with {status}")),
-                Err(error) => self.ui.warn(&format!("warning: the alert command did not run: {error}")),
+                Ok(status) => self
+                    .ui
+                    .warn(&format!("warning: the alert command exited with {status}")),
+                Err(error) => self
+                    .ui
+                    .warn(&format!("warning: the alert command did not run: {error}")),
             }
         }
     }
@@ -251,17 +281,29 @@ impl WatchReport for Reporter<'_> {
                     reading.ci95[0],
                     reading.ci95[1]
                 ));
-                self.deliver("alert", Some(&reading.metric), self.reading_json("alert", reading));
+                self.deliver(
+                    "alert",
+                    Some(&reading.metric),
+                    self.reading_json("alert", reading),
+                );
             }
             WatchEvent::Recovered(reading) => {
                 self.ui.note(&format!(
                     "{} is no longer below its baseline (latest mean {:.3}, baseline {:.3})",
                     reading.metric, reading.latest.mean, reading.baseline.mean
                 ));
-                self.deliver("recovered", Some(&reading.metric), self.reading_json("recovered", reading));
+                self.deliver(
+                    "recovered",
+                    Some(&reading.metric),
+                    self.reading_json("recovered", reading),
+                );
             }
-            WatchEvent::Stopped(message) => self.ui.warn(&format!("warning: this poll's scoring stopped: {message}")),
-            WatchEvent::SourceFailed(message) => self.ui.warn(&format!("warning: the source could not be read: {message}")),
+            WatchEvent::Stopped(message) => self
+                .ui
+                .warn(&format!("warning: this poll's scoring stopped: {message}")),
+            WatchEvent::SourceFailed(message) => self
+                .ui
+                .warn(&format!("warning: the source could not be read: {message}")),
         }
     }
 }
@@ -281,7 +323,10 @@ fn health_line(health: &Health) -> String {
         health.judge_failures
     );
     if let Some(until) = health.paused_until {
-        line.push_str(&format!("; spending paused by the cost cap until {}", clock(until)));
+        line.push_str(&format!(
+            "; spending paused by the cost cap until {}",
+            clock(until)
+        ));
     }
     line
 }

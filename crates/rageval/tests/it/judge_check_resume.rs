@@ -199,3 +199,80 @@ fn other_labels_or_another_judge_in_the_same_directory_are_refused() {
     let overwritten = check("b.jsonl", &["--overwrite".into()]);
     assert!(overwritten.status.success(), "{}", stderr(&overwritten));
 }
+
+/// The first pass's and the repeats' journal lines that failed.
+fn failed_lines(run: &Path) -> usize {
+    ["results.jsonl", "repeats.jsonl"]
+        .iter()
+        .map(|file| {
+            fs::read_to_string(run.join(file))
+                .unwrap()
+                .lines()
+                .filter(|line| line.contains(r#""status":"failed""#))
+                .count()
+        })
+        .sum()
+}
+
+/// Marks the first line of a journal as a judge error, as a judge that failed leaves it.
+fn fail_first_line(journal: &Path) {
+    let text = fs::read_to_string(journal).unwrap();
+    let mut lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let first = lines[0].as_object_mut().unwrap();
+    first.retain(|key, _| ["repeat", "sample_id", "metric"].contains(&key.as_str()));
+    first.insert("status".into(), "failed".into());
+    first.insert("error".into(), "the judge's answer never parsed".into());
+    let text: String = lines.iter().map(|line| format!("{line}\n")).collect();
+    fs::write(journal, text).unwrap();
+}
+
+/// `--retry-failed`, declared once for every command that writes a run, judges a check's
+/// failed judgements again, in the first pass and in the repeats; without it they are kept.
+#[test]
+fn retry_failed_judges_again_what_failed_in_the_first_pass_and_the_repeats() {
+    let endpoint = endpoint(MockConfig::default());
+    let dir = tempfile::tempdir().unwrap();
+    crate::judge_check::write_curie_pairs(dir.path());
+    let mut args: Vec<String> = [
+        "judge-check",
+        "labels.jsonl",
+        "--metric",
+        "faithfulness",
+        "--repeat",
+        "2",
+        "--no-cache",
+        "--out",
+        "run",
+    ]
+    .map(String::from)
+    .to_vec();
+    args.extend(endpoint.flags());
+    let checked = rageval(dir.path(), &refs(&args));
+    assert!(checked.status.success(), "{}", stderr(&checked));
+    let run = dir.path().join("run");
+    let journaled = lines(&run.join("results.jsonl")) + lines(&run.join("repeats.jsonl"));
+    fail_first_line(&run.join("results.jsonl"));
+    fail_first_line(&run.join("repeats.jsonl"));
+    let asked = endpoint.mock.stats().chat_requests;
+
+    let kept = rageval(dir.path(), &refs(&args));
+    assert!(kept.status.success(), "{}", stderr(&kept));
+    assert_eq!(failed_lines(&run), 2, "without the flag, failures are kept");
+    assert_eq!(endpoint.mock.stats().chat_requests, asked);
+
+    args.push("--retry-failed".into());
+    let retried = rageval(dir.path(), &refs(&args));
+    assert!(retried.status.success(), "{}", stderr(&retried));
+    assert!(
+        stderr(&retried).contains("2 failed judgements to judge again"),
+        "{}",
+        stderr(&retried)
+    );
+    assert_eq!(failed_lines(&run), 0);
+    let now = lines(&run.join("results.jsonl")) + lines(&run.join("repeats.jsonl"));
+    assert_eq!(now, journaled, "replaced, never duplicated");
+    assert!(endpoint.mock.stats().chat_requests > asked);
+}

@@ -11,10 +11,9 @@ use std::io::Write;
 
 use anyhow::Context as _;
 use rageval_rank::Algorithm;
-use rageval_run::rank::questions::QuestionData;
-use rageval_run::rank::{self, RankOptions, RankingOptions};
+use rageval_run::commands::rank::{self, RankOptions, RankingOptions};
+use rageval_run::engine::questions::QuestionData;
 
-use super::eval::format_of;
 use super::{Exit, completed, estimate};
 use crate::cli::{AlgorithmArg, RankArgs, RankDataArgs, RankingArgs};
 use crate::judge;
@@ -24,12 +23,12 @@ pub fn run(args: &RankArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<Exit
     let options = RankOptions {
         data: question_data(&args.data),
         ranking: ranking_options(&args.ranking),
-        top_k: args.top_k,
+        top_k: args.agreement_k,
         judge: judge::options(&args.judge),
     };
-    if args.data.dry_run {
+    if args.data.run_dir.dry_run {
         return estimate(
-            rageval_run::rank::plan::rank(&options, &judge::env, ui)?,
+            rageval_run::commands::rank::plan::estimate(&options, &judge::env, ui)?,
             ui,
             out,
         );
@@ -58,14 +57,14 @@ pub fn print_ranked(ranked: &rank::Ranked, out: &mut dyn Write) -> anyhow::Resul
 pub fn question_data(args: &RankDataArgs) -> QuestionData {
     QuestionData {
         data: args.data.clone(),
-        format: args.dataset.format.map(format_of),
+        format: args.dataset.format,
         field_map: args.dataset.field_map.clone(),
         sheet: args.dataset.sheet.clone(),
         samples: args.samples,
-        out: args.out.clone(),
-        overwrite: args.overwrite,
-        retry_failed: args.retry_failed,
-        seed: args.seed,
+        out: args.run_dir.out.clone(),
+        overwrite: args.run_dir.overwrite,
+        retry_failed: args.run_dir.retry_failed,
+        seed: args.run_dir.seed,
     }
 }
 

@@ -85,12 +85,10 @@ impl MlflowFileSettings {
         toml::from_str::<Root>(text)
             .map(|root| root.mlflow)
             .map_err(|error| {
-                let line = error
-                    .span()
-                    .map(|span| text[..span.start.min(text.len())].lines().count().max(1));
+                let located = rageval_judge::config::snippet::locate_error(text, &error);
                 ExportError::Config {
-                    what: match line {
-                        Some(line) => format!("{}:{line}", path.display()),
+                    what: match located {
+                        Some(at) => format!("{}:{}", path.display(), at.line),
                         None => path.display().to_string(),
                     },
                     detail: format!(

@@ -13,7 +13,7 @@ use rageval_export::otlp::{Protocol, Signal};
 pub struct TraceSourceArgs {
     /// Score a consistent share of the traces, chosen by a hash of each trace id (e.g. 10%
     /// or 0.1): the same traces for every metric, every rerun and every machine. For a
-    /// Phoenix source
+    /// Phoenix source, and for --watch (by sample id)
     #[arg(long, value_name = "PCT", value_parser = sample_rate)]
     pub sample: Option<SampleRate>,
 

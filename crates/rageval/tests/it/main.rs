@@ -44,6 +44,7 @@ mod testset;
 mod trace_servers;
 mod traces;
 mod version_table;
+mod watch;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

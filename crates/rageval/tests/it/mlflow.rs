@@ -1,6 +1,7 @@
 //! `eval --mlflow URL` against a real MLflow tracking server started by the test (SQLite,
 //! `--serve-artifacts`): the run appears with its params, per-metric means and interval
-//! bounds and its artifacts, read back through MLflow's REST API; logging the same run again
+//! bounds and its artifacts, read back through MLflow's REST API (the server named by
+//! `--mlflow`, then by the configuration file's `[mlflow]` table); logging the same run again
 //! creates no second MLflow run; `compare` names the MLflow runs of the runs it compares;
 //! an unreachable server leaves the run whole with the cause and a hint.
 
@@ -164,12 +165,14 @@ fn a_run_is_logged_to_mlflow_with_params_metrics_and_artifacts() {
     .unwrap();
     assert_eq!(searched["runs"].as_array().unwrap().len(), 1, "{searched}");
 
-    // `compare` names the MLflow run of each run it compares.
-    let second = eval(
-        dir.path(),
-        "run-b",
-        &["--mlflow", &server.url, "--name", "V2", "--top-k", "1"],
-    );
+    // `compare` names the MLflow run of each run it compares. This run finds the server in
+    // the `[mlflow]` table of the configuration file instead of a flag.
+    std::fs::write(
+        dir.path().join("rageval.toml"),
+        format!("[mlflow]\ntracking_uri = \"{}\"\n", server.url),
+    )
+    .unwrap();
+    let second = eval(dir.path(), "run-b", &["--name", "V2", "--top-k", "1"]);
     assert!(second.status.success(), "{}", stderr(&second));
     let run_b = record(&dir.path().join("run-b"))["run_id"]
         .as_str()

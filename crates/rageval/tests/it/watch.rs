@@ -44,7 +44,11 @@ fn recorder() -> Recorder {
                 if let Some(end) = text.find("\r\n\r\n") {
                     let length = text[..end]
                         .lines()
-                        .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse::<usize>().unwrap_or(0)))
+                        .find_map(|l| {
+                            l.to_ascii_lowercase()
+                                .strip_prefix("content-length:")
+                                .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+                        })
                         .unwrap_or(0);
                     if request.len() >= end + 4 + length {
                         let body = &request[end + 4..end + 4 + length];
@@ -55,7 +59,8 @@ fn recorder() -> Recorder {
                     }
                 }
             }
-            let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
+            let _ = stream
+                .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
         }
     });
     Recorder { url, bodies }
@@ -71,7 +76,10 @@ impl Recorder {
 fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
     let started = Instant::now();
     while !done() {
-        assert!(started.elapsed() < Duration::from_secs(90), "timed out waiting for {what}");
+        assert!(
+            started.elapsed() < Duration::from_secs(90),
+            "timed out waiting for {what}"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
 }
@@ -79,15 +87,26 @@ fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
 /// Sample id → journal lines for it.
 fn journal(run: &Path) -> BTreeMap<String, usize> {
     let mut lines = BTreeMap::new();
-    for line in std::fs::read_to_string(run.join("results.jsonl")).unwrap_or_default().lines() {
-        let Ok(value) = serde_json::from_str::<Value>(line) else { continue };
-        *lines.entry(value["sample_id"].as_str().unwrap().to_owned()).or_insert(0) += 1;
+    for line in std::fs::read_to_string(run.join("results.jsonl"))
+        .unwrap_or_default()
+        .lines()
+    {
+        let Ok(value) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        *lines
+            .entry(value["sample_id"].as_str().unwrap().to_owned())
+            .or_insert(0) += 1;
     }
     lines
 }
 
 fn append(path: &Path, samples: &[Value]) {
-    let mut file = OpenOptions::new().create(true).append(true).open(path).unwrap();
+    let mut file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .unwrap();
     for sample in samples {
         writeln!(file, "{sample}").unwrap();
     }
@@ -104,6 +123,23 @@ fn sample(id: &str, good: bool) -> Value {
     })
 }
 
+/// `eval live.jsonl --watch` polling every 100ms into `run`, alerts to `webhook`, and `extra`.
+fn watch_args(webhook: &str, extra: &[&str]) -> Vec<String> {
+    let mut args = vec![
+        "eval",
+        "live.jsonl",
+        "--watch",
+        "--interval",
+        "100ms",
+        "--out",
+        "run",
+        "--alert-webhook",
+        webhook,
+    ];
+    args.extend(extra);
+    args.into_iter().map(str::to_owned).collect()
+}
+
 fn start(dir: &Path, args: &[&str], log: &str) -> Child {
     command(dir, args)
         .stdout(Stdio::null())
@@ -117,13 +153,26 @@ fn watch_scores_each_new_sample_once_resumes_and_alerts_on_a_drop() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("live.jsonl");
     let hook = recorder();
-    let good = |range: std::ops::Range<usize>| range.map(|i| sample(&format!("g{i}"), true)).collect::<Vec<_>>();
+    let good = |range: std::ops::Range<usize>| {
+        range
+            .map(|i| sample(&format!("g{i}"), true))
+            .collect::<Vec<_>>()
+    };
     append(&data, &good(0..4));
-    let args = [
-        "eval", "live.jsonl", "--watch", "--interval", "100ms", "--metrics", "exact_match",
-        "--judge", "heuristic", "--out", "run", "--alert-webhook", &hook.url,
-        "--baseline-window", "4", "--alert-window", "4",
-    ];
+    let args = watch_args(
+        &hook.url,
+        &[
+            "--metrics",
+            "exact_match",
+            "--judge",
+            "heuristic",
+            "--baseline-window",
+            "4",
+            "--alert-window",
+            "4",
+        ],
+    );
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let run = dir.path().join("run");
     let child = start(dir.path(), &args, "first.log");
     wait_for("the first samples", || journal(&run).len() == 4);
@@ -132,23 +181,50 @@ fn watch_scores_each_new_sample_once_resumes_and_alerts_on_a_drop() {
     let stopped = interrupt(child);
     assert_eq!(stopped.status.code(), Some(130));
     let log = std::fs::read_to_string(dir.path().join("first.log")).unwrap();
-    assert!(log.contains("watch: poll ") && log.contains(" seen, 7 chosen, 7 scored"), "{log}");
+    assert!(
+        log.contains("watch: poll ") && log.contains(" seen, 7 chosen, 7 scored"),
+        "{log}"
+    );
 
     // Stopped, the source grows: a restart scores only the new samples, once each.
     let bad: Vec<Value> = (0..4).map(|i| sample(&format!("b{i}"), false)).collect();
     append(&data, &bad);
     let child = start(dir.path(), &args, "second.log");
-    wait_for("the samples written while stopped", || journal(&run).len() == 11);
-    wait_for("the alert", || hook.bodies().iter().any(|b| b["kind"] == "alert"));
+    wait_for("the samples written while stopped", || {
+        journal(&run).len() == 11
+    });
+    wait_for("the alert", || {
+        hook.bodies().iter().any(|b| b["kind"] == "alert")
+    });
     let stopped = interrupt(child);
     assert_eq!(stopped.status.code(), Some(130));
-    assert!(journal(&run).values().all(|lines| *lines == 1), "{:?}", journal(&run));
+    assert!(
+        journal(&run).values().all(|lines| *lines == 1),
+        "{:?}",
+        journal(&run)
+    );
 
-    let alert = hook.bodies().into_iter().find(|b| b["kind"] == "alert").unwrap();
+    let alert = hook
+        .bodies()
+        .into_iter()
+        .find(|b| b["kind"] == "alert")
+        .unwrap();
     assert_eq!(alert["metric"], "exact_match");
-    assert_eq!((alert["baseline"]["first"].as_str(), alert["baseline"]["n"].as_u64()), (Some("g0"), Some(4)));
+    assert_eq!(
+        (
+            alert["baseline"]["first"].as_str(),
+            alert["baseline"]["n"].as_u64()
+        ),
+        (Some("g0"), Some(4))
+    );
     assert_eq!(alert["baseline"]["mean"], 1.0);
-    assert_eq!((alert["latest"]["last"].as_str(), alert["latest"]["mean"].as_f64()), (Some("b3"), Some(0.0)));
+    assert_eq!(
+        (
+            alert["latest"]["last"].as_str(),
+            alert["latest"]["mean"].as_f64()
+        ),
+        (Some("b3"), Some(0.0))
+    );
     assert!(alert["ci95"][1].as_f64().unwrap() < 0.0, "{alert}");
     let log = std::fs::read_to_string(dir.path().join("second.log")).unwrap();
     assert!(log.contains("alert: exact_match fell from 1.000"), "{log}");
@@ -164,28 +240,47 @@ fn watch_stops_spending_at_the_cost_cap_and_says_so() {
     )
     .unwrap();
     let data = dir.path().join("live.jsonl");
-    append(&data, &(0..6).map(|i| sample(&format!("s{i}"), true)).collect::<Vec<_>>());
+    append(
+        &data,
+        &(0..6)
+            .map(|i| sample(&format!("s{i}"), true))
+            .collect::<Vec<_>>(),
+    );
     let hook = recorder();
     let mock = endpoint(MockConfig::default());
-    let mut args: Vec<String> = [
-        "eval", "live.jsonl", "--watch", "--interval", "100ms", "--metrics", "faithfulness",
-        "--out", "run", "--alert-webhook", &hook.url, "--max-cost-per-hour", "1",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    let mut args = watch_args(
+        &hook.url,
+        &["--metrics", "faithfulness", "--max-cost-per-hour", "1"],
+    );
     args.extend(mock.flags());
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let child = start(dir.path(), &args, "watch.log");
     let log = || std::fs::read_to_string(dir.path().join("watch.log")).unwrap_or_default();
-    wait_for("the cap's warning", || log().contains("warning: the judge's cost cap of $1 per hour is reached"));
-    wait_for("the paused health line", || log().contains("spending paused by the cost cap until"));
-    wait_for("the cap's webhook event", || hook.bodies().iter().any(|b| b["kind"] == "cost_cap"));
+    wait_for("the cap's warning", || {
+        log().contains("warning: the judge's cost cap of $1 per hour is reached")
+    });
+    wait_for("the paused health line", || {
+        log().contains("spending paused by the cost cap until")
+    });
+    wait_for("the cap's webhook event", || {
+        hook.bodies().iter().any(|b| b["kind"] == "cost_cap")
+    });
     let stopped = interrupt(child);
     assert_eq!(stopped.status.code(), Some(130), "{}", stderr(&stopped));
     let scored = journal(&dir.path().join("run")).len();
-    assert!(scored < 6, "the cap let {scored} of 6 samples be scored:\n{}", log());
-    let event = hook.bodies().into_iter().find(|b| b["kind"] == "cost_cap").unwrap();
-    assert_eq!((event["period"].as_str(), event["limit_usd"].as_f64()), (Some("hour"), Some(1.0)));
+    assert!(
+        scored < 6,
+        "the cap let {scored} of 6 samples be scored:\n{}",
+        log()
+    );
+    let event = hook
+        .bodies()
+        .into_iter()
+        .find(|b| b["kind"] == "cost_cap")
+        .unwrap();
+    assert_eq!(
+        (event["period"].as_str(), event["limit_usd"].as_f64()),
+        (Some("hour"), Some(1.0))
+    );
     assert!(event["waiting"].as_u64().unwrap() > 0, "{event}");
 }

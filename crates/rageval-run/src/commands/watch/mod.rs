@@ -22,7 +22,7 @@ pub mod ledger;
 pub mod selection;
 
 use std::collections::HashSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rageval_core::Sample;
@@ -139,101 +139,193 @@ pub fn watch(
         path: dir.clone(),
         source,
     })?;
-    let mut selection = Selection::open(&dir)?;
-    let mut ledger = Ledger::open(&dir)?;
-    let mut skipped: HashSet<String> = HashSet::new();
-    let mut health = Health::default();
-    // Whatever an earlier session chose and did not score is scored at the first poll.
-    let mut pending = !selection.is_empty();
-    // While a cap holds, nothing is scored and it is announced once.
-    let mut paused_until: Option<u64> = None;
+    let selection = Selection::open(&dir)?;
+    let mut state = State {
+        // Whatever an earlier session chose and did not score is scored at the first poll.
+        pending: !selection.is_empty(),
+        selection,
+        ledger: Ledger::open(&dir)?,
+        skipped: HashSet::new(),
+        health: Health::default(),
+        paused_until: None,
+        dir,
+    };
     loop {
         if cancel.is_cancelled() {
             return Ok(Watched::Interrupted);
         }
         let started = Instant::now();
+        if state.poll(options, source, report, env, cancel)? {
+            return Ok(Watched::Interrupted);
+        }
+        if options
+            .max_polls
+            .is_some_and(|max| state.health.polls >= max)
+        {
+            return Ok(Watched::Finished);
+        }
+        while started.elapsed() < options.interval {
+            if cancel.is_cancelled() {
+                return Ok(Watched::Interrupted);
+            }
+            std::thread::sleep(Duration::from_millis(50).min(options.interval));
+        }
+    }
+}
+
+/// What a watch keeps between polls.
+struct State {
+    dir: PathBuf,
+    selection: Selection,
+    ledger: Ledger,
+    /// New samples the sample left out (not chosen again at the next poll).
+    skipped: HashSet<String>,
+    health: Health,
+    /// Chosen samples may wait unscored (a stopped or capped poll).
+    pending: bool,
+    /// While a cap holds, nothing is scored, and it is announced once.
+    paused_until: Option<u64>,
+}
+
+/// What one poll found new in the source.
+struct Found {
+    new: usize,
+    chosen: usize,
+}
+
+impl State {
+    /// One poll: read, choose, score within the caps, look for drops, report. True when it
+    /// was cancelled.
+    fn poll(
+        &mut self,
+        options: &WatchOptions,
+        source: &mut dyn WatchSource,
+        report: &dyn WatchReport,
+        env: Env<'_>,
+        cancel: &CancelToken,
+    ) -> Result<bool> {
         let now = unix_now();
-        health.polls += 1;
-        health.last_poll = utc_timestamp();
-        let samples = source.read().unwrap_or_else(|error| {
-            report.report(WatchEvent::SourceFailed(&error));
-            Vec::new()
-        });
-        health.seen = samples.len();
-        let (mut new, mut chosen) = (0, Vec::new());
-        for sample in samples {
-            if selection.contains(&sample.id) || skipped.contains(&sample.id) {
-                continue;
-            }
-            new += 1;
-            if options.sample.holds(&sample.id) {
-                chosen.push(sample);
-            } else {
-                skipped.insert(sample.id);
-            }
+        self.health.polls += 1;
+        self.health.last_poll = utc_timestamp();
+        let found = self.choose(options, source, report)?;
+        if self.paused_until.is_some_and(|until| now >= until) {
+            self.paused_until = None;
         }
-        selection.append(&chosen)?;
-        health.chosen = selection.len();
-        health.skipped = skipped.len();
-        let mut poll = Scoring::default();
-        if paused_until.is_some_and(|until| now >= until) {
-            paused_until = None;
-        }
-        let work = (pending || !chosen.is_empty()) && !selection.is_empty();
-        if work && paused_until.is_none() {
-            match budget(options, &ledger, now) {
-                Budget::Reached(cap) => {
-                    pending = true;
-                    paused_until = Some(cap.until);
-                    announce(&cap, &mut ledger, report, now, waiting(&health, &dir)?)?;
-                }
-                Budget::Left(left) => {
-                    poll = score(
-                        options,
-                        &dir,
-                        &selection,
-                        left.map(|(_, usd)| usd),
-                        env,
-                        cancel,
-                    )?;
-                    pending = poll.stop.is_some() || poll.error.is_some();
-                    match (&poll.stop, &poll.error) {
-                        (Some(Stop::Cancelled), _) => {}
-                        (Some(Stop::CapReached(_)), _) => {
-                            let (period, _) = left.unwrap_or(("hour", 0.0));
-                            let cap = reached(options, &ledger, now, period, poll.cost_usd);
-                            paused_until = Some(cap.until);
-                            announce(&cap, &mut ledger, report, now, waiting(&health, &dir)?)?;
-                        }
-                        (_, Some(message)) => report.report(WatchEvent::Stopped(message)),
-                        _ => {}
-                    }
-                }
-            }
-        }
-        health.paused_until = paused_until;
-        health.judge_failures += poll.failed;
-        ledger.append(LedgerLine::Poll {
+        let work = (self.pending || found.chosen > 0) && !self.selection.is_empty();
+        let poll = if work && self.paused_until.is_none() {
+            self.spend(options, report, env, cancel, now)?
+        } else {
+            Scoring::default()
+        };
+        self.health.paused_until = self.paused_until;
+        self.health.judge_failures += poll.failed;
+        self.ledger.append(LedgerLine::Poll {
             at: now,
-            seen: health.seen,
-            new,
-            chosen: chosen.len(),
-            skipped: new - chosen.len(),
+            seen: self.health.seen,
+            new: found.new,
+            chosen: found.chosen,
+            skipped: found.new - found.chosen,
             cells: poll.cells,
             failed: poll.failed,
             calls: poll.calls,
             cost_usd: poll.cost_usd,
         })?;
         if matches!(poll.stop, Some(Stop::Cancelled)) {
-            return Ok(Watched::Interrupted);
+            return Ok(true);
         }
-        let journal = dir.join(RESULTS_FILE);
-        health.scored = scored_samples(&journal)?;
-        for reading in readings(&journal, &options.alerts)? {
-            let alerting = ledger.alerting(&reading.metric);
+        let journal = self.dir.join(RESULTS_FILE);
+        self.health.scored = scored_samples(&journal)?;
+        self.compare_windows(options, report, &journal, now)?;
+        report.report(WatchEvent::Health(&self.health));
+        Ok(false)
+    }
+
+    /// Reads the source and appends the new samples the sample keeps to the selection.
+    fn choose(
+        &mut self,
+        options: &WatchOptions,
+        source: &mut dyn WatchSource,
+        report: &dyn WatchReport,
+    ) -> Result<Found> {
+        let samples = source.read().unwrap_or_else(|error| {
+            report.report(WatchEvent::SourceFailed(&error));
+            Vec::new()
+        });
+        self.health.seen = samples.len();
+        let (mut new, mut chosen) = (0, Vec::new());
+        for sample in samples {
+            if self.selection.contains(&sample.id) || self.skipped.contains(&sample.id) {
+                continue;
+            }
+            new += 1;
+            if options.sample.holds(&sample.id) {
+                chosen.push(sample);
+            } else {
+                self.skipped.insert(sample.id);
+            }
+        }
+        self.selection.append(&chosen)?;
+        self.health.chosen = self.selection.len();
+        self.health.skipped = self.skipped.len();
+        Ok(Found {
+            new,
+            chosen: chosen.len(),
+        })
+    }
+
+    /// Scores what waits, within what the cost caps leave; a cap reached is announced.
+    fn spend(
+        &mut self,
+        options: &WatchOptions,
+        report: &dyn WatchReport,
+        env: Env<'_>,
+        cancel: &CancelToken,
+        now: u64,
+    ) -> Result<Scoring> {
+        let left = match budget(options, &self.ledger, now) {
+            Budget::Reached(cap) => {
+                self.pending = true;
+                self.capped(&cap, report, now)?;
+                return Ok(Scoring::default());
+            }
+            Budget::Left(left) => left,
+        };
+        let budget_usd = left.map(|(_, usd)| usd);
+        let poll = score(options, &self.dir, &self.selection, budget_usd, env, cancel)?;
+        self.pending = poll.stop.is_some() || poll.error.is_some();
+        match (&poll.stop, &poll.error) {
+            (Some(Stop::Cancelled), _) => {}
+            (Some(Stop::CapReached(_)), _) => {
+                let (period, _) = left.unwrap_or(("hour", 0.0));
+                let cap = reached(options, &self.ledger, now, period, poll.cost_usd);
+                self.capped(&cap, report, now)?;
+            }
+            (_, Some(message)) => report.report(WatchEvent::Stopped(message)),
+            _ => {}
+        }
+        Ok(poll)
+    }
+
+    /// Pauses the spending until `cap` frees room, and says so.
+    fn capped(&mut self, cap: &Cap, report: &dyn WatchReport, now: u64) -> Result<()> {
+        self.paused_until = Some(cap.until);
+        let waiting = waiting(&self.health, &self.dir)?;
+        announce(cap, &mut self.ledger, report, now, waiting)
+    }
+
+    /// Fires an alert for each metric whose latest window dropped, once until it recovers.
+    fn compare_windows(
+        &mut self,
+        options: &WatchOptions,
+        report: &dyn WatchReport,
+        journal: &Path,
+        now: u64,
+    ) -> Result<()> {
+        for reading in readings(journal, &options.alerts)? {
+            let alerting = self.ledger.alerting(&reading.metric);
             if reading.dropped() && !alerting {
                 report.report(WatchEvent::Alert(&reading));
-                ledger.append(LedgerLine::Alert {
+                self.ledger.append(LedgerLine::Alert {
                     at: now,
                     metric: reading.metric.clone(),
                     baseline: reading.baseline.clone(),
@@ -243,22 +335,13 @@ pub fn watch(
                 })?;
             } else if !reading.dropped() && alerting {
                 report.report(WatchEvent::Recovered(&reading));
-                ledger.append(LedgerLine::Recovered {
+                self.ledger.append(LedgerLine::Recovered {
                     at: now,
                     metric: reading.metric.clone(),
                 })?;
             }
         }
-        report.report(WatchEvent::Health(&health));
-        if options.max_polls.is_some_and(|max| health.polls >= max) {
-            return Ok(Watched::Finished);
-        }
-        while started.elapsed() < options.interval {
-            if cancel.is_cancelled() {
-                return Ok(Watched::Interrupted);
-            }
-            std::thread::sleep(Duration::from_millis(50).min(options.interval));
-        }
+        Ok(())
     }
 }
 

@@ -3,7 +3,7 @@
 //! local run directory is whole, and the same export can be run again later — every writer
 //! here updates what it wrote before instead of adding it twice.
 //!
-//! [`send_batches`] is the loop every writer shares: batches go out one after another; once
+//! `send_batches` is the loop every writer shares: batches go out one after another; once
 //! a batch fails because nothing answers any more (the server died mid-run), the remaining
 //! batches are counted as failed without waiting on each one's retries.
 

@@ -43,6 +43,11 @@ await() {
 trap 'for pid in "${job_pid[@]}"; do kill "$pid" 2>/dev/null || true; done' EXIT
 
 background "Python tools (scripts/setup-python.sh)" ./scripts/setup-python.sh
+# Phoenix and MLflow from PyPI for the integration tests of rageval-export's writers and the
+# Phoenix source (minutes of downloads: BENCHMARKS.md); the tests run when this is set.
+export RAGEVAL_TRACE_SERVERS_VENV="${RAGEVAL_TRACE_SERVERS_VENV:-${CARGO_TARGET_DIR:-$PWD/target}/trace-servers-venv}"
+trace_servers="Phoenix and MLflow (scripts/setup-trace-servers.sh install)"
+background "$trace_servers" ./scripts/setup-trace-servers.sh install
 background "crates (cargo fetch)" cargo fetch --locked
 
 step "system packages and model files (scripts/setup.sh --deps-only --without-python-tools --with-gguf)"
@@ -73,8 +78,9 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet "${f
 step "cargo test: build"
 cargo test --workspace --locked --no-run "${features[@]}"
 # The browser tests render pages in Chromium; rageval-sources' integration tests start the
-# Elasticsearch-compatible search server.
+# Elasticsearch-compatible search server; the Phoenix and MLflow tests start those servers.
 await "$test_servers"
+await "$trace_servers"
 if command -v cargo-nextest >/dev/null 2>&1; then
   # nextest runs the test binaries side by side, where cargo test runs them one after
   # another: with one long model test in a binary, the other core no longer idles

@@ -17,6 +17,8 @@
 //! - [`stats`]: seeded bootstrap confidence intervals, Wilson intervals of proportions.
 //! - [`abstention`]: the abstention 2×2 table ([`Quadrant`], [`AbstentionTable`]) a run's
 //!   summary counts from the quadrant its metric names per sample.
+//! - [`sampling`]: [`SampleRate`](sampling::SampleRate), consistent sampling by a hash of
+//!   the id (`--sample 10%`: the same traces for every metric and every rerun).
 //! - [`testset`]: the pure parts of a generated test set: sampling plan, duplicates, lexical
 //!   gates.
 //! - [`agreement`]: a judge's agreement with human labels (pairwise accuracy, balanced
@@ -36,6 +38,7 @@ pub mod files;
 pub mod outcome;
 pub mod rank;
 pub mod sample;
+pub mod sampling;
 pub mod stats;
 pub mod testset;
 pub mod text;

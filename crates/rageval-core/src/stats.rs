@@ -243,9 +243,62 @@ pub fn paired_bootstrap_diff_ci(
     bootstrap_mean_ci(&differences, level, resamples, seed)
 }
 
+/// Percentile bootstrap interval of the difference of means `mean(b) − mean(a)` of two
+/// independent samples at `level` — the unpaired counterpart of
+/// [`paired_bootstrap_diff_ci`], for two windows of different samples (a watched run's
+/// baseline and its latest traces).
+///
+/// Each resample draws `a.len()` values from `a` and `b.len()` from `b`, with replacement
+/// and independently; the interval is the `(1−level)/2` and `(1+level)/2` quantiles of the
+/// resampled differences. `None` when either slice is empty.
+pub fn unpaired_bootstrap_diff_ci(
+    a: &[f64],
+    b: &[f64],
+    level: f64,
+    resamples: usize,
+    seed: u64,
+) -> Option<Interval> {
+    if a.is_empty() || b.is_empty() || resamples == 0 {
+        return None;
+    }
+    let mut rng = SplitMix64::new(seed);
+    let mut resampled_mean = |values: &[f64]| {
+        let n = values.len();
+        (0..n).map(|_| values[rng.below(n)]).sum::<f64>() / n as f64
+    };
+    let mut differences: Vec<f64> = (0..resamples)
+        .map(|_| {
+            let before = resampled_mean(a);
+            resampled_mean(b) - before
+        })
+        .collect();
+    differences.sort_by(f64::total_cmp);
+    let alpha = (1.0 - level) / 2.0;
+    Some(Interval {
+        low: quantile_sorted(&differences, alpha),
+        high: quantile_sorted(&differences, 1.0 - alpha),
+    })
+}
+
 #[cfg(test)]
 mod paired_tests {
     use super::*;
+
+    #[test]
+    fn unpaired_differences_find_a_drop_and_not_noise() {
+        // Constant groups: every resample gives the same difference, 0.2 − 0.9.
+        let constant = unpaired_bootstrap_diff_ci(&[0.9; 5], &[0.2; 8], 0.95, 200, 1).unwrap();
+        assert!((constant.low + 0.7).abs() < 1e-12 && (constant.high + 0.7).abs() < 1e-12);
+        // A drop from about 0.9 to about 0.3 on noisy windows: the interval is below zero.
+        let before: Vec<f64> = (0..20).map(|i| 0.8 + 0.2 * f64::from(i % 2)).collect();
+        let after: Vec<f64> = (0..20).map(|i| 0.2 + 0.2 * f64::from(i % 2)).collect();
+        let drop = unpaired_bootstrap_diff_ci(&before, &after, 0.95, 999, 7).unwrap();
+        assert!(drop.high < 0.0, "{drop:?}");
+        // The same distribution twice: the interval holds zero.
+        let same = unpaired_bootstrap_diff_ci(&before, &before, 0.95, 999, 7).unwrap();
+        assert!(same.low < 0.0 && same.high > 0.0, "{same:?}");
+        assert_eq!(unpaired_bootstrap_diff_ci(&[], &[1.0], 0.95, 10, 1), None);
+    }
 
     #[test]
     fn sign_flips_find_a_shift_and_not_noise() {

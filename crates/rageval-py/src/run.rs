@@ -163,6 +163,7 @@ impl RunSpec {
             reports: self.reports,
             max_failed: parsed("max_failed", self.max_failed.as_deref(), str::parse)?
                 .unwrap_or_default(),
+            rolling: false,
         })
     }
 

@@ -167,6 +167,21 @@ pub enum SourceError {
         retriever: String,
     },
 
+    /// A trace or experiment server (Phoenix, MLflow, a collector) failed in a way whose fix
+    /// is known: nothing answers, the key is refused, the project does not exist.
+    #[error("{what}")]
+    Server {
+        /// Which kind of server (`Phoenix`, `MLflow`).
+        server: &'static str,
+        /// What could not be done, naming the server's URL (redacted) and what was asked.
+        what: String,
+        /// How to fix it.
+        hint: String,
+        /// The request's own error.
+        #[source]
+        source: Box<SourceError>,
+    },
+
     /// Every retry failed; the cause is the final attempt's error.
     #[error("gave up after {attempts} attempts")]
     RetriesExhausted {
@@ -257,6 +272,7 @@ impl SourceError {
             | SourceError::Dataset(_) => true,
             SourceError::Transport { source, .. } => source.is_connect(),
             SourceError::RetriesExhausted { last, .. } => last.is_fatal(),
+            SourceError::Server { .. } => true,
             SourceError::Answer(error) => answer_is_fatal(error),
             _ => false,
         }
@@ -294,6 +310,7 @@ impl SourceError {
                     .into(),
             ),
             SourceError::RetriesExhausted { last, .. } => last.hint(),
+            SourceError::Server { hint, .. } => Some(hint.clone()),
             _ => None,
         }
     }

@@ -12,6 +12,12 @@
 //!   answered by the judge's chat model through the typed task `AnswerFromContexts`.
 //! - [`collect`](mod@collect): concurrent, resumable collection into the JSONL dataset `rageval eval`
 //!   reads.
+//! - [`phoenix`]: a running Arize Phoenix as a dataset source: a project's traces in a time
+//!   window, filtered and sampled by trace id, read through its REST API and written as the
+//!   span export the OpenInference reader reads ([`PhoenixClient`]).
+//! - [`rest`]: [`RestClient`], JSON over HTTP to trace and experiment servers (Phoenix,
+//!   MLflow, OTLP collectors) with the judge's retry and redaction rules; `rageval-export`
+//!   writes through it.
 //! - [`template`]: `{{placeholder}}` templates with positioned errors; [`json_path`]: dotted
 //!   paths into JSON.
 //! - [`config`]: the TOML sources file and the `RAGEVAL_ES_*` variables.
@@ -28,7 +34,9 @@ pub mod error;
 mod http;
 pub mod json_path;
 pub mod local;
+pub mod phoenix;
 pub mod response;
+pub mod rest;
 pub mod service;
 pub mod system;
 pub mod template;
@@ -40,7 +48,9 @@ pub use elastic::{EsAuth, EsRetriever, EsSettings};
 pub use error::SourceError;
 pub use http::DEFAULT_CONNECT_TIMEOUT;
 pub use local::{IndexBuilder, LocalIndex, LocalRetriever, Ranking, Splitter};
+pub use phoenix::{PhoenixClient, PhoenixLocation, PhoenixQuery, PhoenixSpans};
 pub use response::{ContextFields, ResponseShape, StreamMode};
+pub use rest::{RestAuth, RestClient};
 pub use service::{HttpMethod, RagService, ServiceSettings};
 pub use system::{Generated, Generator, Retrieved, Retriever};
 pub use template::{Template, Variables};

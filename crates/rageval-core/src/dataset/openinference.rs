@@ -11,7 +11,9 @@
 //! Per trace: the question is the root span's `input.value` (a JSON input is searched for a
 //! question-like key), the contexts are the documents of the last `RETRIEVER` span (id,
 //! score and content), and the answer is the last-ending `LLM` span's final output message,
-//! else its `output.value`. A trace without a `RETRIEVER` span is skipped.
+//! else its `output.value`. A trace without a `RETRIEVER` span is skipped. The sample's
+//! metadata keeps the trace id, the root span's id (`span_id`: where `rageval-export` writes
+//! a score back) and the retriever span's (`retriever_span_id`).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -135,6 +137,15 @@ fn sample(trace: String, mut spans: Vec<Span>) -> Result<TraceSample, String> {
             .and_then(answer_text),
     };
     let mut metadata = Map::new();
+    // Where scores written back belong: the root span is the evaluated operation (the
+    // question in, the answer out); the retriever span is the one the contexts came from.
+    metadata.insert("trace_id".into(), Value::String(trace.clone()));
+    if let Some(span) = root.and_then(|root| root.id.clone()) {
+        metadata.insert("span_id".into(), Value::String(span));
+    }
+    if let Some(span) = retriever.id.clone() {
+        metadata.insert("retriever_span_id".into(), Value::String(span));
+    }
     if let Some(name) = root.and_then(|root| root.get("name")) {
         metadata.insert("trace_name".into(), name.clone());
     }

@@ -56,6 +56,10 @@ fn openinference_spans_become_one_sample_per_trace() {
     );
     assert_eq!(lyon.metadata["trace_name"], "query");
     assert_eq!(lyon.metadata["session_id"], "session-42");
+    // Where scores are written back: the root span, and the retriever's.
+    assert_eq!(lyon.metadata["trace_id"], lyon.id.as_str());
+    assert_eq!(lyon.metadata["span_id"], "a1b2c3d4e5f60001");
+    assert_eq!(lyon.metadata["retriever_span_id"], "a1b2c3d4e5f60002");
 
     let mars = &samples[1];
     assert_eq!(mars.id, "0b9e44d2c6a14f7e9d3c2a1b8f7e6d05");

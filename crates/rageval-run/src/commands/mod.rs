@@ -11,6 +11,9 @@
 //! - [`calibrate`]: human labels on some samples and the judge's scores on all turned into
 //!   a calibrated mean (PPI++) with its interval.
 //! - [`merge`]: the shards of a sharded `eval` joined into one run.
+//! - [`watch`]: `eval --watch` — a growing source polled into one rolling run: new samples
+//!   sampled by id, scored by `eval`, cost caps per hour and day, alerts when a metric's
+//!   latest window drops below its baseline.
 
 pub mod calibrate;
 pub mod eval;
@@ -20,3 +23,4 @@ pub mod pipeline;
 pub mod rank;
 pub mod reference;
 pub mod testset;
+pub mod watch;

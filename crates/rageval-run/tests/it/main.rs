@@ -126,6 +126,7 @@ pub fn options_at(base_url: &str, data: &Path, out: &Path, cache: &Path) -> Eval
         batch: None,
         reports: true,
         max_failed: rageval_run::commands::eval::MaxFailed::DEFAULT,
+        rolling: false,
     }
 }
 

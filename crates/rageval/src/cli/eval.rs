@@ -10,12 +10,16 @@ use rageval_judge::batch::FailedItems;
 use rageval_judge::settings::positive_seconds;
 use rageval_run::commands::eval::MaxFailed;
 
-use super::{DatasetArgs, JudgeArgs, OutputArgs, RunDirArgs};
+use super::{
+    DatasetArgs, JudgeArgs, OutputArgs, RunDirArgs, TraceSourceArgs, WatchArgs, WriteBackArgs,
+};
 
 #[derive(Debug, Args)]
 pub struct EvalArgs {
     /// The dataset: JSONL, JSON, CSV or XLSX, or a directory of GT_*/FULL_* files (as
-    /// `rageval reference` writes them).
+    /// `rageval reference` writes them), or a running Phoenix's project,
+    /// `phoenix://HOST:PORT/PROJECT` (its traces, one sample each; PHOENIX_API_KEY when it
+    /// asks for a key).
     pub data: PathBuf,
 
     /// Metrics to run, comma-separated (`rageval metrics` lists them; `NAME:MODE` picks a
@@ -96,6 +100,15 @@ pub struct EvalArgs {
 
     #[command(flatten)]
     pub judge: JudgeArgs,
+
+    #[command(flatten)]
+    pub trace_source: TraceSourceArgs,
+
+    #[command(flatten)]
+    pub write_back: WriteBackArgs,
+
+    #[command(flatten)]
+    pub watch: WatchArgs,
 }
 
 /// Batch mode: the judge's requests answered by batch jobs or by files another engine

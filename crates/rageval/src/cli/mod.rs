@@ -5,6 +5,7 @@
 
 mod dataset;
 mod eval;
+mod export;
 mod judge;
 mod judge_check;
 mod metrics;
@@ -16,6 +17,7 @@ mod sources;
 mod tests;
 mod testset;
 mod values;
+mod watch;
 
 use std::path::PathBuf;
 
@@ -23,6 +25,10 @@ use clap::{ArgAction, Args, Parser, Subcommand};
 
 pub use dataset::DatasetArgs;
 pub use eval::{BatchArgs, EvalArgs, GateArgs, LabelsArgs, ResultsFormat};
+pub use export::{
+    ExportArgs, ExportMlflowArgs, ExportOtlpArgs, ExportPhoenixArgs, ExportTarget, OtlpArgs,
+    TraceSourceArgs, WriteBackArgs,
+};
 pub use judge::{CacheAction, CacheArgs, CacheLocation, JudgeArgs};
 pub use judge_check::JudgeCheckArgs;
 pub use metrics::{MetricsAction, MetricsArgs, TrecArgs};
@@ -37,6 +43,7 @@ pub use runs::{
 };
 pub use sources::{CollectArgs, GeneratorKind, IndexArgs, RankingArg, RetrieverKind, SearchArgs};
 pub use testset::{ClosedBookArg, TestsetArgs};
+pub use watch::WatchArgs;
 
 /// Evaluate retrieval-augmented generation: how good retrieval and answers are, and why.
 #[derive(Debug, Parser)]
@@ -173,6 +180,11 @@ pub enum Command {
     /// The cache is one SQLite file; keep it on a local disk (SQLite's locks do not hold on
     /// NFS or other network file systems) and move answers with these commands instead.
     Cache(CacheArgs),
+    /// Send a run's scores where the team looks: span annotations on a Phoenix's traces,
+    /// OpenTelemetry gen_ai.evaluation.result events (an OTLP/JSON file or OTLP/HTTP), an
+    /// MLflow run. Failed writes are retried, counted and reported; the run directory is
+    /// never changed by them (docs/integrations.md)
+    Export(Box<ExportArgs>),
 }
 
 impl Command {
@@ -191,6 +203,7 @@ impl Command {
             Command::Calibrate(args) => args.output,
             Command::Label(args) => args.output,
             Command::Merge(args) => args.output,
+            Command::Export(args) => args.output,
             _ => OutputArgs::default(),
         }
     }

@@ -56,6 +56,9 @@ pub fn run(args: &CompareArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
     let markdown = render_compare_markdown(&comparison);
     out.write_all(markdown.as_bytes())
         .context("cannot write to stdout")?;
+    if let Some(line) = super::export::mlflow_runs_line(&runs) {
+        writeln!(out, "\n{line}").context("cannot write to stdout")?;
+    }
     if let Some(path) = &args.markdown {
         write_file(path, &markdown)?;
     }

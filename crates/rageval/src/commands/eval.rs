@@ -22,7 +22,13 @@ pub fn run(
     ui: &Ui,
     out: &mut dyn Write,
 ) -> anyhow::Result<Exit> {
-    let options = options(args, metric_files)?;
+    let mut options = options(args, metric_files)?;
+    if args.watch.watch && !args.run_dir.dry_run && !args.show_settings {
+        return super::watch::run(args, options, ui);
+    }
+    let phoenix = super::export::read_phoenix_source(args, &mut options, ui)?;
+    super::export::check_write_back(&args.write_back, phoenix.is_some())?;
+    let mlflow = super::export::mlflow_choice(&args.write_back, &options)?;
     if args.show_settings {
         let resolved = eval::resolved_settings(&options, &judge::env, ui)?;
         writeln!(out, "{}", serde_json::to_string_pretty(&resolved)?)
@@ -30,6 +36,7 @@ pub fn run(
         return Ok(Exit::Success);
     }
     if args.run_dir.dry_run {
+        super::export::dry_run_notes(&args.write_back, ui);
         return estimate(eval::dry_run(&options, &judge::env, ui)?, ui, out);
     }
     let cancel = crate::signals::cancel_on_ctrl_c();
@@ -62,6 +69,7 @@ pub fn run(
         counted(done.scored.cells, "cells"),
         done.scored.failed
     ));
+    super::export::write_back(&done.path, &args.write_back, mlflow.as_ref(), ui);
     let exit = super::report::gate_lines(&done.finished, ui, out)?;
     if let Some(too_many) = &done.too_many_failed {
         ui.warn(&format!("error: {}", too_many.message()));
@@ -95,6 +103,7 @@ pub fn options(args: &EvalArgs, metric_files: &[PathBuf]) -> anyhow::Result<Eval
         batch: batch_mode(&args.batch),
         reports: !args.no_reports,
         max_failed: args.max_failed,
+        rolling: false,
     })
 }
 

@@ -6,6 +6,7 @@ pub mod calibrate;
 pub mod collect;
 pub mod compare;
 pub mod eval;
+pub mod export;
 mod features;
 pub mod index;
 pub mod judge_check;
@@ -20,6 +21,7 @@ pub mod serve;
 mod sources;
 pub mod testset;
 pub mod trec;
+mod watch;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -151,6 +153,7 @@ pub fn dispatch(command: Command, metric_files: &[PathBuf], ui: &Ui) -> anyhow::
         Command::Pipeline(args) => rank::pipeline::run(*args, metric_files, ui, out)?,
         Command::Merge(args) => merge::run(&args, ui, out)?,
         Command::Cache(args) => cache::run(&args, ui)?,
+        Command::Export(args) => export::run(&args, ui, out)?,
     })
 }
 
@@ -170,6 +173,12 @@ pub fn hint_for(error: &anyhow::Error) -> Option<String> {
         if let Some(hint) = cause
             .downcast_ref::<rageval_sources::SourceError>()
             .and_then(sources_hint)
+        {
+            return Some(hint);
+        }
+        if let Some(hint) = cause
+            .downcast_ref::<rageval_export::ExportError>()
+            .and_then(rageval_export::ExportError::hint)
         {
             return Some(hint);
         }

@@ -8,7 +8,7 @@ use rageval_metrics::Metric;
 use rageval_report::{DatasetInfo, Manifest, MetricRecord, sha256_file};
 use serde_json::json;
 
-use super::{EvalOptions, SHARD_SETTING};
+use super::{EvalOptions, ROLLING_DATA, SHARD_SETTING};
 use crate::engine::error::Result;
 use crate::engine::identity::{RunIdentity, TOP_K_SETTING, top_k_setting};
 use crate::engine::judges::JudgeSetup;
@@ -32,10 +32,17 @@ pub(super) fn identity(
     if let Some(shard) = options.shard {
         settings.insert(SHARD_SETTING.into(), shard.to_string());
     }
+    if options.rolling {
+        settings.insert(ROLLING_DATA.into(), "true".into());
+    }
     settings.extend(metric_definitions(metrics));
     Ok(RunIdentity {
         command: "eval".into(),
-        dataset_sha256: fresh.dataset.sha256.clone(),
+        dataset_sha256: if options.rolling {
+            ROLLING_DATA.into()
+        } else {
+            fresh.dataset.sha256.clone()
+        },
         metrics: names.to_vec(),
         judge: setup.identity()?.for_tasks(&tasks_of(metrics)),
         labels_sha256: None,

@@ -108,7 +108,13 @@ pub struct EvalOptions {
     /// The largest share of judged cells that may fail (`--max-failed`) before the run is
     /// not a success.
     pub max_failed: MaxFailed,
+    /// A rolling run (`eval --watch`): its dataset grows between sessions by design, so its
+    /// identity names it rolling instead of holding the data's hash ([`ROLLING_DATA`]).
+    pub rolling: bool,
 }
+
+/// What a rolling run's identity holds in place of the data's hash.
+pub const ROLLING_DATA: &str = "rolling";
 
 impl EvalOptions {
     /// How the dataset is read.

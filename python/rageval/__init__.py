@@ -21,6 +21,7 @@ import math
 import os
 import signal
 import threading
+import warnings
 from dataclasses import asdict, dataclass, fields, is_dataclass
 from pathlib import Path
 from typing import (
@@ -132,6 +133,9 @@ class Run:
             self.summary: Dict[str, Any] = json.load(summary)
         #: Whether every ``fail_under`` threshold passed (``True`` without thresholds).
         self.gate_passed = True if gate_passed is None else gate_passed
+        #: The MLflow run ``evaluate(mlflow=...)`` logged (``tracking_uri``,
+        #: ``experiment_id``, ``run_id``, what was written); ``None`` otherwise.
+        self.mlflow: Optional[Dict[str, Any]] = None
 
     @classmethod
     def open(cls, run_dir: Union[str, "os.PathLike[str]"]) -> "Run":
@@ -265,6 +269,8 @@ def evaluate(
     batch_poll: Optional[float] = None,
     export_requests: Union[str, "os.PathLike[str]", None] = None,
     import_responses: Optional[Sequence[Union[str, "os.PathLike[str]"]]] = None,
+    mlflow: Optional[str] = None,
+    mlflow_experiment: str = "rageval",
 ) -> Run:
     """Scores ``data`` with ``metrics`` (all that apply when empty) into the run directory
     ``out``, resuming a run already there over the same data, and returns the ``Run``.
@@ -290,6 +296,14 @@ def evaluate(
     (reason ``exported``) for another engine to answer; ``import_responses=[files]`` reads
     the answers back; ``batch_fallback`` (``"resubmit"`` or ``"sync"``) and ``batch_poll``
     (seconds) as the CLI's flags (docs/scale.md).
+
+    ``mlflow="http://HOST:PORT"`` logs the finished run to that MLflow tracking server as
+    ``rageval eval --mlflow`` does, through its REST API (``MLFLOW_TRACKING_TOKEN`` when it
+    asks for a token): params, per-metric means with interval bounds, the summary and
+    reports as artifacts, in the experiment ``mlflow_experiment`` (created when missing);
+    logging again unchanged figures writes nothing. ``Run.mlflow`` says what was written. A
+    server that cannot be reached leaves the run complete and warns (``RuntimeWarning``);
+    ``rageval export mlflow RUN --mlflow URL`` logs it later.
 
     ``progress`` shows where the run stands while it works: a callable gets a dict
     (``stage``, ``done``, ``total``, ``failed``, ``calls``, ``cache_hits``,
@@ -365,8 +379,26 @@ def evaluate(
         close()
     if results_format == "parquet":
         _native.write_results_parquet(done["run_dir"])
-    return Run(done["run_dir"], notes=done["notes"], gate_passed=done["gate_passed"],
-               footer=done["footer"])
+    run = Run(done["run_dir"], notes=done["notes"], gate_passed=done["gate_passed"],
+              footer=done["footer"])
+    if mlflow is not None:
+        run.mlflow = _log_mlflow(done["run_dir"], mlflow, mlflow_experiment)
+    return run
+
+
+def _log_mlflow(run_dir: str, tracking_uri: str, experiment: str) -> Optional[Dict[str, Any]]:
+    """What logging the finished run to MLflow wrote; ``None``, with a warning, when the
+    server could not take it (the run itself is complete either way, as with the CLI)."""
+    try:
+        return _native.log_mlflow(run_dir, tracking_uri, experiment)
+    except RagevalError as error:
+        warnings.warn(
+            f"the run is complete, but it was not logged to MLflow: {error} "
+            f"(`rageval export mlflow {run_dir} --mlflow URL` logs it later)",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        return None
 
 
 def _percentage(max_failed: Union[float, str]) -> str:

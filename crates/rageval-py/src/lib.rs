@@ -4,6 +4,8 @@
 //!   resume and messages as `rageval eval`, with the GIL released while it works;
 //! - `compare`: `rageval-report`'s comparison of run directories, as JSON;
 //! - `write_results_parquet`: a finished run's results as `results.parquet`;
+//! - `log_mlflow`: a finished run logged to an MLflow tracking server, as `eval --mlflow`
+//!   logs it (`rageval-export`);
 //! - `cli`: the `rageval` command itself, for the package's console script.
 //!
 //! The Python side (python/rageval/__init__.py) turns data frames and lists into a dataset
@@ -67,6 +69,52 @@ fn write_results_parquet(run_dir: PathBuf) -> PyResult<PathBuf> {
     rageval_report::write_results_parquet(&run_dir).map_err(|error| errors::rageval_error(&error))
 }
 
+/// Logs a finished run to an MLflow tracking server as `eval --mlflow` does (the token, if
+/// the server asks for one, from `MLFLOW_TRACKING_TOKEN`), with the GIL released; returns
+/// what was written as a dict. A server that cannot be reached raises `RagevalError`; the
+/// run directory is left as it was.
+#[pyfunction]
+fn log_mlflow(
+    py: Python<'_>,
+    run_dir: PathBuf,
+    tracking_uri: String,
+    experiment: String,
+) -> PyResult<Py<PyAny>> {
+    use rageval_export::mlflow;
+    let token = std::env::var(mlflow::ENV_MLFLOW_TRACKING_TOKEN)
+        .ok()
+        .filter(|token| !token.trim().is_empty())
+        .map(rageval_judge::ApiKey::new);
+    let target = mlflow::MlflowTarget {
+        tracking_uri,
+        experiment,
+        token,
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| errors::rageval_error(&error))?;
+    // The error is turned into its message before the GIL comes back (it is large).
+    let logged = py
+        .detach(|| {
+            runtime
+                .block_on(mlflow::log_run(&run_dir, &target))
+                .map_err(|error| errors::message(&error))
+        })
+        .map_err(|text| errors::exception("RagevalError", text, None, None))?;
+    let result = pyo3::types::PyDict::new(py);
+    result.set_item("tracking_uri", &logged.record.tracking_uri)?;
+    result.set_item("experiment_id", &logged.record.experiment_id)?;
+    result.set_item("run_id", &logged.record.run_id)?;
+    result.set_item("existed", logged.existed)?;
+    result.set_item("changed", logged.changed)?;
+    result.set_item("params", logged.params)?;
+    result.set_item("metrics", logged.metrics)?;
+    result.set_item("artifacts_written", logged.artifacts.written)?;
+    result.set_item("artifacts_failed", logged.artifacts.failed)?;
+    Ok(result.into_any().unbind())
+}
+
 /// `summary.json`'s figures (per metric the mean, its 95% interval, the counts and the
 /// reasons) of cells given back as journal records (a JSON list), computed as `eval`
 /// computes them: what `rageval.summarize` returns for rows `score_batch` scored.
@@ -101,6 +149,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(evaluate, module)?)?;
     module.add_function(wrap_pyfunction!(compare, module)?)?;
     module.add_function(wrap_pyfunction!(write_results_parquet, module)?)?;
+    module.add_function(wrap_pyfunction!(log_mlflow, module)?)?;
     module.add_function(wrap_pyfunction!(summarize, module)?)?;
     module.add_function(wrap_pyfunction!(cli, module)?)?;
     Ok(())

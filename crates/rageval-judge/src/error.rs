@@ -38,8 +38,9 @@ pub enum JudgeError {
         retry_after: Option<Duration>,
     },
 
-    /// One HTTP attempt took longer than the per-call timeout.
-    #[error("request to {endpoint} timed out after {}s", timeout.as_secs_f64())]
+    /// One HTTP attempt got no whole answer (connection, headers and body) within the
+    /// per-call timeout.
+    #[error("no answer within {} s from {endpoint}", timeout.as_secs_f64())]
     Timeout {
         /// Endpoint, redacted.
         endpoint: String,

@@ -18,6 +18,7 @@ mod help;
 mod judge_check;
 mod judge_check_gguf;
 mod judge_check_resume;
+mod judge_faults;
 mod judged;
 mod label;
 mod label_review;

@@ -10,6 +10,13 @@
 //! file, builds `Run` objects and data frames; this module never touches pandas. Errors
 //! arrive in Python as `rageval.RagevalError` (and its subclasses) carrying the message the
 //! CLI prints. Nothing here prints.
+//!
+//! # Features
+//!
+//! Those of the `rageval` crate, forwarded (its doc says what each brings and costs):
+//! `minilm` and `checker` by default, `gguf` (the in-process GGUF chat model, llama.cpp's
+//! C++ build) on request — `pip install . --config-settings build-args="--features gguf"`.
+//! `extension-module` is maturin's (pyproject.toml), never a user's choice.
 
 mod errors;
 mod run;
@@ -75,7 +82,7 @@ fn summarize(
     let seed = seed.unwrap_or(rageval_core::stats::DEFAULT_SEED);
     let records: Vec<rageval_report::ResultRecord> =
         serde_json::from_str(records).map_err(|error| errors::rageval_error(&error))?;
-    let mut summary = rageval_run::results::Summarising::new(&metrics);
+    let mut summary = rageval_run::engine::results::Summarising::new(&metrics);
     for record in &records {
         summary.add(record);
     }

@@ -23,11 +23,11 @@ use rageval_judge::batch::PollPolicy;
 use rageval_judge::config::JudgeFlags;
 use rageval_judge::settings::positive_seconds;
 use rageval_report::Gate;
-use rageval_run::batch::BatchMode;
-use rageval_run::calibrate::CalibrateOptions;
-use rageval_run::eval::{self, EvalOptions, Evaluated};
-use rageval_run::judges::{DEFAULT_CONTEXT_WINDOW, JudgeOptions};
-use rageval_run::shard::ShardRequest;
+use rageval_run::commands::calibrate::CalibrateOptions;
+use rageval_run::commands::eval::{self, EvalOptions, Evaluated};
+use rageval_run::engine::batch::BatchMode;
+use rageval_run::engine::judges::{DEFAULT_CONTEXT_WINDOW, JudgeOptions};
+use rageval_run::engine::shard::ShardRequest;
 use rageval_run::{Ended, Event, Observer, Progress, Stop, Stopped};
 
 use crate::errors::{exception, message};

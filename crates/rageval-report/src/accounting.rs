@@ -346,7 +346,8 @@ pub enum SessionEnd {
     CapReached,
     /// Ctrl-C: the run stopped, resumable.
     Interrupted,
-    /// An error (bad data) stopped a resumed run; its finished cells are kept.
+    /// An error (bad data, a file that cannot be written) ended the session; the run's
+    /// finished units are kept, unfinished.
     Failed,
     /// The judge refused or could not answer calls (unreachable, 401/403/404, every call of
     /// a stage failing): the run stopped with the cause, resumable.

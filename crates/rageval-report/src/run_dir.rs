@@ -110,7 +110,7 @@ impl RunDir {
 
     /// Removes what this run wrote (the whole directory if the run created it), so that a
     /// run stopped by bad input leaves nothing behind that looks like results.
-    pub fn abandon(self) -> Result<(), ReportError> {
+    pub fn abandon(&self) -> Result<(), ReportError> {
         if self.created {
             fs::remove_dir_all(&self.path).map_err(|source| ReportError::Write {
                 path: self.path.clone(),

@@ -1,4 +1,5 @@
-//! The output schemas of every task, in one registry: JSON Schema values strict enough that
+//! The output schemas' shared parts: each task writes its schema in its own file from these
+//! pieces, and [`output_schema`] looks one up by kind. JSON Schema values strict enough that
 //! the judge's ladder rejects nonsense (every field required, no extra fields, enums for
 //! labels, bounds for numbers, exact counts for per-item answers) and re-asks.
 //!
@@ -11,6 +12,7 @@
 
 use serde_json::{Map, Value, json};
 
+pub use crate::task::SUPPORT_LABELS;
 use crate::task::TaskKind;
 
 /// The sizes and parts a schema depends on.
@@ -35,155 +37,14 @@ pub fn item_key(prefix: char, index: usize) -> String {
     format!("{prefix}{}", index + 1)
 }
 
-/// The key prefix of the items of `task`, for the tasks answered per item.
-pub fn item_prefix(task: TaskKind) -> Option<char> {
-    match task {
-        TaskKind::SupportVerdicts | TaskKind::ContextsCheck => Some('s'),
-        TaskKind::QuestionSimilarity => Some('q'),
-        TaskKind::GradeRelevanceBatch | TaskKind::OrderContexts => Some('p'),
-        _ => None,
-    }
-}
-
-/// The labels of a support verdict, in the order prompts list them.
-pub const SUPPORT_LABELS: [&str; 4] = [
-    "fully_supported",
-    "partially_supported",
-    "not_supported",
-    "contradicted",
-];
-
-/// The JSON Schema of `task`'s answer for a call of `shape`.
+/// The JSON Schema of `task`'s answer for a call of `shape` (each task writes its own, in
+/// its file; this looks it up by kind).
 pub fn output_schema(task: TaskKind, shape: Shape) -> Value {
-    match task {
-        TaskKind::SplitStatements => object([("statements", text_list(None))]),
-        TaskKind::SupportVerdicts => with_defs(
-            object([("verdicts", keyed(&keys('s', shape.items), "support"))]),
-            [("support", support_item(shape.contexts))],
-        ),
-        TaskKind::ContextsCheck => contexts_check(shape),
-        TaskKind::ContextRelevance => verdict("relevant"),
-        TaskKind::ContextUsefulness => verdict("useful"),
-        TaskKind::AnswerRubric => object([("reason", reason()), ("score", integer(1, 5))]),
-        // 0/1 rather than a boolean, as ragas asks: a model answers either equally well.
-        TaskKind::GenerateQuestions => object([
-            ("noncommittal", json!({"type": "integer", "enum": [0, 1]})),
-            ("questions", text_list(Some(shape.items))),
-        ]),
-        TaskKind::QuestionSimilarity => with_defs(
-            object([("verdicts", keyed(&keys('q', shape.items), "similar"))]),
-            [("similar", verdict("similar"))],
-        ),
-        TaskKind::ExtractEntities => object([("entities", text_list(None))]),
-        TaskKind::GradeRelevance => grade(),
-        TaskKind::PairwisePreference => object([
-            ("reason", reason()),
-            (
-                "winner",
-                json!({"type": "string", "enum": ["A", "B", "tie"]}),
-            ),
-        ]),
-        TaskKind::GradeRelevanceBatch => with_defs(
-            object([("grades", keyed(&keys('p', shape.items), "grade"))]),
-            [("grade", grade())],
-        ),
-        // The permutation as a list of the shown keys, exactly as many as shown. Whether each
-        // key appears once is checked on conversion: `uniqueItems` is not in every provider's
-        // structured-output subset.
-        TaskKind::OrderContexts => object([
-            ("reason", reason()),
-            (
-                "order",
-                json!({
-                    "type": "array",
-                    "items": {"type": "string", "enum": keys('p', shape.items)},
-                    "minItems": shape.items,
-                    "maxItems": shape.items,
-                }),
-            ),
-        ]),
-        TaskKind::AnswerFromContexts => object([
-            ("answer", json!({"type": "string"})),
-            ("found", json!({"type": "boolean"})),
-        ]),
-        TaskKind::MergeAnswers => object([("answer", json!({"type": "string", "minLength": 1}))]),
-        TaskKind::CustomRubric if shape.pass_fail => object([
-            ("reason", reason()),
-            (
-                "verdict",
-                json!({"type": "string", "enum": ["pass", "fail"]}),
-            ),
-        ]),
-        TaskKind::CustomRubric => object([("reason", reason()), ("score", integer(1, 5))]),
-        TaskKind::WriteTestItem => test_item(shape),
-        TaskKind::AnswerClosedBook => object([
-            ("answer", json!({"type": "string"})),
-            ("known", json!({"type": "boolean"})),
-        ]),
-        TaskKind::Abstention => object([
-            ("reason", reason()),
-            ("refused", json!({"type": "boolean"})),
-            ("supported", json!({"type": "boolean"})),
-        ]),
-    }
-}
-
-/// [`TaskKind::WriteTestItem`]: the question, its answer and key points; a follow-up also
-/// writes its opening turn first.
-fn test_item(shape: Shape) -> Value {
-    let text = || json!({"type": "string", "minLength": 1});
-    let mut fields = Vec::new();
-    if shape.follow_up {
-        fields.push(("opening_question", text()));
-        fields.push(("opening_answer", text()));
-    }
-    fields.push(("question", text()));
-    fields.push(("answer", text()));
-    fields.push(("key_points", text_list(None)));
-    object(fields)
-}
-
-/// [`TaskKind::ContextsCheck`]: `reference_claims` (split), `useful_passages` (usefulness,
-/// keyed by passage number) and `verdicts` (given statements), each only when asked.
-fn contexts_check(shape: Shape) -> Value {
-    let mut fields = Vec::new();
-    let mut defs = Vec::new();
-    if shape.split {
-        fields.push((
-            "reference_claims",
-            json!({"type": "array", "items": {"$ref": "#/$defs/claim"}}),
-        ));
-        let mut claim = support_item(shape.contexts);
-        claim["properties"]["claim"] = json!({"type": "string", "minLength": 1});
-        claim["required"] = json!(["claim", "reason", "supporting_context", "verdict"]);
-        defs.push(("claim", claim));
-    }
-    if shape.usefulness {
-        let passages: Vec<String> = (1..=shape.contexts).map(|n| n.to_string()).collect();
-        fields.push(("useful_passages", keyed(&passages, "useful")));
-        defs.push(("useful", verdict("useful")));
-    }
-    if shape.items > 0 {
-        fields.push(("verdicts", keyed(&keys('s', shape.items), "support")));
-        defs.push(("support", support_item(shape.contexts)));
-    }
-    with_defs(object(fields), defs)
-}
-
-/// One statement's support verdict, with the number of its supporting context (0 for none).
-fn support_item(contexts: usize) -> Value {
-    object([
-        ("reason", reason()),
-        (
-            "supporting_context",
-            json!({"type": "integer", "minimum": 0, "maximum": contexts}),
-        ),
-        ("verdict", json!({"type": "string", "enum": SUPPORT_LABELS})),
-    ])
+    task.output_schema(shape)
 }
 
 /// A closed object: every property required, nothing else allowed.
-fn object<'a>(properties: impl IntoIterator<Item = (&'a str, Value)>) -> Value {
+pub(crate) fn object<'a>(properties: impl IntoIterator<Item = (&'a str, Value)>) -> Value {
     let properties: Vec<(&str, Value)> = properties.into_iter().collect();
     let required: Vec<&str> = properties.iter().map(|(name, _)| *name).collect();
     let properties: Map<String, Value> = properties
@@ -199,7 +60,10 @@ fn object<'a>(properties: impl IntoIterator<Item = (&'a str, Value)>) -> Value {
 }
 
 /// `schema` with `defs` under `$defs` (where `keyed` points).
-fn with_defs<'a>(mut schema: Value, defs: impl IntoIterator<Item = (&'a str, Value)>) -> Value {
+pub(crate) fn with_defs<'a>(
+    mut schema: Value,
+    defs: impl IntoIterator<Item = (&'a str, Value)>,
+) -> Value {
     let defs: Map<String, Value> = defs
         .into_iter()
         .map(|(name, def)| (name.to_owned(), def))
@@ -211,12 +75,12 @@ fn with_defs<'a>(mut schema: Value, defs: impl IntoIterator<Item = (&'a str, Val
 }
 
 /// The keys `p1..pn`.
-fn keys(prefix: char, count: usize) -> Vec<String> {
+pub(crate) fn keys(prefix: char, count: usize) -> Vec<String> {
     (0..count).map(|i| item_key(prefix, i)).collect()
 }
 
 /// An object with exactly `keys`, each matching `$defs/<def>`.
-fn keyed(keys: &[String], def: &str) -> Value {
+pub(crate) fn keyed(keys: &[String], def: &str) -> Value {
     let item = json!({"$ref": format!("#/$defs/{def}")});
     let properties: Map<String, Value> =
         keys.iter().map(|key| (key.clone(), item.clone())).collect();
@@ -228,25 +92,20 @@ fn keyed(keys: &[String], def: &str) -> Value {
     })
 }
 
-/// A 0–3 relevance grade with its reason.
-fn grade() -> Value {
-    object([("reason", reason()), ("relevance", integer(0, 3))])
-}
-
-fn reason() -> Value {
+pub(crate) fn reason() -> Value {
     json!({"type": "string", "minLength": 1})
 }
 
-fn integer(minimum: u32, maximum: u32) -> Value {
+pub(crate) fn integer(minimum: u32, maximum: u32) -> Value {
     json!({"type": "integer", "minimum": minimum, "maximum": maximum})
 }
 
-fn verdict(field: &str) -> Value {
+pub(crate) fn verdict(field: &str) -> Value {
     object([("reason", reason()), (field, json!({"type": "boolean"}))])
 }
 
 /// A list of non-empty strings, of exactly `count` items when given.
-fn text_list(count: Option<usize>) -> Value {
+pub(crate) fn text_list(count: Option<usize>) -> Value {
     let mut schema = json!({"type": "array", "items": {"type": "string", "minLength": 1}});
     if let Some(count) = count {
         schema["minItems"] = json!(count);

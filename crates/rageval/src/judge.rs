@@ -3,7 +3,7 @@
 //! merged when a command resolves them. Nothing here reads a file or connects.
 
 use rageval_judge::config::JudgeFlags;
-use rageval_run::judges::JudgeOptions;
+use rageval_run::engine::judges::JudgeOptions;
 
 use crate::cli::JudgeArgs;
 
@@ -61,7 +61,7 @@ mod tests {
 
     /// The judge settings of these flags, the process environment and the settings file.
     fn settings(args: &JudgeArgs) -> anyhow::Result<JudgeSettings> {
-        Ok(rageval_run::judges::settings(&options(args), &env)?)
+        Ok(rageval_run::engine::judges::settings(&options(args), &env)?)
     }
 
     #[derive(Parser)]

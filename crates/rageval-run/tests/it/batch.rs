@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use rageval_judge::batch::{BatchLimits, PollPolicy};
 use rageval_run::Stop;
-use rageval_run::batch::BatchMode;
-use rageval_run::batch::journal::BatchEvent;
-use rageval_run::observe::Silent;
+use rageval_run::engine::batch::BatchMode;
+use rageval_run::engine::batch::journal::BatchEvent;
+use rageval_run::engine::observe::Silent;
 use rageval_testkit::MockStats;
 use serde_json::Value;
 
@@ -147,7 +147,7 @@ fn requests_out_answers_in_by_a_vllm_run_batch_stand_in_end_as_the_synchronous_r
                 import: vec![answers.join("none.jsonl")],
                 ..BatchMode::default()
             });
-            let error = rageval_run::eval::run(
+            let error = rageval_run::commands::eval::run(
                 &alone,
                 &no_env,
                 &Silent,
@@ -156,7 +156,7 @@ fn requests_out_answers_in_by_a_vllm_run_batch_stand_in_end_as_the_synchronous_r
             .unwrap_err();
             assert!(error.to_string().contains("--export-requests"), "{error}");
         }
-        let stopped = match rageval_run::eval::run(
+        let stopped = match rageval_run::commands::eval::run(
             &session,
             &no_env,
             &Silent,
@@ -209,7 +209,7 @@ fn a_dry_run_of_a_batch_run_says_its_stages_and_sends_nothing() {
         poll: quick_poll(),
         ..BatchMode::default()
     });
-    let estimate = rageval_run::eval::dry_run(&batch, &no_env, &Silent).unwrap();
+    let estimate = rageval_run::commands::eval::dry_run(&batch, &no_env, &Silent).unwrap();
     assert_eq!(endpoint.mock.stats(), rageval_testkit::MockStats::default());
     assert!(!run.exists());
     let planned = estimate.batch.clone().unwrap();
@@ -246,7 +246,7 @@ fn a_batch_run_needs_an_endpoint_and_the_cache() {
     });
     let mut uncached = batch.clone();
     uncached.judge.flags.no_cache = true;
-    let error = rageval_run::eval::run(
+    let error = rageval_run::commands::eval::run(
         &uncached,
         &no_env,
         &Silent,
@@ -259,9 +259,13 @@ fn a_batch_run_needs_an_endpoint_and_the_cache() {
     local.judge.flags.model = None;
     local.judge.flags.embedding_model = None;
     local.judge.local = Some(rageval_run::LocalJudge::Heuristic);
-    let error =
-        rageval_run::eval::run(&local, &no_env, &Silent, &rageval_judge::CancelToken::new())
-            .unwrap_err();
+    let error = rageval_run::commands::eval::run(
+        &local,
+        &no_env,
+        &Silent,
+        &rageval_judge::CancelToken::new(),
+    )
+    .unwrap_err();
     assert!(error.to_string().contains("judge endpoint"), "{error}");
 }
 

@@ -2,20 +2,16 @@
 //! resolves from, the repeat judge included.
 
 use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 
 use rageval_judge::CancelToken;
 use rageval_run::Ended;
-use rageval_run::judge_check::{self, JudgeCheckOptions, LabelFormat};
-use rageval_run::judges::JudgeOptions;
-use rageval_run::observe::Silent;
+use rageval_run::commands::judge_check::{self, JudgeCheckOptions, LabelFormat};
+use rageval_run::engine::judges::JudgeOptions;
+use rageval_run::engine::observe::Silent;
 
-/// Regression: `judge-check --repeat` resolved its repeat judge from the process
-/// environment instead of the one it was handed, so a judge named only there (the Python
-/// package's key, a test's endpoint) judged the first pass and the repeat found none.
-#[test]
-fn the_repeat_judge_resolves_from_the_environment_the_command_was_handed() {
-    let endpoint = super::endpoint();
-    let dir = tempfile::tempdir().unwrap();
+/// Four labelled binary items in `dir/labels.jsonl`, half of them good.
+pub fn write_labels(dir: &Path) -> PathBuf {
     let mut labels = String::new();
     for i in 0..4 {
         let line = serde_json::json!({
@@ -27,8 +23,19 @@ fn the_repeat_judge_resolves_from_the_environment_the_command_was_handed() {
         });
         writeln!(labels, "{line}").unwrap();
     }
-    let path = dir.path().join("labels.jsonl");
+    let path = dir.join("labels.jsonl");
     std::fs::write(&path, labels).unwrap();
+    path
+}
+
+/// Regression: `judge-check --repeat` resolved its repeat judge from the process
+/// environment instead of the one it was handed, so a judge named only there (the Python
+/// package's key, a test's endpoint) judged the first pass and the repeat found none.
+#[test]
+fn the_repeat_judge_resolves_from_the_environment_the_command_was_handed() {
+    let endpoint = super::endpoint();
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_labels(dir.path());
     let options = JudgeCheckOptions {
         labels: path,
         format: LabelFormat::Jsonl,

@@ -7,6 +7,7 @@
 
 mod accounting;
 mod batch;
+mod ends;
 mod judge_check;
 mod reasoning;
 mod rules;
@@ -21,9 +22,10 @@ use rageval_judge::CancelToken;
 use rageval_judge::config::JudgeFlags;
 use rageval_report::{Gate, RunData, Summary};
 use rageval_run::Ended;
-use rageval_run::eval::{self, EvalOptions, Evaluated};
-use rageval_run::judges::JudgeOptions;
-use rageval_run::observe::Silent;
+use rageval_run::commands::eval::{self, EvalOptions, Evaluated};
+use rageval_run::engine::judges::JudgeOptions;
+use rageval_run::engine::observe::Silent;
+use rageval_run::engine::questions::QuestionData;
 use rageval_testkit::{MockBatchConfig, MockConfig, MockServer};
 
 /// Four judged metrics (statements, verdicts on them, generated questions, embeddings).
@@ -123,7 +125,22 @@ pub fn options_at(base_url: &str, data: &Path, out: &Path, cache: &Path) -> Eval
         shard: None,
         batch: None,
         reports: true,
-        max_failed: rageval_run::eval::MaxFailed::DEFAULT,
+        max_failed: rageval_run::commands::eval::MaxFailed::DEFAULT,
+    }
+}
+
+/// The questions of `data`, for a per-question command writing into `out`.
+pub fn question_data(data: &Path, out: &Path) -> QuestionData {
+    QuestionData {
+        data: data.to_path_buf(),
+        format: None,
+        field_map: Vec::new(),
+        sheet: None,
+        samples: None,
+        out: Some(out.to_path_buf()),
+        overwrite: false,
+        retry_failed: false,
+        seed: rageval_core::stats::DEFAULT_SEED,
     }
 }
 

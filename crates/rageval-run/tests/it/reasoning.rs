@@ -9,8 +9,8 @@ use std::path::Path;
 
 use rageval_judge::CancelToken;
 use rageval_report::RunData;
-use rageval_run::eval::{self, EvalOptions};
-use rageval_run::observe::Silent;
+use rageval_run::commands::eval::{self, EvalOptions};
+use rageval_run::engine::observe::Silent;
 use rageval_run::{Ended, Stop};
 use rageval_testkit::{MockConfig, MockServer};
 use serde_json::Value;

@@ -9,16 +9,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rageval_judge::CancelToken;
 use rageval_rank::Algorithm;
 use rageval_run::Ended;
-use rageval_run::eval::{self, EvalOptions};
-use rageval_run::judges::Stop;
-use rageval_run::observe::{Event, Observer, Silent};
-use rageval_run::rank::questions::QuestionData;
-use rageval_run::rank::{RankOptions, RankingOptions};
+use rageval_run::commands::eval::{self, EvalOptions};
+use rageval_run::commands::rank::{RankOptions, RankingOptions};
+use rageval_run::engine::judges::Stop;
+use rageval_run::engine::observe::{Event, Observer, Silent};
 use rageval_testkit::{MockConfig, MockServer};
 
 use crate::{
-    Endpoint, assert_same_summary, complete, endpoint, no_env, options, options_at, results,
-    summary, write_dataset,
+    Endpoint, assert_same_summary, complete, endpoint, no_env, options, options_at, question_data,
+    results, summary, write_dataset,
 };
 
 const SAMPLES: usize = 12;
@@ -163,17 +162,7 @@ fn rank_options(
 ) -> RankOptions {
     let eval = options(endpoint, data, out, cache);
     RankOptions {
-        data: QuestionData {
-            data: data.to_path_buf(),
-            format: None,
-            field_map: Vec::new(),
-            sheet: None,
-            samples: None,
-            out: Some(out.to_path_buf()),
-            overwrite: false,
-            retry_failed: false,
-            seed: rageval_core::stats::DEFAULT_SEED,
-        },
+        data: question_data(data, out),
         ranking: RankingOptions {
             algorithm: Algorithm::Listwise,
             grade_batch: rageval_rank::ranking::DEFAULT_GRADE_BATCH,
@@ -188,7 +177,8 @@ fn rank_options(
 
 /// The rankings journal's lines without their timings, sorted.
 fn rankings(run: &std::path::Path) -> Vec<serde_json::Value> {
-    let text = std::fs::read_to_string(run.join(rageval_run::rank::RANKINGS_FILE)).unwrap();
+    let text =
+        std::fs::read_to_string(run.join(rageval_run::commands::rank::RANKINGS_FILE)).unwrap();
     let mut lines: Vec<serde_json::Value> = text
         .lines()
         .map(|line| {
@@ -209,13 +199,14 @@ fn rank_dry_run_sends_nothing_and_a_capped_rank_resumes_to_the_uncapped_one() {
     let reference = dir.path().join("reference");
     let uncapped = rank_options(&endpoint, &data, &reference, &dir.path().join("r.sqlite"));
 
-    let estimate = rageval_run::rank::plan::rank(&uncapped, &no_env, &Silent).unwrap();
+    let estimate =
+        rageval_run::commands::rank::plan::estimate(&uncapped, &no_env, &Silent).unwrap();
     assert!(estimate.total().tally.calls > 0);
     assert_eq!(endpoint.mock.stats().requests, 0);
     assert!(!reference.exists());
 
     let run = |options: &RankOptions| {
-        rageval_run::rank::run(options, &no_env, &Silent, &CancelToken::new()).unwrap()
+        rageval_run::commands::rank::run(options, &no_env, &Silent, &CancelToken::new()).unwrap()
     };
     assert!(matches!(run(&uncapped), Ended::Complete(_)));
     let out = dir.path().join("capped");

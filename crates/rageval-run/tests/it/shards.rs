@@ -5,10 +5,10 @@
 use std::path::{Path, PathBuf};
 
 use rageval_report::Gate;
-use rageval_run::eval::EvalOptions;
-use rageval_run::merge::{MergeOptions, merge};
-use rageval_run::observe::Silent;
-use rageval_run::shard::Shard;
+use rageval_run::commands::eval::EvalOptions;
+use rageval_run::commands::merge::{MergeOptions, merge};
+use rageval_run::engine::observe::Silent;
+use rageval_run::engine::shard::Shard;
 
 use crate::{assert_same_summary, complete, endpoint, options, results, summary, write_dataset};
 

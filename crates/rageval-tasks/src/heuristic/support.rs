@@ -1,14 +1,13 @@
 //! Support of one statement by the contexts: one measurement ([`Coverage`]) that gives both
 //! the label the thresholds assign (full / partial / not supported) and the continuous
-//! degree of support graded metrics read ([`DegreeRule`]). The validation sweep stores the
-//! same measurement, so the rule it scores is the rule the judge applies.
+//! degree of support graded metrics read ([`DegreeRule`]). The support-verdicts rule (its
+//! thresholds and reasons, in `src/task/support_verdicts.rs`) reads it, and the validation
+//! sweep stores the same measurement, so the rule it scores is the rule the judge applies.
 
 use std::fmt;
 
 use super::words::{Material, content_words, is_number, share};
-use super::{SUPPORT_DEGREE, SUPPORT_FULL, SUPPORT_PARTIAL};
-use crate::prompt::Lang;
-use crate::task::{Premise, Support, SupportVerdict};
+use crate::task::Support;
 
 /// Where the words of a statement may be found when its degree of support is measured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -159,6 +158,11 @@ impl Coverage {
         self.missing_numbers.is_empty()
     }
 
+    /// The statement's numbers no context holds, in its order.
+    pub fn missing_numbers(&self) -> &[String] {
+        &self.missing_numbers
+    }
+
     /// The label: full when one context holds at least `full` of the content words and
     /// every number appears; partial when the contexts together hold at least `partial`;
     /// else not supported.
@@ -193,163 +197,12 @@ impl Coverage {
     }
 }
 
-/// How reasons name the premise: numbered contexts, or the one text (answer or reference)
-/// a statement is checked against.
-struct PremiseWords {
-    premise: Premise,
-}
-
-impl PremiseWords {
-    /// "context 2", or "the answer".
-    fn one(&self, index: usize) -> String {
-        match self.premise {
-            Premise::Contexts => format!("context {}", index + 1),
-            premise => premise.noun().to_string(),
-        }
-    }
-
-    /// "the contexts", or "the answer".
-    fn all(&self) -> &'static str {
-        self.premise.noun()
-    }
-
-    /// "; 2010 appears in no context", or "; 2010 does not appear in the answer".
-    fn missing_numbers(&self, missing: &[String]) -> String {
-        let (list, plural) = match missing {
-            [] => return String::new(),
-            [one] => (one.clone(), false),
-            many => (many.join(", "), true),
-        };
-        match (self.premise, plural) {
-            (Premise::Contexts, false) => format!("; {list} appears in no context"),
-            (Premise::Contexts, true) => format!("; {list} appear in no context"),
-            (premise, false) => format!("; {list} does not appear in {}", premise.noun()),
-            (premise, true) => format!("; {list} do not appear in {}", premise.noun()),
-        }
-    }
-}
-
-/// Support of one statement by the contexts, with the thresholds and degree rule of the
-/// statement's script ([`SUPPORT_FULL`], [`SUPPORT_PARTIAL`], [`SUPPORT_DEGREE`]).
-/// Contradiction is never inferred from words alone. `premise` names the contexts in the
-/// reasons.
-pub(crate) fn support(statement: &str, contexts: &[Material], premise: Premise) -> SupportVerdict {
-    let verdict = |support, context, reason: String, score| SupportVerdict {
-        support,
-        context,
-        reason,
-        score,
-    };
-    let words = PremiseWords { premise };
-    let Some(coverage) = Coverage::measure(statement, contexts) else {
-        return verdict(
-            Support::NotSupported,
-            None,
-            "the statement has no content words to look up".into(),
-            None,
-        );
-    };
-    let Some((best, best_share)) = coverage.best() else {
-        let reason = match premise {
-            Premise::Contexts => "there is no context".to_string(),
-            premise => format!("{} is empty", premise.noun()),
-        };
-        return verdict(Support::NotSupported, None, reason, Some(0.0));
-    };
-    let lang = Lang::detect(statement);
-    let (full, rule) = (SUPPORT_FULL.get(lang), SUPPORT_DEGREE.get(lang));
-    let degree = coverage.degree(rule);
-    let n = coverage.words();
-    let together = coverage.together();
-    let numbers_note = words.missing_numbers(&coverage.missing_numbers);
-    let degree_note = format!("; degree of support {degree:.2}");
-    let (in_best, in_all) = (words.one(best), words.all());
-    match coverage.support(full, SUPPORT_PARTIAL) {
-        Support::FullySupported => verdict(
-            Support::FullySupported,
-            Some(best),
-            format!(
-                "{best_share:.2} of the statement's {n} content words appear in {in_best} \
-                 (≥ {full:.2}){degree_note}"
-            ),
-            Some(degree),
-        ),
-        Support::PartiallySupported => {
-            let best_note = match premise {
-                Premise::Contexts => format!(
-                    ", at most {best_share:.2} in one context ({in_best}; {full:.2} needed \
-                     for full support)"
-                ),
-                _ => format!("; full support needs {full:.2} and every number"),
-            };
-            verdict(
-                Support::PartiallySupported,
-                Some(best),
-                format!(
-                    "{together:.2} of the statement's {n} content words appear in {in_all} \
-                     (≥ {SUPPORT_PARTIAL:.2}){best_note}{numbers_note}{degree_note}"
-                ),
-                Some(degree),
-            )
-        }
-        _ => verdict(
-            Support::NotSupported,
-            None,
-            format!(
-                "only {together:.2} of the statement's {n} content words appear in \
-                 {in_all} (< {SUPPORT_PARTIAL:.2}){numbers_note}{degree_note}"
-            ),
-            Some(degree),
-        ),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn materials(texts: &[&str]) -> Vec<Material> {
         texts.iter().map(|t| Material::new(t)).collect()
-    }
-
-    /// Regression (issue 25 item 6): answer correctness checks the reference's statements
-    /// in the answer, and the reasons said "2024 appears in no context" and "in context 1".
-    #[test]
-    fn reasons_name_the_answer_when_the_answer_is_the_premise() {
-        let answer = materials(&["The mission launched in 2023 from Sriharikota."]);
-        let missing = support("The mission launched in 2024.", &answer, Premise::Answer);
-        assert_eq!(missing.support, Support::PartiallySupported);
-        assert!(
-            missing.reason.contains("appear in the answer")
-                && missing
-                    .reason
-                    .contains("; 2024 does not appear in the answer"),
-            "{}",
-            missing.reason
-        );
-        let found = support("The mission launched in 2023.", &answer, Premise::Answer);
-        assert_eq!(found.support, Support::FullySupported);
-        assert!(
-            found.reason.contains("appear in the answer"),
-            "{}",
-            found.reason
-        );
-        let none = support("Rockets need fuel.", &answer, Premise::Reference);
-        assert!(
-            none.reason.contains("appear in the reference"),
-            "{}",
-            none.reason
-        );
-        for verdict in [&missing, &found, &none] {
-            assert!(!verdict.reason.contains("context"), "{}", verdict.reason);
-        }
-        // Retrieved contexts keep their numbered wording.
-        let contexts = support("The mission launched in 2024.", &answer, Premise::Contexts);
-        assert!(
-            contexts.reason.contains("2024 appears in no context"),
-            "{}",
-            contexts.reason
-        );
     }
 
     #[test]

@@ -1,4 +1,6 @@
 //! The template registry: every `prompts/<lang>/<name>.txt` file compiled in, parsed once.
+//! Each task names its own two files (`PackFiles`, in the task's file); the registry reads
+//! them through the table of tasks ([`TaskKind::ALL`]).
 //!
 //! File format (ours): a header of `key: value` lines — `template` (the task name), `version`
 //! (bumped on every edit, so cached answers of the old text are never replayed) and `lang` —
@@ -22,40 +24,57 @@ use crate::task::TaskKind;
 /// The name of the shared paragraph about fenced data.
 const DATA_RULE: &str = "data_rule";
 
-/// Every template file: (language, path under `prompts/`, text).
-macro_rules! pack {
-    ($($name:literal),* $(,)?) => {
-        &[$(
-            (Lang::En, concat!("en/", $name, ".txt"),
-             include_str!(concat!("../../prompts/en/", $name, ".txt"))),
-            (Lang::Zh, concat!("zh/", $name, ".txt"),
-             include_str!(concat!("../../prompts/zh/", $name, ".txt"))),
-        )*]
-    };
+/// One template's two files, `prompts/en/NAME.txt` and `prompts/zh/NAME.txt`, compiled in:
+/// a task's prompt pack entry (`LlmTask::PACK`, written with [`pack_files!`]), or the data
+/// rule's.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PackFiles {
+    /// The template's name: the task's name, or `data_rule`.
+    pub name: &'static str,
+    /// (language, path under `prompts/`, text) of each pack.
+    pub files: [(Lang, &'static str, &'static str); 2],
 }
 
-const FILES: &[(Lang, &str, &str)] = pack!(
-    "data_rule",
-    "split_statements",
-    "support_verdicts",
-    "context_relevance",
-    "context_usefulness",
-    "answer_rubric",
-    "generate_questions",
-    "question_similarity",
-    "extract_entities",
-    "grade_relevance",
-    "pairwise_preference",
-    "grade_relevance_batch",
-    "order_contexts",
-    "answer_from_contexts",
-    "merge_answers",
-    "contexts_check",
-    "custom_rubric",
-    "write_test_item",
-    "answer_closed_book",
-    "abstention",
-);
+/// The [`PackFiles`] of the template `NAME`: `pack_files!("abstention")`.
+macro_rules! pack_files {
+    ($name:literal) => {
+        $crate::prompt::pack::PackFiles {
+            name: $name,
+            files: [
+                (
+                    $crate::prompt::Lang::En,
+                    concat!("en/", $name, ".txt"),
+                    include_str!(concat!(
+                        env!("CARGO_MANIFEST_DIR"),
+                        "/prompts/en/",
+                        $name,
+                        ".txt"
+                    )),
+                ),
+                (
+                    $crate::prompt::Lang::Zh,
+                    concat!("zh/", $name, ".txt"),
+                    include_str!(concat!(
+                        env!("CARGO_MANIFEST_DIR"),
+                        "/prompts/zh/",
+                        $name,
+                        ".txt"
+                    )),
+                ),
+            ],
+        }
+    };
+}
+pub(crate) use pack_files;
+
+/// Every template file, the data rule's first, then each task's in [`TaskKind::ALL`] order
+/// (the order the manifest lists them in).
+fn files() -> impl Iterator<Item = (Lang, &'static str, &'static str)> {
+    let data_rule: PackFiles = pack_files!("data_rule");
+    std::iter::once(data_rule)
+        .chain(TaskKind::ALL.into_iter().map(TaskKind::pack_files))
+        .flat_map(|pack| pack.files)
+}
 
 /// One parsed template.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,9 +98,8 @@ pub struct Template {
 fn registry() -> &'static Result<Vec<Template>, (String, String)> {
     static REGISTRY: OnceLock<Result<Vec<Template>, (String, String)>> = OnceLock::new();
     REGISTRY.get_or_init(|| {
-        FILES
-            .iter()
-            .map(|&(lang, file, text)| parse(lang, file, text).map_err(|why| (file.into(), why)))
+        files()
+            .map(|(lang, file, text)| parse(lang, file, text).map_err(|why| (file.into(), why)))
             .collect()
     })
 }
@@ -325,7 +343,7 @@ mod tests {
     #[test]
     fn every_file_parses_with_its_language_and_a_version() {
         let all = registry_ok().unwrap_or_default();
-        assert_eq!(all.len(), FILES.len());
+        assert_eq!(all.len(), files().count());
         for template in all {
             assert!(template.id.version >= 1, "{}", template.file);
             assert!(!template.system.is_empty(), "{}", template.file);

@@ -8,7 +8,7 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, ValueEnum};
 use rageval_judge::batch::FailedItems;
 use rageval_judge::settings::positive_seconds;
-use rageval_run::eval::MaxFailed;
+use rageval_run::commands::eval::MaxFailed;
 
 use super::{DatasetArgs, JudgeArgs, OutputArgs, RunDirArgs};
 
@@ -70,7 +70,7 @@ pub struct EvalArgs {
     /// array), or RANK and WORLD_SIZE (torchrun); `auto/N` must agree with the scheduler's
     /// count where it gives one. Without any of them `auto` exits 2
     #[arg(long, value_name = "I/N|auto[/N]", value_parser = shard)]
-    pub shard: Option<rageval_run::shard::Shard>,
+    pub shard: Option<rageval_run::engine::shard::Shard>,
 
     /// Write no report.html, report.md or results.xlsx (`rageval report RUN_DIR` writes
     /// them later): for shards, whose merge writes the reports, and for very large runs
@@ -148,8 +148,8 @@ fn fallback_names() -> impl TypedValueParser<Value = FailedItems> {
 }
 
 /// `--shard`: `i/n` as given, `auto` resolved here, once, from the process's environment.
-fn shard(raw: &str) -> Result<rageval_run::shard::Shard, String> {
-    raw.parse::<rageval_run::shard::ShardRequest>()?
+fn shard(raw: &str) -> Result<rageval_run::engine::shard::Shard, String> {
+    raw.parse::<rageval_run::engine::shard::ShardRequest>()?
         .resolve(crate::judge::env)
         .map_err(|error| error.to_string())
 }

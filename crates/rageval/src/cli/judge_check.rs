@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use rageval_core::stats::DEFAULT_BOOTSTRAP_RESAMPLES;
-use rageval_run::judge_check::LabelFormat;
+use rageval_run::commands::judge_check::LabelFormat;
 
 use super::{JudgeArgs, OutputArgs, RunDirArgs};
 

@@ -1,12 +1,12 @@
 //! `rageval calibrate RUN_DIR --labels FILE`: the calibrated means of a finished run
-//! (`rageval_run::calibrate`) on stdout, the reports rewritten.
+//! (`rageval_run::commands::calibrate`) on stdout, the reports rewritten.
 
 use std::io::Write;
 
 use anyhow::Context as _;
 use rageval_report::{Gate, RunInfo, Summary};
-use rageval_run::calibrate::{self, CalibrateOptions};
-use rageval_run::reports::{finish_reports, texts_of};
+use rageval_run::commands::calibrate::{self, CalibrateOptions};
+use rageval_run::engine::reports::{finish_reports, texts_of};
 
 use super::Exit;
 use crate::cli::{CalibrateArgs, LabelsArgs};

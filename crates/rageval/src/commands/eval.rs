@@ -1,5 +1,5 @@
-//! `rageval eval`: the flags as `rageval_run::eval`'s options, then the summary table, the
-//! judge's footer and the gate's lines on stdout, notes on stderr.
+//! `rageval eval`: the flags as `rageval_run::commands::eval`'s options, then the summary
+//! table, the judge's footer and the gate's lines on stdout, notes on stderr.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -7,9 +7,9 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use rageval_judge::batch::PollPolicy;
 use rageval_report::{Gate, render_summary_table};
-use rageval_run::batch::BatchMode;
-use rageval_run::eval::{self, EvalOptions};
-use rageval_run::words::counted;
+use rageval_run::commands::eval::{self, EvalOptions};
+use rageval_run::engine::batch::BatchMode;
+use rageval_run::engine::words::counted;
 
 use super::{Exit, calibrate, completed, estimate};
 use crate::cli::{BatchArgs, EvalArgs, GateArgs, ResultsFormat};

@@ -10,7 +10,7 @@ use std::io::Write;
 use std::time::Instant;
 
 use anyhow::bail;
-use rageval_run::observe::{Event, Observer, Progress};
+use rageval_run::engine::observe::{Event, Observer, Progress};
 use rageval_sources::local::{FileOutcome, expand_inputs};
 use rageval_sources::{IndexBuilder, Splitter};
 

@@ -1,11 +1,11 @@
-//! `rageval judge-check LABELS --metric M`: the flags as `rageval_run::judge_check`'s
+//! `rageval judge-check LABELS --metric M`: the flags as `rageval_run::commands::judge_check`'s
 //! options; the agreement figures on stdout.
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context as _;
-use rageval_run::judge_check::{self, JudgeCheckOptions};
+use rageval_run::commands::judge_check::{self, JudgeCheckOptions};
 
 use super::{Exit, completed, estimate};
 use crate::cli::JudgeCheckArgs;

@@ -8,7 +8,7 @@ use std::net::{Ipv4Addr, SocketAddr};
 
 use anyhow::Context as _;
 use rageval_report::RunData;
-use rageval_run::reports::samples_of;
+use rageval_run::engine::reports::samples_of;
 use rageval_server::{LabelOptions, LabelScale, PageLanguage, label_server};
 
 use super::Exit;

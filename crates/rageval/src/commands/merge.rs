@@ -1,11 +1,11 @@
-//! `rageval merge`: the flags as `rageval_run::merge`'s options, then the merged run's
+//! `rageval merge`: the flags as `rageval_run::commands::merge`'s options, then the merged run's
 //! summary table, the judge's accounts over every shard, and the gate's lines.
 
 use std::io::Write;
 
 use anyhow::Context as _;
 use rageval_report::render_summary_table;
-use rageval_run::merge::{self, MergeOptions};
+use rageval_run::commands::merge::{self, MergeOptions};
 
 use super::Exit;
 use crate::cli::MergeArgs;
@@ -26,9 +26,9 @@ pub fn run(args: &MergeArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<Exi
     ui.note(&format!(
         "wrote {} ({}, {} × {})",
         merged.path.display(),
-        rageval_run::words::counted(merged.shards as usize, "shards"),
-        rageval_run::words::counted(merged.summary.samples, "samples"),
-        rageval_run::words::counted(merged.summary.metric_order.len(), "metrics")
+        rageval_run::engine::words::counted(merged.shards as usize, "shards"),
+        rageval_run::engine::words::counted(merged.summary.samples, "samples"),
+        rageval_run::engine::words::counted(merged.summary.metric_order.len(), "metrics")
     ));
     super::report::gate_lines(&merged.finished, ui, out)
 }

@@ -21,7 +21,7 @@ pub fn run(
     // The rubrics `eval` would read without judge flags: `--metric-file`, else
     // `RAGEVAL_CONFIG`, else `./rageval.toml`.
     let catalogue =
-        rageval_run::rubrics::catalogue(metric_files, &JudgeFlags::default(), &judge::env)?;
+        rageval_run::engine::rubrics::catalogue(metric_files, &JudgeFlags::default(), &judge::env)?;
     match &args.action {
         None => list(&catalogue, out)?,
         Some(MetricsAction::Explain { name, judge }) => {

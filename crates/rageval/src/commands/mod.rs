@@ -6,6 +6,7 @@ pub mod calibrate;
 pub mod collect;
 pub mod compare;
 pub mod eval;
+mod features;
 pub mod index;
 pub mod judge_check;
 pub mod label;
@@ -183,7 +184,7 @@ pub fn hint_for(error: &anyhow::Error) -> Option<String> {
             return Some("pass --overwrite, or --out with a new directory".into());
         }
         if cause
-            .downcast_ref::<rageval_run::merge::MergeRefused>()
+            .downcast_ref::<rageval_run::commands::merge::MergeRefused>()
             .is_some()
         {
             return Some(
@@ -200,10 +201,15 @@ pub fn hint_for(error: &anyhow::Error) -> Option<String> {
             );
         }
         if cause
-            .downcast_ref::<rageval_run::resume::ResumeRefused>()
+            .downcast_ref::<rageval_run::engine::resume::ResumeRefused>()
             .is_some()
         {
             return Some("pass --overwrite to start over, or --out with a new directory".into());
+        }
+        if let Some(rageval_judge::JudgeError::NotBuilt { feature, .. }) =
+            cause.downcast_ref::<rageval_judge::JudgeError>()
+        {
+            return Some(features::build_with(feature));
         }
         if let Some(RunError::NoWritingModel { .. }) = cause.downcast_ref::<RunError>() {
             return Some(format!(

@@ -1,12 +1,12 @@
 //! `rageval report RUN_DIR`: rewrites the human files of a finished run (report.html,
 //! report.md, results.xlsx) and checks quality gates, as `eval` does when it finishes
-//! (`rageval_run::reports`). A `pipeline` folder stands for its `eval/` run.
+//! (`rageval_run::engine::reports`). A `pipeline` folder stands for its `eval/` run.
 
 use std::io::Write;
 
 use anyhow::Context as _;
 use rageval_report::ReportTexts;
-use rageval_run::reports::{Finished, finish_reports, texts_of};
+use rageval_run::engine::reports::{Finished, finish_reports, texts_of};
 
 use super::Exit;
 use crate::cli::ReportArgs;

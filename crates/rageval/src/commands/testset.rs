@@ -1,12 +1,12 @@
 //! `rageval testset SOURCE`: the corpus's chunks read (`rageval_sources::local::
-//! corpus_chunks`), the flags as `rageval_run::testset`'s options; the summary on stdout.
+//! corpus_chunks`), the flags as `rageval_run::commands::testset`'s options; the summary on stdout.
 
 use std::io::Write;
 
 use anyhow::{Context as _, bail};
 use rageval_core::testset::plan::{PlanSettings, Shares};
-use rageval_run::rank::questions::Restart;
-use rageval_run::testset::{self, ClosedBookRule, TestsetOptions};
+use rageval_run::commands::testset::{self, ClosedBookRule, TestsetOptions};
+use rageval_run::engine::questions::Restart;
 use rageval_sources::Splitter;
 use rageval_sources::local::corpus_chunks;
 
@@ -19,7 +19,7 @@ pub fn run(args: &TestsetArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<E
     let options = options(args, ui)?;
     if args.run_dir.dry_run {
         return estimate(
-            rageval_run::testset::plan::estimate(&options, &judge::env, ui)?,
+            rageval_run::commands::testset::plan::estimate(&options, &judge::env, ui)?,
             ui,
             out,
         );

@@ -152,7 +152,7 @@ fn label_five_by_keyboard_reload_resume_and_the_file_feeds_judge_check_and_calib
     assert_eq!(wu.lines().count(), 1);
 
     // judge-check's reader takes the file as graded items with the page's fields as metadata.
-    let items = rageval_run::judge_check::labels::read_jsonl(&labels, None).unwrap();
+    let items = rageval_run::commands::judge_check::labels::read_jsonl(&labels, None).unwrap();
     assert_eq!(items.len(), 5);
     assert!(items.iter().all(|item| item.metadata["labeller"] == "lin"));
     let checked = rageval(

@@ -227,13 +227,13 @@ fn shards_merge_through_the_binary_and_an_incomplete_set_is_refused_with_a_hint(
 /// The scheduler variables `--shard auto` reads, removed from a child's environment so that
 /// a test run under a scheduler sees only what the test sets.
 const SCHEDULER_VARIABLES: [&str; 7] = [
-    rageval_run::shard::ENV_JOB_COMPLETION_INDEX,
-    rageval_run::shard::ENV_SLURM_ARRAY_TASK_ID,
-    rageval_run::shard::ENV_SLURM_ARRAY_TASK_COUNT,
-    rageval_run::shard::ENV_SLURM_ARRAY_TASK_MIN,
-    rageval_run::shard::ENV_SLURM_ARRAY_TASK_STEP,
-    rageval_run::shard::ENV_RANK,
-    rageval_run::shard::ENV_WORLD_SIZE,
+    rageval_run::engine::shard::ENV_JOB_COMPLETION_INDEX,
+    rageval_run::engine::shard::ENV_SLURM_ARRAY_TASK_ID,
+    rageval_run::engine::shard::ENV_SLURM_ARRAY_TASK_COUNT,
+    rageval_run::engine::shard::ENV_SLURM_ARRAY_TASK_MIN,
+    rageval_run::engine::shard::ENV_SLURM_ARRAY_TASK_STEP,
+    rageval_run::engine::shard::ENV_RANK,
+    rageval_run::engine::shard::ENV_WORLD_SIZE,
 ];
 
 /// `eval` of FiQA with model-free metrics and `--shard <shard>` into `out`, with only `vars`

@@ -17,11 +17,12 @@ use super::super::{
 };
 use crate::error::TaskError;
 use crate::heuristic::cosine;
+use crate::heuristic::overlap::{answer_overlap, focus, question_overlap};
 use crate::heuristic::sentences::sentences;
 use crate::heuristic::support::Coverage;
-use crate::heuristic::verdicts::{answer_overlap, focus, question_overlap};
 use crate::heuristic::words::{Material, content_words};
 use crate::prompt::Lang;
+use crate::task::answer_rubric::noncommittal;
 use crate::task::{SupportCredit, TaskKind};
 
 /// UHGEval's file under the validation folder.
@@ -225,7 +226,7 @@ pub async fn read_all(
                 (
                     question_overlap(&row.question, answer),
                     cosine,
-                    crate::heuristic::verdicts::noncommittal(answer).is_some(),
+                    noncommittal(answer).is_some(),
                 )
             };
             RubricPair {

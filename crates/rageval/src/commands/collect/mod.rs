@@ -14,7 +14,7 @@
 //! resolved settings as aligned `key  value` lines, secrets masked.
 //!
 //! `--generator baseline` answers with the chat model of the judge `rageval eval` would
-//! build from the same `--judge-*` flags (`rageval_run::judges::resolve`); like
+//! build from the same `--judge-*` flags (`rageval_run::engine::judges::resolve`); like
 //! `reference`, it needs a model that writes — an endpoint, or `--judge gguf:PATH` — and
 //! refuses to use the embedded 135M model unasked.
 
@@ -167,8 +167,8 @@ fn baseline(
         bail!("--generator baseline answers from retrieved contexts: use --retriever local or es");
     }
     let options = crate::judge::options(&args.judge);
-    let setup = rageval_run::judges::resolve(&options, &crate::judge::env)?;
-    rageval_run::reference::require_writer(&setup, &options, "--generator baseline")?;
+    let setup = rageval_run::engine::judges::resolve(&options, &crate::judge::env)?;
+    rageval_run::commands::reference::require_writer(&setup, &options, "--generator baseline")?;
     let tasks = setup
         .judges
         .tasks()

@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use rageval_run::words::{counted, counted_have};
+use rageval_run::engine::words::{counted, counted_have};
 use rageval_sources::SourceError;
 use rageval_sources::collect::CollectReport;
 

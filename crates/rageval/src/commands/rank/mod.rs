@@ -11,8 +11,8 @@ use std::io::Write;
 
 use anyhow::Context as _;
 use rageval_rank::Algorithm;
-use rageval_run::rank::questions::QuestionData;
-use rageval_run::rank::{self, RankOptions, RankingOptions};
+use rageval_run::commands::rank::{self, RankOptions, RankingOptions};
+use rageval_run::engine::questions::QuestionData;
 
 use super::{Exit, completed, estimate};
 use crate::cli::{AlgorithmArg, RankArgs, RankDataArgs, RankingArgs};
@@ -28,7 +28,7 @@ pub fn run(args: &RankArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result<Exit
     };
     if args.data.run_dir.dry_run {
         return estimate(
-            rageval_run::rank::plan::rank(&options, &judge::env, ui)?,
+            rageval_run::commands::rank::plan::estimate(&options, &judge::env, ui)?,
             ui,
             out,
         );

@@ -1,4 +1,4 @@
-//! `rageval pipeline`: the flags as `rageval_run::pipeline`'s options; each finished
+//! `rageval pipeline`: the flags as `rageval_run::commands::pipeline`'s options; each finished
 //! stage's figures on stdout as it ends, then `eval`'s summary.
 
 use std::io::Write;
@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 use rageval_report::render_summary_table;
-use rageval_run::pipeline::{self, PipelineOptions, StageEnded};
+use rageval_run::commands::pipeline::{self, PipelineOptions, StageEnded};
 
 use super::reference::{print_referenced, reference_options};
 use super::{print_ranked, ranking_options};
@@ -28,7 +28,7 @@ pub fn run(
     };
     if args.eval.run_dir.dry_run {
         return estimate(
-            rageval_run::rank::plan::pipeline(&options, &judge::env, ui)?,
+            rageval_run::commands::pipeline::plan::estimate(&options, &judge::env, ui)?,
             ui,
             out,
         );

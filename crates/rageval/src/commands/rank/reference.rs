@@ -1,11 +1,11 @@
-//! `rageval reference`: the flags as `rageval_run::reference`'s options; a line per run on
-//! stdout, the questions left without a reference on stderr.
+//! `rageval reference`: the flags as `rageval_run::commands::reference`'s options; a line per
+//! run on stdout, the questions left without a reference on stderr.
 
 use std::io::Write;
 
 use anyhow::Context as _;
 use rageval_rank::ReferenceMode;
-use rageval_run::reference::{self, ReferenceOptions, ReferenceRunOptions};
+use rageval_run::commands::reference::{self, ReferenceOptions, ReferenceRunOptions};
 
 use super::question_data;
 use crate::cli::{ReferenceArgs, ReferenceModeArg};
@@ -21,7 +21,7 @@ pub fn run(args: &ReferenceArgs, ui: &Ui, out: &mut dyn Write) -> anyhow::Result
     };
     if args.data.run_dir.dry_run {
         return estimate(
-            rageval_run::rank::plan::reference(&options, &judge::env, ui)?,
+            rageval_run::commands::reference::plan::estimate(&options, &judge::env, ui)?,
             ui,
             out,
         );

@@ -1,0 +1,154 @@
+//! Before a run that asks an in-process GGUF model, how long it will take here: the model's
+//! speed is measured with two short generations on this machine (reading, then writing),
+//! and the run's plan ([`crate::engine::plan`]) says how many prompt and completion tokens it will
+//! send. The embedded model decodes on one thread, one call at a time, so the time is about
+//! the tokens over the speed — said before the run starts, so nobody waits hours unawares.
+
+use std::time::{Duration, Instant};
+
+use rageval_judge::{ChatModel, ChatRequest, Message, Sampling};
+
+use crate::engine::error::Result;
+use crate::engine::judges::JudgeSetup;
+use crate::engine::observe::Observer;
+use crate::engine::plan::Estimate;
+
+/// Words of the prompt the reading speed is measured on (a few hundred tokens).
+const PROBE_WORDS: usize = 300;
+/// Tokens the writing speed is measured on.
+const PROBE_ANSWER_TOKENS: u32 = 24;
+
+/// A GGUF model's measured speed on this machine.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Speed {
+    /// Prompt tokens read per second.
+    pub read_per_second: f64,
+    /// Completion tokens written per second.
+    pub write_per_second: f64,
+}
+
+/// Measures the chat model's speed when it is an in-process GGUF model (`None` for an
+/// endpoint, or when the probe fails). Loads the model if it was not loaded yet.
+pub fn measure(setup: &JudgeSetup) -> Option<Speed> {
+    setup.gguf.as_ref()?;
+    let chat = setup.chat.as_ref()?;
+    let model = chat.model();
+    let runtime = crate::engine::shell::runtime().ok()?;
+    let prompt = "The quick brown fox jumps over the lazy dog. ".repeat(PROBE_WORDS / 9);
+    let ask = |max_tokens: u32| {
+        let request = ChatRequest {
+            messages: vec![Message::user(format!(
+                "{prompt}\nRepeat the sentence above."
+            ))],
+            sampling: Sampling {
+                max_tokens: Some(max_tokens),
+                ..Sampling::default()
+            },
+            response_schema: None,
+        };
+        let started = Instant::now();
+        let response = runtime.block_on(model.chat(&request)).ok()?;
+        Some((started.elapsed(), response.usage))
+    };
+    // The first call loads the model; it is not timed.
+    ask(1)?;
+    let (read, read_usage) = ask(1)?;
+    let (both, write_usage) = ask(PROBE_ANSWER_TOKENS)?;
+    let written = write_usage
+        .completion_tokens
+        .saturating_sub(read_usage.completion_tokens);
+    let writing = both.saturating_sub(read).max(Duration::from_millis(1));
+    (written > 0).then(|| Speed {
+        read_per_second: read_usage.prompt_tokens as f64 / read.as_secs_f64().max(1e-3),
+        write_per_second: written as f64 / writing.as_secs_f64(),
+    })
+}
+
+/// The note said before a run whose plan is `estimate`, at `speed`.
+pub fn note(speed: &Speed, estimate: &Estimate) -> String {
+    let total = estimate.total().tally;
+    let seconds = total.prompt_tokens as f64 / speed.read_per_second
+        + total.completion_tokens as f64 / speed.write_per_second;
+    format!(
+        "the in-process GGUF model reads about {:.0} and writes about {:.0} tokens per second \
+         here; this run's {} calls to it ({} prompt + {} completion tokens, as planned) \
+         should take about {} (less when answers are already cached)",
+        speed.read_per_second,
+        speed.write_per_second,
+        total.calls,
+        total.prompt_tokens,
+        total.completion_tokens,
+        duration(seconds)
+    )
+}
+
+fn duration(seconds: f64) -> String {
+    let seconds = seconds.max(0.0).round() as u64;
+    match seconds {
+        0..=89 => format!("{seconds} s"),
+        90..=5399 => format!("{} min", (seconds + 30) / 60),
+        _ => format!("{:.1} h", seconds as f64 / 3600.0),
+    }
+}
+
+/// Says, before a run, how long the in-process GGUF model of `setup` will take over the
+/// plan `estimate` makes (nothing when no GGUF model answers, or the plan asks it nothing).
+pub(crate) fn announce(
+    setup: &JudgeSetup,
+    estimate: impl FnOnce() -> Result<Estimate>,
+    observer: &dyn Observer,
+) -> Result<()> {
+    if setup.gguf.is_none() || setup.chat.is_none() {
+        return Ok(());
+    }
+    let estimate = estimate()?;
+    if estimate.total().tally.calls == 0 {
+        return Ok(());
+    }
+    if let Some(speed) = measure(setup) {
+        observer.note(note(&speed, &estimate));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use rageval_report::CallTally;
+
+    use super::*;
+    use crate::engine::plan::{EstimateRow, StageEstimate};
+
+    #[test]
+    fn the_time_is_the_tokens_over_the_speed() {
+        let stage = StageEstimate {
+            stage: "eval",
+            units: 10,
+            unit_name: "samples",
+            least: None,
+            rows: vec![EstimateRow {
+                label: "whole run".into(),
+                tally: CallTally {
+                    calls: 20,
+                    prompt_tokens: 40_000,
+                    completion_tokens: 3_000,
+                    ..CallTally::default()
+                },
+                heuristic: 0,
+                checker_claims: 0,
+            }],
+            templates: Default::default(),
+            method: "",
+        };
+        let estimate = Estimate::new(Vec::new(), vec![stage]);
+        let speed = Speed {
+            read_per_second: 400.0,
+            write_per_second: 50.0,
+        };
+        // 40,000 / 400 + 3,000 / 50 = 100 + 60 = 160 s.
+        let note = note(&speed, &estimate);
+        assert!(note.contains("about 3 min"), "{note}");
+        assert!(note.contains("20 calls"), "{note}");
+        assert_eq!(duration(45.0), "45 s");
+        assert_eq!(duration(7_200.0), "2.0 h");
+    }
+}

@@ -1,0 +1,79 @@
+//! Results journals read back one line at a time, and their summary: what `eval` ends with
+//! and what `merge` computes over the shards' journals together. Memory holds the values
+//! the bootstrap needs (a number per scored cell) and a digest per sample, never the lines.
+
+use std::collections::HashSet;
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+use rageval_report::{Aggregator, ResultRecord, Summary};
+
+use crate::engine::cells::SampleKey;
+use crate::engine::error::{Result, RunError};
+
+/// Calls `visit` with every record of the journal at `path`, in file order (blank lines
+/// skipped); a line that is not a record names the file and line.
+pub fn for_each_record(
+    path: &Path,
+    mut visit: impl FnMut(ResultRecord) -> Result<()>,
+) -> Result<()> {
+    let file = File::open(path).map_err(RunError::read(path))?;
+    let mut reader = BufReader::new(file);
+    let mut line = String::new();
+    let mut number = 0;
+    loop {
+        line.clear();
+        if reader.read_line(&mut line).map_err(RunError::read(path))? == 0 {
+            return Ok(());
+        }
+        number += 1;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let record: ResultRecord =
+            serde_json::from_str(&line).map_err(|source| RunError::Journal {
+                path: path.to_path_buf(),
+                line: number,
+                source,
+            })?;
+        visit(record)?;
+    }
+}
+
+/// Summarises records as they come: per metric the outcomes, and the samples seen.
+pub struct Summarising {
+    aggregator: Aggregator,
+    samples: HashSet<SampleKey>,
+}
+
+impl Summarising {
+    /// A summary of the metrics `names`, in that order.
+    pub fn new(names: &[String]) -> Self {
+        Summarising {
+            aggregator: Aggregator::new(names.to_vec()),
+            samples: HashSet::new(),
+        }
+    }
+
+    /// Adds one record.
+    pub fn add(&mut self, record: &ResultRecord) {
+        self.aggregator.add(&record.metric, &record.outcome);
+        self.samples.insert(SampleKey::of(&record.sample_id));
+    }
+
+    /// The summary, with `resamples` bootstrap draws under `seed`.
+    pub fn finish(self, resamples: usize, seed: u64) -> Summary {
+        self.aggregator.finish(self.samples.len(), resamples, seed)
+    }
+}
+
+/// The summary of every cell in the journal at `path`.
+pub fn summarise(path: &Path, names: &[String], resamples: usize, seed: u64) -> Result<Summary> {
+    let mut summary = Summarising::new(names);
+    for_each_record(path, |record| {
+        summary.add(&record);
+        Ok(())
+    })?;
+    Ok(summary.finish(resamples, seed))
+}

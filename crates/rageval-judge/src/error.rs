@@ -107,6 +107,16 @@ pub enum JudgeError {
         source: rusqlite::Error,
     },
 
+    /// The answer cache file is damaged, another program's, or a newer rageval's: it is
+    /// refused whole, and left as it was found.
+    #[error("the answer cache {path} {problem}")]
+    CacheRefused {
+        /// The cache file.
+        path: String,
+        /// What is wrong: "is damaged: …", "is not a rageval answer cache: …".
+        problem: String,
+    },
+
     /// The cache directory could not be created.
     #[error("cannot create cache directory {path}")]
     CacheDir {

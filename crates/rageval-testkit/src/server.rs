@@ -348,7 +348,10 @@ impl InFlight {
             .or_default() += 1;
         let drip = futures_util::stream::unfold(self, move |guard| async move {
             tokio::time::sleep(every).await;
-            Some((Ok::<_, std::convert::Infallible>(Bytes::from_static(b" ")), guard))
+            Some((
+                Ok::<_, std::convert::Infallible>(Bytes::from_static(b" ")),
+                guard,
+            ))
         });
         let mut response = Response::new(axum::body::Body::from_stream(drip));
         response

@@ -229,7 +229,10 @@ mod tests {
         );
         assert_eq!(display_endpoint("http://h/v1?token"), "http://h/v1?****");
         assert_eq!(display_endpoint("http://a@b@h/v1"), "http://h/v1");
-        assert_eq!(display_endpoint("http://127.0.0.1:8/v1"), "http://127.0.0.1:8/v1");
+        assert_eq!(
+            display_endpoint("http://127.0.0.1:8/v1"),
+            "http://127.0.0.1:8/v1"
+        );
     }
 
     #[test]
@@ -244,7 +247,10 @@ mod tests {
             "Basic bWU6c0BjcmV0",
             "bWU6c0BjcmV0",
         ] {
-            assert!(secrets.contains(&secret.to_owned()), "{secret}: {secrets:?}");
+            assert!(
+                secrets.contains(&secret.to_owned()),
+                "{secret}: {secrets:?}"
+            );
         }
         assert_eq!(secrets[0], "Basic bWU6c0BjcmV0", "longest first");
         assert_eq!(

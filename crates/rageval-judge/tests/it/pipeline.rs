@@ -282,9 +282,9 @@ async fn issue_40_1_a_silent_or_trickling_judge_is_halted_within_a_few_timeouts(
         for result in results {
             assert!(result.is_err_and(|e| e.is_stop()), "{reply:?}");
         }
-        // A few requests before the halt (those in flight together), not every call's
-        // retries.
-        assert!(j.stats().attempts < 20, "{reply:?}: {:?}", j.stats());
+        // About one request per call (they start together), then the halt: not every
+        // call's eight attempts (160 requests).
+        assert!(j.stats().attempts < 40, "{reply:?}: {:?}", j.stats());
     }
 }
 

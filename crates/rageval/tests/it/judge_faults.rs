@@ -77,6 +77,8 @@ fn issue_40_1_a_judge_that_never_answers_stops_the_run_in_seconds_resumably() {
         let err = stderr(&output);
         assert_eq!(output.status.code(), Some(4), "{what}: {err}");
         assert!(took < Duration::from_secs(60), "{what}: took {took:?}");
+        // The figure docs/guarantees.md quotes (`--no-capture` shows it).
+        eprintln!("{what} judge: exit 4 after {took:.1?}");
         assert!(err.contains(&judge.mock.base_url), "{what}: {err}");
         assert!(err.contains("no answer within 2 s"), "{what}: {err}");
         assert!(err.contains("run the same command again"), "{what}: {err}");
@@ -236,7 +238,10 @@ fn assert_refused(judge: &Endpoint, dir: &Path, what: &str) {
     let cache = cache_file(dir);
     let before = fs::read(&cache).unwrap();
     let data = fiqa();
-    let output = judge.eval(dir, &[&data, "--metrics", "faithfulness", "--out", "second"]);
+    let output = judge.eval(
+        dir,
+        &[&data, "--metrics", "faithfulness", "--out", "second"],
+    );
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(2), "{what}: {err}");
     assert!(err.contains(&cache.display().to_string()), "{what}: {err}");
@@ -246,7 +251,10 @@ fn assert_refused(judge: &Endpoint, dir: &Path, what: &str) {
         !dir.join("second/results.jsonl").exists(),
         "{what}: cells were scored"
     );
-    assert!(fs::read(&cache).unwrap() == before, "{what}: the file changed");
+    assert!(
+        fs::read(&cache).unwrap() == before,
+        "{what}: the file changed"
+    );
 }
 
 /// Issue 40 item 13: answers cut in half silently changed 22 of 30 scores (exit 0). Each
@@ -256,7 +264,10 @@ fn issue_40_13_an_answer_cut_in_half_is_refused() {
     let (judge, dir) = filled_cache();
     let connection = rusqlite::Connection::open(cache_file(dir.path())).unwrap();
     let cut = connection
-        .execute("UPDATE answers SET text = substr(text, 1, length(text) / 2)", [])
+        .execute(
+            "UPDATE answers SET text = substr(text, 1, length(text) / 2)",
+            [],
+        )
         .unwrap();
     assert!(cut > 0);
     drop(connection);
@@ -273,8 +284,8 @@ fn issue_40_13_flipped_bytes_in_the_file_are_refused() {
     let page = 4096;
     assert!(bytes.len() >= 3 * page, "{} bytes", bytes.len());
     // The b-tree page header of the second page: its kind, free-block and cell counts.
-    for offset in page..page + 8 {
-        bytes[offset] ^= 0x5a;
+    for byte in &mut bytes[page..page + 8] {
+        *byte ^= 0x5a;
     }
     fs::write(&cache, &bytes).unwrap();
     assert_refused(&judge, dir.path(), "is damaged");

@@ -194,7 +194,9 @@ impl Health {
         } else {
             u64::from(limit).max(SILENT_HALT_AFTER)
         };
-        if in_a_row >= enough {
+        // Exactly at the count: of requests failing together, the one that reached it
+        // names the halt, so the message says the same count every time.
+        if in_a_row == enough {
             self.halt_for(error, (endpoint, model), in_a_row, HaltReason::Silent);
         }
     }
@@ -246,6 +248,11 @@ impl Health {
             return;
         }
         let in_a_row = self.failed_in_a_row.fetch_add(1, Ordering::Relaxed) + 1;
+        // A call that ended in silence halts nothing itself: its requests were counted one
+        // by one ([`Health::attempt_failed`]), so one rule, not a race of two, decides.
+        if is_silence(error) {
+            return;
+        }
         // A judge that has not answered once and fails a call after all its retries is not
         // there, or not working: going on would fail every other call the same way.
         let never_answered = self.answered.load(Ordering::Relaxed) == 0;
@@ -352,12 +359,14 @@ fn is_unanswered(error: &JudgeError) -> bool {
     }
 }
 
-/// A request that got nothing back: no whole answer within its timeout, or no connection.
+/// A request (or a call's last request) that got nothing back: no whole answer within its
+/// timeout, or no connection.
 fn is_silence(error: &JudgeError) -> bool {
-    matches!(
-        error,
-        JudgeError::Timeout { .. } | JudgeError::Transport { .. }
-    )
+    match error {
+        JudgeError::Timeout { .. } | JudgeError::Transport { .. } => true,
+        JudgeError::RetriesExhausted { last, .. } => is_silence(last),
+        _ => false,
+    }
 }
 
 fn status_of(error: &JudgeError) -> Option<u16> {

@@ -30,6 +30,7 @@ use sha2::{Digest, Sha256};
 use crate::chat::{ChatResponse, Usage};
 use crate::error::JudgeError;
 
+mod check;
 mod transfer;
 
 pub use transfer::{CacheLine, Transferred};
@@ -43,15 +44,16 @@ const MAX_GROUP: usize = 512;
 
 const INSERT_ANSWER: &str = "INSERT OR REPLACE INTO answers
      (key, template, model, text, prompt_tokens, completion_tokens, finish_reason,
-      created_unix, origin, reasoning_tokens, thinking)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
+      created_unix, origin, reasoning_tokens, thinking, checksum)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
 
 /// Columns added after the first release, each with its type: a file written by an older
 /// version gains them when opened (they stay empty for its old answers).
-const ADDED_COLUMNS: [(&str, &str); 3] = [
+const ADDED_COLUMNS: [(&str, &str); 4] = [
     ("origin", "TEXT"),
     ("reasoning_tokens", "INTEGER"),
     ("thinking", "TEXT"),
+    ("checksum", "TEXT"),
 ];
 
 /// What the cache file at `path` says of `model`'s thinking, read without writing anything
@@ -231,21 +233,33 @@ fn insert_answers(connection: &Connection, group: &[PendingAnswer]) -> rusqlite:
         let mut insert = transaction.prepare_cached(INSERT_ANSWER)?;
         for pending in group {
             let answer = &pending.answer;
+            let key = pending.key.hex();
+            let thinking = answer
+                .thinking
+                .as_ref()
+                .and_then(|t| serde_json::to_string(t).ok());
+            let row = check::AnswerRow {
+                key: &key,
+                text: &answer.text,
+                prompt_tokens: answer.usage.prompt_tokens as i64,
+                completion_tokens: answer.usage.completion_tokens as i64,
+                finish_reason: answer.finish_reason.as_deref(),
+                reasoning_tokens: answer.usage.reasoning_tokens.map(|n| n as i64),
+                thinking: thinking.as_deref(),
+            };
             insert.execute(params![
-                pending.key.hex(),
+                key,
                 pending.template,
                 pending.model,
-                answer.text,
-                answer.usage.prompt_tokens as i64,
-                answer.usage.completion_tokens as i64,
-                answer.finish_reason,
+                row.text,
+                row.prompt_tokens,
+                row.completion_tokens,
+                row.finish_reason,
                 pending.created_unix,
                 pending.origin,
-                answer.usage.reasoning_tokens.map(|n| n as i64),
-                answer
-                    .thinking
-                    .as_ref()
-                    .and_then(|t| serde_json::to_string(t).ok()),
+                row.reasoning_tokens,
+                row.thinking,
+                check::answer_checksum(&row),
             ])?;
         }
     }
@@ -303,7 +317,11 @@ pub struct Cache {
 }
 
 impl Cache {
-    /// Opens (creating it and its directory if needed) the cache at `path`.
+    /// Opens (creating it and its directory if needed) the cache at `path`. A file that is
+    /// damaged (SQLite's `quick_check`, or an answer that does not match its checksum), of
+    /// another program's schema, or of a newer rageval's is refused with
+    /// [`JudgeError::CacheRefused`] before anything is written to it. Answers stored before
+    /// checksums get theirs here.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, JudgeError> {
         let path = path.as_ref().to_path_buf();
         let fail = |source| JudgeError::Cache {
@@ -316,6 +334,7 @@ impl Cache {
                 source: e,
             })?;
         }
+        check::inspect(&path)?;
         let connection = connect(&path).map_err(fail)?;
         connection
             .execute_batch(
@@ -337,6 +356,7 @@ impl Cache {
             )
             .map_err(fail)?;
         add_missing_columns(&connection).map_err(fail)?;
+        check::fill_missing_checksums(&connection).map_err(fail)?;
         let writer_connection = connect(&path).map_err(fail)?;
         let (sender, queue) = std::sync::mpsc::channel();
         let thread = std::thread::Builder::new()
@@ -369,33 +389,45 @@ impl Cache {
         &self,
         key: CacheKey,
     ) -> Result<Option<(ChatResponse, Option<String>)>, JudgeError> {
-        self.blocking(move |connection| {
-            connection
-                .prepare_cached(
-                    "SELECT text, prompt_tokens, completion_tokens, finish_reason, origin,
-                            reasoning_tokens, thinking
-                     FROM answers WHERE key = ?1",
-                )?
-                .query_row(params![key.hex()], |row| {
-                    let thinking: Option<String> = row.get(6)?;
-                    let answer = ChatResponse {
-                        text: row.get(0)?,
-                        usage: Usage {
-                            prompt_tokens: row.get::<_, i64>(1)?.max(0) as u64,
-                            completion_tokens: row.get::<_, i64>(2)?.max(0) as u64,
-                            reasoning_tokens: row
-                                .get::<_, Option<i64>>(5)?
-                                .map(|n| n.max(0) as u64),
-                        },
-                        finish_reason: row.get(3)?,
-                        thinking: thinking.and_then(|t| serde_json::from_str(&t).ok()),
-                        thinking_text: String::new(),
-                    };
-                    Ok((answer, row.get(4)?))
-                })
-                .optional()
-        })
-        .await
+        let path = self.path.clone();
+        let found = self
+            .blocking(move |connection| {
+                connection
+                    .prepare_cached(&format!(
+                        "SELECT {}, checksum, origin FROM answers WHERE key = ?1",
+                        check::ROW_FIELDS
+                    ))?
+                    .query_row(params![key.hex()], |row| {
+                        let thinking: Option<String> = row.get(6)?;
+                        let answer = ChatResponse {
+                            text: row.get(1)?,
+                            usage: Usage {
+                                prompt_tokens: row.get::<_, i64>(2)?.max(0) as u64,
+                                completion_tokens: row.get::<_, i64>(3)?.max(0) as u64,
+                                reasoning_tokens: row
+                                    .get::<_, Option<i64>>(5)?
+                                    .map(|n| n.max(0) as u64),
+                            },
+                            finish_reason: row.get(4)?,
+                            thinking: thinking.and_then(|t| serde_json::from_str(&t).ok()),
+                            thinking_text: String::new(),
+                        };
+                        Ok((check::row_matches(row)?, answer, row.get(8)?))
+                    })
+                    .optional()
+            })
+            .await?;
+        match found {
+            None => Ok(None),
+            Some((Ok(()), answer, origin)) => Ok(Some((answer, origin))),
+            Some((Err(key), _, _)) => Err(check::refused(
+                &path,
+                format!(
+                    "is damaged: the answer under key {} does not match its checksum",
+                    check::short(&key)
+                ),
+            )),
+        }
     }
 
     /// Stores `answer` under `key` (replacing an older one), in one transaction, with no

@@ -66,12 +66,26 @@ impl CancelToken {
         &self,
         work: impl Future<Output = Result<T, JudgeError>>,
     ) -> Result<T, JudgeError> {
-        self.check()?;
+        self.run_or(work, || JudgeError::Cancelled).await
+    }
+
+    /// Like [`CancelToken::run`], with `tripped` making the error when the switch trips
+    /// (before `work` starts, or while it runs).
+    pub(crate) async fn run_or<T>(
+        &self,
+        work: impl Future<Output = Result<T, JudgeError>>,
+        tripped: impl FnOnce() -> JudgeError,
+    ) -> Result<T, JudgeError> {
+        if self.is_cancelled() {
+            return Err(tripped());
+        }
         let mut work = pin!(work);
-        let mut tripped = pin!(self.cancelled());
+        let mut switch = pin!(self.cancelled());
+        let mut tripped = Some(tripped);
         poll_fn(|cx| {
-            if tripped.as_mut().poll(cx).is_ready() {
-                return Poll::Ready(Err(JudgeError::Cancelled));
+            if switch.as_mut().poll(cx).is_ready() {
+                let error = tripped.take().map_or(JudgeError::Cancelled, |make| make());
+                return Poll::Ready(Err(error));
             }
             work.as_mut().poll(cx)
         })

@@ -38,8 +38,9 @@ pub enum JudgeError {
         retry_after: Option<Duration>,
     },
 
-    /// One HTTP attempt took longer than the per-call timeout.
-    #[error("request to {endpoint} timed out after {}s", timeout.as_secs_f64())]
+    /// One HTTP attempt got no whole answer (connection, headers and body) within the
+    /// per-call timeout.
+    #[error("no answer within {} s from {endpoint}", timeout.as_secs_f64())]
     Timeout {
         /// Endpoint, redacted.
         endpoint: String,
@@ -104,6 +105,16 @@ pub enum JudgeError {
         /// Why.
         #[source]
         source: rusqlite::Error,
+    },
+
+    /// The answer cache file is damaged, another program's, or a newer rageval's: it is
+    /// refused whole, and left as it was found.
+    #[error("the answer cache {path} {problem}")]
+    CacheRefused {
+        /// The cache file.
+        path: String,
+        /// What is wrong: "is damaged: …", "is not a rageval answer cache: …".
+        problem: String,
     },
 
     /// The cache directory could not be created.

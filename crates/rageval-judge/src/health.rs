@@ -12,12 +12,20 @@
 //! [`REFUSALS_AFTER_ANSWERS`] times as many after answers), and [`UNUSABLE_HALT_AFTER`] fresh answers in a row that never parse or are
 //! empty (garbage, a reasoning model cut off while thinking), with no usable answer between.
 //! A single refusal or garbage answer is a failed cell with its raw text, as before.
+//!
+//! Silence is counted per request, not per call: a request that got no answer within its
+//! timeout (or whose connection failed) is no answer at all, so [`SILENT_HALT_AFTER`]
+//! such requests in a row before the judge ever answered (or the configured count after
+//! answers) halt it, however the calls' retries interleave. A halt aborts every call in
+//! flight or queued ([`Health::unless_halted`]), so a silent judge stops a run within a few
+//! timeouts rather than after every call's retries have each waited theirs.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::Serialize;
 
+use crate::cancel::CancelToken;
 use crate::error::JudgeError;
 
 /// Calls in a row that failed after their retries, with no answer between them, that halt
@@ -34,6 +42,11 @@ pub const UNUSABLE_HALT_AFTER: u64 = 12;
 /// judge that answered before: one sample's requests alone cannot halt it.
 pub const REFUSALS_AFTER_ANSWERS: u64 = 4;
 
+/// Requests in a row that got no answer (timed out, or their connection failed) that halt
+/// a judge which has not answered yet. One that answered before takes the configured count
+/// ([`DEFAULT_HALT_AFTER`]), so calls in flight together timing out once do not halt it.
+pub const SILENT_HALT_AFTER: u64 = 3;
+
 /// What kind of failure halted the judge.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -45,6 +58,8 @@ pub enum HaltReason {
     Refused,
     /// Its answers were never usable (not parsable, empty, cut off).
     Unusable,
+    /// It gave no answer at all: requests timed out or could not connect, one after another.
+    Silent,
 }
 
 /// Why the judge was halted.
@@ -69,7 +84,13 @@ pub struct Halt {
 impl std::fmt::Display for Halt {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "the judge {} at {} ", self.model, self.endpoint)?;
-        if self.reason == HaltReason::Unusable {
+        if self.reason == HaltReason::Silent {
+            write!(
+                f,
+                "gave no answer to {} requests in a row: {}",
+                self.failed_in_a_row, self.cause
+            )
+        } else if self.reason == HaltReason::Unusable {
             write!(
                 f,
                 "gave {} unusable answers in a row: the last was {}",
@@ -104,7 +125,10 @@ pub struct Health {
     failed_in_a_row: AtomicU64,
     refused_in_a_row: AtomicU64,
     unusable_in_a_row: AtomicU64,
+    silent_in_a_row: AtomicU64,
     halted: Mutex<Option<Halt>>,
+    /// Tripped by the halt: aborts the calls in flight.
+    switch: CancelToken,
 }
 
 impl Health {
@@ -135,6 +159,46 @@ impl Health {
         self.answered.fetch_add(1, Ordering::Relaxed);
         self.failed_in_a_row.store(0, Ordering::Relaxed);
         self.refused_in_a_row.store(0, Ordering::Relaxed);
+        self.silent_in_a_row.store(0, Ordering::Relaxed);
+    }
+
+    /// Runs `work` (one request, or a wait before the next) unless the judge is halted
+    /// first: then `work` is dropped, its request aborted, and the result is
+    /// [`JudgeError::Unavailable`].
+    pub async fn unless_halted<T>(
+        &self,
+        work: impl std::future::Future<Output = Result<T, JudgeError>>,
+    ) -> Result<T, JudgeError> {
+        let unavailable = || match self.halted() {
+            Some(halt) => JudgeError::Unavailable(Box::new(halt)),
+            None => JudgeError::Cancelled,
+        };
+        self.switch.run_or(work, unavailable).await
+    }
+
+    /// One request (an attempt of a call) to `endpoint` for `model` failed with `error`:
+    /// one that got no answer at all extends the run of silent requests, which halts the
+    /// judge at [`SILENT_HALT_AFTER`] before any answer (the configured count after); any
+    /// reply from the server, even an error status, ends the run.
+    pub fn attempt_failed(&self, error: &JudgeError, endpoint: &str, model: &str) {
+        if !is_silence(error) {
+            self.silent_in_a_row.store(0, Ordering::Relaxed);
+            return;
+        }
+        let Some(limit) = self.halt_after else {
+            return;
+        };
+        let in_a_row = self.silent_in_a_row.fetch_add(1, Ordering::Relaxed) + 1;
+        let enough = if self.answered.load(Ordering::Relaxed) == 0 {
+            SILENT_HALT_AFTER
+        } else {
+            u64::from(limit).max(SILENT_HALT_AFTER)
+        };
+        // Exactly at the count: of requests failing together, the one that reached it
+        // names the halt, so the message says the same count every time.
+        if in_a_row == enough {
+            self.halt_for(error, (endpoint, model), in_a_row, HaltReason::Silent);
+        }
     }
 
     /// An answer parsed: the judge's answers are usable.
@@ -184,6 +248,11 @@ impl Health {
             return;
         }
         let in_a_row = self.failed_in_a_row.fetch_add(1, Ordering::Relaxed) + 1;
+        // A call that ended in silence halts nothing itself: its requests were counted one
+        // by one ([`Health::attempt_failed`]), so one rule, not a race of two, decides.
+        if is_silence(error) {
+            return;
+        }
         // A judge that has not answered once and fails a call after all its retries is not
         // there, or not working: going on would fail every other call the same way.
         let never_answered = self.answered.load(Ordering::Relaxed) == 0;
@@ -221,6 +290,8 @@ impl Health {
         if halted.is_none() {
             tracing::debug!(endpoint = %halt.endpoint, model = %halt.model, cause = %halt.cause, "judge halted");
             *halted = Some(halt);
+            drop(halted);
+            self.switch.cancel();
         }
     }
 
@@ -284,6 +355,16 @@ fn is_unanswered(error: &JudgeError) -> bool {
         }
         JudgeError::Timeout { .. } | JudgeError::Transport { .. } => true,
         JudgeError::RetriesExhausted { last, .. } => is_unanswered(last),
+        _ => false,
+    }
+}
+
+/// A request (or a call's last request) that got nothing back: no whole answer within its
+/// timeout, or no connection.
+fn is_silence(error: &JudgeError) -> bool {
+    match error {
+        JudgeError::Timeout { .. } | JudgeError::Transport { .. } => true,
+        JudgeError::RetriesExhausted { last, .. } => is_silence(last),
         _ => false,
     }
 }
@@ -424,6 +505,73 @@ mod tests {
         assert!(health.check().is_ok());
         health.failed(&refused, "e", "m");
         assert_eq!(health.halted().expect("halted").reason, HaltReason::Refused);
+    }
+
+    fn timeout() -> JudgeError {
+        JudgeError::Timeout {
+            endpoint: "http://127.0.0.1:9/v1".into(),
+            timeout: std::time::Duration::from_secs(2),
+        }
+    }
+
+    #[test]
+    fn issue_40_1_requests_that_get_no_answer_halt_per_request() {
+        // Before any answer: three silent requests in a row, whichever calls they belong to.
+        let never = Health::new(Some(DEFAULT_HALT_AFTER));
+        for _ in 1..SILENT_HALT_AFTER {
+            never.attempt_failed(&timeout(), "http://127.0.0.1:9/v1", "m");
+        }
+        assert!(never.check().is_ok());
+        never.attempt_failed(&timeout(), "http://127.0.0.1:9/v1", "m");
+        let halt = never.halted().expect("halted");
+        assert_eq!(
+            (halt.reason, halt.failed_in_a_row),
+            (HaltReason::Silent, SILENT_HALT_AFTER)
+        );
+        assert_eq!(
+            halt.to_string(),
+            "the judge m at http://127.0.0.1:9/v1 gave no answer to 3 requests in a row: no \
+             answer within 2 s from http://127.0.0.1:9/v1"
+        );
+        // After answers: the configured count, and any reply between (an error status
+        // too) starts the count again.
+        let health = Health::new(Some(DEFAULT_HALT_AFTER));
+        health.answered();
+        for _ in 1..DEFAULT_HALT_AFTER {
+            health.attempt_failed(&timeout(), "e", "m");
+        }
+        health.attempt_failed(&status(503, "busy"), "e", "m");
+        for _ in 1..DEFAULT_HALT_AFTER {
+            health.attempt_failed(&timeout(), "e", "m");
+        }
+        assert!(health.check().is_ok());
+        health.attempt_failed(&timeout(), "e", "m");
+        assert_eq!(health.halted().expect("halted").reason, HaltReason::Silent);
+        // Without a halt count, never.
+        let unhalted = Health::new(None);
+        for _ in 0..100 {
+            unhalted.attempt_failed(&timeout(), "e", "m");
+        }
+        assert!(unhalted.halted().is_none());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn issue_40_1_a_halt_aborts_work_in_flight() {
+        let health = std::sync::Arc::new(Health::new(Some(DEFAULT_HALT_AFTER)));
+        let halting = std::sync::Arc::clone(&health);
+        tokio::spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+            for _ in 0..SILENT_HALT_AFTER {
+                halting.attempt_failed(&timeout(), "e", "m");
+            }
+        });
+        let waiting = health.unless_halted(async {
+            tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
+            Ok(())
+        });
+        assert!(matches!(waiting.await, Err(JudgeError::Unavailable(_))));
+        let later = health.unless_halted(async { Ok(()) }).await;
+        assert!(matches!(later, Err(JudgeError::Unavailable(_))));
     }
 
     #[test]

@@ -1,8 +1,11 @@
 //! The OpenAI-compatible HTTP backend (OpenAI, DeepSeek, vLLM, Ollama, llama.cpp server).
 //!
-//! One [`OpenAiBackend`] owns one `reqwest::Client`: the per-call and connect timeouts, the
-//! headers (the key marked sensitive) and the translation of HTTP outcomes into
-//! [`JudgeError`]s, with the key redacted from any body it quotes. It makes exactly one
+//! One [`OpenAiBackend`] owns one `reqwest::Client`: the per-call timeout (a request's whole
+//! life: connecting, the headers and the body to its last byte) and the connect timeout,
+//! the headers (the key, or the base URL's user info as Basic authentication, marked
+//! sensitive), request URLs joined before the base URL's query string, and the translation
+//! of HTTP outcomes into [`JudgeError`]s, with every credential redacted from any body it
+//! quotes. It makes exactly one
 //! attempt per call; it must not retry, cache or sleep — the [`Judge`](crate::Judge) does.
 
 use std::time::Duration;
@@ -17,7 +20,9 @@ use crate::error::JudgeError;
 use crate::forms::{FormBook, LearnedForm, MAX_LESSONS_PER_CALL, Refusal, RequestForm};
 use crate::reasoning::{Thinking, split_reply};
 use crate::secret::ApiKey;
-use crate::settings::{EndpointSettings, url_secrets};
+use crate::settings::{
+    EndpointSettings, basic_authorization, credentials, request_url, url_secrets,
+};
 
 /// Longest quoted error-body line, in characters.
 const MAX_ERROR_LINE_CHARS: usize = 200;
@@ -46,9 +51,17 @@ impl OpenAiBackend {
         ensure_crypto_provider();
         let endpoint = settings.endpoint_for_display();
         let mut headers = HeaderMap::new();
-        if let Some(key) = &settings.api_key {
-            let mut value = HeaderValue::from_str(&format!("Bearer {}", key.expose()))
-                .map_err(|_| JudgeError::Settings("api key is not a valid header value".into()))?;
+        // A key wins over user info in the base URL, which is otherwise sent as Basic
+        // authentication; request URLs never carry the user info themselves.
+        let authorization = match (&settings.api_key, credentials(&settings.base_url)) {
+            (Some(key), _) => Some(format!("Bearer {}", key.expose())),
+            (None, Some((user, password))) => Some(basic_authorization(&user, &password)),
+            (None, None) => None,
+        };
+        if let Some(authorization) = authorization {
+            let mut value = HeaderValue::from_str(&authorization).map_err(|_| {
+                JudgeError::Settings("the credential is not a valid header value".into())
+            })?;
             value.set_sensitive(true);
             headers.insert(AUTHORIZATION, value);
         }
@@ -70,13 +83,15 @@ impl OpenAiBackend {
                 endpoint: endpoint.clone(),
                 source: source.without_url(),
             })?;
-        let secrets = settings
+        let mut secrets: Vec<ApiKey> = settings
             .api_key
             .iter()
             .cloned()
             .chain(settings.extra_headers.iter().map(|(_, v)| ApiKey::new(v)))
             .chain(url_secrets(&settings.base_url).into_iter().map(ApiKey::new))
             .collect();
+        // Longest first: a secret holding another (`Basic …`) is redacted whole.
+        secrets.sort_by_key(|secret| std::cmp::Reverse(secret.expose().len()));
         let forms = FormBook::new(settings.form.clone());
         Ok(OpenAiBackend {
             client,
@@ -101,10 +116,11 @@ impl OpenAiBackend {
         self.json_body(response).await
     }
 
-    /// A request to `path` under the base URL, with the client's headers and timeouts.
+    /// A request to `path` under the base URL (before its query string, which is kept),
+    /// with the client's headers and timeouts.
     pub(crate) fn request(&self, method: Method, path: &str) -> reqwest::RequestBuilder {
         self.client
-            .request(method, format!("{}/{path}", self.settings.base_url))
+            .request(method, request_url(&self.settings.base_url, path))
     }
 
     /// Sends one request (one attempt); a non-success status becomes [`JudgeError::Status`]

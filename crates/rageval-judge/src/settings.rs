@@ -13,6 +13,11 @@ use crate::error::JudgeError;
 use crate::forms::RequestForm;
 use crate::secret::{ApiKey, REDACTED};
 
+mod base_url;
+
+pub use base_url::display_endpoint;
+pub(crate) use base_url::{basic_authorization, credentials, request_url, url_secrets};
+
 /// Base URL of the OpenAI-compatible judge endpoint, e.g. `http://localhost:8000/v1`.
 pub const ENV_JUDGE_BASE_URL: &str = "RAGEVAL_JUDGE_BASE_URL";
 /// Model name sent in every request, e.g. `gpt-4o-mini`. Required.
@@ -54,7 +59,9 @@ pub enum SchemaMode {
 /// Everything needed to reach one OpenAI-compatible endpoint.
 #[derive(Clone)]
 pub struct EndpointSettings {
-    /// Base URL ending before `/chat/completions`, e.g. `https://api.openai.com/v1`.
+    /// Base URL ending before `/chat/completions`, e.g. `https://api.openai.com/v1`; a
+    /// query string (`…/v1?api-key=K`) is kept on every request, after the path, and user
+    /// info (`user:pass@`) is sent as HTTP Basic authentication unless an API key is set.
     pub base_url: String,
     /// Model name sent in each request.
     pub model: String,
@@ -113,7 +120,8 @@ impl EndpointSettings {
         Ok(settings)
     }
 
-    /// The base URL without user info or query string, safe for messages.
+    /// The base URL as it may be shown or stored: no user info, no query value
+    /// ([`display_endpoint`]).
     pub fn endpoint_for_display(&self) -> String {
         display_endpoint(&self.base_url)
     }
@@ -132,70 +140,6 @@ pub fn default_cache_path(lookup: impl Fn(&str) -> Option<String>) -> Option<Pat
         .or_else(|| get("XDG_CACHE_HOME").map(|d| d.join("rageval")))
         .or_else(|| get("HOME").map(|d| d.join(".cache").join("rageval")))?;
     Some(dir.join(CACHE_FILE_NAME))
-}
-
-/// Strips `user:pass@` and `?query` from a URL so that credentials placed there never print.
-pub fn display_endpoint(url: &str) -> String {
-    let without_query = url.split(['?', '#']).next().unwrap_or(url);
-    match without_query.split_once("://") {
-        Some((scheme, rest)) => match rest.split_once('/') {
-            Some((authority, path)) => {
-                let host = authority.rsplit('@').next().unwrap_or(authority);
-                format!("{scheme}://{host}/{path}")
-            }
-            None => format!("{scheme}://{}", rest.rsplit('@').next().unwrap_or(rest)),
-        },
-        None => without_query.to_owned(),
-    }
-}
-
-/// What a URL may carry that is a credential: the user and password of `user:pass@` and
-/// the values of its query string, percent-decoded and as written (a server may echo either).
-pub(crate) fn url_secrets(url: &str) -> Vec<String> {
-    let mut secrets = Vec::new();
-    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-    let (before_query, query) = rest.split_once('?').unwrap_or((rest, ""));
-    let authority = before_query.split('/').next().unwrap_or("");
-    if let Some((userinfo, _)) = authority.rsplit_once('@') {
-        secrets.extend(userinfo.split(':').map(str::to_owned));
-    }
-    let query = query.split('#').next().unwrap_or("");
-    secrets.extend(
-        query
-            .split('&')
-            .filter_map(|pair| pair.split_once('=').map(|(_, value)| value.to_owned())),
-    );
-    let decoded: Vec<String> = secrets
-        .iter()
-        .filter_map(|s| percent_decoded(s).filter(|d| d != s))
-        .collect();
-    secrets.extend(decoded);
-    secrets.retain(|s| !s.is_empty());
-    secrets
-}
-
-/// `%XX` sequences decoded; `None` when the result is not UTF-8.
-fn percent_decoded(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (bytes[i], hex) {
-            (b'%', Some(byte)) => {
-                out.push(byte);
-                i += 3;
-            }
-            (byte, _) => {
-                out.push(byte);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 pub(crate) fn parse_headers(raw: &str) -> Result<Vec<(String, String)>, JudgeError> {
@@ -322,15 +266,6 @@ mod tests {
     fn missing_model_names_the_variable() {
         let err = EndpointSettings::from_lookup(lookup(&[])).unwrap_err();
         assert!(err.to_string().contains(ENV_JUDGE_MODEL), "{err}");
-    }
-
-    #[test]
-    fn url_secrets_are_the_user_info_and_query_values() {
-        assert_eq!(
-            url_secrets("https://me:s%40cret@host:8443/v1?key=abc&x=1"),
-            vec!["me", "s%40cret", "abc", "1", "s@cret"]
-        );
-        assert!(url_secrets("http://127.0.0.1:8080/v1").is_empty());
     }
 
     #[test]

@@ -191,6 +191,10 @@ pub struct JudgeUsage {
     /// same model name).
     #[serde(default)]
     pub cache_hits_other_endpoint: u64,
+    /// Answers (and embeddings) the judge got but the answer cache failed to store (a full
+    /// disk, a file made read-only): the journal keeps their scores, a later run asks again.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_write_errors: u64,
     /// Per prompt template, `id@version` (embeddings under `embedding`).
     pub templates: BTreeMap<String, CallTally>,
     /// Per task: how many times each implementation answered it.
@@ -230,6 +234,7 @@ impl JudgeUsage {
         self.failed_attempts += other.failed_attempts;
         self.retries += other.retries;
         self.cache_hits_other_endpoint += other.cache_hits_other_endpoint;
+        self.cache_write_errors += other.cache_write_errors;
         for (name, tally) in &other.templates {
             self.templates.entry(name.clone()).or_default().add(tally);
         }
@@ -308,6 +313,9 @@ impl JudgeUsage {
             cache_hits_other_endpoint: self
                 .cache_hits_other_endpoint
                 .saturating_sub(earlier.cache_hits_other_endpoint),
+            cache_write_errors: self
+                .cache_write_errors
+                .saturating_sub(earlier.cache_write_errors),
             templates,
             tasks,
             request_forms: self.request_forms.clone(),

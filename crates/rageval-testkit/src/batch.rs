@@ -513,7 +513,11 @@ impl Shared {
             return (false, 400, json!({ "error": refusal }));
         }
         match scripted_content(&self.config, body) {
-            Ok(Scripted::Content(content) | Scripted::HangThenContent(content)) => {
+            Ok(
+                Scripted::Content(content)
+                | Scripted::HangThenContent(content)
+                | Scripted::Trickle(content),
+            ) => {
                 let completion = self.completion(body, content, fault, &body_hash, occurrence);
                 (true, 200, completion)
             }

@@ -9,8 +9,10 @@
 //!   the bench mock `shared/bench/mock_llm.py`; [`ReasoningModes`] to answer as a
 //!   reasoning model does (thinking in `<think>` tags or a reasoning field, a draft with the
 //!   opposite verdicts inside it, 400s for `temperature`/`max_tokens`, a token budget that
-//!   ends the answer mid-thought); an optional required API key; a [`Script`]
-//!   closure for scripted answers instead of the schema-driven ones; [`MockBatchConfig`]
+//!   ends the answer mid-thought); an optional required API key (a 401 echoes the
+//!   `Authorization` it got, as some providers do); a [`Script`] closure for scripted
+//!   answers instead of the schema-driven ones, among them a judge that never answers
+//!   ([`Reply::Hang`]) or whose body never ends ([`Reply::Trickle`]); [`MockBatchConfig`]
 //!   for batch jobs (how long each state lasts, expiry after some requests).
 //! - The files and batches endpoints (`/v1/files`, `/v1/batches`): jobs answered request by
 //!   request exactly as `/v1/chat/completions` would answer them, per-request faults in

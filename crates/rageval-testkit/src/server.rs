@@ -42,6 +42,10 @@ pub enum Reply {
     Status(u16, String),
     /// Hang for [`MockConfig::hang`], then answer schema-driven.
     Hang,
+    /// A 200 whose headers come at once and whose body never ends: one space (leading
+    /// whitespace a JSON reader skips) every [`MockConfig::trickle_every`], forever — a
+    /// reply that a timeout on reads alone never stops.
+    Trickle,
     /// Answer schema-driven, as the mock does without a script (so a script can single out
     /// some requests and leave the rest to the mock).
     Schema,
@@ -69,6 +73,8 @@ pub struct MockConfig {
     pub retry_after: Duration,
     /// How long a hang lasts.
     pub hang: Duration,
+    /// How often a trickling reply ([`Reply::Trickle`]) sends its next byte.
+    pub trickle_every: Duration,
     /// When set, requests without `Authorization: Bearer <key>` get a 401.
     pub api_key: Option<String>,
     /// When set, requests without this header (name, value) get a 400.
@@ -96,6 +102,7 @@ impl Default for MockConfig {
             garbage_rate: 0.0,
             retry_after: Duration::from_secs(1),
             hang: Duration::from_secs(600),
+            trickle_every: Duration::from_millis(100),
             api_key: None,
             require_header: None,
             script: None,
@@ -329,6 +336,30 @@ impl InFlight {
         (code, headers, body).into_response()
     }
 
+    /// A 200 whose body sends one space every `every` and never ends; the request stays in
+    /// flight until the client hangs up.
+    fn trickle(self, every: Duration) -> Response {
+        *self
+            .shared
+            .lock()
+            .stats
+            .status_counts
+            .entry(200)
+            .or_default() += 1;
+        let drip = futures_util::stream::unfold(self, move |guard| async move {
+            tokio::time::sleep(every).await;
+            Some((
+                Ok::<_, std::convert::Infallible>(Bytes::from_static(b" ")),
+                guard,
+            ))
+        });
+        let mut response = Response::new(axum::body::Body::from_stream(drip));
+        response
+            .headers_mut()
+            .insert("content-type", HeaderValue::from_static("application/json"));
+        response
+    }
+
     fn error(&self, status: u16, message: &str, kind: &str, headers: HeaderMap) -> Response {
         let body = json!({"error": {"message": message, "type": kind}}).to_string();
         self.answer(status, headers, body)
@@ -434,11 +465,16 @@ impl Shared {
         }
     }
 
-    /// The status and message a request is refused with: 401 without the configured key,
-    /// 400 without the required header.
+    /// The status and message a request is refused with: 401 without the configured key
+    /// (echoing the `Authorization` it got, as some providers do, so that tests see whether
+    /// a client keeps such a body out of what it shows), 400 without the required header.
     pub(crate) fn refusal(&self, headers: &HeaderMap) -> Option<(u16, String)> {
         if !self.authorized(headers) {
-            return Some((401, "mock: invalid api key".into()));
+            let got = headers
+                .get("authorization")
+                .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned())
+                .unwrap_or_else(|| "none".into());
+            return Some((401, format!("mock: invalid api key (Authorization: {got})")));
         }
         if let Some((name, value)) = &self.config.require_header {
             if headers.get(name.as_str()).and_then(|v| v.to_str().ok()) != Some(value.as_str()) {
@@ -526,6 +562,7 @@ async fn chat(State(shared): State<Arc<Shared>>, headers: HeaderMap, raw: Bytes)
             tokio::time::sleep(config.hang).await;
             content
         }
+        Ok(Scripted::Trickle(_)) => return guard.trickle(config.trickle_every),
         Err((429, text)) => {
             return guard.answer(429, retry_after_headers(config.retry_after), text);
         }
@@ -541,6 +578,9 @@ pub(crate) enum Scripted {
     Content(String),
     /// The script asked for a hang first (the synchronous endpoint sleeps, a batch does not).
     HangThenContent(String),
+    /// The script asked for a body that never ends (a batch answers with the content,
+    /// schema-driven, instead).
+    Trickle(String),
 }
 
 /// What the script (or, without one, the schema) answers for `body`; `Err` is the status
@@ -554,6 +594,7 @@ pub(crate) fn scripted_content(
             Reply::Content(text) => Ok(Scripted::Content(text)),
             Reply::Status(status, text) => Err((status, text)),
             Reply::Hang => Ok(Scripted::HangThenContent(schema_answer(config.seed, body))),
+            Reply::Trickle => Ok(Scripted::Trickle(schema_answer(config.seed, body))),
             Reply::Schema => Ok(Scripted::Content(schema_answer(config.seed, body))),
         },
         None => Ok(Scripted::Content(schema_answer(config.seed, body))),

@@ -30,6 +30,8 @@ pub struct Ui {
     show: Show,
     terminal: bool,
     stage: Mutex<Option<StageView>>,
+    /// Whether the answer cache's failed writes were warned of already (once per command).
+    cache_warned: std::sync::atomic::AtomicBool,
 }
 
 struct StageView {
@@ -53,24 +55,29 @@ impl Ui {
             show,
             terminal: std::io::stderr().is_terminal(),
             stage: Mutex::new(None),
+            cache_warned: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
     /// A line on stderr, unless `-q`.
     pub fn note(&self, text: &str) {
-        if self.show == Show::Quiet {
-            return;
-        }
-        let stage = self.lock();
-        match stage.as_ref().and_then(|s| s.bar.as_ref()) {
-            Some(bar) => bar.suspend(|| eprintln_locked(text)),
-            None => eprintln_locked(text),
+        if self.show != Show::Quiet {
+            self.print_above_bar(text);
         }
     }
 
     /// A warning on stderr, even with `-q`.
     pub fn warn(&self, text: &str) {
         eprintln_locked(text);
+    }
+
+    /// A line on stderr, above the bar when one is drawn.
+    fn print_above_bar(&self, text: &str) {
+        let stage = self.lock();
+        match stage.as_ref().and_then(|s| s.bar.as_ref()) {
+            Some(bar) => bar.suspend(|| eprintln_locked(text)),
+            None => eprintln_locked(text),
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Option<StageView>> {
@@ -101,6 +108,13 @@ impl Ui {
     }
 
     fn progress(&self, progress: &Progress) {
+        if progress.cache_write_errors > 0
+            && !self
+                .cache_warned
+                .swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            self.print_above_bar(&cache_warning(progress.cache_write_errors));
+        }
         let mut stage = self.lock();
         let Some(view) = stage.as_mut() else {
             return;
@@ -197,6 +211,16 @@ fn short_duration(seconds: f64) -> String {
     }
 }
 
+/// The warning, shown once, that the answer cache stopped storing answers (issue 40 item 6:
+/// a full disk used to go unsaid). The footer gives the final count.
+fn cache_warning(failed: u64) -> String {
+    format!(
+        "warning: {failed} judge answers could not be stored in the answer cache so far (a \
+         full disk? `-v` shows why); the run goes on and its journal keeps every score, but a \
+         later run asks the judge for them again and `--offline` misses them"
+    )
+}
+
 fn eprintln_locked(text: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{text}");
 }
@@ -215,6 +239,7 @@ mod tests {
             calls: 45,
             cache_hits: 10,
             failed_calls: 1,
+            cache_write_errors: 0,
         };
         assert_eq!(
             progress_line(&progress, Duration::from_secs(6)),

@@ -184,7 +184,8 @@ impl Cache {
                             .execute(
                                 "INSERT OR IGNORE INTO answers (key, template, model, text, \
                                  prompt_tokens, completion_tokens, finish_reason, created_unix, \
-                                 origin) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                                 origin, checksum) \
+                                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                                 params![
                                     key,
                                     template,
@@ -194,7 +195,16 @@ impl Cache {
                                     *completion_tokens as i64,
                                     finish_reason,
                                     created_unix,
-                                    origin
+                                    origin,
+                                    super::check::answer_checksum(&super::check::AnswerRow {
+                                        key,
+                                        text,
+                                        prompt_tokens: *prompt_tokens as i64,
+                                        completion_tokens: *completion_tokens as i64,
+                                        finish_reason: finish_reason.as_deref(),
+                                        reasoning_tokens: None,
+                                        thinking: None,
+                                    })
                                 ],
                             )
                             .map_err(fail)?;

@@ -7,7 +7,6 @@ use serde_json::json;
 
 use super::Judge;
 use super::pipeline::{CallSite, Estimate};
-use super::stats::bump;
 use crate::accounting::EMBEDDING_TEMPLATE;
 use crate::cache::{CACHE_FORMAT, CacheKey, CacheMode};
 use crate::chat::{ChatModel, Embedder, Usage};
@@ -84,9 +83,11 @@ impl<M: ChatModel + Embedder> Judge<M> {
                 limiter_tokens: prompt_tokens,
                 budget: used,
             };
+            let endpoint = model.endpoint();
             let site = CallSite {
                 template: EMBEDDING_TEMPLATE,
                 model: name,
+                endpoint: &endpoint,
                 limits_itself: model.embedding_limits_itself(),
             };
             let batch_ref = &batch;
@@ -124,7 +125,13 @@ impl<M: ChatModel + Embedder> Judge<M> {
                             .cache_writes
                             .fetch_add(count, Ordering::Relaxed);
                     }
-                    Err(_) => bump(&inner.counters.cache_write_errors),
+                    Err(error) => {
+                        tracing::debug!(%error, "embeddings not stored in the cache");
+                        inner
+                            .counters
+                            .cache_write_errors
+                            .fetch_add(count, Ordering::Relaxed);
+                    }
                 }
             }
         }

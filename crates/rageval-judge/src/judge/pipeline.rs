@@ -49,6 +49,8 @@ pub(super) struct Estimate {
 pub(super) struct CallSite<'a> {
     pub(super) template: &'a str,
     pub(super) model: &'a str,
+    /// Where the request goes (redacted), for a halt to name.
+    pub(super) endpoint: &'a str,
     /// The backend runs its own per-endpoint limiters (see [`ChatModel::limits_itself`]).
     pub(super) limits_itself: bool,
 }
@@ -56,7 +58,8 @@ pub(super) struct CallSite<'a> {
 impl<M> Judge<M> {
     /// The one retry loop: the caps' permission, a limiter slot, one attempt, then the books
     /// or the retry decision. `usage` reads (and, when the server sent none, fills in) the
-    /// token usage of a success.
+    /// token usage of a success. Each attempt's outcome goes to the health, and a halt
+    /// aborts the attempt or the back-off under way.
     pub(super) async fn with_retries<R, Fut>(
         &self,
         site: CallSite<'_>,
@@ -75,7 +78,7 @@ impl<M> Judge<M> {
             let reservation = inner.ledger.reserve(site.model, estimate.budget)?;
             let permit = inner.limiter.acquire(estimate.limiter_tokens).await?;
             bump(&inner.counters.attempts);
-            let result = call().await;
+            let result = inner.health.unless_halted(call()).await;
             drop(permit);
             let error = match result {
                 Ok(mut value) => {
@@ -90,10 +93,14 @@ impl<M> Judge<M> {
                         .answered(reservation, site.model, site.template, used, counted);
                     return Ok(value);
                 }
+                Err(error @ JudgeError::Unavailable(_)) => return Err(error),
                 Err(error) => error,
             };
             drop(reservation);
             bump(&inner.counters.failed_attempts);
+            inner
+                .health
+                .attempt_failed(&error, site.endpoint, site.model);
             if !site.limits_itself {
                 if error.is_overload() {
                     inner.limiter.on_overload(error.retry_after());
@@ -116,7 +123,11 @@ impl<M> Judge<M> {
                         %error,
                         "judge call failed; retrying after a back-off"
                     );
-                    tokio::time::sleep(wait).await;
+                    let back_off = async {
+                        tokio::time::sleep(wait).await;
+                        Ok(())
+                    };
+                    inner.health.unless_halted(back_off).await?;
                 }
                 None if attempt > 1 && error.is_retryable() => {
                     return Err(JudgeError::RetriesExhausted {
@@ -217,7 +228,10 @@ impl<M: ChatModel> Judge<M> {
                 .await;
             match stored {
                 Ok(()) => bump(&inner.counters.cache_writes),
-                Err(_) => bump(&inner.counters.cache_write_errors),
+                Err(error) => {
+                    tracing::debug!(%error, "answer not stored in the cache");
+                    bump(&inner.counters.cache_write_errors);
+                }
             }
         }
     }
@@ -259,9 +273,11 @@ impl<M: ChatModel> Judge<M> {
     ) -> Result<ChatResponse, JudgeError> {
         let model = &self.inner.model;
         let name = model.model();
+        let endpoint = model.endpoint();
         let site = CallSite {
             template,
             model: name,
+            endpoint: &endpoint,
             limits_itself: model.limits_itself(),
         };
         let estimate = Estimate {

@@ -249,7 +249,43 @@ async fn a_hang_times_out_per_call_and_is_retried() {
     let j = judge(settings(&mock, Duration::from_millis(100)), None, once);
     let err = j.ask::<Verdict>(&request("t", "x")).await.unwrap_err();
     assert!(matches!(err, JudgeError::Timeout { .. }), "{err}");
-    assert!(err.to_string().contains("timed out after 0.1s"), "{err}");
+    assert!(err.to_string().contains("no answer within 0.1 s"), "{err}");
+}
+
+/// Issue 40 item 1: a judge that never answers, or whose body never ends, is halted after
+/// a few requests that got no answer, whatever each call's retries: the calls in flight and
+/// queued end at once with the halt, within a few timeouts. The elapsed time is an upper
+/// bound far above the expected (about 0.6 s), never a sleep.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue_40_1_a_silent_or_trickling_judge_is_halted_within_a_few_timeouts() {
+    for reply in [Reply::Hang, Reply::Trickle] {
+        let scripted_reply = reply.clone();
+        let mut silent = scripted(move |_, _| scripted_reply.clone());
+        silent.hang = Duration::from_secs(3600);
+        let mock = MockServer::start(silent).await.unwrap();
+        let mut halting = config(CacheMode::Off);
+        halting.halt_after = Some(rageval_judge::health::DEFAULT_HALT_AFTER);
+        let j = judge(settings(&mock, Duration::from_millis(200)), None, halting);
+        let calls: Vec<_> = (0..20)
+            .map(|i| request("t", &format!("Item {i} holds.")))
+            .collect();
+        let start = Instant::now();
+        let results = j.ask_all::<Verdict>(calls).await;
+        let took = start.elapsed();
+        assert!(took < Duration::from_secs(10), "{reply:?}: took {took:?}");
+        let halt = j.halted().expect("halted");
+        assert_eq!(halt.reason, rageval_judge::health::HaltReason::Silent);
+        assert!(
+            halt.to_string().contains("no answer within 0.2 s"),
+            "{halt}"
+        );
+        for result in results {
+            assert!(result.is_err_and(|e| e.is_stop()), "{reply:?}");
+        }
+        // About one request per call (they start together), then the halt: not every
+        // call's eight attempts (160 requests).
+        assert!(j.stats().attempts < 40, "{reply:?}: {:?}", j.stats());
+    }
 }
 
 #[tokio::test]

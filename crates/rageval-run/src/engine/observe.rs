@@ -39,6 +39,8 @@ pub struct Progress {
     pub cache_hits: u64,
     /// Model call attempts that failed (retried or not).
     pub failed_calls: u64,
+    /// Answers the judge got that the answer cache failed to store.
+    pub cache_write_errors: u64,
 }
 
 impl Progress {
@@ -53,6 +55,7 @@ impl Progress {
             progress.calls = judge.usage().templates.values().map(|t| t.calls).sum();
             progress.cache_hits = stats.cache_hits;
             progress.failed_calls = stats.failed_attempts;
+            progress.cache_write_errors = stats.cache_write_errors;
         }
         progress
     }

@@ -67,6 +67,7 @@ pub fn usage_of(judge: Option<&Judge<Models>>, tasks: Option<&TaskJudge>) -> Jud
         usage.failed_attempts = stats.failed_attempts;
         usage.retries = stats.retries;
         usage.cache_hits_other_endpoint = stats.cache_hits_other_origin;
+        usage.cache_write_errors = stats.cache_write_errors;
     }
     for (task, calls) in tasks.map(TaskJudge::calls).unwrap_or_default() {
         let tally = TaskTally {
@@ -297,6 +298,13 @@ pub fn describe(usage: &JudgeUsage) -> String {
             "; {} of the cached answers were written by another endpoint serving the same \
              model name",
             usage.cache_hits_other_endpoint
+        ));
+    }
+    if usage.cache_write_errors > 0 {
+        text.push_str(&format!(
+            "; {} answers could not be stored in the answer cache (a later run asks for them \
+             again)",
+            usage.cache_write_errors
         ));
     }
     let heuristic = usage.heuristic_calls();

@@ -215,6 +215,15 @@ pub fn hint_for(error: &anyhow::Error) -> Option<String> {
         {
             return Some("pass --overwrite to start over, or --out with a new directory".into());
         }
+        if let Some(rageval_judge::JudgeError::CacheRefused { .. }) =
+            cause.downcast_ref::<rageval_judge::JudgeError>()
+        {
+            return Some(
+                "the file was left as it is: pass --cache with another file (or --no-cache); \
+                 to start a new cache there, move this one away or delete it"
+                    .into(),
+            );
+        }
         if let Some(rageval_judge::JudgeError::NotBuilt { feature, .. }) =
             cause.downcast_ref::<rageval_judge::JudgeError>()
         {

@@ -20,6 +20,7 @@ mod judge_check;
 #[cfg(feature = "gguf")]
 mod judge_check_gguf;
 mod judge_check_resume;
+mod judge_faults;
 mod judged;
 mod label;
 mod label_review;

@@ -292,6 +292,7 @@ impl JudgeSetup {
                     "retries": stats.retries,
                     "cache_hits": stats.cache_hits,
                     "cache_writes": stats.cache_writes,
+                    "cache_write_errors": stats.cache_write_errors,
                     "schema_fallbacks": stats.schema_fallbacks,
                     "cache_hits_other_endpoint": stats.cache_hits_other_origin,
                     "rungs": judge.rung_counts(),

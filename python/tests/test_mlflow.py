@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import time
@@ -48,6 +49,9 @@ def mlflow_server(tmp_path: Path) -> Iterator[str]:
         ["bash", str(REPO / "scripts" / "setup-trace-servers.sh"), "start", "mlflow",
          str(storage)],
         stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+        # Its own process group: MLflow's workers (uvicorn, job runners) outlive a killed
+        # parent, so the whole group is stopped.
+        start_new_session=True,
     )
     try:
         assert process.stdout is not None
@@ -65,7 +69,7 @@ def mlflow_server(tmp_path: Path) -> Iterator[str]:
                 time.sleep(0.25)
         yield url
     finally:
-        process.kill()
+        os.killpg(process.pid, signal.SIGKILL)
         process.wait(timeout=30)
 
 

@@ -6,6 +6,7 @@
 //! is installed but does not start fails the test.
 
 use std::io::{BufRead, BufReader};
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -41,7 +42,10 @@ impl TraceServer {
             return None;
         };
         let dir = tempfile::tempdir().unwrap();
+        // Its own process group: MLflow's server starts workers (uvicorn, job runners) that
+        // outlive a killed parent, so `kill` stops the whole group.
         let mut child = Command::new("bash")
+            .process_group(0)
             .arg(repo_root().join("scripts/setup-trace-servers.sh"))
             .args(["start", kind])
             .arg(dir.path())
@@ -99,6 +103,11 @@ impl TraceServer {
 
     /// Stops the server (as one that dies would: at once).
     pub fn kill(&mut self) {
+        let group = format!("-{}", self.child.id());
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &group])
+            .stderr(Stdio::null())
+            .status();
         let _ = self.child.kill();
         let _ = self.child.wait();
     }

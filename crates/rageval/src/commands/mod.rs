@@ -46,6 +46,10 @@ pub enum Exit {
     /// 5: batch mode wrote the next stage's judge requests out (`--export-requests`);
     /// resumable with their answers (`--import-responses`).
     RequestsExported,
+    /// 74: the machine could not write: the disk (or the quota on it) is full. What was
+    /// journaled is kept; the same command resumes once space is freed. 74 is
+    /// `EX_IOERR` of sysexits.h.
+    DiskFull,
     /// 130: Ctrl-C stopped the run; resumable.
     Interrupted,
     /// 143: SIGTERM (a CI job's cancel, a pod's end) stopped the run; resumable.
@@ -62,6 +66,7 @@ impl Exit {
             Exit::CapReached => 3,
             Exit::JudgeFailed => 4,
             Exit::RequestsExported => 5,
+            Exit::DiskFull => 74,
             Exit::Interrupted => 130,
             Exit::Terminated => 143,
         }
@@ -87,6 +92,12 @@ impl Exit {
             Exit::Error
         }
     }
+}
+
+/// Whether `error` comes of a full disk or quota (exit [`Exit::DiskFull`]), not of the
+/// input.
+pub fn is_disk_full(error: &anyhow::Error) -> bool {
+    error.chain().any(rageval_core::files::caused_by_disk_full)
 }
 
 /// A dry run's estimate on stdout, how it was made on stderr.
@@ -157,6 +168,13 @@ pub fn dispatch(command: Command, metric_files: &[PathBuf], ui: &Ui) -> anyhow::
 /// A hint for errors whose fix is known.
 pub fn hint_for(error: &anyhow::Error) -> Option<String> {
     use rageval_run::RunError;
+    if is_disk_full(error) {
+        return Some(
+            "free space on that disk (or raise the quota), then run the same command again: \
+             what was journaled is kept and the run resumes"
+                .into(),
+        );
+    }
     for cause in error.chain() {
         // `RunError` wraps other crates' errors transparently: look inside.
         let cause: &(dyn std::error::Error + 'static) = match cause.downcast_ref::<RunError>() {
@@ -182,6 +200,15 @@ pub fn hint_for(error: &anyhow::Error) -> Option<String> {
             cause.downcast_ref::<rageval_report::ReportError>()
         {
             return Some("pass --overwrite, or --out with a new directory".into());
+        }
+        if let Some(rageval_report::ReportError::RunLocked { .. }) =
+            cause.downcast_ref::<rageval_report::ReportError>()
+        {
+            return Some(
+                "wait for the other process to end (or stop it: it resumes later), or give \
+                 --out a new directory"
+                    .into(),
+            );
         }
         if cause
             .downcast_ref::<rageval_run::commands::merge::MergeRefused>()

@@ -33,11 +33,18 @@ pub(super) fn identity(
         settings.insert(SHARD_SETTING.into(), shard.to_string());
     }
     settings.extend(metric_definitions(metrics));
+    let mut judge = setup.identity()?.for_tasks(&tasks_of(metrics));
+    if !metrics
+        .iter()
+        .any(|metric| metric.requirements().embeddings)
+    {
+        judge = judge.without_embedder();
+    }
     Ok(RunIdentity {
         command: "eval".into(),
         dataset_sha256: fresh.dataset.sha256.clone(),
         metrics: names.to_vec(),
-        judge: setup.identity()?.for_tasks(&tasks_of(metrics)),
+        judge,
         labels_sha256: None,
         labels_file: None,
         settings,

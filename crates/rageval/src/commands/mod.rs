@@ -5,8 +5,10 @@ pub mod cache;
 pub mod calibrate;
 pub mod collect;
 pub mod compare;
+mod disk_full;
 pub mod eval;
 mod features;
+pub use disk_full::is_disk_full;
 pub mod index;
 pub mod judge_check;
 pub mod label;
@@ -94,12 +96,6 @@ impl Exit {
     }
 }
 
-/// Whether `error` comes of a full disk or quota (exit [`Exit::DiskFull`]), not of the
-/// input.
-pub fn is_disk_full(error: &anyhow::Error) -> bool {
-    error.chain().any(rageval_core::files::caused_by_disk_full)
-}
-
 /// A dry run's estimate on stdout, how it was made on stderr.
 pub fn estimate(
     estimate: rageval_run::Estimate,
@@ -169,11 +165,7 @@ pub fn dispatch(command: Command, metric_files: &[PathBuf], ui: &Ui) -> anyhow::
 pub fn hint_for(error: &anyhow::Error) -> Option<String> {
     use rageval_run::RunError;
     if is_disk_full(error) {
-        return Some(
-            "free space on that disk (or raise the quota), then run the same command again: \
-             what was journaled is kept and the run resumes"
-                .into(),
-        );
+        return Some(disk_full::HINT.into());
     }
     for cause in error.chain() {
         // `RunError` wraps other crates' errors transparently: look inside.

@@ -1,5 +1,7 @@
 //! Files written whole or not at all: the one temporary-file-and-rename writer that every
-//! run file, labels file, dataset and journal rewrite goes through.
+//! run file, labels file, dataset and journal rewrite goes through; and [`is_disk_full`],
+//! the one test of whether a failed write was the machine's (no space, no quota left)
+//! rather than the input's.
 //!
 //! A reader (a resumed run, `serve`, a second process) must never see half a manifest or a
 //! truncated journal that looks complete. This module only writes; it knows no format.
@@ -37,6 +39,42 @@ pub fn write_atomically_with(
             Err(error)
         }
     }
+}
+
+/// `ENOSPC` on Linux and macOS.
+const NO_SPACE: i32 = 28;
+/// `EDQUOT`: 122 on Linux, 69 on macOS and the BSDs.
+const NO_QUOTA: [i32; 2] = [122, 69];
+
+/// Whether `error` says the disk (or the user's quota on it) is full: a failure of the
+/// machine, which clears once space is freed, not of the input.
+pub fn is_disk_full(error: &std::io::Error) -> bool {
+    use std::io::ErrorKind;
+    matches!(
+        error.kind(),
+        ErrorKind::StorageFull | ErrorKind::QuotaExceeded
+    ) || error
+        .raw_os_error()
+        .is_some_and(|code| code == NO_SPACE || (cfg!(unix) && NO_QUOTA.contains(&code)))
+}
+
+/// Whether `error` or any of its causes is a disk-full [`std::io::Error`]
+/// ([`is_disk_full`]).
+pub fn caused_by_disk_full(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(error);
+    while let Some(error) = cause {
+        if let Some(io) = error.downcast_ref::<std::io::Error>() {
+            // An `io::Error` made from another error hides it from `source`.
+            let inner = io
+                .get_ref()
+                .map(|inner| inner as &(dyn std::error::Error + 'static));
+            if is_disk_full(io) || inner.is_some_and(caused_by_disk_full) {
+                return true;
+            }
+        }
+        cause = error.source();
+    }
+    false
 }
 
 /// `dir/.name.PID.tmp` for `dir/name`: hidden, so a listing of a run directory does not show
@@ -79,6 +117,18 @@ mod tests {
         assert!(failed.is_err());
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "line 1\n");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn no_space_and_no_quota_are_disk_full_and_nothing_else_is() {
+        assert!(is_disk_full(&std::io::Error::from_raw_os_error(28)));
+        assert!(is_disk_full(&std::io::Error::from(
+            std::io::ErrorKind::QuotaExceeded
+        )));
+        assert!(!is_disk_full(&std::io::Error::from_raw_os_error(2)));
+        let wrapped = std::io::Error::other(std::io::Error::from_raw_os_error(28));
+        assert!(caused_by_disk_full(&wrapped));
+        assert!(!caused_by_disk_full(&std::io::Error::other("bad input")));
     }
 
     #[test]

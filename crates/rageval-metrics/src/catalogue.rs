@@ -375,6 +375,26 @@ pub fn summary_zh(name: &str) -> Option<&'static str> {
         .map(|(_, summary)| *summary)
 }
 
+/// Built-in metrics whose score is built on a cosine of embeddings, so it may fall below 0.
+const COSINE_BASED: &[&str] = &[
+    "semantic_similarity",
+    "answer_relevance",
+    "answer_correctness",
+];
+
+/// The range the metric journaled as `name` (`NAME`, `NAME@k`, `NAME:MODE`, a rubric's
+/// name) scores in: [−1, 1] for those built on a cosine of embeddings, [0, 1] for every
+/// other (a rubric's grade is scored into [0, 1] too).
+pub fn score_range(name: &str) -> std::ops::RangeInclusive<f64> {
+    let base = name.split(['@', ':']).next().unwrap_or(name);
+    let canonical = find_builtin(base).map_or(base, |info| info.name);
+    if COSINE_BASED.contains(&canonical) {
+        -1.0..=1.0
+    } else {
+        0.0..=1.0
+    }
+}
+
 /// The built-in entry whose name or alias is `name`.
 pub(crate) fn find_builtin(name: &str) -> Option<&'static MetricInfo> {
     entry(name).map(|entry| &entry.info)
@@ -503,6 +523,17 @@ pub fn measured_for(metric: &dyn Metric, figures: Vec<Measurement>) -> Vec<Measu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cosine_metrics_reach_minus_one_and_every_other_stays_in_zero_to_one() {
+        for name in COSINE_BASED {
+            assert!(find_builtin(name).is_some(), "{name} is a metric");
+            assert_eq!(score_range(name), -1.0..=1.0);
+        }
+        assert_eq!(score_range("answer_relevance:embedding"), -1.0..=1.0);
+        assert_eq!(score_range("id_ndcg@10"), 0.0..=1.0);
+        assert_eq!(score_range("faithfulness"), 0.0..=1.0);
+    }
 
     /// Regression: `metrics explain answer_correctness` listed faithfulness's figures (the
     /// same support-verdict task, measured judging answers against contexts, not against a

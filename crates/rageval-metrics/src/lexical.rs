@@ -60,6 +60,21 @@ impl ModelFree for Lexical {
 }
 
 fn score_lexical(kind: LexicalKind, answer: &str, references: &[&str]) -> Outcome {
+    let quadratic = matches!(
+        kind,
+        LexicalKind::Levenshtein
+            | LexicalKind::Jaro
+            | LexicalKind::JaroWinkler
+            | LexicalKind::RougeL
+    );
+    if quadratic {
+        if let Some(reason) = references
+            .iter()
+            .find_map(|r| text::too_long_to_compare(answer, r))
+        {
+            return Outcome::undefined(reason);
+        }
+    }
     match kind {
         LexicalKind::ExactMatch => binary(references.iter().any(|r| text::exact_match(answer, r))),
         LexicalKind::StringPresence => {
@@ -133,6 +148,34 @@ fn best_rouge(answer: &str, references: &[&str], kind: RougeKind) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression (issue 40, item 11): edit distances of two long texts cost the product
+    /// of their lengths (two of 200,000 characters ran 1,900 s); past the bound the cell is
+    /// `undefined` with the reason, at once, for every quadratic measure.
+    #[test]
+    fn regression_issue_40_texts_too_long_to_compare_are_undefined_with_the_reason() {
+        let answer = "a".repeat(12_000);
+        let reference = "b".repeat(12_000);
+        for kind in [
+            LexicalKind::Levenshtein,
+            LexicalKind::Jaro,
+            LexicalKind::JaroWinkler,
+            LexicalKind::RougeL,
+        ] {
+            match score_lexical(kind, &answer, &[&reference]) {
+                Outcome::Undefined { reason } => assert!(
+                    reason.contains("12000 and 12000 characters are too long to compare"),
+                    "{kind:?}: {reason}"
+                ),
+                other => panic!("{kind:?}: {other:?}"),
+            }
+        }
+        // Within the bound it scores.
+        assert!(matches!(
+            score_lexical(LexicalKind::Levenshtein, &"a".repeat(100), &["b"]),
+            Outcome::Score { .. }
+        ));
+    }
     use crate::build;
 
     fn sample(answer: &str, references: &[&str]) -> Sample {

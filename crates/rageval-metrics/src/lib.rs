@@ -35,7 +35,8 @@ pub mod rubric;
 pub mod scoring;
 
 pub use catalogue::{
-    MetricCatalogue, build, catalogue, find, measured_for, model_free_defaults, summary_zh,
+    MetricCatalogue, build, catalogue, find, measured_for, model_free_defaults, score_range,
+    summary_zh,
 };
 pub use metric::{Input, Metric, MetricError, MetricInfo, ModeInfo, ModelFree, Requirements};
 pub use rubric::{DefinedRubric, RubricError};

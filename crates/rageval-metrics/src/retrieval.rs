@@ -133,6 +133,13 @@ impl Retrieval {
             .iter()
             .map(String::as_str)
             .collect();
+        let too_long = retrieved.iter().find_map(|context| {
+            gold.iter()
+                .find_map(|reference| text::too_long_to_compare(context, reference))
+        });
+        if let Some(reason) = too_long {
+            return Outcome::undefined(format!("a context and a reference context: {reason}"));
+        }
         let (result, target): (_, fn(usize) -> VerdictTarget) = match self.kind {
             RetrievalKind::StringRecall => (
                 rank::string_context_recall(

@@ -9,6 +9,11 @@ pub enum ReportError {
         "run directory {path} already holds a run (pass --overwrite to replace it, or choose another --out)"
     )]
     RunExists { path: PathBuf },
+    /// Another process writes the run directory (its lock file says who: pid, host, start).
+    #[error(
+        "run directory {path} is being written by another rageval process ({holder}); one run directory takes one writer at a time"
+    )]
+    RunLocked { path: PathBuf, holder: String },
     #[error("{path} exists and is not a directory")]
     NotADirectory { path: PathBuf },
     #[error("cannot write {path}")]
@@ -37,6 +42,13 @@ pub enum ReportError {
         line: usize,
         #[source]
         source: serde_json::Error,
+    },
+    /// A journal line that parses but no metric wrote (an edit, a damaged disk).
+    #[error("{path}:{line}: {why}")]
+    BadRecord {
+        path: PathBuf,
+        line: usize,
+        why: String,
     },
     #[error("{path} changed while its reports were written (a line moved or was rewritten)")]
     JournalChanged { path: PathBuf },
@@ -145,10 +157,12 @@ impl ReportError {
     fn path_mut(&mut self) -> Option<&mut PathBuf> {
         match self {
             Self::RunExists { path }
+            | Self::RunLocked { path, .. }
             | Self::NotADirectory { path }
             | Self::Write { path, .. }
             | Self::Read { path, .. }
             | Self::DecodeLine { path, .. }
+            | Self::BadRecord { path, .. }
             | Self::JournalChanged { path }
             | Self::DecodeRankAgreement { path, .. }
             | Self::BadRankAgreement { path, .. }

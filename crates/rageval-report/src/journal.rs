@@ -19,6 +19,59 @@ pub struct ResultRecord {
     pub outcome: Outcome,
 }
 
+/// The range every metric's score lies in: cosines reach −1, every other metric scores in
+/// [0, 1]. A journal line outside it was not written by a metric.
+pub const SCORE_RANGE: std::ops::RangeInclusive<f64> = -1.0..=1.0;
+
+/// How far a score may stray past its range's ends by rounding (a sum of shares that
+/// comes to 1.0000000000000002).
+pub const SCORE_ROUNDING: f64 = 1e-9;
+
+/// Whether `value` lies in `range`, give or take [`SCORE_ROUNDING`].
+pub fn in_score_range(value: f64, range: &std::ops::RangeInclusive<f64>) -> bool {
+    value.is_finite()
+        && value >= range.start() - SCORE_ROUNDING
+        && value <= range.end() + SCORE_ROUNDING
+}
+
+/// A score as a refusal shows it: exponent notation when it is huge or tiny (`1e308`, not
+/// 309 digits).
+pub fn shown_score(value: f64) -> String {
+    let magnitude = value.abs();
+    if magnitude >= 1e6 || (magnitude > 0.0 && magnitude < 1e-6) {
+        format!("{value:e}")
+    } else {
+        format!("{value}")
+    }
+}
+
+impl ResultRecord {
+    /// Why this line cannot be a metric's result, if it cannot: an empty sample id or
+    /// metric, or a score that is not a finite number in [`SCORE_RANGE`]. Checked on every
+    /// read of a journal, so an edited or damaged line is refused by name instead of
+    /// turning into a summary or a comparison no command can read.
+    pub fn fault(&self) -> Option<String> {
+        if self.sample_id.is_empty() {
+            return Some("the sample id is empty".into());
+        }
+        if self.metric.is_empty() {
+            return Some("the metric is empty".into());
+        }
+        match self.outcome {
+            Outcome::Score { value, .. } if !in_score_range(value, &SCORE_RANGE) => Some(format!(
+                "metric `{}` of sample `{}` has the score {}, outside [{}, {}] where every \
+                 metric scores",
+                self.metric,
+                self.sample_id,
+                shown_score(value),
+                SCORE_RANGE.start(),
+                SCORE_RANGE.end()
+            )),
+            _ => None,
+        }
+    }
+}
+
 /// Appends records to a run's journal.
 pub struct JournalWriter {
     path: PathBuf,

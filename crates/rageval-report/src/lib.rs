@@ -9,7 +9,8 @@
 //! finished. Beside them, the human files: `report.html` (one self-contained page),
 //! `report.md` and `results.xlsx`.
 //!
-//! - [`RunDir`]: creates, finishes or abandons a run directory.
+//! - [`RunDir`]: creates, finishes or abandons a run directory, holding its [`RunLock`]
+//!   (one writer at a time) while it lives.
 //! - [`Manifest`], [`ResultRecord`], [`Summary`]: the files' contents.
 //! - [`Aggregator`]: turns outcomes into a [`Summary`].
 //! - [`JudgeAccount`], [`Session`]: what the judge was asked, per `eval` session (in the
@@ -82,6 +83,7 @@ mod reports;
 mod results_parquet;
 mod run_dir;
 mod run_folder;
+mod run_lock;
 mod run_samples;
 mod stage_run;
 mod summary;
@@ -122,7 +124,7 @@ pub use error::{ReportError, error_chain};
 pub use escape::{escape_html, escape_markdown_cell};
 pub use gate::{FailingSample, Gate, GateCheck, GateOutcome, Threshold, render_junit};
 pub use html::{render_html, render_run_summary, render_sample_table};
-pub use journal::{JournalWriter, ResultRecord};
+pub use journal::{JournalWriter, ResultRecord, SCORE_RANGE, in_score_range, shown_score};
 pub use journal_index::{JournalIndex, OutcomeReader, Outcomes, SampleOutcomes};
 pub use judge_agreement::{
     CHANCE, INCLUDES_CHANCE, UNMEASURED, headline, includes_chance, judge_lines, render_judge_lines,
@@ -152,6 +154,7 @@ pub use run_folder::{
     PIPELINE_REFERENCE_DIR, PIPELINE_STAGES, RunFolder, RunKind, folder_kind, locate_run,
     manifest_command, pipeline_of_eval,
 };
+pub use run_lock::{LOCK_FILE, RunLock};
 pub use run_samples::{locate_dataset, open_run_dataset, read_dataset_of, read_run_samples};
 pub use stage_run::{
     AnyRun, RankFigures, ReferenceFigures, StageData, StageFigures, TestsetFigures, read_run,

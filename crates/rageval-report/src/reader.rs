@@ -329,14 +329,32 @@ pub(crate) fn for_each_result(
         if line.trim().is_empty() {
             continue;
         }
-        let record = serde_json::from_str(&line).map_err(|source| ReportError::DecodeLine {
+        visit(start, parse_record(path, number, &line)?)?;
+    }
+    Ok(())
+}
+
+/// Line `number` of the journal at `path`, read as a record and checked
+/// ([`ResultRecord::fault`]); the error names the file and line.
+pub(crate) fn parse_record(
+    path: &Path,
+    number: usize,
+    line: &str,
+) -> Result<ResultRecord, ReportError> {
+    let record: ResultRecord =
+        serde_json::from_str(line).map_err(|source| ReportError::DecodeLine {
             path: path.to_path_buf(),
             line: number,
             source,
         })?;
-        visit(start, record)?;
+    match record.fault() {
+        None => Ok(record),
+        Some(why) => Err(ReportError::BadRecord {
+            path: path.to_path_buf(),
+            line: number,
+            why,
+        }),
     }
-    Ok(())
 }
 
 pub(crate) fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, ReportError> {

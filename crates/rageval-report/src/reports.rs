@@ -1,6 +1,6 @@
-//! Writing every human file of a run at once: `report.html`, `report.md`, `results.xlsx`.
+//! Writing every human file of a run at once: `report.html`, `report.md`, `results.xlsx`,
+//! each whole or not at all, like every other run file.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::agreement_render::agreement_samples;
@@ -34,11 +34,14 @@ pub fn write_reports(
     Ok(vec![html, markdown_path, xlsx])
 }
 
-/// Writes a text file whole (used for reports and JUnit files).
+/// Writes a report file whole or not at all (temporary file, then rename): a full disk
+/// leaves the earlier file, or none, never a truncated one.
 pub(crate) fn write_text(path: &Path, text: &str) -> Result<(), ReportError> {
-    fs::write(path, text).map_err(|source| ReportError::Write {
-        path: path.to_path_buf(),
-        source,
+    rageval_core::files::write_atomically(path, text.as_bytes()).map_err(|source| {
+        ReportError::Write {
+            path: path.to_path_buf(),
+            source,
+        }
     })
 }
 

@@ -59,12 +59,7 @@ pub fn write_results_parquet(run_dir: &Path) -> Result<PathBuf, ReportError> {
         if line.trim().is_empty() {
             continue;
         }
-        let record: ResultRecord =
-            serde_json::from_str(&line).map_err(|source| ReportError::DecodeLine {
-                path: journal.clone(),
-                line: index + 1,
-                source,
-            })?;
+        let record = crate::reader::parse_record(&journal, index + 1, &line)?;
         batch.push(&record);
         if batch.len == BATCH_CELLS {
             writer

@@ -1,5 +1,7 @@
 //! Creating, finishing and abandoning a run directory. Files that say a run is finished are
-//! written last and atomically (write to a temporary name, then rename).
+//! written last and atomically (write to a temporary name, then rename). A [`RunDir`] holds
+//! the directory's [`RunLock`] from before it looks at the directory's files until it is
+//! dropped: a second writer is refused before it reads, removes or appends anything.
 
 use std::fs;
 use std::io::Read;
@@ -8,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::{JournalWriter, Manifest, ReportError, RunStatus, Summary};
+use crate::{JournalWriter, Manifest, ReportError, RunLock, RunStatus, Summary};
 
 pub const MANIFEST_FILE: &str = "manifest.json";
 pub const RESULTS_FILE: &str = "results.jsonl";
@@ -20,6 +22,8 @@ pub struct RunDir {
     path: PathBuf,
     /// Whether this run created the directory, so abandoning it may remove it whole.
     created: bool,
+    /// This process's lock on the directory, released when the run is dropped.
+    _lock: RunLock,
 }
 
 impl RunDir {
@@ -32,6 +36,7 @@ impl RunDir {
                     path: path.to_path_buf(),
                 });
             }
+            let lock = RunLock::take(path)?;
             let holds_run = [MANIFEST_FILE, RESULTS_FILE, SUMMARY_FILE]
                 .iter()
                 .any(|file| path.join(file).exists());
@@ -43,6 +48,7 @@ impl RunDir {
             let run = Self {
                 path: path.to_path_buf(),
                 created: false,
+                _lock: lock,
             };
             run.remove_run_files()?;
             return Ok(run);
@@ -54,6 +60,7 @@ impl RunDir {
         Ok(Self {
             path: path.to_path_buf(),
             created: true,
+            _lock: RunLock::take(path)?,
         })
     }
 
@@ -68,6 +75,7 @@ impl RunDir {
         Ok(Self {
             path: path.to_path_buf(),
             created: false,
+            _lock: RunLock::take(path)?,
         })
     }
 
@@ -251,6 +259,12 @@ mod tests {
             line.trim(),
             r#"{"sample_id":"1","metric":"bleu","status":"score","value":0.5}"#
         );
+        // While the run is written, a second writer is refused, naming it.
+        assert!(matches!(
+            RunDir::create(&path, true),
+            Err(ReportError::RunLocked { .. })
+        ));
+        drop(run);
         // A second run into the same directory is refused without --overwrite.
         assert!(matches!(
             RunDir::create(&path, false),

@@ -76,6 +76,16 @@ pub(crate) fn write_xlsx_from(
     texts: &ReportTexts,
     path: &Path,
 ) -> Result<(), ReportError> {
+    without_panics(path, || build_xlsx(run, journal, texts, path))
+}
+
+/// [`write_xlsx_from`]'s work, which may panic where the disk fills (see [`without_panics`]).
+fn build_xlsx(
+    run: &RunInfo,
+    journal: &JournalIndex,
+    texts: &ReportTexts,
+    path: &Path,
+) -> Result<(), ReportError> {
     let xlsx = |source| ReportError::Xlsx {
         path: path.to_path_buf(),
         source,
@@ -109,14 +119,58 @@ pub(crate) fn write_xlsx_from(
     save(Ok(workbook), path)
 }
 
-/// Saves a workbook built by one of this crate's writers.
+/// Saves a workbook built by one of this crate's writers, whole or not at all (temporary
+/// file, then rename): a full disk leaves the earlier workbook, or none, never a truncated
+/// one. A write that fails is a [`ReportError::Write`] holding the I/O error (so a full
+/// disk is told as one).
 pub(crate) fn save(workbook: Result<Workbook, XlsxError>, path: &Path) -> Result<(), ReportError> {
-    workbook
-        .and_then(|mut workbook| workbook.save(path))
-        .map_err(|source| ReportError::Xlsx {
-            path: path.to_path_buf(),
-            source,
+    let mut workbook = workbook.map_err(|source| ReportError::Xlsx {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    rageval_core::files::write_atomically_with(path, |out| {
+        workbook.save_to_writer(out).map_err(|error| match error {
+            XlsxError::IoError(io) => io,
+            // The zip writer's error keeps its cause (an I/O error) as its source.
+            other => std::io::Error::other(other),
         })
+    })
+    .map_err(|source| ReportError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Runs `write`, a workbook writer, turning a panic into an error. rust_xlsxwriter's
+/// constant-memory sheets write their rows to a temporary file beside the workbook and
+/// panic when that write fails (`expect` on a full disk): without this, a full disk
+/// would end the process with a backtrace. The panic's message is kept from stderr while
+/// `write` runs (the panic hook is the process's: one in another thread meanwhile goes
+/// untold too) and comes back in the error; a full disk comes back as one.
+pub(crate) fn without_panics(
+    path: &Path,
+    write: impl FnOnce() -> Result<(), ReportError>,
+) -> Result<(), ReportError> {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let written = std::panic::catch_unwind(std::panic::AssertUnwindSafe(write));
+    std::panic::set_hook(hook);
+    written.unwrap_or_else(|panic| {
+        let message = panic
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| panic.downcast_ref::<&str>().copied())
+            .unwrap_or("the workbook writer stopped");
+        let kind = if message.contains("StorageFull") || message.contains("QuotaExceeded") {
+            std::io::ErrorKind::StorageFull
+        } else {
+            std::io::ErrorKind::Other
+        };
+        Err(ReportError::Write {
+            path: path.to_path_buf(),
+            source: std::io::Error::new(kind, message.to_owned()),
+        })
+    })
 }
 
 fn summary_sheet(
@@ -495,7 +549,7 @@ mod tests {
                 ("q2", "faithfulness", Outcome::undefined("答案没有陈述")),
                 ("q2", "bleu", Outcome::failed("judge said <nonsense>")),
                 ("q3", "faithfulness", Outcome::bare(0.0)),
-                ("q3", "bleu", Outcome::bare(123_456.789_012_345)),
+                ("q3", "bleu", Outcome::bare(0.123_456_789_012_345)),
             ],
         );
         let run = RunData::load(&path).unwrap();

@@ -23,7 +23,11 @@ where
         Ok(exit) => exit,
         Err(error) => {
             report_error(&error);
-            commands::Exit::Error
+            if commands::is_disk_full(&error) {
+                commands::Exit::DiskFull
+            } else {
+                commands::Exit::Error
+            }
         }
     };
     exit.code()
@@ -47,7 +51,12 @@ fn init_tracing(verbose: u8) {
 /// Prints an error and its causes to stderr, one per line, with a hint where one is known.
 fn report_error(error: &anyhow::Error) {
     let mut stderr = std::io::stderr().lock();
-    let _ = writeln!(stderr, "error: {error}");
+    let disk_full = if commands::is_disk_full(error) {
+        "disk full: "
+    } else {
+        ""
+    };
+    let _ = writeln!(stderr, "error: {disk_full}{error}");
     for cause in error.chain().skip(1) {
         let _ = writeln!(stderr, "  caused by: {cause}");
     }

@@ -332,9 +332,24 @@ fn text_list(value: Value, tabular: bool) -> Result<Vec<String>, DatasetErrorKin
     }
 }
 
-/// A list of ids (strings or numbers); a single id is a one-element list.
+/// A list of ids (strings or numbers). Where values have types (JSON, Parquet, traces) it
+/// must be a list: a string there (`"d1,d2"`) would pass as one id no retrieved id ever
+/// equals, silently scoring 0. A table cell, always text, may hold one id, but not two
+/// joined by `,` or `;` — those need a list literal (`['d1', 'd2']`).
 fn id_list(value: Value, tabular: bool) -> Result<Vec<String>, DatasetErrorKind> {
     const EXPECTED: &str = "an id or a list of ids (strings or numbers)";
+    if !tabular && !matches!(value, Value::Array(_)) {
+        return Err(wrong("a list of ids (strings or numbers)", &value));
+    }
+    if let Value::String(cell) = &value {
+        let trimmed = cell.trim();
+        if tabular && !trimmed.starts_with('[') && trimmed.contains([',', ';']) {
+            return Err(DatasetErrorKind::WrongType {
+                expected: "one id, or a list literal of ids (['d1', 'd2'])",
+                found: "ids joined by `,` or `;`".into(),
+            });
+        }
+    }
     match elements(value, tabular, EXPECTED)? {
         Ok(items) => items
             .into_iter()
@@ -575,6 +590,46 @@ mod tests {
         assert_eq!(sample.contexts[1].id.as_deref(), Some("2"));
         assert_eq!(sample.contexts[0].score, Some(0.9));
         assert_eq!(sample.metadata.get("extra"), Some(&json!(7)));
+    }
+
+    /// Regression (issue 40, item 15): a string where a list of ids is expected passed as
+    /// one id (`"d1,d2"`), scoring every id metric 0 without a word. It is an error naming
+    /// the file, line and field; a table cell may still hold one id.
+    #[test]
+    fn regression_issue_40_a_string_where_a_list_of_ids_is_expected_is_an_error() {
+        for field in ["retrieved_context_ids", "reference_context_ids"] {
+            let mut record = json!({"question": "q", "retrieved_contexts": ["a", "b"]});
+            record[field] = json!("d1,d2");
+            let error = build(record.clone(), false).unwrap_err().to_string();
+            assert!(
+                error.starts_with(&format!("t.jsonl:1: field `{field}`: "))
+                    && error.contains("a list of ids")
+                    && error.contains("found a string"),
+                "{error}"
+            );
+            let cell = build(record, true).unwrap_err().to_string();
+            assert!(cell.contains("joined by `,` or `;`"), "{cell}");
+        }
+        let one = build(
+            json!({"question": "q", "reference_context_ids": "d1"}),
+            true,
+        )
+        .unwrap();
+        assert_eq!(one.reference_context_ids, ["d1"]);
+    }
+
+    /// A null, empty or blank answer is no answer: the sample reads, and every metric that
+    /// needs the answer is `undefined` for it (`sample has no response`), never scored on an
+    /// empty text.
+    #[test]
+    fn a_null_or_empty_answer_is_no_answer() {
+        for answer in [json!(null), json!(""), json!("  ")] {
+            let sample = build(json!({"question": "q", "answer": answer}), false).unwrap();
+            assert!(
+                sample.answer.as_deref().is_none_or(|a| a.trim().is_empty()),
+                "{answer}"
+            );
+        }
     }
 
     #[test]

@@ -29,8 +29,8 @@ pub mod tokenize;
 pub use bleu::{Bleu, BleuTokenizer, corpus_bleu, sentence_bleu};
 pub use chrf::{chrf, corpus_chrf};
 pub use distance::{
-    hamming_similarity, jaro_similarity, jaro_winkler_similarity, levenshtein_distance,
-    levenshtein_similarity,
+    MAX_CHARACTER_PAIRS, hamming_similarity, jaro_similarity, jaro_winkler_similarity,
+    levenshtein_distance, levenshtein_similarity, too_long_to_compare,
 };
 pub use glued::{glued_sentence_end, separate_glued_sentences};
 pub use language::{Language, detect_language};

@@ -263,7 +263,7 @@ fn write_merged(
     let mut journal = run.journal()?;
     for shard in shards {
         let path = shard.path.join(RESULTS_FILE);
-        for_each_record(&path, |record| {
+        for_each_record(&path, |_, record| {
             let key = SampleKey::of(&record.sample_id);
             let belongs = Shard::of(&record.sample_id, shard.shard.count);
             if belongs != shard.shard.index {

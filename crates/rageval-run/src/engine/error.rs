@@ -36,6 +36,16 @@ pub enum RunError {
         source: serde_json::Error,
     },
 
+    /// A journal line that parses but no run of this identity wrote: a score outside its
+    /// metric's range or not finite, a metric the run does not have, a sample its data does
+    /// not hold (an edit, a damaged disk).
+    #[error("{}:{line}: {why}", path.display())]
+    JournalValue {
+        path: PathBuf,
+        line: usize,
+        why: String,
+    },
+
     /// `manifest.json` is not a run manifest.
     #[error("{} is not a run manifest", path.display())]
     Manifest {

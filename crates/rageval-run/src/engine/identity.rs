@@ -40,6 +40,19 @@ pub struct JudgeIdentity {
     /// (`max_completion_tokens`, a temperature left out) is not identity.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub request: BTreeMap<String, String>,
+    /// Whether the run's metrics embed text: when none does, the embedding model is no part
+    /// of who judged it ([`JudgeIdentity::without_embedder`]), so a session without the
+    /// embedded models resumes it. Identities stored before this was kept read as `true`.
+    #[serde(default = "embeds_by_default", skip_serializing_if = "embeds")]
+    pub embeds: bool,
+}
+
+fn embeds_by_default() -> bool {
+    true
+}
+
+fn embeds(embeds: &bool) -> bool {
+    *embeds
 }
 
 /// The request settings that are part of a run's identity, by name. Destructured whole, so
@@ -114,6 +127,7 @@ impl JudgeIdentity {
                 .as_ref()
                 .map(|judge| request_identity(judge.request_settings()))
                 .unwrap_or_default(),
+            embeds: true,
         })
     }
 
@@ -121,6 +135,13 @@ impl JudgeIdentity {
     pub fn for_tasks(mut self, tasks: &[TaskKind]) -> Self {
         let wanted: Vec<String> = tasks.iter().map(ToString::to_string).collect();
         self.routes.retain(|task, _| wanted.contains(task));
+        self
+    }
+
+    /// The same identity for a run whose metrics embed nothing: no embedding model.
+    pub fn without_embedder(mut self) -> Self {
+        self.embedding_model = None;
+        self.embeds = false;
         self
     }
 }
@@ -275,7 +296,9 @@ fn judge_differences(before: &JudgeIdentity, now: &JudgeIdentity) -> Vec<String>
             show(&now.model)
         ));
     }
-    if before.embedding_model != now.embedding_model {
+    // Metrics that embed nothing (the same metrics, or another difference says so) make
+    // the embedding model nobody's business: the earlier one, recorded or not, is ignored.
+    if now.embeds && before.embedding_model != now.embedding_model {
         why.push(format!(
             "its embedding model was {}, now {}",
             show(&before.embedding_model),
@@ -363,11 +386,36 @@ mod tests {
                     "llm gguf small.gguf [support@3]".into(),
                 )]),
                 request: BTreeMap::new(),
+                embeds: true,
             },
             labels_sha256: None,
             labels_file: None,
             settings: BTreeMap::new(),
         }
+    }
+
+    /// Regression (issue 40, item 14): a run of metrics that embed nothing depends on no
+    /// embedding model; one whose metrics embed still does. An identity stored before
+    /// `embeds` was kept reads as embedding.
+    #[test]
+    fn regression_issue_40_an_embedding_model_matters_only_to_metrics_that_embed() {
+        let mut with_models = identity();
+        with_models.judge.embedding_model = Some("all-MiniLM-L6-v2".into());
+        let mut without = identity();
+        without.judge = without.judge.clone().without_embedder();
+        assert!(with_models.differences(&without).is_empty());
+        let mut embeds_none = identity();
+        embeds_none.judge.embedding_model = None;
+        assert_eq!(
+            with_models.differences(&embeds_none),
+            ["its embedding model was all-MiniLM-L6-v2, now none"]
+        );
+        let stored = serde_json::to_value(&with_models).unwrap();
+        assert!(stored["judge"].get("embeds").is_none());
+        let read: RunIdentity = serde_json::from_value(stored).unwrap();
+        assert!(read.judge.embeds);
+        let written = serde_json::to_value(&without).unwrap();
+        assert_eq!(written["judge"]["embeds"], false);
     }
 
     /// Regression: two different `--judge gguf:` files of the same name shared one run.

@@ -1,7 +1,6 @@
 //! The human files of a finished run (report.html, report.md, results.xlsx), its quality
 //! gate and JUnit file — what `eval`, `judge-check` and `rageval report` end with.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use rageval_core::Sample;
@@ -11,7 +10,7 @@ use rageval_report::{
     read_dataset_of, render_junit, write_reports,
 };
 
-use crate::engine::error::{Result, RunError};
+use crate::engine::error::Result;
 use crate::engine::observe::Observer;
 
 /// What finishing a run's reports did.
@@ -71,7 +70,7 @@ fn check_gate(
 ) -> Result<Finished> {
     let outcome = gate.check_journal(run, journal)?;
     if let Some(path) = junit {
-        fs::write(path, render_junit(&run.name(), &outcome)).map_err(RunError::write(path))?;
+        crate::engine::files::write_atomically(path, render_junit(&run.name(), &outcome))?;
         written.push(path.to_path_buf());
     }
     Ok(Finished {

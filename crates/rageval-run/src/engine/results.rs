@@ -11,12 +11,14 @@ use rageval_report::{Aggregator, ResultRecord, Summary};
 
 use crate::engine::cells::SampleKey;
 use crate::engine::error::{Result, RunError};
+use crate::engine::resume::{REMOVE_THE_LINE, record_fault};
 
-/// Calls `visit` with every record of the journal at `path`, in file order (blank lines
-/// skipped); a line that is not a record names the file and line.
+/// Calls `visit` with every record of the journal at `path` and its line number, in file
+/// order (blank lines skipped); a line that is not a record, or one that no metric wrote
+/// ([`ResultRecord::fault`]), names the file and line.
 pub fn for_each_record(
     path: &Path,
-    mut visit: impl FnMut(ResultRecord) -> Result<()>,
+    mut visit: impl FnMut(usize, ResultRecord) -> Result<()>,
 ) -> Result<()> {
     let file = File::open(path).map_err(RunError::read(path))?;
     let mut reader = BufReader::new(file);
@@ -37,7 +39,14 @@ pub fn for_each_record(
                 line: number,
                 source,
             })?;
-        visit(record)?;
+        if let Some(why) = record.fault() {
+            return Err(RunError::JournalValue {
+                path: path.to_path_buf(),
+                line: number,
+                why: format!("{why}; {REMOVE_THE_LINE}"),
+            });
+        }
+        visit(number, record)?;
     }
 }
 
@@ -68,10 +77,35 @@ impl Summarising {
     }
 }
 
-/// The summary of every cell in the journal at `path`.
-pub fn summarise(path: &Path, names: &[String], resamples: usize, seed: u64) -> Result<Summary> {
+/// The summary of every cell in the journal at `path`, a run of the metrics `names` over
+/// the samples `read` (their keys, as the scoring pass read them from the data): a line of
+/// another metric, out of its metric's range ([`record_fault`]) or of a sample the data
+/// does not hold is refused, naming the file and line, so the summary counts each sample
+/// of the data once and nothing else.
+pub fn summarise(
+    path: &Path,
+    names: &[String],
+    read: &HashSet<SampleKey>,
+    resamples: usize,
+    seed: u64,
+) -> Result<Summary> {
     let mut summary = Summarising::new(names);
-    for_each_record(path, |record| {
+    for_each_record(path, |line, record| {
+        let fault = record_fault(&record, names).or_else(|| {
+            (!read.contains(&SampleKey::of(&record.sample_id))).then(|| {
+                format!(
+                    "sample `{}` is not in the run's data; {REMOVE_THE_LINE}",
+                    record.sample_id
+                )
+            })
+        });
+        if let Some(why) = fault {
+            return Err(RunError::JournalValue {
+                path: path.to_path_buf(),
+                line,
+                why,
+            });
+        }
         summary.add(&record);
         Ok(())
     })?;

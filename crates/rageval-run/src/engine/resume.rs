@@ -7,6 +7,11 @@
 //! dropped the journal is rewritten atomically (temporary file, then rename) before new
 //! lines are appended, so the journal always holds exactly one line per finished unit.
 //! The journal is read one line at a time, never whole.
+//!
+//! [`open`] is the one way a command of this crate writes a run directory: the
+//! [`RunDir`] it returns holds the directory's lock ([`rageval_report::RunLock`]) from
+//! before the directory's files are touched, so a second process on the same `--out` is
+//! refused (exit 2, naming the first) before it reads, removes or appends anything.
 
 use std::collections::HashSet;
 use std::fmt;
@@ -73,7 +78,7 @@ pub fn prepare(
 ) -> Result<Prepared> {
     let opened = open(path, overwrite, fresh, identity, &[])?;
     let (done, retried) = if opened.resumed {
-        compact_journal(&path.join(RESULTS_FILE), retry_failed)?
+        compact_journal(&path.join(RESULTS_FILE), retry_failed, &identity.metrics)?
     } else {
         (Cells::new(), 0)
     };
@@ -234,18 +239,60 @@ fn legacy_differences(earlier: &Manifest, fresh: &Manifest) -> Vec<String> {
 /// and, when `retry_failed`, failed cells) and rewrites it if anything was dropped.
 /// Returns the cells kept and how many failed cells were dropped. Streams: memory holds the
 /// compact set of cells, never the journal.
-fn compact_journal(path: &Path, retry_failed: bool) -> Result<(Cells, usize)> {
+///
+/// Each line is checked first ([`record_fault`]): a line the run's `metrics` could not have
+/// written stops the resume, naming the file and line, before anything is scored.
+fn compact_journal(path: &Path, retry_failed: bool, metrics: &[String]) -> Result<(Cells, usize)> {
     let mut retried = 0;
     let mut kept = Cells::new();
     compact_streaming(path, |record: ResultRecord| {
+        if let Some(why) = record_fault(&record, metrics) {
+            return Err(why);
+        }
         if retry_failed && matches!(record.outcome, Outcome::Failed { .. }) {
             retried += 1;
-            return false;
+            return Ok(false);
         }
-        kept.insert(&record.sample_id, &record.metric)
+        Ok(kept.insert(&record.sample_id, &record.metric))
     })?;
     Ok((kept, retried))
 }
+
+/// Why `record` cannot be a line of a run of `metrics`, if it cannot: what every journal
+/// reader refuses ([`ResultRecord::fault`]), a metric the run does not have, or a score
+/// outside its metric's range ([`rageval_metrics::score_range`]). The words end with what
+/// to do.
+pub fn record_fault(record: &ResultRecord, metrics: &[String]) -> Option<String> {
+    let fault = record.fault().or_else(|| {
+        if !metrics.contains(&record.metric) {
+            return Some(format!(
+                "metric `{}` is not one of the run's ({})",
+                record.metric,
+                metrics.join(", ")
+            ));
+        }
+        let range = rageval_metrics::score_range(&record.metric);
+        match record.outcome {
+            Outcome::Score { value, .. } if !rageval_report::in_score_range(value, &range) => {
+                Some(format!(
+                    "metric `{}` of sample `{}` has the score {}, outside its range [{}, {}]",
+                    record.metric,
+                    record.sample_id,
+                    rageval_report::shown_score(value),
+                    range.start(),
+                    range.end()
+                ))
+            }
+            _ => None,
+        }
+    })?;
+    Some(format!("{fault}; {REMOVE_THE_LINE}"))
+}
+
+/// What to do about a journal line no run wrote.
+pub const REMOVE_THE_LINE: &str = "this line was not written by the run (an edit or a damaged \
+     disk): delete it, and running the same command again scores its cell anew (or pass \
+     --overwrite to start over)";
 
 /// Reads a JSONL journal of `R` and keeps the first line of each key that `key` gives
 /// (`None`: drop the line), dropping a torn last line (no newline) and blank lines. When
@@ -260,22 +307,23 @@ pub fn compact_lines<R: DeserializeOwned, K: Eq + Hash + Clone>(
     compact_streaming(path, |record: R| match key(&record) {
         Some(k) if seen.insert(k.clone()) => {
             records.push((k, record));
-            true
+            Ok(true)
         }
-        _ => false,
+        _ => Ok(false),
     })?;
     Ok(records)
 }
 
 /// Streams a JSONL journal of `R` line by line: `keep` sees each complete line in file
-/// order and says whether it stays (dropping repeats is its business); blank lines and a
-/// torn last line (no newline) are dropped. When anything is dropped the journal is
+/// order and says whether it stays (dropping repeats is its business), or why the line
+/// cannot be (an error naming the file and line); blank lines and a torn last line (no
+/// newline) are dropped. When anything is dropped the journal is
 /// rewritten without those lines, atomically (temporary file, then rename). Memory holds
 /// one line at a time and the numbers of the dropped lines. A missing journal is an empty
 /// one.
 pub fn compact_streaming<R: DeserializeOwned>(
     path: &Path,
-    mut keep: impl FnMut(R) -> bool,
+    mut keep: impl FnMut(R) -> std::result::Result<bool, String>,
 ) -> Result<()> {
     let file = match fs::File::open(path) {
         Ok(file) => file,
@@ -302,7 +350,12 @@ pub fn compact_streaming<R: DeserializeOwned>(
                 line: index + 1,
                 source,
             })?;
-            if !keep(record) {
+            let kept = keep(record).map_err(|why| RunError::JournalValue {
+                path: path.to_path_buf(),
+                line: index + 1,
+                why,
+            })?;
+            if !kept {
                 dropped.push(index);
             }
         }
@@ -355,14 +408,14 @@ mod tests {
              {\"sample_id\":\"3\",\"metric\":\"m\",\"sta",
         )
         .expect("writes");
-        let (done, retried) = compact_journal(&path, false).expect("compacts");
+        let (done, retried) = compact_journal(&path, false, &["m".into()]).expect("compacts");
         assert_eq!(done.len(), 2);
         assert_eq!(retried, 0);
         let text = fs::read_to_string(&path).expect("reads");
         assert_eq!(text.lines().count(), 2);
         assert!(text.contains("0.5") && !text.contains("0.9"));
 
-        let (done, retried) = compact_journal(&path, true).expect("compacts");
+        let (done, retried) = compact_journal(&path, true, &["m".into()]).expect("compacts");
         assert_eq!((done.len(), retried), (1, 1));
         assert_eq!(fs::read_to_string(&path).expect("reads").lines().count(), 1);
     }

@@ -68,13 +68,14 @@ pub struct Scored {
 /// Scores every sample, handing each one's cells to `journal` in dataset order (one call
 /// per sample, after which the caller flushes) and counting into `scored` as it goes, so the
 /// counts survive when the scoring is abandoned on Ctrl-C. Once the run is stopping, failed
-/// cells are held back: a call refused for a stop is no failure.
+/// cells are held back: a call refused for a stop is no failure. Returns the keys of the
+/// samples read, for the summary to refuse journal lines of any other.
 pub async fn score_all(
     plan: &Plan<'_>,
     samples: impl Iterator<Item = std::result::Result<Sample, DatasetError>>,
     scored: &mut Scored,
     journal: &mut dyn FnMut(&[ResultRecord], &Scored) -> Result<()>,
-) -> Result<()> {
+) -> Result<HashSet<SampleKey>> {
     let mut seen: HashSet<SampleKey> = HashSet::new();
     units::in_order(
         samples.map(|sample| sample.map_err(RunError::from)),
@@ -112,7 +113,8 @@ pub async fn score_all(
             journal(&records, scored)
         },
     )
-    .await
+    .await?;
+    Ok(seen)
 }
 
 /// One sample's new cells, in metric order.

@@ -5,9 +5,10 @@
 //!
 //! One rule for a session that fails, in every command: a run directory that holds what a
 //! judge was paid for — an earlier session's journal, units this session journaled after a
-//! model answered, batch jobs sent — is kept, unfinished, with the session recorded as
-//! failed; a directory this run made new holds nothing worth keeping and is removed (only
-//! the run's own files when the directory was there before).
+//! model answered, batch jobs sent — or any journaled unit when the disk filled (the run
+//! resumes once space is freed) is kept, unfinished, with the session recorded as failed
+//! where the disk still allows; a directory this run made new holds nothing worth keeping
+//! and is removed (only the run's own files when the directory was there before).
 //!
 //! The shell knows no command: what the work is and what it journals are the caller's.
 
@@ -136,8 +137,9 @@ pub(crate) fn failed(
     unit: &str,
     observer: &dyn Observer,
 ) -> RunError {
-    let asked = journaled > 0 && books.session.asked_a_model();
-    if keeps(books.resumed, books.paid_elsewhere, asked) {
+    let disk_full = rageval_core::files::caused_by_disk_full(&error);
+    let worth_keeping = journaled > 0 && (books.session.asked_a_model() || disk_full);
+    if keeps(books.resumed, books.paid_elsewhere, worth_keeping) {
         let recorded = books.session.stop(
             books.run,
             books.manifest,
@@ -158,9 +160,10 @@ pub(crate) fn failed(
 }
 
 /// Whether a failed session's directory is kept: it was resumed (an earlier session's
-/// journal is in it), batch jobs were sent, or this session journaled what a model answered.
-fn keeps(resumed: bool, paid_elsewhere: bool, journaled_answers: bool) -> bool {
-    resumed || paid_elsewhere || journaled_answers
+/// journal is in it), batch jobs were sent, or this session journaled units worth keeping
+/// (what a model answered, or anything when the disk filled).
+fn keeps(resumed: bool, paid_elsewhere: bool, journaled_worth_keeping: bool) -> bool {
+    resumed || paid_elsewhere || journaled_worth_keeping
 }
 
 /// Removes what a new run wrote: the directory when the run made it, else the run's files

@@ -4,7 +4,6 @@
 //! where ids differ, using each run's dataset when it can be re-read. Markdown goes to
 //! stdout; `--html`, `--markdown`, `--json` and `--xlsx` write files.
 
-use std::fs;
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
@@ -102,7 +101,8 @@ fn run_dir(path: &Path, say: impl Fn(&str)) -> anyhow::Result<std::path::PathBuf
 }
 
 fn write_file(path: &Path, text: &str) -> anyhow::Result<()> {
-    fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    rageval_core::files::write_atomically(path, text.as_bytes())
+        .with_context(|| format!("cannot write {}", path.display()))?;
     note(&format!("wrote {}", path.display()));
     Ok(())
 }

@@ -5,9 +5,11 @@ pub mod cache;
 pub mod calibrate;
 pub mod collect;
 pub mod compare;
+mod disk_full;
 pub mod eval;
 pub mod export;
 mod features;
+pub use disk_full::is_disk_full;
 pub mod index;
 pub mod judge_check;
 pub mod label;
@@ -48,6 +50,10 @@ pub enum Exit {
     /// 5: batch mode wrote the next stage's judge requests out (`--export-requests`);
     /// resumable with their answers (`--import-responses`).
     RequestsExported,
+    /// 74: the machine could not write: the disk (or the quota on it) is full. What was
+    /// journaled is kept; the same command resumes once space is freed. 74 is
+    /// `EX_IOERR` of sysexits.h.
+    DiskFull,
     /// 130: Ctrl-C stopped the run; resumable.
     Interrupted,
     /// 143: SIGTERM (a CI job's cancel, a pod's end) stopped the run; resumable.
@@ -64,6 +70,7 @@ impl Exit {
             Exit::CapReached => 3,
             Exit::JudgeFailed => 4,
             Exit::RequestsExported => 5,
+            Exit::DiskFull => 74,
             Exit::Interrupted => 130,
             Exit::Terminated => 143,
         }
@@ -160,6 +167,9 @@ pub fn dispatch(command: Command, metric_files: &[PathBuf], ui: &Ui) -> anyhow::
 /// A hint for errors whose fix is known.
 pub fn hint_for(error: &anyhow::Error) -> Option<String> {
     use rageval_run::RunError;
+    if is_disk_full(error) {
+        return Some(disk_full::HINT.into());
+    }
     for cause in error.chain() {
         // `RunError` wraps other crates' errors transparently: look inside.
         let cause: &(dyn std::error::Error + 'static) = match cause.downcast_ref::<RunError>() {
@@ -191,6 +201,15 @@ pub fn hint_for(error: &anyhow::Error) -> Option<String> {
             cause.downcast_ref::<rageval_report::ReportError>()
         {
             return Some("pass --overwrite, or --out with a new directory".into());
+        }
+        if let Some(rageval_report::ReportError::RunLocked { .. }) =
+            cause.downcast_ref::<rageval_report::ReportError>()
+        {
+            return Some(
+                "wait for the other process to end (or stop it: it resumes later), or give \
+                 --out a new directory"
+                    .into(),
+            );
         }
         if cause
             .downcast_ref::<rageval_run::commands::merge::MergeRefused>()

@@ -12,6 +12,22 @@ use serde_json::Value;
 
 use crate::{rageval, repo_root, stderr};
 
+/// `eval examples/fiqa-30.jsonl --metrics faithfulness,context_recall --out OUT`, then
+/// `flags` (the endpoint's, and any more).
+pub fn fiqa_judged_args(out: &str, flags: &[String]) -> Vec<String> {
+    let data = repo_root().join("examples/fiqa-30.jsonl");
+    let mut args = vec![
+        "eval".to_owned(),
+        data.to_str().unwrap().to_owned(),
+        "--metrics".into(),
+        "faithfulness,context_recall".into(),
+        "--out".into(),
+        out.to_owned(),
+    ];
+    args.extend_from_slice(flags);
+    args
+}
+
 /// A mock endpoint served by its own runtime while the test blocks on the binary.
 pub struct Endpoint {
     pub mock: MockServer,

@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 use rageval_testkit::MockConfig;
 use serde_json::Value;
 
-use crate::judged::{checked_cells, endpoint};
-use crate::{command, repo_root, stderr};
+use crate::judged::{checked_cells, endpoint, fiqa_judged_args};
+use crate::{command, stderr};
 
 /// Runs `"$0" "$@"` with SIGINT and SIGTERM ignored: what a child of `nohup … &` in a script
 /// inherits. `exec` keeps the ignored dispositions, so the binary starts with them.
@@ -84,18 +84,8 @@ fn regression_issue_26_sigterm_stops_eval_resumably_even_with_signals_ignored_at
     });
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run");
-    let data = repo_root().join("examples/fiqa-30.jsonl");
-    let mut args = vec![
-        "eval".to_owned(),
-        data.to_str().unwrap().to_owned(),
-        "--metrics".into(),
-        "faithfulness,context_recall".into(),
-        "--out".into(),
-        "run".into(),
-        "--concurrency".into(),
-        "2".into(),
-    ];
-    args.extend(endpoint.flags());
+    let flags = [vec!["--concurrency".into(), "2".into()], endpoint.flags()].concat();
+    let args = fiqa_judged_args("run", &flags);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let child = with_signals_ignored(&command(dir.path(), &args))
         .stdout(std::process::Stdio::piped())

@@ -4,6 +4,7 @@
 //! the gate).
 
 use std::cell::RefCell;
+use std::collections::HashSet;
 use std::num::NonZeroUsize;
 use std::path::Path;
 
@@ -18,7 +19,7 @@ use super::manifest::{fresh_manifest, identity};
 use super::metrics::metrics_of;
 use super::{EvalOptions, Evaluated, STAGE, dry_run, run_samples};
 use crate::engine::batch::{self, Next, Passes};
-use crate::engine::cells::Cells;
+use crate::engine::cells::{Cells, SampleKey};
 use crate::engine::error::{Result, RunError};
 use crate::engine::judges::{self, Env, JudgeSetup};
 use crate::engine::observe::{Event, Observer, Progress};
@@ -35,6 +36,9 @@ pub(super) struct Evaluation {
     names: Vec<String>,
     pub(super) prepared: resume::Prepared,
     pub(super) passes: Option<Passes>,
+    /// The samples the last scoring pass read from the data: the summary refuses journal
+    /// lines of any other.
+    samples_read: HashSet<SampleKey>,
 }
 
 impl Evaluation {
@@ -89,6 +93,7 @@ impl Evaluation {
                 names,
                 prepared,
                 passes,
+                samples_read: HashSet::new(),
             },
         ))
     }
@@ -133,6 +138,7 @@ impl Evaluation {
         let mut after_sample =
             |records: &[ResultRecord], scored: &Scored| sink.record(records, scored);
         let passes = &mut self.passes;
+        let samples_read = &mut self.samples_read;
         let (metrics, names) = (&self.metrics, &self.names);
         let work = async {
             if let Some(passes) = passes.as_mut() {
@@ -164,8 +170,9 @@ impl Evaluation {
                         ));
                     }
                     scored.samples = 0;
-                    score::score_all(&plan, run_samples(options)?, scored, &mut after_sample)
-                        .await?;
+                    *samples_read =
+                        score::score_all(&plan, run_samples(options)?, scored, &mut after_sample)
+                            .await?;
                 }
                 let Some(passes) = passes.as_mut().filter(|_| !stopped()) else {
                     return Ok(None);
@@ -201,6 +208,7 @@ impl Evaluation {
         let mut summary = crate::engine::results::summarise(
             &run_path.join(RESULTS_FILE),
             &self.names,
+            &self.samples_read,
             options.bootstrap_resamples,
             options.seed,
         )?;

@@ -36,6 +36,13 @@ pub(super) fn identity(
         settings.insert(ROLLING_DATA.into(), "true".into());
     }
     settings.extend(metric_definitions(metrics));
+    let mut judge = setup.identity()?.for_tasks(&tasks_of(metrics));
+    if !metrics
+        .iter()
+        .any(|metric| metric.requirements().embeddings)
+    {
+        judge = judge.without_embedder();
+    }
     Ok(RunIdentity {
         command: "eval".into(),
         dataset_sha256: if options.rolling {
@@ -44,7 +51,7 @@ pub(super) fn identity(
             fresh.dataset.sha256.clone()
         },
         metrics: names.to_vec(),
-        judge: setup.identity()?.for_tasks(&tasks_of(metrics)),
+        judge,
         labels_sha256: None,
         labels_file: None,
         settings,

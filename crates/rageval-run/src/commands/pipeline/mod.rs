@@ -149,6 +149,10 @@ pub fn run(
 ) -> Result<Ended<Piped>> {
     options.check()?;
     let root = options.root();
+    // One pipeline per folder: its stages lock their own run directories, the folder's
+    // lock keeps a second pipeline from writing `dataset.jsonl` between them.
+    std::fs::create_dir_all(&root).map_err(RunError::write(&root))?;
+    let _one_writer = rageval_report::RunLock::take(&root)?;
     let rank_options = options.rank_options();
     let samples = rank_options.data.read()?;
     let setup = judges::resolve(&options.eval.judge, env)?;

@@ -385,7 +385,7 @@ fn remove_reference_files(dir: &Path) -> Result<()> {
 fn write_json(dir: &Path, name: &str, value: &impl Serialize) -> Result<()> {
     let path = dir.join(name);
     let bytes = serde_json::to_vec_pretty(value).map_err(RunError::encode("a reference file"))?;
-    std::fs::write(&path, bytes).map_err(RunError::write(path))
+    crate::engine::files::write_atomically(&path, bytes)
 }
 
 fn summarize(

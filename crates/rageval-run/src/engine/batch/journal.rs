@@ -119,7 +119,7 @@ impl Jobs {
         let mut jobs = Jobs::default();
         compact_streaming(&run.join(BATCHES_FILE), |event: BatchEvent| {
             jobs.apply(event);
-            true
+            Ok(true)
         })?;
         Ok(jobs)
     }

@@ -16,6 +16,7 @@ mod design;
 mod engine;
 mod eval;
 mod help;
+mod issue_39;
 mod judge_check;
 #[cfg(feature = "gguf")]
 mod judge_check_gguf;

@@ -28,6 +28,16 @@ use crate::engine::score::{self, Scored};
 use crate::engine::session::{self, SessionOpen};
 use crate::engine::shell;
 
+/// The judge line of a run whose metrics are all model-free: no judge was asked anything,
+/// so no calls or cost are printed for it.
+pub(super) const NO_JUDGE_NEEDED: &str = "judge: none needed (every metric is model-free)";
+
+/// Whether `metric` asks the judge anything: a task or an embedding.
+fn needs_judge(metric: &dyn Metric) -> bool {
+    let needs = metric.requirements();
+    !needs.tasks.is_empty() || needs.embeddings
+}
+
 /// One `eval` under way: its metrics, run directory and batch passes (its judges are
 /// apart, for the session to borrow while these change).
 pub(super) struct Evaluation {
@@ -210,9 +220,12 @@ impl Evaluation {
         let account = session.close(manifest, SessionEnd::Complete, None, scored.cells);
         // The judge line, then which judge answered each judged metric and how well it was
         // measured to agree with people.
+        let judge_line = match self.metrics.iter().any(|m| needs_judge(m.as_ref())) {
+            true => session::footer(&account, &session::this_session(manifest)),
+            false => NO_JUDGE_NEEDED.to_string(),
+        };
         let footer = format!(
-            "{}\n{}",
-            session::footer(&account, &session::this_session(manifest)),
+            "{judge_line}\n{}",
             rageval_report::render_judge_lines(manifest, &summary.metric_order)
         )
         .trim_end()

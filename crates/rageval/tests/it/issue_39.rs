@@ -35,3 +35,20 @@ fn regression_issue_39_no_reports_and_model_free_metrics_end_cleanly() {
         insta::assert_snapshot!("issue_39_no_reports_model_free", transcript(&output));
     });
 }
+
+/// Item 10: `--max-calls` and `--max-cost` help on `rank`, `reference` and `testset` said
+/// "`eval` then keeps its finished cells"; each command's help now says what each keeps.
+#[test]
+fn regression_issue_39_cap_help_says_what_each_command_keeps() {
+    let dir = tempfile::tempdir().unwrap();
+    for command in ["rank", "reference", "testset", "collect", "eval"] {
+        let output = rageval(dir.path(), &[command, "--help"]);
+        assert!(output.status.success(), "{command}: {}", stderr(&output));
+        let help = crate::stdout(&output);
+        assert!(!help.contains("`eval` then keeps"), "{command}: {help}");
+        assert!(
+            help.contains("rank, reference: questions; testset: items; collect: records"),
+            "{command}: {help}"
+        );
+    }
+}

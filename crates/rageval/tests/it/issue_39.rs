@@ -36,6 +36,58 @@ fn regression_issue_39_no_reports_and_model_free_metrics_end_cleanly() {
     });
 }
 
+/// A directory with a one-chunk local index `idx`, 30 questions and a `rageval.toml` that
+/// gives up on a failing judge quickly.
+fn collect_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let at = |name: &str| dir.path().join(name);
+    std::fs::write(at("report.txt"), "少儿编程教育市场规模约为488亿元。\n").unwrap();
+    let indexed = rageval(dir.path(), &["index", "report.txt", "--out", "idx"]);
+    assert!(indexed.status.success(), "{}", stderr(&indexed));
+    let questions: String = (1..=30)
+        .map(|i| format!("{{\"id\": \"q{i}\", \"question\": \"少儿编程市场规模 {i}\"}}\n"))
+        .collect();
+    std::fs::write(at("questions.jsonl"), questions).unwrap();
+    std::fs::write(
+        at("rageval.toml"),
+        "[judge.retries]\nmax_attempts = 2\nbase_delay_secs = 0.01\nmax_delay_secs = 0.05\n",
+    )
+    .unwrap();
+    dir
+}
+
+/// Item 6: `collect --generator baseline` stopped by a judge that answers nothing said "the
+/// records written so far stay in g-collect.jsonl … (with a larger cap, or once the judge
+/// answers)", though no file was written and no cap was set.
+#[test]
+fn regression_issue_39_collect_stopped_by_the_judge_says_what_is_true() {
+    let dir = collect_dir();
+    let mock = crate::judged::endpoint(rageval_testkit::MockConfig {
+        fail_rate: 1.0,
+        ..rageval_testkit::MockConfig::default()
+    });
+    let mut args = crate::s4_pipeline::baseline_collect("questions.jsonl", "idx");
+    args.extend(["--out", "g-collect.jsonl", "--concurrency", "1"]);
+    let flags = mock.flags();
+    args.extend(flags.iter().map(String::as_str));
+    let output = rageval(dir.path(), &args);
+    assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
+    assert!(!dir.path().join("g-collect.jsonl").exists());
+    let said = stderr(&output);
+    let stop = said
+        .lines()
+        .find(|l| l.starts_with("stopped:"))
+        .unwrap_or(&said);
+    assert!(
+        stop.ends_with(
+            ". No record was written to g-collect.jsonl; run the same command again once the \
+             judge answers (check the endpoint, model and credentials) to ask every question."
+        ),
+        "{said}"
+    );
+    assert!(!stop.contains("cap"), "{said}");
+}
+
 /// Item 10: `--max-calls` and `--max-cost` help on `rank`, `reference` and `testset` said
 /// "`eval` then keeps its finished cells"; each command's help now says what each keeps.
 #[test]

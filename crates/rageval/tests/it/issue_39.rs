@@ -88,6 +88,46 @@ fn regression_issue_39_collect_stopped_by_the_judge_says_what_is_true() {
     assert!(!stop.contains("cap"), "{said}");
 }
 
+/// Item 7: no built-in price for `o1` and `o3-mini`, so `--max-cost` was refused for the
+/// reasoning models docs/reasoning-judges.md recommends; the gpt-5 family and `o4-mini`
+/// must keep theirs, dated snapshots included.
+#[test]
+fn regression_issue_39_max_cost_works_for_the_reasoning_models() {
+    let dir = tempfile::tempdir().unwrap();
+    for model in [
+        "o1",
+        "o3-mini",
+        "o3-mini-2025-01-31",
+        "o4-mini",
+        "gpt-5",
+        "gpt-5-mini-2025-08-07",
+        "gpt-5-nano",
+    ] {
+        // Nothing listens there: a dry run sends nothing.
+        let output = rageval(
+            dir.path(),
+            &[
+                "eval",
+                &fiqa(),
+                "--metrics",
+                "faithfulness",
+                "--samples",
+                "2",
+                "--judge-base-url",
+                "http://127.0.0.1:1/v1",
+                "--judge-model",
+                model,
+                "--max-cost",
+                "1",
+                "--dry-run",
+            ],
+        );
+        assert!(output.status.success(), "{model}: {}", stderr(&output));
+        let said = crate::stdout(&output);
+        assert!(said.contains('$'), "{model}: no cost in {said}");
+    }
+}
+
 /// Item 10: `--max-calls` and `--max-cost` help on `rank`, `reference` and `testset` said
 /// "`eval` then keeps its finished cells"; each command's help now says what each keeps.
 #[test]

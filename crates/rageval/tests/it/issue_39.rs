@@ -167,3 +167,43 @@ fn regression_issue_39_testset_docs_name_files_in_the_repository() {
     }
     assert!(named >= 3, "the commands name {named} example files");
 }
+
+/// Item 5: after a judge that never answered usably stopped `testset`, the rerun kept the
+/// slots that failed before the stop ("2 finished questions kept", one at a time with
+/// `--concurrency 1`) unless `--retry-failed` was given: a slot no judge ever answered is
+/// not a finished item.
+#[test]
+fn regression_issue_39_a_judge_halted_as_unusable_leaves_no_finished_testset_item() {
+    let dir = collect_dir();
+    let mock = crate::judged::endpoint(rageval_testkit::MockConfig {
+        garbage_rate: 1.0,
+        ..rageval_testkit::MockConfig::default()
+    });
+    let chunks = repo_root().join("examples/kids-coding-zh-chunks.jsonl");
+    let flags = mock.flags();
+    let testset = || {
+        let mut args = vec![
+            "testset",
+            chunks.to_str().unwrap(),
+            "--size",
+            "12",
+            "--concurrency",
+            "1",
+            "--out",
+            "ts",
+        ];
+        args.extend(flags.iter().map(String::as_str));
+        rageval(dir.path(), &args)
+    };
+    let first = testset();
+    assert_eq!(first.status.code(), Some(4), "{}", stderr(&first));
+    let journal = std::fs::read_to_string(dir.path().join("ts/items.jsonl")).unwrap_or_default();
+    assert_eq!(journal.lines().count(), 0, "journaled: {journal}");
+    let again = testset();
+    assert_eq!(again.status.code(), Some(4), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("0 finished items kept"),
+        "{}",
+        stderr(&again)
+    );
+}

@@ -207,3 +207,56 @@ fn regression_issue_39_a_judge_halted_as_unusable_leaves_no_finished_testset_ite
         stderr(&again)
     );
 }
+
+/// Item 4: with a judge that copies fragments of its prompt, drafts whose "question" is the
+/// prompt's fence marker, `2023/10` or `12%` passed `self_contained` and the judged gates;
+/// now the `is_question` gate drops them before any judged gate is asked.
+#[test]
+fn regression_issue_39_drafts_that_are_not_questions_are_dropped_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let fragments = ["<<<DATA-21db3f69 passage 2", "2023/10", "12%"];
+    let mock = crate::judged::endpoint(rageval_testkit::MockConfig {
+        script: Some(std::sync::Arc::new(move |body: &serde_json::Value| {
+            let system = body["messages"][0]["content"].as_str().unwrap_or_default();
+            let user = body["messages"][1]["content"].as_str().unwrap_or_default();
+            let writer = ["测试集中的一个条目", "one item of a test set"];
+            if writer.iter().any(|marker| system.contains(marker)) {
+                let question = fragments[user.len() % fragments.len()];
+                let mut item = serde_json::json!({"question": question, "answer": "约488亿元",
+                    "key_points": ["约488亿元"]});
+                if body.to_string().contains("opening_question") {
+                    item["opening_question"] = serde_json::json!(question);
+                    item["opening_answer"] = serde_json::json!("约488亿元");
+                }
+                return rageval_testkit::Reply::Content(item.to_string());
+            }
+            rageval_testkit::Reply::Schema
+        })),
+        ..rageval_testkit::MockConfig::default()
+    });
+    let chunks = repo_root().join("examples/kids-coding-zh-chunks.jsonl");
+    let mut args = vec![
+        "testset",
+        chunks.to_str().unwrap(),
+        "--size",
+        "6",
+        "--out",
+        "ts",
+    ];
+    let flags = mock.flags();
+    args.extend(flags.iter().map(String::as_str));
+    let output = rageval(dir.path(), &args);
+    let journal = std::fs::read_to_string(dir.path().join("ts/items.jsonl")).unwrap();
+    let lines: Vec<serde_json::Value> = journal
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 6, "{}", stderr(&output));
+    for line in &lines {
+        assert_eq!(line["gates"][0][0], "is_question", "{line}");
+        assert_eq!(line["gates"][0][1]["outcome"], "failed", "{line}");
+        assert_eq!(line["gates"].as_array().unwrap().len(), 1, "{line}");
+    }
+    let kept = std::fs::read_to_string(dir.path().join("ts/testset.jsonl")).unwrap_or_default();
+    assert!(fragments.iter().all(|f| !kept.contains(f)), "kept: {kept}");
+}

@@ -316,6 +316,7 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
         let (written, failed) = (Cell::new(0usize), Cell::new(0u64));
         // Failed in this session: dropped again if the judge is then halted (no finding).
         let failed_keys = RefCell::new(Vec::new());
+        let cut_off_warned = Cell::new(false);
         let progress_now = || {
             let mut progress = Progress::of(stage.name, setup.chat.as_ref());
             progress.done = written.get() as u64;
@@ -356,6 +357,7 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
                     written.set(written.get() + 1);
                     session.checkpoint(run, manifest, written.get())?;
                     observer.event(&Event::Progress(progress_now()));
+                    setup.warn_cut_off_once(&cut_off_warned, observer);
                     Ok(())
                 },
             );
@@ -483,7 +485,11 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
             None,
             self.done.len(),
         );
-        session::footer(&account, &session::this_session(&self.manifest))
+        let footer = session::footer(&account, &session::this_session(&self.manifest));
+        match self.setup.cut_off_warning() {
+            Some(warning) => format!("{footer}\n{warning}"),
+            None => footer,
+        }
     }
 
     /// Writes `summary` as `summary.json` and marks the run complete.

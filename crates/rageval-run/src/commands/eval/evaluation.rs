@@ -3,7 +3,7 @@
 //! journaled as it finishes), finish (summary, the session closed, calibration, reports and
 //! the gate).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::num::NonZeroUsize;
 use std::path::Path;
 
@@ -126,6 +126,7 @@ impl Evaluation {
             .filter(|_| options.shard.is_none())
             .map(|n| n as u64);
         observer.event(&Event::Stage { name: STAGE, total });
+        let cut_off_warned = Cell::new(false);
         let mut done = std::mem::take(&mut self.prepared.done);
         // Cells journaled in this pass, for the next pass to skip (batch mode only: a
         // synchronous run makes one pass and keeps no set).
@@ -139,6 +140,7 @@ impl Evaluation {
             setup,
             observer,
             total,
+            cut_off_warned: &cut_off_warned,
         };
         let mut after_sample =
             |records: &[ResultRecord], scored: &Scored| sink.record(records, scored);
@@ -224,6 +226,10 @@ impl Evaluation {
             true => session::footer(&account, &session::this_session(manifest)),
             false => NO_JUDGE_NEEDED.to_string(),
         };
+        let judge_line = match setup.cut_off_warning() {
+            Some(warning) => format!("{judge_line}\n{warning}"),
+            None => judge_line,
+        };
         let footer = format!(
             "{judge_line}\n{}",
             rageval_report::render_judge_lines(manifest, &summary.metric_order)
@@ -268,6 +274,8 @@ struct SampleSink<'s, 'j> {
     setup: &'s JudgeSetup,
     observer: &'s dyn Observer,
     total: Option<u64>,
+    /// Whether the person was warned of calls re-sent without the token cap.
+    cut_off_warned: &'s Cell<bool>,
 }
 
 impl SampleSink<'_, '_> {
@@ -296,6 +304,8 @@ impl SampleSink<'_, '_> {
         progress.total = self.total;
         progress.failed = scored.failed as u64;
         self.observer.event(&Event::Progress(progress));
+        self.setup
+            .warn_cut_off_once(self.cut_off_warned, self.observer);
         Ok(())
     }
 }

@@ -304,3 +304,103 @@ fn regression_issue_39_drafts_that_are_not_questions_are_dropped_first() {
     let kept = std::fs::read_to_string(dir.path().join("ts/testset.jsonl")).unwrap_or_default();
     assert!(fragments.iter().all(|f| !kept.contains(f)), "kept: {kept}");
 }
+
+/// Three Chinese samples with an answer and a reference.
+fn chinese_answers(dir: &std::path::Path) -> std::path::PathBuf {
+    let rows = [
+        (
+            "2023年少儿编程市场规模是多少？",
+            "约488亿元。",
+            "市场规模约为488亿元。",
+        ),
+        (
+            "少儿编程的主要机构有哪些？",
+            "童程童美和编程猫。",
+            "主要机构包括童程童美、编程猫等。",
+        ),
+        (
+            "家长为什么重视编程教育？",
+            "因为能培养逻辑思维。",
+            "家长认为编程能锻炼孩子的逻辑思维。",
+        ),
+    ];
+    let text: String = rows
+        .iter()
+        .map(|(q, a, r)| {
+            serde_json::json!({"question": q, "response": a, "reference": r}).to_string() + "\n"
+        })
+        .collect();
+    let path = dir.join("zh.jsonl");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Item 2: `semantic_similarity` on Chinese text depended on the judge setup: with no
+/// judge, multilingual-e5-small embedded it; with an endpoint judge that names no embedding
+/// model, the English all-MiniLM-L6-v2 did (mean 0.342 against 0.846), and nothing said
+/// which. Now the same embedder scores each language either way, and each cell's evidence
+/// and the manifest's metric entry name it.
+#[test]
+fn regression_issue_39_chinese_is_embedded_by_one_model_whatever_the_judge() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = chinese_answers(dir.path());
+    let data = data.to_str().unwrap();
+    let offline = rageval(
+        dir.path(),
+        &[
+            "eval",
+            data,
+            "--metrics",
+            "semantic_similarity",
+            "--out",
+            "offline",
+        ],
+    );
+    assert!(offline.status.success(), "{}", stderr(&offline));
+    // The endpoint names no embedding model, as in the issue.
+    let mock = crate::judged::endpoint(rageval_testkit::MockConfig::default());
+    let endpoint = rageval(
+        dir.path(),
+        &[
+            "eval",
+            data,
+            "--metrics",
+            "semantic_similarity",
+            "--out",
+            "endpoint",
+            "--judge-base-url",
+            &mock.mock.base_url,
+            "--judge-model",
+            "mock-chat",
+        ],
+    );
+    assert!(endpoint.status.success(), "{}", stderr(&endpoint));
+    let cells = |run: &str| -> Vec<serde_json::Value> {
+        std::fs::read_to_string(dir.path().join(run).join("results.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let (offline, endpoint) = (cells("offline"), cells("endpoint"));
+    assert_eq!(offline.len(), 3);
+    for (a, b) in offline.iter().zip(&endpoint) {
+        assert_eq!(a["value"], b["value"], "{a} against {b}");
+        for cell in [a, b] {
+            assert_eq!(
+                cell["evidence"]["details"]["embedder"], "multilingual-e5-small",
+                "{cell}"
+            );
+        }
+    }
+    let manifest: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("endpoint/manifest.json")).unwrap(),
+    )
+    .unwrap();
+    let judges = &manifest["metrics"][0]["judges"];
+    assert!(
+        judges.to_string().contains("embeddings of Chinese text")
+            && judges.to_string().contains("multilingual-e5-small"),
+        "{judges}"
+    );
+}

@@ -404,3 +404,61 @@ fn regression_issue_39_chinese_is_embedded_by_one_model_whatever_the_judge() {
         "{judges}"
     );
 }
+
+/// Item 9: `compare` had no `--metrics` (two pipelines gave a 26-column table), and "Moved
+/// most" listed ids alone; now `--metrics` picks the columns and each moved sample shows its
+/// question, cut short.
+#[test]
+fn regression_issue_39_compare_picks_its_metrics_and_names_questions() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows: Vec<String> = std::fs::read_to_string(fiqa())
+        .unwrap()
+        .lines()
+        .take(5)
+        .map(str::to_owned)
+        .collect();
+    let worse: Vec<String> = rows
+        .iter()
+        .map(|row| {
+            let mut value: serde_json::Value = serde_json::from_str(row).unwrap();
+            value["response"] = serde_json::json!("I do not know.");
+            value.to_string()
+        })
+        .collect();
+    std::fs::write(dir.path().join("a.jsonl"), rows.join("\n") + "\n").unwrap();
+    std::fs::write(dir.path().join("b.jsonl"), worse.join("\n") + "\n").unwrap();
+    for (data, out) in [("a.jsonl", "ra"), ("b.jsonl", "rb")] {
+        let args = [
+            "eval",
+            data,
+            "--metrics",
+            "bleu,rouge_l,exact_match",
+            "--out",
+            out,
+        ];
+        let output = rageval(dir.path(), &args);
+        assert!(output.status.success(), "{}", stderr(&output));
+    }
+    let output = rageval(dir.path(), &["compare", "ra", "rb", "--metrics", "rouge_l"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let said = crate::stdout(&output);
+    assert!(
+        !said.contains("bleu") && !said.contains("exact_match"),
+        "{said}"
+    );
+    assert!(said.contains("Moved most, `rouge_l`: `"), "{said}");
+    assert!(
+        said.contains("“How to deposit a cheque issued to an associate in my busines…”"),
+        "{said}"
+    );
+    let refused = rageval(
+        dir.path(),
+        &["compare", "ra", "rb", "--metrics", "faithfulness"],
+    );
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("bleu, rouge_l, exact_match"),
+        "{}",
+        stderr(&refused)
+    );
+}

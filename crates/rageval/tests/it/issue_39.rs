@@ -405,6 +405,41 @@ fn regression_issue_39_chinese_is_embedded_by_one_model_whatever_the_judge() {
     );
 }
 
+/// Item 8: `--judge checker:nowhere` said only "nowhere/config.json: No such file or
+/// directory"; now it says what is missing, what a checker folder holds and how to get one.
+#[test]
+fn regression_issue_39_a_missing_checker_folder_says_what_it_must_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("half")).unwrap();
+    std::fs::write(dir.path().join("half/config.json"), "{}").unwrap();
+    for (folder, said) in [
+        ("nowhere", "nowhere is not a folder"),
+        ("half", "half has no model.safetensors, tokenizer.json"),
+    ] {
+        let judge = format!("checker:{folder}");
+        let output = rageval(
+            dir.path(),
+            &[
+                "eval",
+                &fiqa(),
+                "--metrics",
+                "faithfulness",
+                "--judge",
+                &judge,
+            ],
+        );
+        assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+        let text = stderr(&output);
+        for needle in [
+            said,
+            "A checker folder holds config.json",
+            "huggingface-cli download KRLabsOrg/lettucedect-base-modernbert-en-v1",
+        ] {
+            assert!(text.contains(needle), "{needle:?} not in {text}");
+        }
+    }
+}
+
 /// Item 9: `compare` had no `--metrics` (two pipelines gave a 26-column table), and "Moved
 /// most" listed ids alone; now `--metrics` picks the columns and each moved sample shows its
 /// question, cut short.

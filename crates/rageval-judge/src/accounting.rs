@@ -34,7 +34,13 @@ const BUILTIN_PRICES: &[(&str, f64, f64)] = &[
     ("gpt-4.1-nano", 0.10, 0.40),
     ("gpt-4o", 2.50, 10.00),
     ("gpt-4o-mini", 0.15, 0.60),
+    // o1 and o3-mini: OpenAI's list prices as republished with their source
+    // (platform.openai.com/docs/pricing) by aimodelcalc.pages.dev, "OpenAI API Pricing
+    // Explained", May 2026, and for o3-mini by llmcalc.app/models/o3-mini (verified
+    // 2026-05-06); read 2026-12-06.
+    ("o1", 15.00, 60.00),
     ("o3", 2.00, 8.00),
+    ("o3-mini", 1.10, 4.40),
     ("o4-mini", 1.10, 4.40),
     ("gpt-3.5-turbo", 0.50, 1.50),
     ("text-embedding-3-small", 0.02, 0.0),

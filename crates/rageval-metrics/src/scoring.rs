@@ -223,6 +223,21 @@ impl Judges {
         }
     }
 
+    /// The embedding models by the text they embed: `("text", MODEL)` and, when Chinese
+    /// text has its own, `("Chinese text", MODEL)`.
+    pub fn embedders(&self) -> Vec<(&'static str, String)> {
+        use rageval_judge::Embedder;
+        let name = |judge: &Judge<Models>| judge.model().embedding_model().to_owned();
+        let mut embedders: Vec<(&'static str, String)> =
+            self.embedder.iter().map(|j| ("text", name(j))).collect();
+        embedders.extend(
+            self.chinese_embedder
+                .iter()
+                .map(|j| ("Chinese text", name(j))),
+        );
+        embedders
+    }
+
     /// Embeddings from `judge`'s embedding model (ignored when it has none).
     pub fn with_embedder(mut self, judge: Judge<Models>) -> Self {
         self.embedder = judge.model().embedder.is_some().then_some(judge);
@@ -353,6 +368,15 @@ impl ScoringContext {
     /// Embeds `texts` (one request for those not cached), in order, all by one model: the
     /// Chinese embedder when there is one and any text is in Chinese script.
     pub async fn embed(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>, Failure> {
+        self.embed_naming(texts).await.map(|(vectors, _)| vectors)
+    }
+
+    /// [`embed`](Self::embed), and the name of the model that embedded them.
+    pub async fn embed_naming(
+        &self,
+        texts: Vec<String>,
+    ) -> Result<(Vec<Vec<f32>>, String), Failure> {
+        use rageval_judge::Embedder;
         let chinese = self
             .chinese_embedder
             .as_ref()
@@ -360,6 +384,7 @@ impl ScoringContext {
         let judge = chinese
             .or(self.embedder.as_ref())
             .ok_or_else(|| Failure::new("no embedding model is configured"))?;
+        let model = judge.model().embedding_model().to_owned();
         // An empty string is embedded as one space, as ragas does.
         let texts: Vec<String> = texts
             .into_iter()
@@ -368,7 +393,7 @@ impl ScoringContext {
         judge
             .embed(&texts)
             .await
-            .map(|embedded| embedded.vectors)
+            .map(|embedded| (embedded.vectors, model))
             .map_err(|error| Failure::new(format!("embeddings: {error}")))
     }
 

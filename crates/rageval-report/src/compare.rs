@@ -61,6 +61,9 @@ pub struct CompareSettings {
     pub min_overlap: Option<f64>,
     /// Compare only the questions every run holds.
     pub common: bool,
+    /// The metrics compared, in this order (`compare --metrics`); empty: every metric any
+    /// run scored.
+    pub metrics: Vec<String>,
 }
 
 impl Default for CompareSettings {
@@ -73,6 +76,7 @@ impl Default for CompareSettings {
             top_flips: 5,
             min_overlap: None,
             common: false,
+            metrics: Vec::new(),
         }
     }
 }
@@ -119,6 +123,9 @@ pub struct SampleFlip {
     pub candidate: f64,
     /// `candidate − baseline`.
     pub delta: f64,
+    /// The baseline's question, when its dataset could be re-read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub question: Option<String>,
 }
 
 /// What a difference says, in words.
@@ -297,6 +304,15 @@ impl Comparison {
                 }
             }
         }
+        if let Some(unknown) = settings.metrics.iter().find(|m| !metrics.contains(m)) {
+            return Err(ReportError::UnknownCompareMetric {
+                metric: unknown.clone(),
+                known: metrics.join(", "),
+            });
+        }
+        if !settings.metrics.is_empty() {
+            metrics.clone_from(&settings.metrics);
+        }
         let mut pairs = Vec::new();
         for i in 0..runs.len() {
             for j in i + 1..runs.len() {
@@ -323,6 +339,9 @@ impl Comparison {
                     .map(|metric| {
                         let mut delta =
                             metric_delta(&runs[i], &runs[j], &compared, metric, &settings);
+                        for flip in &mut delta.flips {
+                            flip.question = sides[i].question_text(&flip.sample_id);
+                        }
                         delta.calibrated = whole
                             .then(|| {
                                 let a = runs[i].summary.calibrated.get(metric)?;
@@ -549,6 +568,7 @@ fn metric_delta(
             baseline: x,
             candidate: y,
             delta: y - x,
+            question: None,
         })
         .collect();
     flips.sort_by(|p, q| {
@@ -858,7 +878,8 @@ mod tests {
         assert!(
             md.contains("of 2 paired questions, 1 have different answers, 0 different contexts")
         );
-        assert!(md.contains("`2 → 1` 0.4000 → 0.9000"), "{md}");
+        // Each moved sample with its question (issue 39, item 9).
+        assert!(md.contains("`2 → 1` “beta?” 0.4000 → 0.9000"), "{md}");
     }
 
     #[test]

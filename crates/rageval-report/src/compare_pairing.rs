@@ -45,6 +45,11 @@ impl<'a> RunSamples<'a> {
     fn question(&self, id: &str) -> Option<String> {
         self.sample(id).map(|s| normalised(&s.question))
     }
+
+    /// The question of sample `id` as the dataset has it, white space collapsed.
+    pub(crate) fn question_text(&self, id: &str) -> Option<String> {
+        self.question(id)
+    }
 }
 
 /// White space collapsed and trimmed: how two questions are compared.

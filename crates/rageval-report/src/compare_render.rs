@@ -390,7 +390,8 @@ pub fn render_compare_body(comparison: &Comparison) -> String {
             let _ = writeln!(
                 html,
                 "<h3>Samples that moved most: <code>{}</code></h3><table><thead><tr>\
-                 <th>sample</th><th class=\"num\">{}</th><th class=\"num\">{}</th>\
+                 <th>sample</th><th>question</th><th class=\"num\">{}</th>\
+                 <th class=\"num\">{}</th>\
                  <th class=\"num\">Δ</th></tr></thead><tbody>",
                 e(&d.metric),
                 e(a),
@@ -399,9 +400,10 @@ pub fn render_compare_body(comparison: &Comparison) -> String {
             for flip in &d.flips {
                 let _ = writeln!(
                     html,
-                    "<tr><td><code>{}</code></td><td class=\"num\">{:.4}</td>\
+                    "<tr><td><code>{}</code></td><td>{}</td><td class=\"num\">{:.4}</td>\
                      <td class=\"num\">{:.4}</td><td class=\"num\">{:+.4}</td></tr>",
                     e(&flip_id(flip)),
+                    e(&flip_question(flip)),
                     flip.baseline,
                     flip.candidate,
                     flip.delta
@@ -418,6 +420,20 @@ fn flip_id(flip: &crate::SampleFlip) -> String {
     match &flip.candidate_sample_id {
         Some(other) => format!("{} → {other}", flip.sample_id),
         None => flip.sample_id.clone(),
+    }
+}
+
+/// The most characters of a question a list of moved samples shows.
+const QUESTION_CHARS: usize = 60;
+
+/// A moved sample's question, cut to [`QUESTION_CHARS`] with `…`; empty when unknown.
+fn flip_question(flip: &crate::SampleFlip) -> String {
+    let Some(question) = &flip.question else {
+        return String::new();
+    };
+    match question.char_indices().nth(QUESTION_CHARS) {
+        Some((at, _)) => format!("{}…", &question[..at]),
+        None => question.clone(),
     }
 }
 
@@ -506,8 +522,12 @@ pub fn render_compare_markdown(comparison: &Comparison) -> String {
                 d.flips
                     .iter()
                     .map(|f| format!(
-                        "`{}` {:.4} → {:.4} ({:+.4})",
+                        "`{}`{} {:.4} → {:.4} ({:+.4})",
                         cell(&flip_id(f)),
+                        match flip_question(f) {
+                            q if q.is_empty() => String::new(),
+                            q => format!(" “{}”", cell(&q)),
+                        },
                         f.baseline,
                         f.candidate,
                         f.delta

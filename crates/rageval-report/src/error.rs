@@ -124,6 +124,8 @@ pub enum ReportError {
     OutsideRoot { path: PathBuf },
     #[error("compare needs at least two runs, got {count}")]
     TooFewRuns { count: usize },
+    #[error("--metrics names `{metric}`, which none of the runs scored (they scored: {known})")]
+    UnknownCompareMetric { metric: String, known: String },
 }
 
 /// An error and its causes on one line, `outer: inner: innermost`.
@@ -180,7 +182,8 @@ impl ReportError {
             | Self::UnknownGateMetric { .. }
             | Self::QuestionsDiffer { .. }
             | Self::NoCommonQuestions { .. }
-            | Self::TooFewRuns { .. } => None,
+            | Self::TooFewRuns { .. }
+            | Self::UnknownCompareMetric { .. } => None,
         }
     }
 }

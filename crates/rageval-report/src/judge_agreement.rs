@@ -6,9 +6,10 @@
 //!
 //! Each figure says its kind: **held out by set** (the judge's settings were chosen without
 //! any part of that set) or **in-set** (the set helped choose them, or is the task's only
-//! one). The console prints one line per judged metric with its [`headline`] — the lowest
-//! held-out-by-set figure, the figure a user can expect on data unlike the labelled sets —
-//! and the reports list every figure.
+//! one). The console prints one line per judged metric with the spread of its figures across
+//! the sets (lowest–highest) and its [`headline`] — the lowest held-out-by-set figure, the
+//! least a user can expect on data unlike the labelled sets — and the reports list every
+//! figure.
 //!
 //! The interval treats the figure as a proportion of `count` independent items: exact for
 //! pairwise accuracy, an approximation for balanced accuracy and AUROC. Nothing here
@@ -25,6 +26,10 @@ use crate::{
 pub const CHANCE: f64 = 0.5;
 /// What a score is marked with when a figure's interval reaches chance.
 pub const INCLUDES_CHANCE: &str = "interval includes chance";
+/// What the console line of a judged metric ends with when any of its judges' figures has
+/// an interval that reaches chance: on data like that set, its verdicts are no better than
+/// a coin.
+const AT_CHANCE_ON_SOME_DATA: &str = "; at or near chance on some data";
 /// What a task without measured figures says.
 pub const UNMEASURED: &str = "unmeasured";
 
@@ -113,8 +118,9 @@ pub fn includes_chance(manifest: &Manifest, name: &str) -> bool {
 }
 
 /// The lines the console prints under the summary table: one per judged metric, naming each
-/// judge of its tasks once — with its [`headline`] figure, or `unmeasured` — and
-/// `(interval includes chance)` where a figure's interval reaches chance. Every figure is
+/// judge of its tasks once — with the spread of its figures across the sets it was measured
+/// on (lowest–highest, the lowest described: its [`headline`]), or `unmeasured` — and
+/// `at or near chance on some data` where a figure's interval reaches chance. Every figure is
 /// in report.md and `rageval metrics explain`.
 pub fn render_judge_lines(manifest: &Manifest, metrics: &[String]) -> String {
     let mut text = String::new();
@@ -123,7 +129,7 @@ pub fn render_judge_lines(manifest: &Manifest, metrics: &[String]) -> String {
             continue;
         };
         let chance = if includes_chance(manifest, name) {
-            " (interval includes chance)"
+            AT_CHANCE_ON_SOME_DATA
         } else {
             ""
         };
@@ -132,7 +138,8 @@ pub fn render_judge_lines(manifest: &Manifest, metrics: &[String]) -> String {
     text
 }
 
-/// `JUDGE — lowest of N held out by set: FIGURE; TASK: JUDGE — unmeasured` — the judges
+/// `JUDGE — LOW–HIGH across N sets held out by set (lowest: FIGURE; highest: SET MEASURE);
+/// TASK: JUDGE — unmeasured` (`JUDGE — KIND: FIGURE` with one figure) — the judges
 /// with figures first; `None` for a metric without judges.
 fn headline_line(record: &MetricRecord) -> Option<String> {
     // Each judge once, with the tasks it answered, in the order the metric asks them.
@@ -150,12 +157,27 @@ fn headline_line(record: &MetricRecord) -> Option<String> {
         let figures: Vec<&MeasuredFigure> = tasks.iter().flat_map(|t| &t.measured).collect();
         let shown = headline(figures.iter().copied())?;
         let kind = shown.kind.label();
-        Some(
-            match figures.iter().filter(|f| f.kind == shown.kind).count() {
-                1 => format!("{who} — {kind}: {}", shown.describe_figure()),
-                n => format!("{who} — lowest of {n} {kind}: {}", shown.describe_figure()),
-            },
-        )
+        let same_kind: Vec<&MeasuredFigure> = figures
+            .iter()
+            .copied()
+            .filter(|f| f.kind == shown.kind)
+            .collect();
+        let highest = same_kind
+            .iter()
+            .copied()
+            .max_by(|a, b| a.value.total_cmp(&b.value))
+            .unwrap_or(shown);
+        Some(match same_kind.len() {
+            1 => format!("{who} — {kind}: {}", shown.describe_figure()),
+            n => format!(
+                "{who} — {:.2}–{:.2} across {n} sets {kind} (lowest: {}; highest: {} {})",
+                shown.value,
+                highest.value,
+                shown.describe_figure(),
+                highest.dataset,
+                highest.measure
+            ),
+        })
     });
     let unmeasured = unmeasured.into_iter().map(|(who, tasks)| {
         let names: Vec<&str> = tasks.iter().map(|t| t.task.as_str()).collect();
@@ -382,7 +404,7 @@ mod tests {
             format!(
                 "judge of faithfulness: heuristic content_word_overlap v3 — held out by set: \
                  {dureader_figure}; split_statements: heuristic sentence_split v3 — \
-                 unmeasured (interval includes chance)\n\
+                 unmeasured; at or near chance on some data\n\
                  judge of answer_correctness: {unmeasured}\n"
             )
         );

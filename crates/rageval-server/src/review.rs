@@ -65,6 +65,28 @@ pub struct ReviewItem {
     /// The source chunks the item rests on, with their ids.
     pub context_ids: Vec<String>,
     pub contexts: Vec<String>,
+    /// The gates the item was kept with failed (`testset --closed-book mark` keeps an item
+    /// the model answered without its passage): `closed_book: why`.
+    pub failed_gates: Vec<String>,
+}
+
+/// The failed gates of a row's `gates` (`{"closed_book": "failed: why", …}`), as
+/// `closed_book: why`.
+fn failed_gates(row: &Map<String, Value>) -> Vec<String> {
+    let Some(Value::Object(gates)) = row.get("gates") else {
+        return Vec::new();
+    };
+    gates
+        .iter()
+        .filter_map(|(gate, outcome)| {
+            let why = outcome.as_str()?.strip_prefix("failed")?;
+            let why = why.trim_start_matches(':').trim();
+            Some(match why.is_empty() {
+                true => gate.clone(),
+                false => format!("{gate}: {why}"),
+            })
+        })
+        .collect()
 }
 
 /// A test set as read from its `testset.jsonl`: each row as written, and what the page shows.
@@ -143,6 +165,7 @@ impl Testset {
                 key_points,
                 context_ids,
                 contexts,
+                failed_gates: failed_gates(&row),
             });
             set.rows.push(row);
         }
@@ -395,6 +418,31 @@ pub(crate) mod tests {
         assert_eq!(rows[1]["question"], "question f3?");
         assert!(rows[1].get("reference_statements").is_none());
         assert_eq!(rows[0]["reference_statements"], json!(["point f2"]));
+    }
+
+    /// Issue 39, item 4: the review page did not show that an item was kept with its
+    /// closed-book gate failed (`testset --closed-book mark`).
+    #[test]
+    fn regression_issue_39_an_item_kept_with_a_failed_gate_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("testset.jsonl");
+        let row = json!({"id": "a", "question": "Which year was Scratch released?",
+            "reference": ["2007"], "category": "fact",
+            "gates": {"self_contained": "passed", "closed_book": "failed: answered without \
+                the passage", "supported": "passed"}});
+        std::fs::write(&path, format!("{row}\n")).unwrap();
+        let set = Testset::read(&path).unwrap();
+        assert_eq!(
+            set.items[0].failed_gates,
+            ["closed_book: answered without the passage"]
+        );
+        let state = serde_json::to_value(&set.items[0]).unwrap();
+        assert_eq!(
+            state["failed_gates"][0],
+            "closed_book: answered without the passage"
+        );
+        let script = include_str!("review_page.js");
+        assert!(script.contains("item.failed_gates") && script.contains("\"failed-gates\""));
     }
 
     #[test]

@@ -62,6 +62,11 @@
     var entry = state.items[position];
     var item = entry.item;
     el("category").textContent = "Category: " + item.category + " · " + item.id;
+    // An item kept with a gate failed (`testset --closed-book mark`) says so.
+    var failedGates = el("failed-gates");
+    failedGates.hidden = item.failed_gates.length === 0;
+    failedGates.textContent = item.failed_gates.length === 0 ? "" :
+      "Kept with a failed gate: " + item.failed_gates.join("; ");
     // An edited item shows its edit; the status line keeps the generated reference.
     var edited = entry.decision && entry.decision.decision === "edit" ? entry.decision : null;
     el("question").textContent = edited && edited.question ? edited.question : item.question;

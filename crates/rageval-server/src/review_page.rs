@@ -27,6 +27,7 @@ pub(crate) fn render(session: &ReviewSession) -> String {
          <noscript><p class=\"error\">This page needs JavaScript to save decisions.</p></noscript>\n\
          <article id=\"item\" aria-labelledby=\"question-heading\">\n\
          <p id=\"category\" class=\"muted\"></p>\n\
+         <p id=\"failed-gates\" class=\"error\" hidden></p>\n\
          <h2 id=\"question-heading\">Question</h2><p id=\"question\" class=\"text\"></p>\n\
          <h2>Reference answer</h2><p id=\"reference\" class=\"text\"></p>\n\
          <h2>Key points</h2><ul id=\"key-points\"></ul>\n\

@@ -219,6 +219,19 @@ impl SourcesConfig {
         }
     }
 
+    /// The JSON template in the file `path` that the settings `key` names (relative to the
+    /// settings file); a file that cannot be read is named with the key and the settings file.
+    fn template_file(&self, key: &str, path: &Path) -> Result<Template, SourceError> {
+        let resolved = self.resolve(path);
+        if let Err(error) = std::fs::metadata(&resolved) {
+            return Err(SourceError::Config {
+                origin: self.origin(key),
+                detail: format!("cannot read {}: {error}", resolved.display()),
+            });
+        }
+        Template::json_file(&resolved)
+    }
+
     fn missing(&self, key: &str, hint: &str) -> SourceError {
         let no_file = if self.path.is_none() {
             format!("; no settings file was read (pass --config FILE, or set {ENV_CONFIG})")
@@ -254,7 +267,7 @@ impl SourcesConfig {
                 " (a JSON file with the _search body)",
             )
         })?;
-        let template = Template::json_file(&self.resolve(template_path))?;
+        let template = self.template_file("[elasticsearch] query_template", template_path)?;
         let text_field = section.text_field.as_deref().ok_or_else(|| {
             self.missing(
                 "[elasticsearch] text_field",
@@ -335,7 +348,7 @@ impl SourcesConfig {
                 })?;
                 Some(Template::json_value(value, self.origin("[service] body"))?)
             }
-            (None, Some(path)) => Some(Template::json_file(&self.resolve(path))?),
+            (None, Some(path)) => Some(self.template_file("[service] body_template", path)?),
             (None, None) => None,
         };
         settings.response = self.response_shape(section)?;
@@ -538,6 +551,20 @@ mod tests {
             err.ends_with(
                 "s.toml: [service] response: `xml` is not valid; expected text, json, lines or sse"
             ),
+            "{err}"
+        );
+        // Issue 39, item 11: a missing template file said only `missing.json: No such
+        // file or directory`.
+        let config = write(
+            dir.path(),
+            "gone.toml",
+            "[elasticsearch]\nurl = \"http://es\"\nindex = \"i\"\nquery_template = \"missing.json\"\ntext_field = \"t\"\n",
+        );
+        let config = SourcesConfig::read(&config).unwrap();
+        let err = config.elasticsearch(&no_env).unwrap_err().to_string();
+        assert!(
+            err.contains("gone.toml: [elasticsearch] query_template: cannot read ")
+                && err.contains("missing.json: "),
             "{err}"
         );
         let err = SourcesConfig::empty()

@@ -116,6 +116,17 @@ pub enum DatasetErrorKind {
     /// A required field (the question) is absent, null or empty.
     #[error("missing required field")]
     MissingField,
+    /// No column or key of the record is the question, by its name or an alias: the data
+    /// names its fields otherwise (another language, another tool's names).
+    #[error(
+        "no column is the question; the columns are {}: name the question's with --map \
+         question=COLUMN (and the others the same way, e.g. --map answer=COLUMN)",
+        quoted(columns)
+    )]
+    NoQuestionColumn {
+        /// The record's columns or keys, as spelled in the data.
+        columns: Vec<String>,
+    },
     /// A field holds a value of the wrong type.
     #[error("expected {expected}, found {found}")]
     WrongType {

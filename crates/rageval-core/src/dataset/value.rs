@@ -127,6 +127,12 @@ impl RecordBuilder {
         };
         let mut sample = Sample::default();
 
+        if resolution.column(Field::Question).is_none() {
+            return Err(error(
+                DatasetErrorKind::NoQuestionColumn { columns: keys },
+                Field::Question.name(),
+            ));
+        }
         let question = take(Field::Question);
         let question_column = question
             .as_ref()

@@ -1,10 +1,12 @@
-//! The lexical gates of a generated item: is the question self-contained (no "according to
-//! the passage", no pronoun with nothing to refer to at its start), and does an answer say
-//! that it does not know.
+//! The lexical gates of a generated item: is it a question at all (not a fragment of the
+//! prompt, a bare number or date, or a phrase without a question's form), is the question
+//! self-contained (no "according to the passage", no pronoun with nothing to refer to at its
+//! start), and does an answer say that it does not know.
 //!
 //! Word lists, not understanding: a question that leans on the passage in other words passes.
 //! `docs/testset.md` says what these checks cannot catch.
 
+use crate::text::language::is_han;
 use crate::text::{Language, detect_language};
 
 /// Phrases that point at a passage the reader of a test question does not have.
@@ -79,6 +81,85 @@ const UNKNOWN_ANSWERS_ZH: [&str; 9] = [
 /// of the phrases above ("... is not mentioned in the 2023 figures, but ...").
 const UNKNOWN_MAX_CHARS: usize = 40;
 
+/// Words that open an English question (or a request that asks like one).
+const QUESTION_OPENINGS_EN: [&str; 27] = [
+    "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "is", "are", "was",
+    "were", "do", "does", "did", "can", "could", "should", "would", "will", "has", "have", "name",
+    "list", "describe", "explain",
+];
+/// Words that make a Chinese sentence a question (or a request that asks like one).
+const QUESTION_WORDS_ZH: [&str; 19] = [
+    "什么",
+    "哪",
+    "谁",
+    "多少",
+    "几",
+    "如何",
+    "怎么",
+    "怎样",
+    "为什么",
+    "为何",
+    "是否",
+    "吗",
+    "呢",
+    "么",
+    "有没有",
+    "是不是",
+    "请列举",
+    "请说明",
+    "请比较",
+];
+/// The fewest content words (English) or Han characters (Chinese) a question has.
+const MIN_WORDS_EN: usize = 3;
+const MIN_HAN_ZH: usize = 4;
+
+/// Why `question` is not a question at all, or `None` when it has a question's form: a
+/// prompt's fence marker (`<<<DATA-…`), a bare number or date (`2023/10`, `12%`), fewer
+/// than three words (four Han characters), or no question mark, question word or opening.
+pub fn not_a_question(question: &str) -> Option<String> {
+    let text = question.trim();
+    if text.contains("<<<") || text.contains(">>>") || text.contains("DATA-") {
+        return Some("it is a fragment of the prompt's fence marker".into());
+    }
+    if !text.chars().any(char::is_alphabetic) {
+        return Some(format!(
+            "\"{text}\" is a bare number or date, not a question"
+        ));
+    }
+    let lower = text.to_lowercase();
+    let asks = lower.ends_with('?') || lower.ends_with('？');
+    if detect_language(&lower) == Language::Chinese {
+        let han = lower.chars().filter(|c| is_han(*c)).count();
+        if han < MIN_HAN_ZH {
+            return Some(format!(
+                "it has {han} Han characters, fewer than {MIN_HAN_ZH}"
+            ));
+        }
+        let form = asks || QUESTION_WORDS_ZH.iter().any(|w| lower.contains(w));
+        return (!form).then(|| "it has no question mark or question word".into());
+    }
+    let words: Vec<&str> = lower
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| w.chars().any(char::is_alphabetic))
+        .collect();
+    if words.len() < MIN_WORDS_EN {
+        return Some(format!(
+            "it has {} words, fewer than {MIN_WORDS_EN}",
+            words.len()
+        ));
+    }
+    let wh = [
+        "what", "which", "who", "whom", "whose", "when", "where", "why", "how",
+    ];
+    let form = asks
+        || words
+            .first()
+            .is_some_and(|w| QUESTION_OPENINGS_EN.contains(w))
+        || words.iter().any(|w| wh.contains(w));
+    (!form).then(|| "it has no question mark or question opening".into())
+}
+
 /// Why a question is not self-contained, or `None` when no word list catches it.
 pub fn not_self_contained(question: &str) -> Option<String> {
     let lower = question.trim().to_lowercase();
@@ -128,6 +209,34 @@ mod tests {
         assert!(not_self_contained("它的用户规模有多大？").is_some());
         assert!(not_self_contained("2023年中国少儿编程的市场规模是多少？").is_none());
         assert!(not_self_contained("Which company founded Scratch?").is_none());
+    }
+
+    /// Issue 39, item 4: drafts copied from the prompt — its fence marker, a bare date or
+    /// percentage — passed every gate before the judged ones.
+    #[test]
+    fn regression_issue_39_fragments_numbers_and_phrases_are_not_questions() {
+        for fragment in [
+            "<<<DATA-21db3f69 passage 2",
+            "2023/10",
+            "12%",
+            "  ",
+            "Scratch",
+            "少儿编程",
+            "Scratch is a visual language.",
+            "少儿编程市场规模约为488亿元。",
+        ] {
+            assert!(not_a_question(fragment).is_some(), "{fragment:?} passed");
+        }
+        for question in [
+            "2023年中国少儿编程的市场规模是多少？",
+            "少儿编程教育的主要机构有哪些",
+            "Which company founded Scratch?",
+            "How large was the kids-coding market in 2023",
+            "Name the three largest kids-coding companies.",
+            "In 2023, how large was the market",
+        ] {
+            assert_eq!(not_a_question(question), None, "{question:?} failed");
+        }
     }
 
     #[test]

@@ -162,7 +162,9 @@ fn display_reads_file_line_field_message() {
     assert_eq!(
         error.to_string(),
         format!(
-            "{}:1: field `question`: missing required field",
+            "{}:1: field `question`: no column is the question; the columns are `answer`: \
+             name the question's with --map question=COLUMN (and the others the same way, \
+             e.g. --map answer=COLUMN)",
             path.display()
         )
     );

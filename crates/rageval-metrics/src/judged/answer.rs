@@ -1,10 +1,10 @@
 //! Metrics about the generated answer: faithfulness to the contexts, relevance to the
 //! question, correctness against the reference, and embedding similarity to it.
 
-use rageval_core::{Outcome, Sample, Verdict, VerdictTarget};
+use rageval_core::{Evidence, Outcome, Sample, Verdict, VerdictTarget};
 use rageval_tasks::heuristic::cosine;
 use rageval_tasks::{AnswerRubric, QuestionSimilarity, SupportCredit, SupportVerdict};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::evidence::{self, share};
 use super::{Correctness, Relevance};
@@ -303,15 +303,17 @@ pub fn fbeta(tp: usize, fp: usize, fn_: usize, beta: f64) -> f64 {
     (1.0 + b2) * precision * recall / (b2 * precision + recall)
 }
 
-/// ragas semantic similarity: cosine of the answer's and the reference's embeddings.
+/// ragas semantic similarity: cosine of the answer's and the reference's embeddings; the
+/// evidence names the embedding model (Chinese text has its own where one is installed).
 pub async fn similarity(sample: &Sample, scoring: &ScoringContext) -> Result<Outcome, Failure> {
     let texts = vec![
         sample.answer.clone().unwrap_or_default(),
         sample.reference_text().unwrap_or_default(),
     ];
-    let vectors = scoring.embed(texts).await?;
+    let (vectors, embedder) = scoring.embed_naming(texts).await?;
+    let evidence = Evidence::details([("embedder", Value::String(embedder))]);
     match vectors.as_slice() {
-        [a, b] => Ok(Outcome::bare(cosine(a, b))),
+        [a, b] => Ok(Outcome::score(cosine(a, b), evidence)),
         _ => Err(Failure::new("embeddings: expected 2 vectors")),
     }
 }

@@ -5,7 +5,7 @@
 //! judge accounts in the manifest, its end by the shell's rule ([`crate::engine::shell`]),
 //! `summary.json` and the status written last.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 use std::future::Future;
 use std::path::{Path, PathBuf};
@@ -253,7 +253,7 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
             observer.note(format!(
                 "resuming {}: {} kept{again}",
                 path.display(),
-                counted(done.len(), "finished questions")
+                counted(done.len(), &format!("finished {}", options.unit))
             ));
         }
         opened.run.write_manifest(&opened.manifest)?;
@@ -314,6 +314,9 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
         let mut journal = self.run.side_journal(self.journal.file)?;
         // Shared with the progress ticker, which reads them between questions' results.
         let (written, failed) = (Cell::new(0usize), Cell::new(0u64));
+        // Failed in this session: dropped again if the judge is then halted (no finding).
+        let failed_keys = RefCell::new(Vec::new());
+        let cut_off_warned = Cell::new(false);
         let progress_now = || {
             let mut progress = Progress::of(stage.name, setup.chat.as_ref());
             progress.done = written.get() as u64;
@@ -347,10 +350,14 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
                     let line = result?;
                     journal.append(&line)?;
                     journal.flush()?;
+                    if spoil == Spoiled::IfStopping {
+                        failed_keys.borrow_mut().push(key(&line));
+                    }
                     done.insert(key(&line));
                     written.set(written.get() + 1);
                     session.checkpoint(run, manifest, written.get())?;
                     observer.event(&Event::Progress(progress_now()));
+                    setup.warn_cut_off_once(&cut_off_warned, observer);
                     Ok(())
                 },
             );
@@ -373,9 +380,38 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
         let ended = shell::until_cancelled(cancel, [setup.chat.clone()], working)?;
         observer.event(&Event::StageEnd);
         journal.flush()?;
+        drop(journal);
+        let stop_now = stop_of();
+        let written = written.get() - self.forget_if_halted(stop_now.as_ref(), failed_keys)?;
         let ended = ended.map(|worked| worked.map(|()| None));
         let left = samples.len() - self.done.len().min(samples.len());
-        self.end(ended, stop_of(), written.get(), left, observer)
+        self.end(ended, stop_now, written, left, observer)
+    }
+
+    /// When `stop` halted the judge as unavailable, takes the questions `keys` (those that
+    /// failed in this session) out of the journal (rewritten atomically) and out of those
+    /// done, so the next session asks them again; returns how many there were.
+    fn forget_if_halted(
+        &mut self,
+        stop: Option<&Stop>,
+        keys: RefCell<Vec<String>>,
+    ) -> Result<usize> {
+        let keys = keys.into_inner();
+        if keys.is_empty() || !matches!(stop, Some(Stop::JudgeUnavailable(_))) {
+            return Ok(0);
+        }
+        let key = self.journal.key;
+        let path = self.path.join(self.journal.file);
+        let kept: Vec<L> = compact_lines(&path, |line: &L| Some(key(line)))?
+            .into_iter()
+            .filter(|(id, _)| !keys.contains(id))
+            .map(|(_, line)| line)
+            .collect();
+        write_jsonl(&path, &kept)?;
+        for id in &keys {
+            self.done.remove(id);
+        }
+        Ok(keys.len())
     }
 
     /// Ends this session after its work ([`shell::end`]): `written` questions journaled,
@@ -449,7 +485,11 @@ impl<'a, L: Serialize + DeserializeOwned> QuestionRun<'a, L> {
             None,
             self.done.len(),
         );
-        session::footer(&account, &session::this_session(&self.manifest))
+        let footer = session::footer(&account, &session::this_session(&self.manifest));
+        match self.setup.cut_off_warning() {
+            Some(warning) => format!("{footer}\n{warning}"),
+            None => footer,
+        }
     }
 
     /// Writes `summary` as `summary.json` and marks the run complete.

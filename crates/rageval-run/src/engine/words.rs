@@ -30,6 +30,15 @@ pub fn counted_have(n: usize, plural: &str) -> String {
     )
 }
 
+/// [`counted`] with `is` or `are`.
+pub fn counted_are(n: usize, plural: &str) -> String {
+    format!(
+        "{} {}",
+        counted(n, plural),
+        if n == 1 { "is" } else { "are" }
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -41,5 +50,6 @@ mod tests {
         assert_eq!(counted(2, "references"), "2 references");
         assert_eq!(counted_were(1, "cells"), "1 cell was");
         assert_eq!(counted_have(3, "questions"), "3 questions have");
+        assert_eq!(counted_are(1, "items"), "1 item is");
     }
 }

@@ -265,3 +265,55 @@ fn more_failed_cells_than_max_failed_allows_is_not_a_success() {
     relaxed.out = Some(dir.path().join("relaxed"));
     assert!(complete(&relaxed).too_many_failed.is_none());
 }
+
+/// Notes an observer was given.
+#[derive(Default)]
+struct Notes(std::sync::Mutex<Vec<String>>);
+
+impl rageval_run::engine::observe::Observer for Notes {
+    fn event(&self, event: &rageval_run::engine::observe::Event) {
+        if let rageval_run::engine::observe::Event::Note(text) = event {
+            self.0.lock().unwrap().push(text.clone());
+        }
+    }
+}
+
+/// Issue 39, item 3: a low `--judge-max-tokens` with a thinking judge doubled calls
+/// silently (each reply cut off while thinking was sent again without the cap). Now the run
+/// warns once, the footer says it, and the manifest's judge stats count the re-sends.
+#[test]
+fn regression_issue_39_calls_resent_without_the_cap_are_warned_once_and_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = fiqa_12(dir.path());
+    let mock = reasoner("think,budget");
+    let mut options = against(&mock.mock, &data, dir.path());
+    options.judge.flags.max_tokens = Some(300);
+    let notes = Notes::default();
+    let done = match eval::run(&options, &super::no_env, &notes, &CancelToken::new()).unwrap() {
+        Ended::Complete(done) => done,
+        Ended::Stopped(stopped) => panic!("stopped: {}", stopped.message),
+    };
+    assert!(
+        mock.mock.stats().faults.truncated > 0,
+        "the cap never cut a reply"
+    );
+    let notes = notes.0.into_inner().unwrap();
+    let warnings: Vec<&String> = notes
+        .iter()
+        .filter(|n| n.contains("cut off at the --judge-max-tokens cap"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{notes:?}");
+    assert!(
+        done.footer.contains("sent again without the cap"),
+        "{}",
+        done.footer
+    );
+    let manifest: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("run/manifest.json")).unwrap(),
+    )
+    .unwrap();
+    let resends = manifest["settings"]["judge"]["stats"]["cut_off_resends"]
+        .as_u64()
+        .unwrap_or(0);
+    assert!(resends > 0, "{}", manifest["settings"]["judge"]["stats"]);
+}

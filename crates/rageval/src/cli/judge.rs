@@ -115,13 +115,16 @@ pub struct JudgeArgs {
     #[arg(long, value_name = "PATH")]
     pub cache: Option<PathBuf>,
 
-    /// Stop after N answered judge calls (cached answers are free); `eval` then keeps its
-    /// finished cells, exits 3 and resumes when run again with a larger cap
+    /// Stop after N answered judge calls (cached answers are free). What is finished is
+    /// kept (eval: cells; judge-check: judgements; rank, reference: questions; testset:
+    /// items; collect: records; pipeline: each stage's), the command exits 3, and run again
+    /// with a larger cap it goes on from there
     #[arg(long, value_name = "N")]
     pub max_calls: Option<u64>,
 
-    /// Stop before the judge's cost passes USD dollars (needs a price for the model); `eval`
-    /// then keeps its finished cells, exits 3 and resumes when run again with a larger cap
+    /// Stop before the judge's cost passes USD dollars (needs a price for the model). What
+    /// is finished is kept as with --max-calls, the command exits 3, and run again with a
+    /// larger cap it goes on from there
     #[arg(long, value_name = "USD", value_parser = non_negative_dollars)]
     pub max_cost: Option<f64>,
 

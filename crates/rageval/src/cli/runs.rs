@@ -70,6 +70,11 @@ pub struct CompareArgs {
     #[arg(long, default_value_t = rageval_core::stats::DEFAULT_PERMUTATIONS, value_name = "N")]
     pub permutations: usize,
 
+    /// Compare only these metrics, in this order (comma-separated; default: every metric
+    /// any run scored)
+    #[arg(long, value_delimiter = ',', value_name = "METRIC,…")]
+    pub metrics: Vec<String>,
+
     /// Samples listed per metric and pair as moving most.
     #[arg(long, default_value_t = 5, value_name = "N")]
     pub top: usize,

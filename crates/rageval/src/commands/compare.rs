@@ -48,6 +48,7 @@ pub fn run(args: &CompareArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
         top_flips: args.top,
         min_overlap: args.min_overlap,
         common: args.common,
+        metrics: args.metrics.clone(),
         ..CompareSettings::default()
     };
     let mut comparison = Comparison::build_with_samples(&runs, &samples, settings)?;

@@ -31,7 +31,9 @@ pub fn gate_lines(finished: &Finished, ui: &Ui, out: &mut dyn Write) -> anyhow::
         .iter()
         .map(|p| p.display().to_string())
         .collect();
-    ui.note(&format!("wrote {}", names.join(", ")));
+    if !names.is_empty() {
+        ui.note(&format!("wrote {}", names.join(", ")));
+    }
     if !finished.gated {
         return Ok(Exit::Success);
     }

@@ -17,6 +17,7 @@ mod disk_full;
 mod engine;
 mod eval;
 mod help;
+mod issue_39;
 mod journals_checked;
 mod judge_check;
 #[cfg(feature = "gguf")]

@@ -237,7 +237,7 @@ fn a_stopped_run_says_why_and_how_to_go_on() {
             r"\d+ cells? (was|were) journaled",
             "[N] cells were journaled",
         );
-        settings.add_filter(r"and \d+ left", "and [N] left");
+        settings.add_filter(r"\d+ cells? (is|are) left", "[N] cells are left");
         settings.add_filter(r"(?m)^judge: .*$", "judge: [this session's calls]");
         settings.bind(|| {
             insta::assert_snapshot!("stopped_by_a_cap", transcript(&output));

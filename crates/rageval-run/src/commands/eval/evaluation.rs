@@ -3,7 +3,7 @@
 //! journaled as it finishes), finish (summary, the session closed, calibration, reports and
 //! the gate).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 use std::num::NonZeroUsize;
 use std::path::Path;
@@ -28,6 +28,16 @@ use crate::engine::resume;
 use crate::engine::score::{self, Scored};
 use crate::engine::session::{self, SessionOpen};
 use crate::engine::shell;
+
+/// The judge line of a run whose metrics are all model-free: no judge was asked anything,
+/// so no calls or cost are printed for it.
+pub(super) const NO_JUDGE_NEEDED: &str = "judge: none needed (every metric is model-free)";
+
+/// Whether `metric` asks the judge anything: a task or an embedding.
+fn needs_judge(metric: &dyn Metric) -> bool {
+    let needs = metric.requirements();
+    !needs.tasks.is_empty() || needs.embeddings
+}
 
 /// One `eval` under way: its metrics, run directory and batch passes (its judges are
 /// apart, for the session to borrow while these change).
@@ -121,6 +131,7 @@ impl Evaluation {
             .filter(|_| options.shard.is_none())
             .map(|n| n as u64);
         observer.event(&Event::Stage { name: STAGE, total });
+        let cut_off_warned = Cell::new(false);
         let mut done = std::mem::take(&mut self.prepared.done);
         // Cells journaled in this pass, for the next pass to skip (batch mode only: a
         // synchronous run makes one pass and keeps no set).
@@ -134,6 +145,7 @@ impl Evaluation {
             setup,
             observer,
             total,
+            cut_off_warned: &cut_off_warned,
         };
         let mut after_sample =
             |records: &[ResultRecord], scored: &Scored| sink.record(records, scored);
@@ -218,9 +230,16 @@ impl Evaluation {
         let account = session.close(manifest, SessionEnd::Complete, None, scored.cells);
         // The judge line, then which judge answered each judged metric and how well it was
         // measured to agree with people.
+        let judge_line = match self.metrics.iter().any(|m| needs_judge(m.as_ref())) {
+            true => session::footer(&account, &session::this_session(manifest)),
+            false => NO_JUDGE_NEEDED.to_string(),
+        };
+        let judge_line = match setup.cut_off_warning() {
+            Some(warning) => format!("{judge_line}\n{warning}"),
+            None => judge_line,
+        };
         let footer = format!(
-            "{}\n{}",
-            session::footer(&account, &session::this_session(manifest)),
+            "{judge_line}\n{}",
             rageval_report::render_judge_lines(manifest, &summary.metric_order)
         )
         .trim_end()
@@ -263,6 +282,8 @@ struct SampleSink<'s, 'j> {
     setup: &'s JudgeSetup,
     observer: &'s dyn Observer,
     total: Option<u64>,
+    /// Whether the person was warned of calls re-sent without the token cap.
+    cut_off_warned: &'s Cell<bool>,
 }
 
 impl SampleSink<'_, '_> {
@@ -291,6 +312,8 @@ impl SampleSink<'_, '_> {
         progress.total = self.total;
         progress.failed = scored.failed as u64;
         self.observer.event(&Event::Progress(progress));
+        self.setup
+            .warn_cut_off_once(self.cut_off_warned, self.observer);
         Ok(())
     }
 }

@@ -288,7 +288,10 @@ impl Check<'_> {
             "unscored": agreement.unscored,
         });
         let account = session.close(manifest, SessionEnd::Complete, None, scored.cells);
-        let footer = session::footer(&account, &session::this_session(manifest));
+        let mut footer = session::footer(&account, &session::this_session(manifest));
+        if let Some(warning) = self.setup.cut_off_warning() {
+            footer = format!("{footer}\n{warning}");
+        }
         summary.judge = Some(account);
         prepared.run.finish(manifest, &summary)?;
         let finished_run = RunInfo::load(&run_path)?;

@@ -1,5 +1,7 @@
 //! One planned item, written and gated: the judge writes it from its chunks
-//! ([`WriteTestItem`]), then each gate in turn may drop it — self-contained (lexical), an
+//! ([`WriteTestItem`]), then each gate in turn may drop it — a question at all (lexical: not
+//! a fragment of the prompt, a bare number or date, or a phrase without a question's form,
+//! so no judge call is spent on it), self-contained (lexical), an
 //! answer that is not "unknown", the reference supported by its chunks (support verdicts;
 //! reversed for an unanswerable question: no nearby chunk may answer it), and the closed-book
 //! check (asked without the passage, the model must not give the answer). Every gate's
@@ -11,7 +13,7 @@
 
 use std::collections::BTreeSet;
 
-use rageval_core::testset::lexical::{not_self_contained, says_unknown};
+use rageval_core::testset::lexical::{not_a_question, not_self_contained, says_unknown};
 use rageval_core::testset::plan::{Slot, keywords};
 use rageval_core::testset::{Category, SourceChunk};
 use rageval_core::text::{Language, detect_language};
@@ -39,6 +41,9 @@ pub enum ClosedBookRule {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Gate {
+    /// It is a question: not a fragment of the prompt, a bare number or date, or a phrase
+    /// without a question's form (checked before any judge call).
+    IsQuestion,
     /// The question makes sense without the passage.
     SelfContained,
     /// The answer is not "unknown" (for an unanswerable question: no nearby chunk answers it).
@@ -53,7 +58,8 @@ pub enum Gate {
 
 impl Gate {
     /// Every gate, in order.
-    pub const ALL: [Gate; 5] = [
+    pub const ALL: [Gate; 6] = [
+        Gate::IsQuestion,
         Gate::SelfContained,
         Gate::KnownAnswer,
         Gate::Supported,
@@ -64,6 +70,7 @@ impl Gate {
     /// The snake_case name.
     pub fn name(self) -> &'static str {
         match self {
+            Gate::IsQuestion => "is_question",
             Gate::SelfContained => "self_contained",
             Gate::KnownAnswer => "known_answer",
             Gate::Supported => "supported",
@@ -177,6 +184,7 @@ async fn check_gates(
         None => draft.question.as_str(),
     };
     let steps = [
+        Gate::IsQuestion,
         Gate::SelfContained,
         Gate::KnownAnswer,
         Gate::Supported,
@@ -184,6 +192,9 @@ async fn check_gates(
     ];
     for gate in steps {
         let outcome = match gate {
+            Gate::IsQuestion => {
+                not_a_question(standalone).map_or(GateOutcome::Passed, GateOutcome::Failed)
+            }
             Gate::SelfContained => {
                 not_self_contained(standalone).map_or(GateOutcome::Passed, GateOutcome::Failed)
             }

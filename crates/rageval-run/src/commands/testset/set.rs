@@ -431,7 +431,7 @@ mod tests {
         assert!(
             summary
                 .render()
-                .contains("dropped by gate: self_contained 1")
+                .contains("dropped by gate: is_question 0, self_contained 1")
         );
     }
 }

@@ -40,8 +40,37 @@ pub(super) fn requested(
                 .into(),
         ));
     }
-    let checker = SupportChecker::open(dir).map_err(RunError::Checker)?;
+    let checker = open_checker(dir)?;
     Ok(Some((checker, band)))
+}
+
+/// The files a checker folder holds, as a Hugging Face checkpoint has them.
+const CHECKER_FILES: [&str; 3] = ["config.json", "model.safetensors", "tokenizer.json"];
+
+/// Opens the checker model in `dir` (`--judge checker:DIR`). A folder that is not there, or
+/// lacks one of [`CHECKER_FILES`], is a usage error that names what is missing, what a
+/// checker folder holds and how to get one.
+pub(super) fn open_checker(dir: &std::path::Path) -> Result<SupportChecker> {
+    let missing: Vec<&str> = CHECKER_FILES
+        .into_iter()
+        .filter(|file| !dir.join(file).is_file())
+        .collect();
+    if missing.is_empty() {
+        return SupportChecker::open(dir).map_err(RunError::Checker);
+    }
+    let what = match dir.is_dir() {
+        true => format!("{} has no {}", dir.display(), missing.join(", ")),
+        false => format!("{} is not a folder", dir.display()),
+    };
+    Err(RunError::Usage(format!(
+        "--judge checker:{}: {what}. A checker folder holds config.json (the model's \
+         configuration), model.safetensors (its weights) and tokenizer.json (its tokenizer), \
+         as a Hugging Face checkpoint has them; download one on a machine with network, e.g. \
+         `huggingface-cli download KRLabsOrg/lettucedect-base-modernbert-en-v1 --local-dir \
+         models/lettucedect-base`, then pass --judge checker:models/lettucedect-base \
+         (docs/judges.md lists the checkers rageval runs and their licences)",
+        dir.display()
+    )))
 }
 
 /// The escalation band as the manifest records it.

@@ -43,7 +43,7 @@ pub(super) fn setup(
         None => EmbeddingFallback::find(options, &settings)?,
     };
     if let Some(fallback) = &fallback {
-        judges = judges.with_embedder(fallback.judge.clone());
+        judges = fallback.embed_for(judges);
         routing.embeds = true;
     }
     let endpoints: Vec<String> = settings
@@ -57,6 +57,10 @@ pub(super) fn setup(
         "model": model,
         "embedding_model": settings.embedding_model,
         "embedding_fallback": fallback.as_ref().map(|fallback| &fallback.model),
+        "embedding_fallback_zh": fallback
+            .as_ref()
+            .and_then(|fallback| fallback.chinese.as_ref())
+            .map(|chinese| &chinese.model),
         "cache": settings.cache_path.as_ref().map(|p| p.display().to_string()),
         "cache_mode": format!("{:?}", settings.cache_mode).to_lowercase(),
         "concurrency": settings.limits.max_concurrency,
@@ -109,10 +113,20 @@ pub(super) fn setup(
 }
 
 /// The embedded all-MiniLM-L6-v2, embedding for an endpoint judge that names no embedding
-/// model (semantic similarity and answer relevance would fail without one).
+/// model (semantic similarity and answer relevance would fail without one); with Chinese
+/// text embedded by multilingual-e5-small where it is installed, as without an endpoint, so
+/// a score does not depend on whether a judge endpoint was named.
 struct EmbeddingFallback {
     judge: Judge<Models>,
     /// The model's name as the manifest and the identity record it.
+    model: String,
+    /// The embedder of Chinese text, when multilingual-e5-small is installed.
+    chinese: Option<ChineseFallback>,
+}
+
+/// multilingual-e5-small, embedding Chinese text for [`EmbeddingFallback`].
+struct ChineseFallback {
+    judge: Judge<Models>,
     model: String,
 }
 
@@ -128,23 +142,50 @@ impl EmbeddingFallback {
             Err(error) if named => return Err(RunError::Models(error)),
             Err(_) => return Ok(None),
         };
-        let embedder = rageval_judge::local::minilm_embedder(&files.minilm);
-        let model = rageval_judge::Embedder::embedding_model(&embedder).to_owned();
         let mut uncached = settings.clone();
         uncached.cache_mode = rageval_judge::CacheMode::Off;
-        let judge = uncached
-            .build_with(Models {
-                chat: None,
-                embedder: Some(embedder),
-            })
-            .map_err(RunError::Judge)?;
-        Ok(Some(EmbeddingFallback { judge, model }))
+        let build = |embedder: rageval_judge::AnyEmbedder| {
+            let model = rageval_judge::Embedder::embedding_model(&embedder).to_owned();
+            let judge = uncached
+                .build_with(Models {
+                    chat: None,
+                    embedder: Some(embedder),
+                })
+                .map_err(RunError::Judge)?;
+            Ok::<_, RunError>((judge, model))
+        };
+        let (judge, model) = build(rageval_judge::local::minilm_embedder(&files.minilm))?;
+        let e5 = files.dir.join(rageval_judge::e5::DIR_NAME);
+        let chinese = match e5.join(rageval_judge::e5::FILE_NAME).is_file() {
+            true => {
+                let (judge, model) = build(rageval_judge::local::e5_embedder(&e5))?;
+                Some(ChineseFallback { judge, model })
+            }
+            false => None,
+        };
+        Ok(Some(EmbeddingFallback {
+            judge,
+            model,
+            chinese,
+        }))
+    }
+
+    /// `judges` with these embedders.
+    fn embed_for(&self, judges: rageval_metrics::Judges) -> rageval_metrics::Judges {
+        let judges = judges.with_embedder(self.judge.clone());
+        match &self.chinese {
+            Some(chinese) => judges.with_chinese_embedder(chinese.judge.clone()),
+            None => judges,
+        }
     }
 
     fn note(&self) -> String {
+        let chinese = self.chinese.as_ref().map_or(String::new(), |c| {
+            format!(", of Chinese text by the embedded {}", c.model)
+        });
         format!(
-            "embeddings by the embedded {} (the endpoint judge names no embedding model: \
-             --judge-embedding-model NAME for the endpoint's own)",
+            "embeddings by the embedded {}{chinese} (the endpoint judge names no embedding \
+             model: --judge-embedding-model NAME for the endpoint's own)",
             self.model
         )
     }

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use rageval_judge::gguf::{DEFAULT_GGUF_CONTEXT, GgufOptions};
 use rageval_judge::local::{e5_embedder, gguf_chat, minilm_embedder};
 use rageval_judge::model_files::ENV_MODELS_DIR;
-use rageval_judge::{CacheMode, Judge, JudgeSettings, ModelFiles, Models, SupportChecker, e5};
+use rageval_judge::{CacheMode, Judge, JudgeSettings, ModelFiles, Models, e5};
 use rageval_report::JudgeModel;
 use rageval_tasks::{Heuristic, Policy, Route, TaskKind};
 use serde_json::{Value, json};
@@ -142,9 +142,7 @@ pub(super) fn setup(
     let chosen = matches!(options.local, Some(LocalJudge::Gguf(_)));
     let heuristic_only = options.local == Some(LocalJudge::Heuristic);
     let checker = match &options.local {
-        Some(LocalJudge::Checker(dir)) => {
-            Some(SupportChecker::open(dir).map_err(RunError::Checker)?)
-        }
+        Some(LocalJudge::Checker(dir)) => Some(super::cascade::open_checker(dir)?),
         _ => None,
     };
     if !chosen {

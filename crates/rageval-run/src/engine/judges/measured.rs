@@ -15,12 +15,27 @@ impl JudgeSetup {
         &self,
         metric: &dyn rageval_metrics::Metric,
     ) -> Vec<rageval_report::TaskJudgeRecord> {
+        // The embedders, by the text they embed: a score of Chinese text can come from
+        // another model than one of English text, and the record says which.
+        let requirements = metric.requirements();
+        let embedders = if requirements.embeddings {
+            self.judges.embedders()
+        } else {
+            Vec::new()
+        };
+        let embedders =
+            embedders
+                .into_iter()
+                .map(|(text, model)| rageval_report::TaskJudgeRecord {
+                    task: format!("embeddings of {text}"),
+                    answered_by: format!("embedder {model}"),
+                    measured: Vec::new(),
+                });
         let Some(tasks) = self.judges.tasks() else {
-            return Vec::new();
+            return embedders.collect();
         };
         let routes = tasks.describe();
-        metric
-            .requirements()
+        let judged = requirements
             .tasks
             .iter()
             .filter_map(|task| routes.iter().find(|route| route.task == *task))
@@ -38,8 +53,8 @@ impl JudgeSetup {
                         kind: m.kind,
                     })
                     .collect(),
-            })
-            .collect()
+            });
+        judged.chain(embedders).collect()
     }
 
     /// Whether the judge behind every verdict task of `metric` has measured agreement above

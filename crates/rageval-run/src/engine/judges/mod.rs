@@ -295,10 +295,40 @@ impl JudgeSetup {
                     "cache_write_errors": stats.cache_write_errors,
                     "schema_fallbacks": stats.schema_fallbacks,
                     "cache_hits_other_endpoint": stats.cache_hits_other_origin,
+                    "cut_off_resends": stats.cut_off_retries,
                     "rungs": judge.rung_counts(),
                 })
             }
         }
+    }
+
+    /// Notes [`cut_off_warning`](Self::cut_off_warning) the first time there is one in a
+    /// run (`warned` remembers that it was given).
+    pub fn warn_cut_off_once(
+        &self,
+        warned: &std::cell::Cell<bool>,
+        observer: &dyn crate::engine::observe::Observer,
+    ) {
+        if let Some(warning) = self.cut_off_warning().filter(|_| !warned.get()) {
+            warned.set(true);
+            observer.note(warning);
+        }
+    }
+
+    /// What the person must know when replies were cut off at `--judge-max-tokens` while
+    /// the model was thinking and sent again without the cap: each such call cost two (the
+    /// cut-off thinking is billed too). `None` when none was.
+    pub fn cut_off_warning(&self) -> Option<String> {
+        let resends = self.chat.as_ref()?.stats().cut_off_retries;
+        (resends > 0).then(|| {
+            format!(
+                "warning: {} cut off at the --judge-max-tokens cap while the judge was \
+                 thinking, and sent again without the cap ({} more, the cut-off thinking \
+                 billed too): raise --judge-max-tokens, or leave it out",
+                crate::engine::words::counted_were(resends as usize, "calls"),
+                crate::engine::words::counted(resends as usize, "calls")
+            )
+        })
     }
 }
 

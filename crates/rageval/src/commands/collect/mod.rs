@@ -192,18 +192,36 @@ fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
 
 /// A judge that stopped the generator (a cap, a halted judge, Ctrl-C) ends `collect`
 /// resumably with the exit every judged command gives for it: the records written so far
-/// stay, and the same command asks the rest.
+/// stay, and the same command asks the rest. The message counts the records in `out` and
+/// names the way on that fits the stop.
 fn judge_stopped(stop: &rageval_judge::JudgeError, out: &std::path::Path, ui: &Ui) -> Exit {
     use rageval_judge::JudgeError;
-    let exit = match stop {
-        JudgeError::BudgetExhausted { .. } => Exit::CapReached,
-        JudgeError::Cancelled => Exit::Interrupted,
-        _ => Exit::JudgeFailed,
+    let (exit, again) = match stop {
+        JudgeError::BudgetExhausted { .. } => (Exit::CapReached, " with a larger cap or none"),
+        JudgeError::Cancelled => (Exit::Interrupted, ""),
+        _ => (
+            Exit::JudgeFailed,
+            " once the judge answers (check the endpoint, model and credentials)",
+        ),
+    };
+    let records = std::fs::read_to_string(out)
+        .map(|text| text.lines().filter(|l| !l.trim().is_empty()).count())
+        .unwrap_or(0);
+    let kept = match records {
+        0 => format!("No record was written to {}", out.display()),
+        n => format!(
+            "{} in {}",
+            rageval_run::engine::words::counted_are(n, "records"),
+            out.display()
+        ),
+    };
+    let rest = if records == 0 {
+        "every question"
+    } else {
+        "the rest"
     };
     ui.warn(&format!(
-        "stopped: {stop}. The records written so far stay in {}; run the same command again \
-         (with a larger cap, or once the judge answers) to ask the rest.",
-        out.display()
+        "stopped: {stop}. {kept}; run the same command again{again} to ask {rest}."
     ));
     exit
 }

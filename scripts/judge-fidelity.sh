@@ -12,7 +12,8 @@ cd "$(dirname "$0")/.."
 validation=../shared/validation
 bin=${RAGEVAL_BIN:-target/release/rageval}
 if [[ ! -x $bin ]]; then
-  cargo build --release -p rageval --locked
+  # With `gguf`, so that `--judge gguf:PATH` runs (a binary built without it refuses it).
+  cargo build --release -p rageval --locked --features gguf
 fi
 
 subsets=false

@@ -72,8 +72,9 @@ class Judge:
     #: Sent as the bearer token; never written to the run directory.
     api_key: Optional[str] = None
     embedding_model: Optional[str] = None
-    #: ``"heuristic"`` (no model), ``"gguf:PATH"`` (a local GGUF model) or ``"checker:DIR"``
-    #: (a checker model folder for the support verdicts; docs/judges.md).
+    #: ``"heuristic"`` (no model), ``"gguf:PATH"`` (a local GGUF model; only in a package
+    #: built with the ``gguf`` feature, else ``RagevalError`` says how to build it) or
+    #: ``"checker:DIR"`` (a checker model folder for the support verdicts; docs/judges.md).
     local: Optional[str] = None
     #: With ``local="checker:DIR"`` and an endpoint (``base_url``, ``model``): a cascade
     #: (``--escalate``). Claims the checker scores within ``(low, high)`` (both included; a

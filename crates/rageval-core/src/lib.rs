@@ -12,6 +12,8 @@
 //! - [`trec`]: trec_eval-compatible qrels/run evaluation.
 //! - [`text`]: Unicode-aware tokenisation (jieba for Chinese), language detection, string
 //!   distances, BLEU, ROUGE, chrF.
+//! - [`files`]: the one writer of files whole or not at all (a temporary file, then a
+//!   rename), used by every run file, labels file and journal rewrite.
 //! - [`stats`]: seeded bootstrap confidence intervals, Wilson intervals of proportions.
 //! - [`abstention`]: the abstention 2×2 table ([`Quadrant`], [`AbstentionTable`]) a run's
 //!   summary counts from the quadrant its metric names per sample.

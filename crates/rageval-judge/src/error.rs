@@ -134,6 +134,18 @@ pub enum JudgeError {
         reason: String,
     },
 
+    /// An embedded backend this build was compiled without (its cargo feature left out).
+    /// Known before any call: a usage error, never a judge that failed.
+    #[error("{path}: this rageval was built without the `{feature}` feature ({what})")]
+    NotBuilt {
+        /// The cargo feature that builds it (`gguf`, `minilm`, `checker`).
+        feature: &'static str,
+        /// What the feature brings, in words.
+        what: &'static str,
+        /// The model file or folder that was asked for.
+        path: String,
+    },
+
     /// The prompt does not fit the model's context window with room for the answer. Not
     /// retryable as is: the caller may ask again with less material (fewer contexts).
     #[error(

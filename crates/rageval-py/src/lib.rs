@@ -10,6 +10,13 @@
 //! file, builds `Run` objects and data frames; this module never touches pandas. Errors
 //! arrive in Python as `rageval.RagevalError` (and its subclasses) carrying the message the
 //! CLI prints. Nothing here prints.
+//!
+//! # Features
+//!
+//! Those of the `rageval` crate, forwarded (its doc says what each brings and costs):
+//! `minilm` and `checker` by default, `gguf` (the in-process GGUF chat model, llama.cpp's
+//! C++ build) on request — `pip install . --config-settings build-args="--features gguf"`.
+//! `extension-module` is maturin's (pyproject.toml), never a user's choice.
 
 mod errors;
 mod run;

@@ -250,11 +250,11 @@ pub enum DatasetErrorKind {
     NoSeedFiles,
 }
 
-/// A hint for a compression codec rageval is built without (zstd and brotli are C or large
-/// builds; see the workspace Cargo.toml).
+/// A hint for a compression codec rageval is built without (brotli, a large build; see the
+/// workspace Cargo.toml).
 fn codec_hint(message: &str) -> &'static str {
     if message.contains("Disabled feature at compile time") {
-        "; hint: rewrite the file with snappy, gzip or lz4 compression, e.g. pandas \
+        "; hint: rewrite the file with snappy, gzip, lz4 or zstd compression, e.g. pandas \
          `to_parquet(path, compression=\"snappy\")`"
     } else {
         ""

@@ -227,11 +227,11 @@ fn a_file_that_is_not_parquet_says_so() {
 fn a_codec_left_out_of_the_build_gets_a_hint() {
     let kind = rageval_core::dataset::DatasetErrorKind::InvalidColumnar {
         format: "parquet",
-        message: "Parquet error: Disabled feature at compile time: zstd".into(),
+        message: "Parquet error: Disabled feature at compile time: brotli".into(),
     };
     let text = kind.to_string();
     assert!(
-        text.contains("zstd; hint: rewrite the file with snappy"),
+        text.contains("brotli; hint: rewrite the file with snappy, gzip, lz4 or zstd"),
         "{text}"
     );
 }

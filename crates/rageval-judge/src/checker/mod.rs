@@ -194,9 +194,10 @@ impl SupportChecker {
 
     #[cfg(not(feature = "checker"))]
     fn unbuilt(&self) -> JudgeError {
-        JudgeError::LocalModel {
+        JudgeError::NotBuilt {
+            feature: "checker",
+            what: "checker models: candle",
             path: self.dir().display().to_string(),
-            reason: "this rageval was built without the `checker` feature".into(),
         }
     }
 }

@@ -4,7 +4,8 @@
 //! JSON on the first rung — the grammar derived from the schema leaves the model no other
 //! output.
 
-use rageval_judge::{GgufChat, GgufOptions, Judge, JudgeConfig, ModelFiles, Models, Rung};
+use rageval_judge::local::gguf_chat;
+use rageval_judge::{GgufOptions, Judge, JudgeConfig, ModelFiles, Models, Rung};
 use rageval_tasks::{
     Abstention, AnswerFromContexts, AnswerRubric, ContextRelevance, ContextUsefulness,
     ContextsCheck, ExtractEntities, GenerateQuestions, GradeRelevance, GradeRelevanceBatch,
@@ -68,8 +69,8 @@ const ITEMS: [(&str, &str, &str); 10] = [
 
 fn router() -> TaskJudge {
     let files = ModelFiles::locate(None).unwrap_or_else(|e| panic!("{e}"));
-    let chat =
-        GgufChat::open(&files.gguf, GgufOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    // A build without the `gguf` feature stops here, naming it.
+    let chat = gguf_chat(&files.gguf, GgufOptions::default()).unwrap_or_else(|e| panic!("{e}"));
     let judge = Judge::new(Models::chat(chat), None, JudgeConfig::default());
     TaskJudge::new(Policy::llm()).with_llm(judge)
 }

@@ -6,6 +6,7 @@ pub mod calibrate;
 pub mod collect;
 pub mod compare;
 pub mod eval;
+mod features;
 pub mod index;
 pub mod judge_check;
 pub mod label;
@@ -204,6 +205,11 @@ pub fn hint_for(error: &anyhow::Error) -> Option<String> {
             .is_some()
         {
             return Some("pass --overwrite to start over, or --out with a new directory".into());
+        }
+        if let Some(rageval_judge::JudgeError::NotBuilt { feature, .. }) =
+            cause.downcast_ref::<rageval_judge::JudgeError>()
+        {
+            return Some(features::build_with(feature));
         }
         if let Some(RunError::NoWritingModel { .. }) = cause.downcast_ref::<RunError>() {
             return Some(format!(

@@ -3,9 +3,10 @@
 
 use anyhow::{Context as _, bail};
 use rageval_judge::e5::{DIR_NAME as E5_DIR_NAME, KIND as E5_KIND};
+use rageval_judge::local::{e5_embedder, minilm_embedder};
 use rageval_judge::minilm::KIND as MINILM_KIND;
 use rageval_judge::settings::ENV_JUDGE_MODEL;
-use rageval_judge::{AnyEmbedder, EndpointSettings, ModelFiles, OnFirstUse, OpenAiBackend};
+use rageval_judge::{AnyEmbedder, EndpointSettings, ModelFiles, OpenAiBackend};
 use rageval_sources::{LocalIndex, Ranking};
 
 use crate::cli::RankingArg;
@@ -74,14 +75,12 @@ pub fn embedder(kind: &str, model: &str) -> anyhow::Result<AnyEmbedder> {
         MINILM_KIND => {
             let files =
                 ModelFiles::locate(None).context("cannot use the embedded all-MiniLM-L6-v2")?;
-            Ok(AnyEmbedder::new(OnFirstUse::minilm(files.minilm)))
+            Ok(minilm_embedder(files.minilm))
         }
         E5_KIND => {
             let files = ModelFiles::locate(None)
                 .context("cannot use the embedded multilingual-e5-small")?;
-            Ok(AnyEmbedder::new(OnFirstUse::e5(
-                files.dir.join(E5_DIR_NAME),
-            )))
+            Ok(e5_embedder(files.dir.join(E5_DIR_NAME)))
         }
         other => bail!(
             "the index was embedded by a `{other}` backend, which this build cannot load; use --ranking bm25"

@@ -11,14 +11,15 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::judged::checked_cells;
-use crate::{rageval, repo_root, stderr};
+use crate::{rageval, stderr};
 
 const METRICS: &str = "faithfulness,answer_relevance,answer_relevance:embedding,\
                        semantic_similarity,context_entity_recall";
 
 /// The provided GGUF chat model.
+#[cfg(feature = "gguf")]
 fn gguf() -> String {
-    repo_root()
+    crate::repo_root()
         .join("models/SmolLM2-135M-Instruct.Q4_1.gguf")
         .display()
         .to_string()
@@ -125,6 +126,7 @@ fn without_an_endpoint_the_heuristic_judge_and_minilm_answer_and_writing_tasks_s
 /// each task's schema, but what it writes (and whether a long answer is cut off) varies with
 /// the CPU, so only what holds for any answer is asserted: every cell a score, a reasoned
 /// undefined or a failure with its error; the forecast said before the run.
+#[cfg(feature = "gguf")]
 #[test]
 fn a_named_gguf_model_answers_every_task_and_the_run_says_how_long_first() {
     let dir = tempfile::tempdir().unwrap();
@@ -189,8 +191,9 @@ fn a_models_folder_without_the_models_is_an_error_naming_the_fetch_script() {
     assert!(!dir.path().join("run").exists());
 }
 
+#[cfg(feature = "gguf")]
 #[test]
-fn judge_gguf_names_a_model_file_and_bad_values_are_usage_errors() {
+fn judge_gguf_names_a_model_file() {
     let dir = tempfile::tempdir().unwrap();
     let data = tiny_dataset(dir.path());
     let not_gguf = dir.path().join("model.gguf");
@@ -206,7 +209,63 @@ fn judge_gguf_names_a_model_file_and_bad_values_are_usage_errors() {
         err.contains("model.gguf") && err.contains("not a GGUF file"),
         "{err}"
     );
+}
 
+/// A build without the `gguf` feature (the default: llama.cpp's C++ build is opt-in) refuses
+/// every way of asking for the in-process GGUF model before anything runs — `eval --judge
+/// gguf:PATH` and `collect --generator baseline --judge gguf:PATH` — with exit 2, naming the
+/// feature and the command that builds it.
+#[cfg(not(feature = "gguf"))]
+#[test]
+fn without_the_gguf_feature_a_gguf_judge_exits_2_naming_the_feature_and_the_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = tiny_dataset(dir.path());
+    let model = dir.path().join("model.gguf");
+    fs::write(&model, "GGUF").unwrap();
+    let judge = format!("--judge=gguf:{}", model.display());
+    let questions = dir.path().join("questions.jsonl");
+    fs::write(
+        &questions,
+        "{\"question\": \"Where is the Eiffel Tower?\"}\n",
+    )
+    .unwrap();
+    let commands: [Vec<&str>; 2] = [
+        vec!["eval", data.to_str().unwrap(), "--out", "run", &judge],
+        vec![
+            "collect",
+            questions.to_str().unwrap(),
+            "--retriever",
+            "local",
+            "--generator",
+            "baseline",
+            "--out",
+            "collected.jsonl",
+            &judge,
+        ],
+    ];
+    for args in commands {
+        let output = rageval(dir.path(), &args);
+        let err = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("model.gguf: this rageval was built without the `gguf` feature"),
+            "{args:?}: {err}"
+        );
+        assert!(
+            err.contains(
+                "hint: build rageval with it: `cargo build --release -p rageval --features gguf`"
+            ) && err.contains("./scripts/setup.sh --release --with-gguf"),
+            "{args:?}: {err}"
+        );
+    }
+    assert!(!dir.path().join("run").exists());
+    assert!(!dir.path().join("collected.jsonl").exists());
+}
+
+#[test]
+fn a_judge_that_is_no_local_model_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = tiny_dataset(dir.path());
     let output = rageval(
         dir.path(),
         &["eval", data.to_str().unwrap(), "--judge", "llama"],

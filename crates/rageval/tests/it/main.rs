@@ -10,12 +10,14 @@ mod cascade;
 mod cdp;
 mod checker;
 mod chromium;
+mod columnar;
 mod compare;
 mod design;
 mod engine;
 mod eval;
 mod help;
 mod judge_check;
+#[cfg(feature = "gguf")]
 mod judge_check_gguf;
 mod judge_check_resume;
 mod judged;

@@ -128,8 +128,7 @@ impl EmbeddingFallback {
             Err(error) if named => return Err(RunError::Models(error)),
             Err(_) => return Ok(None),
         };
-        let embedder =
-            rageval_judge::AnyEmbedder::new(rageval_judge::OnFirstUse::minilm(&files.minilm));
+        let embedder = rageval_judge::local::minilm_embedder(&files.minilm);
         let model = rageval_judge::Embedder::embedding_model(&embedder).to_owned();
         let mut uncached = settings.clone();
         uncached.cache_mode = rageval_judge::CacheMode::Off;

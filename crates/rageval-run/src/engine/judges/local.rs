@@ -1,6 +1,6 @@
-//! The embedded models of a run without an endpoint: the GGUF chat model (`--judge
-//! gguf:PATH`, else the models folder's), all-MiniLM-L6-v2 and, for Chinese text,
-//! multilingual-e5-small from the models folder, which
+//! The embedded models of a run without an endpoint: the GGUF chat model named by `--judge
+//! gguf:PATH`, all-MiniLM-L6-v2 and, for Chinese text, multilingual-e5-small from the
+//! models folder, which
 //! is `--models-dir`, else `$RAGEVAL_MODELS_DIR`, else the search order of
 //! `rageval_judge::model_files` (docs/local-models.md). Nothing is loaded here: each model
 //! loads on its first call, so a run that needs neither pays nothing.
@@ -12,11 +12,9 @@
 use std::path::PathBuf;
 
 use rageval_judge::gguf::{DEFAULT_GGUF_CONTEXT, GgufOptions};
+use rageval_judge::local::{e5_embedder, gguf_chat, minilm_embedder};
 use rageval_judge::model_files::ENV_MODELS_DIR;
-use rageval_judge::{
-    AnyChatModel, AnyEmbedder, CacheMode, Judge, JudgeSettings, ModelFiles, Models, OnFirstUse,
-    SupportChecker, e5,
-};
+use rageval_judge::{CacheMode, Judge, JudgeSettings, ModelFiles, Models, SupportChecker, e5};
 use rageval_report::JudgeModel;
 use rageval_tasks::{Heuristic, Policy, Route, TaskKind};
 use serde_json::{Value, json};
@@ -31,7 +29,7 @@ use crate::engine::error::{Result, RunError};
 pub struct LocalModels {
     /// The chat model and the embedder, either absent when not found.
     pub models: Models,
-    /// The GGUF chat model file.
+    /// The GGUF chat model file named by `--judge gguf:PATH`.
     pub gguf: Option<PathBuf>,
     /// The all-MiniLM-L6-v2 folder.
     pub minilm: Option<PathBuf>,
@@ -73,21 +71,20 @@ impl LocalModels {
             Err(error) if named => return Err(RunError::Models(error)),
             Err(error) => (None, Some(error.to_string())),
         };
-        let gguf = chosen.or_else(|| files.as_ref().map(|f| f.gguf.clone()));
+        // Only a model named with `--judge gguf:PATH` is opened: the models folder's 135M
+        // model writes too poorly to be used unasked, and a build without the `gguf`
+        // feature refuses only a model that was asked for.
+        let gguf = chosen;
         let e5 = files
             .as_ref()
             .map(|f| f.dir.join(e5::DIR_NAME))
             .filter(|dir| dir.join(e5::FILE_NAME).is_file());
         let minilm = files.map(|f| f.minilm);
         let chat = match &gguf {
-            Some(path) => Some(AnyChatModel::new(
-                OnFirstUse::gguf(path, GgufOptions::default()).map_err(RunError::Models)?,
-            )),
+            Some(path) => Some(gguf_chat(path, GgufOptions::default()).map_err(RunError::Models)?),
             None => None,
         };
-        let embedder = minilm
-            .as_ref()
-            .map(|dir| AnyEmbedder::new(OnFirstUse::minilm(dir)));
+        let embedder = minilm.as_ref().map(minilm_embedder);
         Ok(LocalModels {
             models: Models { chat, embedder },
             gguf,
@@ -107,7 +104,7 @@ impl LocalModels {
         uncached.cache_mode = CacheMode::Off;
         let models = Models {
             chat: None,
-            embedder: Some(AnyEmbedder::new(OnFirstUse::e5(dir))),
+            embedder: Some(e5_embedder(dir)),
         };
         uncached
             .build_with(models)

@@ -38,6 +38,8 @@
 //! - [`TaskJudgeRecord`]: which judge answered each judged metric's tasks and its measured
 //!   agreement ([`judge_lines`]), shown beside the metric's score in every human file.
 //! - [`Gate`]: `--fail-under` thresholds; [`render_junit`] the CI report of a gate.
+//! - [`PairwiseSummary`], [`PairwiseQuestion`]: a `pairwise` run's `summary.json` and its
+//!   journal `pairwise.jsonl` (versions' answers judged head to head, both seat orders).
 //! - [`Comparison`]: the version table of two or more runs — system versions over the same
 //!   questions, samples paired by id and question ([`Pairing`]) — with paired statistics
 //!   per metric; [`write_compare_xlsx`] writes it as a workbook.
@@ -73,6 +75,8 @@ mod manifest;
 mod markdown;
 mod outcome_text;
 mod page;
+mod pairwise;
+mod pairwise_render;
 mod rank_agreement;
 mod rank_agreement_render;
 mod reader;
@@ -113,7 +117,7 @@ pub use compare::{
     CalibratedDelta, CompareSettings, Comparison, MetricDelta, PairComparison, Reading, RunRow,
     SampleFlip,
 };
-pub use compare_pairing::{DataDifferences, Pairing};
+pub use compare_pairing::{DataDifferences, Pairing, pair_datasets};
 pub use compare_render::{
     compare_title, render_compare_body, render_compare_html, render_compare_markdown,
 };
@@ -134,6 +138,11 @@ pub use manifest::{
 };
 pub use markdown::render_markdown;
 pub use page::html_document;
+pub use pairwise::{
+    AnswerLength, PAIRWISE_COMMAND, PAIRWISE_FILE, PairVerdicts, PairwiseQuestion, PairwiseSummary,
+    PairwiseVersion, SeatVerdict, VersionPair, VersionStrength, read_pairwise_questions,
+};
+pub use pairwise_render::{FLIPS_SHOWN, pairwise_line, render_pairwise_markdown};
 pub use rank_agreement::{
     FIGURE_NAMES, FigureMean, RANK_AGREEMENT_FILE, RankAgreementRow, RankAgreementSummary,
     read_rank_agreement,

@@ -540,7 +540,7 @@ mod tests {
         assert_eq!(figures.p_value, Some(1.0));
         assert_eq!(figures.reading, PreferenceReading::NoClearDifference);
         // Every question won: the interval is the point.
-        let all = HeadToHead::of(&vec![a_wins(5, 5); 6], RESAMPLING);
+        let all = HeadToHead::of(&[a_wins(5, 5); 6], RESAMPLING);
         assert_eq!(all.win_rate_ci95, Some([1.0, 1.0]));
         // 6 of 6 decisive: p = 2/64 < 0.05, and the interval excludes ½.
         assert!((all.p_value.unwrap() - 2.0 / 64.0).abs() < 1e-12);
@@ -631,7 +631,10 @@ mod tests {
         assert_eq!(held.ci95, None);
         let more: Vec<JudgedQuestion> = questions.iter().copied().cycle().take(35).collect();
         let held = HeadToHead::of(&more, RESAMPLING).length.held_equal;
-        assert!((held.win_rate.unwrap() - 2.0 / 3.0).abs() < 1e-9, "{held:?}");
+        assert!(
+            (held.win_rate.unwrap() - 2.0 / 3.0).abs() < 1e-9,
+            "{held:?}"
+        );
         let [low, high] = held.ci95.unwrap();
         assert!(low < 2.0 / 3.0 && 2.0 / 3.0 < high, "{held:?}");
         // Separated by length: no figure, and the reason.

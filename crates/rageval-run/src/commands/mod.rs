@@ -10,12 +10,15 @@
 //! - [`testset`]: a question set written from a team's chunks, gated item by item.
 //! - [`calibrate`]: human labels on some samples and the judge's scores on all turned into
 //!   a calibrated mean (PPI++) with its interval.
+//! - [`pairwise`]: versions' answers judged head to head, both seat orders, with win
+//!   rates, position and length bias.
 //! - [`merge`]: the shards of a sharded `eval` joined into one run.
 
 pub mod calibrate;
 pub mod eval;
 pub mod judge_check;
 pub mod merge;
+pub mod pairwise;
 pub mod pipeline;
 pub mod rank;
 pub mod reference;

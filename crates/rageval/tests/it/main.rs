@@ -25,6 +25,7 @@ mod label;
 mod label_review;
 mod local_models;
 mod metrics;
+mod pairwise;
 mod rank;
 mod released_runs;
 mod report;

@@ -20,9 +20,10 @@
 //!   retriever-versus-judge figures per question (`rank_agreement.jsonl`), shown in every
 //!   human file ([`render_rank_agreement`]).
 //! - [`folder_kind`], [`RunKind`]: what a folder is — a run directory of a scored run or of
-//!   a `rank`, `reference` or `testset` run, or a `pipeline` folder ([`PIPELINE_STAGES`]);
-//!   [`locate_run`]: where a folder given as a scored run has it ([`RunFolder`]: itself, or
-//!   a pipeline's `eval/`); a stage run is refused, naming its pipeline's `eval` run.
+//!   a `rank`, `reference`, `testset` or `pairwise` run, or a `pipeline` folder
+//!   ([`PIPELINE_STAGES`]); [`locate_run`]: where a folder given as a scored run has it
+//!   ([`RunFolder`]: itself, or a pipeline's `eval/`); a stage run is refused, naming its
+//!   pipeline's `eval` run.
 //! - [`read_run`]: any finished run read as what it is ([`AnyRun`]): a scored run, or a
 //!   stage run with its figures ([`StageData`], [`StageFigures`]). Every reader takes an
 //!   [`OpenCheck`], asked before each file it opens (`rageval serve`'s root rule).
@@ -163,8 +164,8 @@ pub use run_folder::{
 };
 pub use run_samples::{locate_dataset, open_run_dataset, read_dataset_of, read_run_samples};
 pub use stage_run::{
-    AnyRun, RankFigures, ReferenceFigures, StageData, StageFigures, TestsetFigures, read_run,
-    read_run_info,
+    AnyRun, PairwiseFigures, RankFigures, ReferenceFigures, StageData, StageFigures,
+    TestsetFigures, read_run, read_run_info,
 };
 pub use summary::{AbstentionSummary, Aggregator, MetricSummary, Summary};
 pub use svg::{IntervalRow, histogram, interval_chart};

@@ -126,6 +126,18 @@ fn a_judge_that_always_names_the_first_seat_flips_every_question_and_ties_them_a
     assert!(report.contains("## Questions that flipped"), "{report}");
     // Three questions have a reference: the judge saw it.
     assert_eq!(summary(&out)["with_reference"], json!(3));
+    // Read back as what it is (`serve` lists it so).
+    match rageval_report::read_run(&out, &rageval_report::any_file).unwrap() {
+        rageval_report::AnyRun::Stage(stage) => {
+            assert_eq!(stage.kind, rageval_report::RunKind::Pairwise);
+            let line = stage.figures.describe();
+            assert!(
+                line.contains("v1 vs v2: 0 wins, 6 ties, 0 losses"),
+                "{line}"
+            );
+        }
+        rageval_report::AnyRun::Scored(_) => panic!("a pairwise run read as a scored run"),
+    }
 
     // A rerun resumes a finished run: nothing asked again.
     let again = pairwise(&server, dir.path(), &args);

@@ -1,7 +1,7 @@
 //! The plan of `pairwise`: every pair of versions on every question asked in both seat
 //! orders against the [`Planner`](crate::engine::plan::Planner)'s stand-in models,
-//! counting every prompt a real run sends. A pair whose two answers and contexts are the same is a tie by rule and costs
-//! nothing, in the plan as in the run.
+//! counting every prompt a real run sends. A pair whose two answers and contexts are the
+//! same is a tie by rule and costs nothing, in the plan as in the run.
 
 use super::{PairwiseOptions, Prepared, prepare, task, version_pairs};
 use crate::engine::error::Result;

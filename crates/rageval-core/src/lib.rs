@@ -25,6 +25,8 @@
 //!   accuracy, AUROC, cross-validated thresholds, Cohen's κ, bootstrap of any statistic).
 //! - [`calibration`]: calibrated means from a few human labels (PPI++), the labels file as
 //!   it reads it, and labels matched to a run's samples by id.
+//! - [`preference`]: versions judged head to head — the both-orders rule, win rates with
+//!   intervals, sign test, position and length bias, Bradley–Terry strengths.
 //!
 //! This crate knows no model, no network and no file format of a run: judging lives in
 //! `rageval-judge`, metrics over samples in `rageval-metrics`, run directories in
@@ -36,6 +38,7 @@ pub mod calibration;
 pub mod dataset;
 pub mod files;
 pub mod outcome;
+pub mod preference;
 pub mod rank;
 pub mod sample;
 pub mod sampling;

@@ -29,6 +29,14 @@ impl<'a> RunSamples<'a> {
     pub(crate) fn new(run: &'a RunData, samples: &'a [Sample]) -> Self {
         Self {
             ids: run.sample_ids(),
+            ..Self::of_samples(samples)
+        }
+    }
+
+    /// A dataset's samples alone, in its order (`pairwise` reads datasets, not runs).
+    fn of_samples(samples: &'a [Sample]) -> Self {
+        Self {
+            ids: samples.iter().map(|s| s.id.as_str()).collect(),
             by_id: samples.iter().map(|s| (s.id.as_str(), s)).collect(),
         }
     }
@@ -97,6 +105,23 @@ pub struct Pairing {
     /// (baseline id, candidate id), in baseline journal order.
     #[serde(skip)]
     pub(crate) pairs: Vec<(String, String)>,
+}
+
+impl Pairing {
+    /// (baseline id, candidate id) of every pair, in baseline order.
+    pub fn pairs(&self) -> &[(String, String)] {
+        &self.pairs
+    }
+}
+
+/// Pairs two datasets' samples as [`crate::Comparison`] pairs two runs' (by id, then by
+/// question text): `pairwise`'s versions.
+pub fn pair_datasets(baseline: &[Sample], candidate: &[Sample]) -> Pairing {
+    pair_samples(
+        &RunSamples::of_samples(baseline),
+        &RunSamples::of_samples(candidate),
+        false,
+    )
 }
 
 /// Pairs `baseline`'s samples with `candidate`'s.

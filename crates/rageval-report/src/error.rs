@@ -59,6 +59,13 @@ pub enum ReportError {
         #[source]
         source: serde_json::Error,
     },
+    #[error("{path}:{line}: not a pairwise question line")]
+    DecodePairwise {
+        path: PathBuf,
+        line: usize,
+        #[source]
+        source: serde_json::Error,
+    },
     #[error("{path}:{line}: {why}")]
     BadRankAgreement {
         path: PathBuf,
@@ -168,6 +175,7 @@ impl ReportError {
             | Self::JournalChanged { path }
             | Self::DecodeRankAgreement { path, .. }
             | Self::BadRankAgreement { path, .. }
+            | Self::DecodePairwise { path, .. }
             | Self::Decode { path, .. }
             | Self::NotARun { path }
             | Self::Incomplete { path }

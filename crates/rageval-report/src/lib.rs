@@ -21,9 +21,10 @@
 //!   retriever-versus-judge figures per question (`rank_agreement.jsonl`), shown in every
 //!   human file ([`render_rank_agreement`]).
 //! - [`folder_kind`], [`RunKind`]: what a folder is — a run directory of a scored run or of
-//!   a `rank`, `reference` or `testset` run, or a `pipeline` folder ([`PIPELINE_STAGES`]);
-//!   [`locate_run`]: where a folder given as a scored run has it ([`RunFolder`]: itself, or
-//!   a pipeline's `eval/`); a stage run is refused, naming its pipeline's `eval` run.
+//!   a `rank`, `reference`, `testset` or `pairwise` run, or a `pipeline` folder
+//!   ([`PIPELINE_STAGES`]); [`locate_run`]: where a folder given as a scored run has it
+//!   ([`RunFolder`]: itself, or a pipeline's `eval/`); a stage run is refused, naming its
+//!   pipeline's `eval` run.
 //! - [`read_run`]: any finished run read as what it is ([`AnyRun`]): a scored run, or a
 //!   stage run with its figures ([`StageData`], [`StageFigures`]). Every reader takes an
 //!   [`OpenCheck`], asked before each file it opens (`rageval serve`'s root rule).
@@ -39,6 +40,8 @@
 //! - [`TaskJudgeRecord`]: which judge answered each judged metric's tasks and its measured
 //!   agreement ([`judge_lines`]), shown beside the metric's score in every human file.
 //! - [`Gate`]: `--fail-under` thresholds; [`render_junit`] the CI report of a gate.
+//! - [`PairwiseSummary`], [`PairwiseQuestion`]: a `pairwise` run's `summary.json` and its
+//!   journal `pairwise.jsonl` (versions' answers judged head to head, both seat orders).
 //! - [`Comparison`]: the version table of two or more runs — system versions over the same
 //!   questions, samples paired by id and question ([`Pairing`]) — with paired statistics
 //!   per metric; [`write_compare_xlsx`] writes it as a workbook.
@@ -74,6 +77,8 @@ mod manifest;
 mod markdown;
 mod outcome_text;
 mod page;
+mod pairwise;
+mod pairwise_render;
 mod rank_agreement;
 mod rank_agreement_render;
 mod reader;
@@ -115,7 +120,7 @@ pub use compare::{
     CalibratedDelta, CompareSettings, Comparison, MetricDelta, PairComparison, Reading, RunRow,
     SampleFlip,
 };
-pub use compare_pairing::{DataDifferences, Pairing};
+pub use compare_pairing::{DataDifferences, Pairing, pair_datasets};
 pub use compare_render::{
     compare_title, render_compare_body, render_compare_html, render_compare_markdown,
 };
@@ -136,6 +141,11 @@ pub use manifest::{
 };
 pub use markdown::render_markdown;
 pub use page::html_document;
+pub use pairwise::{
+    AnswerLength, PAIRWISE_COMMAND, PAIRWISE_FILE, PairVerdicts, PairwiseQuestion, PairwiseSummary,
+    PairwiseVersion, SeatVerdict, VersionPair, VersionStrength, read_pairwise_questions,
+};
+pub use pairwise_render::{FLIPS_SHOWN, pairwise_line, render_pairwise_markdown};
 pub use rank_agreement::{
     FIGURE_NAMES, FigureMean, RANK_AGREEMENT_FILE, RankAgreementRow, RankAgreementSummary,
     read_rank_agreement,
@@ -157,8 +167,8 @@ pub use run_folder::{
 pub use run_lock::{LOCK_FILE, RunLock};
 pub use run_samples::{locate_dataset, open_run_dataset, read_dataset_of, read_run_samples};
 pub use stage_run::{
-    AnyRun, RankFigures, ReferenceFigures, StageData, StageFigures, TestsetFigures, read_run,
-    read_run_info,
+    AnyRun, PairwiseFigures, RankFigures, ReferenceFigures, StageData, StageFigures,
+    TestsetFigures, read_run, read_run_info,
 };
 pub use summary::{AbstentionSummary, Aggregator, MetricSummary, Summary};
 pub use svg::{IntervalRow, histogram, interval_chart};

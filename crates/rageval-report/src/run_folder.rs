@@ -41,6 +41,8 @@ pub enum RunKind {
     Reference,
     /// `testset`: questions written from documents, gated item by item.
     Testset,
+    /// `pairwise`: versions' answers judged head to head ([`crate::PairwiseSummary`]).
+    Pairwise,
 }
 
 impl RunKind {
@@ -50,6 +52,7 @@ impl RunKind {
             "rank" => Self::Rank,
             "reference" => Self::Reference,
             "testset" => Self::Testset,
+            crate::PAIRWISE_COMMAND => Self::Pairwise,
             _ => Self::Scored,
         }
     }
@@ -248,6 +251,7 @@ mod tests {
             ("rank", RunKind::Rank),
             ("reference", RunKind::Reference),
             ("testset", RunKind::Testset),
+            ("pairwise", RunKind::Pairwise),
         ] {
             assert_eq!(RunKind::of_command(command), kind, "{command}");
         }

@@ -1,6 +1,6 @@
-//! A finished run without per-sample scores — `rank`, `reference`, `testset` — read back:
-//! its manifest, its `summary.json` as the command wrote it (`{"command", …, "summary":
-//! {…}}`), and the figures a listing shows of it ([`StageFigures`]). [`read_run`] reads any
+//! A finished run without per-sample scores — `rank`, `reference`, `testset`, `pairwise` —
+//! read back: its manifest, its `summary.json` as the command wrote it (`{"command", …,
+//! "summary": {…}}`; a `pairwise` run's is a [`crate::PairwiseSummary`]), and the figures a listing shows of it ([`StageFigures`]). [`read_run`] reads any
 //! finished run as what it is ([`AnyRun`]), for the readers that show every kind
 //! (`rageval serve`).
 //!
@@ -16,10 +16,11 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::pairwise_render::pairwise_line;
 use crate::reader::{OpenCheck, checked_file, read_json, read_manifest, run_name};
 use crate::{
-    Manifest, RANK_AGREEMENT_FILE, RankAgreementRow, ReportError, RunData, RunInfo, RunKind,
-    RunStatus, SUMMARY_FILE, read_rank_agreement,
+    Manifest, PairwiseSummary, RANK_AGREEMENT_FILE, RankAgreementRow, ReportError, RunData,
+    RunInfo, RunKind, RunStatus, SUMMARY_FILE, read_rank_agreement,
 };
 
 /// A `rank` run's counts (its retriever-versus-judge figures are `rank_agreement.jsonl`'s).
@@ -55,6 +56,15 @@ pub struct TestsetFigures {
     pub dropped: BTreeMap<String, usize>,
 }
 
+/// A `pairwise` run's figures: one line per pair of versions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairwiseFigures {
+    /// Questions every version answered.
+    pub questions: usize,
+    /// Each pair's wins, ties, losses, win rate with its interval, p and flip rate.
+    pub head_to_head: Vec<String>,
+}
+
 /// What a finished run without per-sample scores says of itself.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
@@ -62,6 +72,7 @@ pub enum StageFigures {
     Rank(RankFigures),
     Reference(ReferenceFigures),
     Testset(TestsetFigures),
+    Pairwise(PairwiseFigures),
 }
 
 impl StageFigures {
@@ -83,6 +94,18 @@ impl StageFigures {
             RunKind::Rank => Self::Rank(figures(summary, path)?),
             RunKind::Reference => Self::Reference(figures(summary, path)?),
             RunKind::Testset => Self::Testset(figures(summary, path)?),
+            RunKind::Pairwise => {
+                let pairwise = PairwiseSummary::deserialize(summary).map_err(|source| {
+                    ReportError::Decode {
+                        path: path.to_path_buf(),
+                        source,
+                    }
+                })?;
+                Self::Pairwise(PairwiseFigures {
+                    questions: pairwise.questions,
+                    head_to_head: pairwise.pairs.iter().map(pairwise_line).collect(),
+                })
+            }
         }))
     }
 
@@ -102,11 +125,16 @@ impl StageFigures {
                     f.written, f.planned, f.judge_failed
                 )
             }
+            Self::Pairwise(f) => format!(
+                "{} questions judged head to head; {}",
+                f.questions,
+                f.head_to_head.join("; ")
+            ),
         }
     }
 }
 
-/// A finished `rank`, `reference` or `testset` run.
+/// A finished `rank`, `reference`, `testset` or `pairwise` run.
 #[derive(Debug, Clone)]
 pub struct StageData {
     pub path: PathBuf,

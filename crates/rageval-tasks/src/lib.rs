@@ -62,11 +62,12 @@ pub use prompt::{Lang, LangChoice};
 pub use router::{Answerer, Policy, Route, TaskCalls, TaskJudge, TaskRoute};
 pub use task::{
     Abstention, AbstentionVerdict, AnswerClosedBook, AnswerFromContexts, AnswerRubric,
-    ContextAnswer, ContextOrder, ContextRelevance, ContextUsefulness, ContextsCheck,
-    ContextsChecked, ExtractEntities, GenerateQuestions, GeneratedQuestions, GradeRelevance,
-    GradeRelevanceBatch, JudgeRubric, MergeAnswers, OrderContexts, PARTIAL_SUPPORT_CREDIT,
-    PairwisePreference, Preference, Preferred, Premise, QuestionSimilarity, RelevanceGrade,
-    RelevanceVerdict, Rubric, RubricExample, RubricField, RubricGrade, RubricScale, RubricScore,
-    SimilarityVerdict, SplitStatements, Support, SupportCredit, SupportVerdict, SupportVerdicts,
-    TaskFamily, TaskKind, TestItemDraft, UsefulnessVerdict, WriteTestItem,
+    CompareAnswers, ContextAnswer, ContextOrder, ContextRelevance, ContextUsefulness,
+    ContextsCheck, ContextsChecked, ExtractEntities, GenerateQuestions, GeneratedQuestions,
+    GradeRelevance, GradeRelevanceBatch, JudgeRubric, MergeAnswers, OrderContexts,
+    PARTIAL_SUPPORT_CREDIT, PairwisePreference, Preference, Preferred, Premise, QuestionSimilarity,
+    RelevanceGrade, RelevanceVerdict, Rubric, RubricExample, RubricField, RubricGrade, RubricScale,
+    RubricScore, ShownAnswer, SimilarityVerdict, SplitStatements, Support, SupportCredit,
+    SupportVerdict, SupportVerdicts, TaskFamily, TaskKind, TestItemDraft, UsefulnessVerdict,
+    WriteTestItem,
 };

@@ -16,7 +16,6 @@
 //! ([`Ranking::games`]). A failed judge call is recorded and counted, never retried here and
 //! never turned into a verdict.
 
-pub mod bradley_terry;
 pub mod comparison;
 mod grading;
 pub mod insertion;

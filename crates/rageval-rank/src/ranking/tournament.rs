@@ -22,11 +22,11 @@ use std::collections::{HashMap, HashSet};
 
 use rageval_core::stats::SplitMix64;
 
-use super::bradley_terry::{Game, fit};
 use super::comparison::{Comparison, PairAsker};
 use super::{ContextGame, Ordered, RankSettings};
 use crate::judges::Comparator;
 use crate::seeded::shuffle;
+use rageval_core::preference::bradley_terry::{Game, fit};
 
 /// Default for [`RankSettings::all_pairs_up_to`].
 pub const DEFAULT_ALL_PAIRS_UP_TO: usize = 45;

@@ -10,6 +10,8 @@
 //! - [`testset`]: a question set written from a team's chunks, gated item by item.
 //! - [`calibrate`]: human labels on some samples and the judge's scores on all turned into
 //!   a calibrated mean (PPI++) with its interval.
+//! - [`pairwise`]: versions' answers judged head to head, both seat orders, with win
+//!   rates, position and length bias.
 //! - [`merge`]: the shards of a sharded `eval` joined into one run.
 //! - [`watch`]: `eval --watch` — a growing source polled into one rolling run: new samples
 //!   sampled by id, scored by `eval`, cost caps per hour and day, alerts when a metric's
@@ -19,6 +21,7 @@ pub mod calibrate;
 pub mod eval;
 pub mod judge_check;
 pub mod merge;
+pub mod pairwise;
 pub mod pipeline;
 pub mod rank;
 pub mod reference;

@@ -28,6 +28,7 @@ pub mod abstention;
 pub mod answer_closed_book;
 pub mod answer_from_contexts;
 pub mod answer_rubric;
+pub mod compare_answers;
 pub mod context_relevance;
 pub mod context_usefulness;
 pub mod contexts_check;
@@ -53,6 +54,7 @@ pub use abstention::{Abstention, AbstentionVerdict};
 pub use answer_closed_book::AnswerClosedBook;
 pub use answer_from_contexts::{AnswerFromContexts, ContextAnswer};
 pub use answer_rubric::{AnswerRubric, RubricScore};
+pub use compare_answers::{CompareAnswers, ShownAnswer};
 pub use context_relevance::{ContextRelevance, RelevanceVerdict};
 pub use context_usefulness::{ContextUsefulness, UsefulnessVerdict};
 pub use contexts_check::{ContextsCheck, ContextsChecked};
@@ -232,6 +234,7 @@ tasks! {
     WriteTestItem => write_test_item::WriteTestItem,
     AnswerClosedBook => answer_closed_book::AnswerClosedBook,
     Abstention => abstention::Abstention,
+    CompareAnswers => compare_answers::CompareAnswers,
 }
 
 impl fmt::Display for TaskKind {

@@ -213,6 +213,22 @@ async fn ask(router: &TaskJudge, kind: TaskKind, item: (&str, &str, &str)) -> Op
             .answer_closed_book(&rageval_tasks::AnswerClosedBook { question })
             .await
             .map(|j| j.rung),
+        TaskKind::CompareAnswers => router
+            .compare_answers(&rageval_tasks::CompareAnswers {
+                question,
+                reference: String::new(),
+                first: rageval_tasks::ShownAnswer {
+                    answer: answer.clone(),
+                    contexts: vec![context.clone()],
+                },
+                second: rageval_tasks::ShownAnswer {
+                    answer: context,
+                    contexts: Vec::new(),
+                },
+                criterion: None,
+            })
+            .await
+            .map(|j| j.rung),
     };
     outcome.unwrap_or_else(|e| panic!("{kind} on {item:?}: {e}"))
 }

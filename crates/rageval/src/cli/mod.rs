@@ -9,6 +9,7 @@ mod export;
 mod judge;
 mod judge_check;
 mod metrics;
+mod pairwise;
 mod rank;
 mod run_dir;
 mod runs;
@@ -32,6 +33,7 @@ pub use export::{
 pub use judge::{CacheAction, CacheArgs, CacheLocation, JudgeArgs};
 pub use judge_check::JudgeCheckArgs;
 pub use metrics::{MetricsAction, MetricsArgs, TrecArgs};
+pub use pairwise::PairwiseArgs;
 pub use rank::{
     AlgorithmArg, PipelineArgs, RankArgs, RankDataArgs, RankingArgs, ReferenceArgs,
     ReferenceModeArg, ReferenceOptions,
@@ -124,6 +126,21 @@ pub enum Command {
     /// and counted. --dry-run estimates the calls first; caps, Ctrl-C and a judge that does
     /// not answer stop it resumably (exit 3, 130, 4).
     Rank(Box<RankArgs>),
+    /// Judge two or more versions' answers to the same questions head to head.
+    ///
+    /// VERSIONs are run directories, collected datasets or pipeline folders; questions pair
+    /// by id, then by question text. Every pair of versions on every question is asked in
+    /// both seat orders (each answer with its own version's contexts, the reference answer
+    /// when the data has one); two verdicts naming the same version make it the winner,
+    /// anything else is a tie, and opposite versions are a position flip. Writes
+    /// pairwise.jsonl (per question: both verdicts with their reasons, the answers'
+    /// lengths, the result), summary.json (per pair: wins, ties, losses, failed, win rate
+    /// with a 95% bootstrap interval, sign-test p, position-flip rate, first-seat share,
+    /// length bias; Bradley–Terry strengths for three or more versions) and report.md.
+    /// Needs a chat judge (the heuristic judge has no rule for it); resumable; --dry-run
+    /// estimates the calls first; caps, Ctrl-C and a judge that does not answer stop it
+    /// resumably (exit 3, 130, 4).
+    Pairwise(Box<PairwiseArgs>),
     /// Write a reference answer per question from all its contexts: GT_{question}.json, and
     /// FULL_{question}.json when the data has the system's answer.
     ///
@@ -194,6 +211,7 @@ impl Command {
             Command::Eval(args) => args.output,
             Command::Pipeline(args) => args.eval.output,
             Command::Rank(args) => args.data.output,
+            Command::Pairwise(args) => args.output,
             Command::Reference(args) => args.data.output,
             Command::Testset(args) => args.output,
             Command::JudgeCheck(args) => args.output,

@@ -1,6 +1,6 @@
 //! The flags of every command that writes a resumable run directory, declared once:
-//! `eval` (and `pipeline` through it), `rank`, `reference`, `testset` and `judge-check`
-//! flatten [`RunDirArgs`]. Their words must be true of each of those commands; what only
+//! `eval` (and `pipeline` through it), `rank`, `reference`, `testset`, `judge-check` and
+//! `pairwise` flatten [`RunDirArgs`]. Their words must be true of each of those commands; what only
 //! one command does is said in its own description.
 
 use std::path::PathBuf;

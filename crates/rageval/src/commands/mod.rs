@@ -16,6 +16,7 @@ pub mod label;
 mod label_review;
 pub mod merge;
 pub mod metrics;
+pub mod pairwise;
 pub mod rank;
 pub mod report;
 pub mod search;
@@ -155,6 +156,7 @@ pub fn dispatch(command: Command, metric_files: &[PathBuf], ui: &Ui) -> anyhow::
         Command::Calibrate(args) => calibrate::run(&args, ui, out)?,
         Command::Label(args) => label::run(&args, ui, out)?,
         Command::Rank(args) => rank::run(&args, ui, out)?,
+        Command::Pairwise(args) => pairwise::run(&args, metric_files, ui, out)?,
         Command::Reference(args) => rank::reference::run(&args, ui, out)?,
         Command::Testset(args) => testset::run(&args, ui, out)?,
         Command::Pipeline(args) => rank::pipeline::run(*args, metric_files, ui, out)?,

@@ -13,6 +13,7 @@ fn the_help_of_each_command_with_run_or_dataset_flags() {
         for command in [
             "eval",
             "rank",
+            "pairwise",
             "reference",
             "pipeline",
             "testset",

@@ -30,6 +30,7 @@ mod label_review;
 mod local_models;
 mod metrics;
 mod mlflow;
+mod pairwise;
 mod phoenix;
 mod rank;
 mod released_runs;

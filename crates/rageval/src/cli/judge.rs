@@ -116,7 +116,7 @@ pub struct JudgeArgs {
     pub cache: Option<PathBuf>,
 
     /// Stop after N answered judge calls (cached answers are free). What is finished is
-    /// kept (eval: cells; judge-check: judgements; rank, reference: questions; testset:
+    /// kept (eval: cells; judge-check: judgements; rank, reference, pairwise: questions; testset:
     /// items; collect: records; pipeline: each stage's), the command exits 3, and run again
     /// with a larger cap it goes on from there
     #[arg(long, value_name = "N")]

@@ -423,6 +423,8 @@ fn phoenix_traces_are_scored_and_the_scores_written_back_once() {
     );
 
     // Phoenix dies while the run scores: the run finishes whole, the writes are counted.
+    // One sample at a time, each call 300 ms: after the first sample is journaled the rest
+    // take seconds, so the server is gone before the annotations are written at the end.
     let slow = endpoint(MockConfig {
         latency: Duration::from_millis(300),
         ..MockConfig::default()
@@ -435,6 +437,8 @@ fn phoenix_traces_are_scored_and_the_scores_written_back_once() {
         "--out",
         "run-dies",
         "--annotate",
+        "--concurrency",
+        "1",
     ]
     .iter()
     .map(|s| s.to_string())

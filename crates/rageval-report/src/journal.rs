@@ -27,7 +27,7 @@ pub const SCORE_RANGE: std::ops::RangeInclusive<f64> = -1.0..=1.0;
 /// comes to 1.0000000000000002).
 pub const SCORE_ROUNDING: f64 = 1e-9;
 
-/// Whether `value` lies in `range`, give or take [`SCORE_ROUNDING`].
+/// Whether `value` lies in `range`, give or take `SCORE_ROUNDING`.
 pub fn in_score_range(value: f64, range: &std::ops::RangeInclusive<f64>) -> bool {
     value.is_finite()
         && value >= range.start() - SCORE_ROUNDING

@@ -111,7 +111,7 @@ def test_judge_error_is_an_exception_with_the_cli_message(
 
 
 def test_bad_data_is_a_rageval_error(tmp_path: Path) -> None:
-    with pytest.raises(rageval.RagevalError, match="missing required field"):
+    with pytest.raises(rageval.RagevalError, match="no column is the question"):
         rageval.evaluate([{"answer": "no question here"}], metrics=["rouge_l"],
                          out=tmp_path / "run")
 

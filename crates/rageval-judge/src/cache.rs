@@ -38,7 +38,7 @@ pub use transfer::{CacheLine, Transferred};
 /// Bumped when the key recipe or the table changes, so old entries are never misread.
 pub const CACHE_FORMAT: u32 = 1;
 /// How long a writer waits for another process's lock before failing.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// The most answers one group commit holds.
 const MAX_GROUP: usize = 512;
 

@@ -97,6 +97,10 @@ pub(crate) fn inspect(path: &Path) -> Result<(), JudgeError> {
     }
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let connection = Connection::open_with_flags(path, flags).map_err(|e| damaged(path, e))?;
+    // Another process writing the cache is no damage: wait for it as every connection does.
+    connection
+        .busy_timeout(super::BUSY_TIMEOUT)
+        .map_err(|e| damaged(path, e))?;
     let version: i64 = connection
         .query_row("PRAGMA user_version", [], |row| row.get(0))
         .map_err(|e| damaged(path, e))?;
@@ -230,8 +234,17 @@ pub(crate) fn short(key: &str) -> String {
 
 /// Gives each answer without a checksum (written before checksums) its checksum, and
 /// marks the file with [`SCHEMA_VERSION`], in one transaction.
+///
+/// Several processes open one cache at once (Ray or Spark workers): a file with nothing to
+/// fill is not written at all, and one with work takes the write lock first (`BEGIN
+/// IMMEDIATE`, which waits out the busy timeout) rather than reading and then asking to
+/// write, which SQLite refuses at once when another process wrote in between.
 pub(crate) fn fill_missing_checksums(connection: &Connection) -> rusqlite::Result<()> {
-    let transaction = connection.unchecked_transaction()?;
+    if !needs_filling(connection)? {
+        return Ok(());
+    }
+    let transaction =
+        rusqlite::Transaction::new_unchecked(connection, rusqlite::TransactionBehavior::Immediate)?;
     {
         let mut select = transaction.prepare(&format!(
             "SELECT {ROW_FIELDS} FROM answers WHERE checksum IS NULL"
@@ -245,6 +258,17 @@ pub(crate) fn fill_missing_checksums(connection: &Connection) -> rusqlite::Resul
     }
     transaction.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     transaction.commit()
+}
+
+/// Whether any answer lacks its checksum or the file is not yet marked [`SCHEMA_VERSION`].
+fn needs_filling(connection: &Connection) -> rusqlite::Result<bool> {
+    let version: i64 = connection.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    let missing: bool = connection.query_row(
+        "SELECT EXISTS (SELECT 1 FROM answers WHERE checksum IS NULL)",
+        [],
+        |row| row.get(0),
+    )?;
+    Ok(missing || version != SCHEMA_VERSION)
 }
 
 #[cfg(test)]

@@ -183,7 +183,7 @@ fn regression_issue_39_cap_help_says_what_each_command_keeps() {
         let help = crate::stdout(&output);
         assert!(!help.contains("`eval` then keeps"), "{command}: {help}");
         assert!(
-            help.contains("rank, reference: questions; testset: items; collect: records"),
+            help.contains("rank, reference, pairwise: questions; testset: items; collect: records"),
             "{command}: {help}"
         );
     }

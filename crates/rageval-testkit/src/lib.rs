@@ -30,7 +30,9 @@ mod fill;
 mod multipart;
 mod reasoning;
 mod server;
+mod stats;
 
 pub use batch::MockBatchConfig;
 pub use reasoning::{ReasoningMode, ReasoningModes, UnknownReasoningMode};
-pub use server::{FaultCounts, GARBAGE_SENTENCE, MockConfig, MockServer, MockStats, Reply, Script};
+pub use server::{GARBAGE_SENTENCE, MockConfig, MockServer, Reply, Script};
+pub use stats::{FaultCounts, MockStats};

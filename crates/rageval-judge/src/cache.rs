@@ -175,18 +175,65 @@ pub fn origin_of(endpoint: &str) -> String {
         .collect()
 }
 
-/// Adds the `origin` column to a cache file written before it existed (its answers keep no
-/// origin).
-fn add_missing_columns(connection: &Connection) -> rusqlite::Result<()> {
+/// The tables as this version writes them. A file from an older version gains the
+/// [`ADDED_COLUMNS`] it lacks in [`create_schema`].
+const CREATE_TABLES: &str = "CREATE TABLE IF NOT EXISTS answers (
+        key TEXT PRIMARY KEY,
+        template TEXT NOT NULL,
+        model TEXT NOT NULL,
+        text TEXT NOT NULL,
+        prompt_tokens INTEGER NOT NULL,
+        completion_tokens INTEGER NOT NULL,
+        finish_reason TEXT,
+        created_unix INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS embeddings (
+        key TEXT PRIMARY KEY,
+        model TEXT NOT NULL,
+        vector BLOB NOT NULL
+    ) WITHOUT ROWID;";
+
+/// Creates the tables, and adds the columns a file written before them lacks (its old
+/// answers keep them empty). A file already whole is only read. Otherwise the work happens
+/// under the write lock, looking again once it is held: processes that open one new file at
+/// once (Spark or Ray workers) would each add the same column, and all but one be refused.
+fn create_schema(connection: &Connection) -> rusqlite::Result<()> {
+    if schema_is_whole(connection)? {
+        return Ok(());
+    }
+    let transaction =
+        rusqlite::Transaction::new_unchecked(connection, rusqlite::TransactionBehavior::Immediate)?;
+    transaction.execute_batch(CREATE_TABLES)?;
     for (name, kind) in ADDED_COLUMNS {
-        let present = connection
-            .prepare("SELECT 1 FROM pragma_table_info('answers') WHERE name = ?1")?
-            .exists([name])?;
-        if !present {
-            connection.execute_batch(&format!("ALTER TABLE answers ADD COLUMN {name} {kind}"))?;
+        if !has_column(&transaction, name)? {
+            transaction.execute_batch(&format!("ALTER TABLE answers ADD COLUMN {name} {kind}"))?;
         }
     }
-    Ok(())
+    transaction.commit()
+}
+
+/// Whether both tables exist and `answers` has every added column.
+fn schema_is_whole(connection: &Connection) -> rusqlite::Result<bool> {
+    let tables: i64 = connection.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('answers', 'embeddings')",
+        [],
+        |row| row.get(0),
+    )?;
+    if tables != 2 {
+        return Ok(false);
+    }
+    for (name, _) in ADDED_COLUMNS {
+        if !has_column(connection, name)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+fn has_column(connection: &Connection, name: &str) -> rusqlite::Result<bool> {
+    connection
+        .prepare("SELECT 1 FROM pragma_table_info('answers') WHERE name = ?1")?
+        .exists([name])
 }
 
 /// An answer on its way to the writer thread, and where to say whether it was stored.
@@ -270,11 +317,42 @@ fn insert_answers(connection: &Connection, group: &[PendingAnswer]) -> rusqlite:
 fn connect(path: &Path) -> rusqlite::Result<Connection> {
     let connection = Connection::open(path)?;
     connection.busy_timeout(BUSY_TIMEOUT)?;
-    // WAL: readers never block the writer; NORMAL sync is crash-safe in WAL mode (a crash
-    // may lose the last commits, never corrupt the file).
-    connection.pragma_update(None, "journal_mode", "WAL")?;
+    use_write_ahead_log(&connection)?;
+    // NORMAL sync is crash-safe in WAL mode (a crash may lose the last commits, never
+    // corrupt the file).
     connection.pragma_update(None, "synchronous", "NORMAL")?;
     Ok(connection)
+}
+
+/// Puts the file in WAL mode (readers never block the writer), which it keeps once set.
+/// Switching a new file needs it to itself, and SQLite answers "database is locked" at once
+/// rather than waiting while another connection opens it: workers that open one new cache
+/// together retry until [`BUSY_TIMEOUT`].
+fn use_write_ahead_log(connection: &Connection) -> rusqlite::Result<()> {
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    loop {
+        let mode = connection
+            .pragma_query_value(None, "journal_mode", |row| row.get::<_, String>(0))
+            .and_then(|mode| {
+                if mode.eq_ignore_ascii_case("wal") {
+                    Ok(mode)
+                } else {
+                    connection.pragma_update_and_check(None, "journal_mode", "WAL", |row| {
+                        row.get::<_, String>(0)
+                    })
+                }
+            });
+        match mode {
+            Ok(_) => return Ok(()),
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::DatabaseBusy
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 /// The writer thread and the way to it. Dropped with the last handle: closing the queue lets
@@ -336,26 +414,7 @@ impl Cache {
         }
         check::inspect(&path)?;
         let connection = connect(&path).map_err(fail)?;
-        connection
-            .execute_batch(
-                "CREATE TABLE IF NOT EXISTS answers (
-                    key TEXT PRIMARY KEY,
-                    template TEXT NOT NULL,
-                    model TEXT NOT NULL,
-                    text TEXT NOT NULL,
-                    prompt_tokens INTEGER NOT NULL,
-                    completion_tokens INTEGER NOT NULL,
-                    finish_reason TEXT,
-                    created_unix INTEGER NOT NULL
-                ) WITHOUT ROWID;
-                CREATE TABLE IF NOT EXISTS embeddings (
-                    key TEXT PRIMARY KEY,
-                    model TEXT NOT NULL,
-                    vector BLOB NOT NULL
-                ) WITHOUT ROWID;",
-            )
-            .map_err(fail)?;
-        add_missing_columns(&connection).map_err(fail)?;
+        create_schema(&connection).map_err(fail)?;
         check::fill_missing_checksums(&connection).map_err(fail)?;
         let writer_connection = connect(&path).map_err(fail)?;
         let (sender, queue) = std::sync::mpsc::channel();
@@ -722,5 +781,31 @@ mod tests {
         assert_eq!(a.len().await.unwrap(), 200);
         let hit = b.get(CacheKey::of(&json!({ "i": 7 }))).await.unwrap();
         assert_eq!(hit.map(|h| h.text), Some("answer 7".to_string()));
+    }
+
+    #[test]
+    fn workers_opening_one_new_file_at_once_all_get_it() {
+        // Spark and Ray start their workers together, each opening the same new cache; every
+        // one must get a whole file (a race on the added columns refused all but one with
+        // "duplicate column name").
+        for round in 0..10 {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join(format!("shared-{round}.sqlite"));
+            let start = Arc::new(std::sync::Barrier::new(8));
+            let workers: Vec<_> = (0..8)
+                .map(|_| {
+                    let (path, start) = (path.clone(), start.clone());
+                    std::thread::spawn(move || {
+                        start.wait();
+                        Cache::open(&path).map(|_| ())
+                    })
+                })
+                .collect();
+            for worker in workers {
+                worker.join().unwrap().unwrap();
+            }
+            let connection = Connection::open(&path).unwrap();
+            assert!(schema_is_whole(&connection).unwrap());
+        }
     }
 }

@@ -15,7 +15,24 @@ features=(--features gguf)
 
 # Each step line says how long the suite has run so far, so a slow CI run shows which step
 # took the time (BENCHMARKS.md, "CI: what each step costs").
-step() { printf '\n== [%d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*" >&2; }
+# At the end, passed or not, the steps are listed again with what each took: CI shows only
+# the end of the output.
+steps=()
+step() {
+  printf '\n== [%d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*" >&2
+  steps+=("$SECONDS $*")
+}
+step_times() {
+  local i start next
+  echo "== what each step took (m:ss from its line to the next; the last to the end)" >&2
+  for i in "${!steps[@]}"; do
+    start=${steps[$i]%% *}
+    next=${steps[$((i + 1))]:-$SECONDS}
+    next=${next%% *}
+    printf '%4d:%02d  %s\n' $(((next - start) / 60)) $(((next - start) % 60)) "${steps[$i]#* }" >&2
+  done
+  printf '  total %d:%02d\n' $((SECONDS / 60)) $((SECONDS % 60)) >&2
+}
 
 # What only later steps need installs in the background while earlier steps run: the Python
 # tools (Ray and Spark among them: minutes of downloads and unpacking on a cold machine),
@@ -40,7 +57,7 @@ await() {
   fi
   cat "${job_log[$name]}" >&2
 }
-trap 'for pid in "${job_pid[@]}"; do kill "$pid" 2>/dev/null || true; done' EXIT
+trap 'step_times; for pid in "${job_pid[@]}"; do kill "$pid" 2>/dev/null || true; done' EXIT
 
 background "Python tools (scripts/setup-python.sh)" ./scripts/setup-python.sh
 # Phoenix and MLflow from PyPI for the integration tests of rageval-export's writers and the
@@ -63,12 +80,13 @@ cargo fmt --all -- --check
 step "cargo clippy (warnings are errors)"
 cargo clippy --workspace --all-targets --locked "${features[@]}" -- -D warnings
 
-# Every build a user can ask of rageval-judge's backends compiles without warnings: none,
-# each alone, all together (an explicit list; what `cargo hack --each-feature` would do).
-# The dependencies' checks are shared between the five, and mostly with the step above.
-step "rageval-judge: no backend, each alone, all together (clippy, warnings are errors)"
-for backends in "" gguf minilm checker gguf,minilm,checker; do
-  cargo clippy -p rageval-judge --all-targets --locked --quiet --no-default-features \
+# Every build a user can ask of rageval-judge's backends compiles without warnings: none and
+# each alone (an explicit list; what `cargo hack --each-feature` would do), the library as a
+# user builds it (its tests need every backend); all together is the step above (the
+# defaults plus gguf). The dependencies' checks are shared with the step above.
+step "rageval-judge: no backend, each alone (clippy on the library, warnings are errors)"
+for backends in "" gguf minilm checker; do
+  cargo clippy -p rageval-judge --lib --locked --quiet --no-default-features \
     --features "$backends" -- -D warnings
 done
 

@@ -423,8 +423,9 @@ fn phoenix_traces_are_scored_and_the_scores_written_back_once() {
     );
 
     // Phoenix dies while the run scores: the run finishes whole, the writes are counted.
-    // One sample at a time, each call 300 ms: after the first sample is journaled the rest
-    // take seconds, so the server is gone before the annotations are written at the end.
+    // One sample at a time, each call 300 ms and none from the cache (the runs above filled
+    // it with these very calls): after the first sample is journaled the rest take seconds,
+    // so the server is gone before the annotations are written at the end.
     let slow = endpoint(MockConfig {
         latency: Duration::from_millis(300),
         ..MockConfig::default()
@@ -439,6 +440,7 @@ fn phoenix_traces_are_scored_and_the_scores_written_back_once() {
         "--annotate",
         "--concurrency",
         "1",
+        "--no-cache",
     ]
     .iter()
     .map(|s| s.to_string())

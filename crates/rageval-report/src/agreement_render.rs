@@ -674,7 +674,7 @@ mod tests {
         // The server's run page links to the full report instead.
         assert!(render_agreement(&run, "/runs/run/report").contains("/runs/run/report#s2"));
 
-        let md = render_markdown(&run);
+        let md = render_markdown(&run, &[]);
         assert!(md.find("## Agreement").unwrap() < md.find("| metric | mean").unwrap());
         assert!(md.contains(
             "| `pairwise_accuracy` | 0.5000 | [0.0000, 1.0000] | includes chance (0.5) |"
@@ -694,7 +694,7 @@ mod tests {
         let run = RunData::load(&path).unwrap();
         assert!(run.agreement.is_none());
         assert!(render_agreement(&run, "").is_empty());
-        assert!(!render_markdown(&run).contains("Agreement"));
+        assert!(!render_markdown(&run, &[]).contains("Agreement"));
     }
 
     #[test]

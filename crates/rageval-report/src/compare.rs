@@ -1006,11 +1006,9 @@ mod tests {
             "{md}"
         );
         let html = render_compare_html(&comparison);
-        assert!(
-            html.contains(
-                "<span class=\"good\">Δ +0.1000 [+0.1000, +0.1000] p 0.0001 higher</span>"
-            )
-        );
+        assert!(html.contains(
+            "<span class=\"good\">Δ +0.1000<br>[+0.1000, +0.1000]<br>p 0.0001 higher</span>"
+        ));
         assert!(html.contains("<span class=\"bad\">Δ -0.1000"));
     }
 

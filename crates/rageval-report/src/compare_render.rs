@@ -90,12 +90,16 @@ fn calibrated_mean(run: &RunRow, metric: &str) -> Option<String> {
 
 /// `calibrated Δ +0.0300 [-0.0500, +0.1100] no clear difference`.
 fn calibrated_against_first(c: &CalibratedDelta) -> String {
-    format!(
-        "calibrated Δ {:+.4} {} {}",
-        c.delta,
+    calibrated_against_first_lines(c).join(" ")
+}
+
+/// [`calibrated_against_first`] in the lines the HTML version table stacks.
+fn calibrated_against_first_lines(c: &CalibratedDelta) -> [String; 3] {
+    [
+        format!("calibrated Δ {:+.4}", c.delta),
         ci(Some(c.ci95)),
-        c.reading.words()
-    )
+        c.reading.words().to_string(),
+    ]
 }
 
 /// A calibrated difference's cells, in the columns of [`delta_cells`].
@@ -200,13 +204,23 @@ fn delta_cells(d: &MetricDelta) -> [String; 6] {
 
 /// `Δ +0.1000 [+0.0800, +0.1200] p 0.0010 higher`: a later version against the first.
 fn against_first(d: &MetricDelta) -> String {
-    format!(
-        "Δ {} {} p {} {}",
-        signed(d.delta),
+    against_first_lines(d).join(" ")
+}
+
+/// [`against_first`] in the lines the HTML version table stacks, so five metrics' columns
+/// fit a 1,400-pixel window without scrolling sideways.
+fn against_first_lines(d: &MetricDelta) -> [String; 3] {
+    [
+        format!("Δ {}", signed(d.delta)),
         ci(d.ci95),
-        p(d.p_value),
-        d.reading.words()
-    )
+        format!("p {} {}", p(d.p_value), d.reading.words()),
+    ]
+}
+
+/// `lines` escaped, one under another, in a span of `class`.
+fn stacked(class: &str, lines: &[String]) -> String {
+    let lines: Vec<String> = lines.iter().map(|line| e(line)).collect();
+    format!("<br><span class=\"{class}\">{}</span>", lines.join("<br>"))
 }
 
 fn class(reading: Reading) -> &'static str {
@@ -289,12 +303,7 @@ pub fn render_compare_body(comparison: &Comparison) -> String {
             );
             let delta = delta_of(pair, metric);
             if let Some(d) = delta {
-                let _ = write!(
-                    shown,
-                    "<br><span class=\"{}\">{}</span>",
-                    class(d.reading),
-                    e(&against_first(d))
-                );
+                shown.push_str(&stacked(class(d.reading), &against_first_lines(d)));
             }
             if let Some(mean) = calibrated_mean(run, metric) {
                 let _ = write!(shown, "<br><span class=\"muted\">{}</span>", e(&mean));
@@ -303,12 +312,10 @@ pub fn render_compare_body(comparison: &Comparison) -> String {
                 let _ = write!(shown, "<br><span class=\"muted\">{}</span>", e(&rates));
             }
             if let Some(c) = delta.and_then(|d| d.calibrated.as_ref()) {
-                let _ = write!(
-                    shown,
-                    "<br><span class=\"{}\">{}</span>",
+                shown.push_str(&stacked(
                     class(c.reading),
-                    e(&calibrated_against_first(c))
-                );
+                    &calibrated_against_first_lines(c),
+                ));
             }
             let _ = write!(html, "<td class=\"num\">{shown}</td>");
         }

@@ -389,7 +389,7 @@ mod tests {
         );
         assert!(html.contains("0.5000 (interval includes chance)"));
         assert!(!html.contains("0.7500 (interval includes chance)"));
-        let md = render_markdown(&run);
+        let md = render_markdown(&run, &[]);
         assert!(
             md.contains(&format!("- `faithfulness`: {faithful}")),
             "{md}"

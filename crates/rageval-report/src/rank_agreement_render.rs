@@ -271,7 +271,7 @@ mod tests {
         );
         let before = RunData::load(&path).unwrap();
         assert!(!render_html(&before, &[]).contains("Retriever versus judge"));
-        assert!(!render_markdown(&before).contains("Retriever versus judge"));
+        assert!(!render_markdown(&before, &[]).contains("Retriever versus judge"));
         std::fs::write(
             path.join(RANK_AGREEMENT_FILE),
             concat!(
@@ -298,7 +298,7 @@ mod tests {
              <td>3, 1</td><td class=\"num\">0.7500</td>"
         ), "{html}");
         assert!(html.contains("left out: grades failed"));
-        let md = render_markdown(&run);
+        let md = render_markdown(&run, &[]);
         assert!(md.contains("| Kendall τ-b | 0.2500 | 1 |"), "{md}");
         assert!(
             md.contains(

@@ -1,11 +1,12 @@
 //! Writing every human file of a run at once: `report.html`, `report.md`, `results.xlsx`,
 //! each whole or not at all, like every other run file.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use crate::agreement_render::agreement_samples;
 use crate::html::render_html_from;
-use crate::markdown::markdown;
+use crate::markdown::{lowest_scoring, markdown};
 use crate::xlsx::write_xlsx_from;
 use crate::{JournalIndex, ReportError, ReportTexts, RunInfo};
 
@@ -28,7 +29,13 @@ pub fn write_reports(
     write_text(&html, &render_html_from(run, journal, texts)?)?;
     let markdown_path = run.path.join(MARKDOWN_FILE);
     let quoted = journal.outcomes(agreement_samples(run, journal))?;
-    write_text(&markdown_path, &markdown(run, journal, &quoted))?;
+    let lowest = lowest_scoring(run, journal);
+    let listed: HashSet<&str> = lowest
+        .iter()
+        .flat_map(|(_, samples)| samples.iter().map(|&(_, at)| journal.id(at)))
+        .collect();
+    let questions = texts.pick(&listed)?;
+    write_text(&markdown_path, &markdown(run, journal, &quoted, &questions))?;
     let xlsx = run.path.join(XLSX_FILE);
     write_xlsx_from(run, journal, texts, &xlsx)?;
     Ok(vec![html, markdown_path, xlsx])
@@ -125,7 +132,7 @@ mod tests {
         assert!(html.contains("this page lists"), "a large run's page");
         assert_eq!(html, render_html(&run, &samples));
         let markdown = std::fs::read_to_string(path.join(MARKDOWN_FILE)).unwrap();
-        assert_eq!(markdown, render_markdown(&run));
+        assert_eq!(markdown, render_markdown(&run, &samples));
         let in_memory = dir.path().join("in-memory.xlsx");
         write_xlsx(&run, &ReportTexts::Samples(&samples), &in_memory).unwrap();
         assert_eq!(cells(&path.join(XLSX_FILE)), cells(&in_memory));

@@ -261,3 +261,55 @@ fn a_judge_check_report_and_run_page_lead_with_the_agreement() {
     assert_agreement_shown(&dom);
     assert!(dom.contains(&format!("<a href=\"/runs/curie/report#s{index}\">")));
 }
+
+/// Issue 39 item 9: the comparison page's version table with five metrics, each later
+/// version's Δ, interval, p and reading under its mean, fits a 1,400-pixel window: the
+/// table does not scroll sideways.
+#[test]
+fn regression_issue_39_five_metrics_fit_the_version_table_at_1400_pixels() {
+    let dir = tempfile::tempdir().unwrap();
+    let metrics = [
+        "faithfulness",
+        "context_precision",
+        "context_recall",
+        "answer_relevance",
+        "answer_correctness",
+    ];
+    for (name, shift) in [("base", 0.0), ("candidate", -0.2)] {
+        let mut cells = Vec::new();
+        for i in 0..30 {
+            for (m, metric) in metrics.iter().enumerate() {
+                let value =
+                    (((i * 7 + m * 3) % 10) as f64 / 10.0 + shift * (m % 3) as f64).clamp(0.0, 1.0);
+                cells.push((format!("q{i}"), *metric, Outcome::bare(value)));
+            }
+        }
+        write_run(&dir.path().join(name), "sha", &cells);
+    }
+    let loaded = ["base", "candidate"].map(|name| RunData::load(&dir.path().join(name)).unwrap());
+    let comparison = Comparison::build(&loaded, CompareSettings::default()).unwrap();
+    let page = dir.path().join("compare.html");
+    std::fs::write(&page, rageval_report::render_compare_html(&comparison)).unwrap();
+
+    let mut browser = crate::cdp::Browser::start();
+    browser.call(
+        "Emulation.setDeviceMetricsOverride",
+        serde_json::json!({"width": 1400, "height": 900, "deviceScaleFactor": 1, "mobile": false}),
+    );
+    browser.navigate(&format!("file://{}", page.display()));
+    let widths = "(() => { const t = document.querySelector('table.versions'); \
+         if (!t) return null; const w = t.parentElement; \
+         return [t.querySelectorAll('thead th').length, w.scrollWidth, w.clientWidth]; })()";
+    browser.wait_for(
+        "document.querySelector('table.versions') !== null",
+        &serde_json::json!(true),
+    );
+    let [columns, scroll, client] = serde_json::from_value::<[u64; 3]>(browser.eval(widths))
+        .expect("the version table's widths");
+    browser.screenshot(&screenshot_path("compare-five-metrics-1400"));
+    assert_eq!(columns, 8, "run, five metrics, judge calls, cost");
+    assert!(
+        scroll <= client,
+        "the version table scrolls sideways: {scroll} px wide in {client} px"
+    );
+}

@@ -25,7 +25,10 @@ fi
 if ! .venv/bin/python -c 'import maturin, pytest, pandas, pyarrow, ray.data, pyspark' \
     >/dev/null 2>&1; then
   echo "setup: installing ${python_tools[*]} into .venv (PyPI)" >&2
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check "${python_tools[@]}"
+  # --no-compile: Python compiles a module the first time it is imported; compiling every
+  # installed file up front costs a minute of CPU the Rust build beside it needs.
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-compile \
+    "${python_tools[@]}"
 fi
 command -v java >/dev/null 2>&1 \
   || echo "setup: java not found; the Spark test (python/tests/test_engines.py) will skip" >&2

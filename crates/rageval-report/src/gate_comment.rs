@@ -110,7 +110,11 @@ pub fn render_gate_comment(
     }
     md.push('\n');
     md.push_str(&judge_line(comparison));
-    md.push_str(&reports_line(reports));
+    let reports = reports_line(reports);
+    if !reports.is_empty() {
+        md.push('\n');
+        md.push_str(&reports);
+    }
     md
 }
 

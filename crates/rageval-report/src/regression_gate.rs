@@ -281,14 +281,12 @@ impl RegressionGate {
         }
     }
 
-    /// The gate as text for a terminal: the verdict line, then one line per quantity that
-    /// is not unchanged (each with its change, interval, raw and Holm p).
+    /// The gate as text for a terminal: the verdict line, then one line per gated quantity
+    /// (its change, interval, raw and Holm p, verdict).
     pub fn render_text(&self) -> String {
         let mut text = format!("gate: {}\n", self.verdict_line());
         for result in &self.results {
-            if result.verdict != GateVerdict::NoSignificantChange {
-                text.push_str(&format!("  {}\n", result_line(result, self.level)));
-            }
+            text.push_str(&format!("  {}\n", result_line(result, self.level)));
         }
         text
     }
@@ -309,11 +307,14 @@ pub fn result_line(result: &GatedResult, level: f64) -> String {
             (Some(a), Some(b)) => format!(" ({a:.4} → {b:.4})"),
             _ => String::new(),
         };
-        let direction = if estimate < 0.0 { "down" } else { "up" };
-        format!(
-            "{direction} {:.4}{means}, Δ {estimate:+.4}, 95% interval {interval}",
-            estimate.abs()
-        )
+        let direction = if estimate < 0.0 {
+            format!("down {:.4}", -estimate)
+        } else if estimate > 0.0 {
+            format!("up {estimate:.4}")
+        } else {
+            "unchanged".to_owned()
+        };
+        format!("{direction}{means}, Δ {estimate:+.4}, 95% interval {interval}")
     } else {
         let interval = q
             .ci95

@@ -287,3 +287,59 @@ fn bad_gate_settings_name_file_line_and_field() {
         stderr(&unknown)
     );
 }
+
+/// With a pairwise run of the baseline against the candidate, the candidate's head-to-head
+/// win rate is gated too: a judge that prefers the baseline's answers on every question (the
+/// testkit mock, following the answers' content in both seat orders) fails the gate.
+#[test]
+fn a_candidate_that_loses_head_to_head_fails_the_gate() {
+    let dir = tempfile::tempdir().unwrap();
+    let better = crate::pairwise::version(dir.path(), "good", true, 0);
+    let worse = crate::pairwise::version(dir.path(), "plain", false, 0);
+    let base = eval(dir.path(), &better, "base");
+    let candidate = eval(dir.path(), &worse, "cand");
+    let server = crate::judged::endpoint(crate::pairwise::prefers_good());
+    let h2h = dir.path().join("h2h");
+    let mut args = vec![
+        "pairwise",
+        base.to_str().unwrap(),
+        candidate.to_str().unwrap(),
+        "--out",
+        h2h.to_str().unwrap(),
+    ];
+    let flags = server.flags();
+    args.extend(flags.iter().map(String::as_str));
+    let pairwise = rageval(dir.path(), &args);
+    assert!(pairwise.status.success(), "{}", stderr(&pairwise));
+
+    let comment = dir.path().join("comment.md");
+    let output = rageval(
+        dir.path(),
+        &[
+            "compare",
+            base.to_str().unwrap(),
+            candidate.to_str().unwrap(),
+            "--gate",
+            "head_to_head=0.1",
+            "--gate-pairwise",
+            h2h.to_str().unwrap(),
+            "--comment",
+            comment.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let lines = gate_lines(&output);
+    // Six questions, all lost in both orders: win rate 0, sign test p = 2 / 2⁶.
+    assert!(
+        lines.contains(
+            "head_to_head: win rate 0.0000, 95% interval [0.0000, 0.0000], p 0.0313, Holm p \
+             0.0313 (level 0.05) — regressed (minimal effect 0.1)"
+        ),
+        "{lines}"
+    );
+    let text = fs::read_to_string(&comment).unwrap();
+    assert!(
+        text.contains("**Head to head** (cand against base, both seat orders): 0 wins, 0 ties, 6 losses over 6 questions"),
+        "{text}"
+    );
+}

@@ -343,3 +343,58 @@ fn a_candidate_that_loses_head_to_head_fails_the_gate() {
         "{text}"
     );
 }
+
+/// `scripts/ci/gate.sh`, the CI step of docs/ci.md, run against two run directories with
+/// nothing sent (`RAGEVAL_GATE_DRY=1`): compare's exit code, the comment, and the upsert
+/// requests it would send, by the comment's marker.
+#[test]
+fn the_ci_gate_script_writes_the_comment_and_the_upsert_it_would_send() {
+    let dir = tempfile::tempdir().unwrap();
+    let original = dataset(dir.path(), "v1.jsonl", false);
+    let abstaining = dataset(dir.path(), "v2.jsonl", true);
+    let base = eval(dir.path(), &original, "base");
+    let idk = eval(dir.path(), &abstaining, "idk");
+    let run_script = |candidate: &Path, comment: &str| {
+        std::process::Command::new("bash")
+            .arg(repo_root().join("scripts/ci/gate.sh"))
+            .args([base.to_str().unwrap(), candidate.to_str().unwrap(), comment])
+            .current_dir(dir.path())
+            .env("RAGEVAL_BIN", env!("CARGO_BIN_EXE_rageval"))
+            .env("RAGEVAL_GATE", GATE)
+            .env("RAGEVAL_GATE_DRY", "1")
+            .env("GITHUB_REPOSITORY", "acme/rag")
+            .env("PR_NUMBER", "7")
+            .env("NO_COLOR", "1")
+            .env("RAGEVAL_CACHE_DIR", dir.path().join(".cache"))
+            .output()
+            .unwrap()
+    };
+    let failed = run_script(&idk, "gate.md");
+    assert_eq!(failed.status.code(), Some(1), "{}", stderr(&failed));
+    let comment = fs::read_to_string(dir.path().join("gate.md")).unwrap();
+    assert!(comment.starts_with("<!-- rageval-gate -->\n**rageval gate ❌ regression:"));
+    let request = fs::read_to_string(dir.path().join("gate.md.request")).unwrap();
+    assert!(
+        request.starts_with(
+            "gh api repos/acme/rag/issues/7/comments --paginate --jq .[] | select(.body | \
+             startswith(\"<!-- rageval-gate -->\")) | .id\n"
+        ),
+        "{request}"
+    );
+    assert!(
+        request
+            .contains("gh api --method PATCH repos/acme/rag/issues/comments/ID -F body=@gate.md\n")
+    );
+    assert!(
+        request
+            .contains("gh api --method POST repos/acme/rag/issues/7/comments -F body=@gate.md\n")
+    );
+
+    let passed = run_script(&base, "same.md");
+    assert_eq!(passed.status.code(), Some(0), "{}", stderr(&passed));
+    assert!(
+        fs::read_to_string(dir.path().join("same.md"))
+            .unwrap()
+            .contains("**rageval gate ✅ no significant change**")
+    );
+}

@@ -53,6 +53,9 @@ pub fn run(
     let [baseline, candidate] = runs else {
         return Err(rageval_report::ReportError::GateRunCount { count: runs.len() }.into());
     };
+    if let Some(summary) = &prepared.pairwise {
+        check_pairwise_order(summary, [&baseline.path, &candidate.path], &note)?;
+    }
     let gate = RegressionGate::check(
         comparison,
         [&baseline.manifest, &candidate.manifest],
@@ -92,6 +95,44 @@ pub fn run(
         GateDecision::Regressed => ExitCode::from(super::Exit::GateFailed.code()),
         GateDecision::Improved | GateDecision::NoSignificantChange => ExitCode::SUCCESS,
     })
+}
+
+/// Refuses a pairwise run that judged the candidate as its first version and the baseline
+/// as its second (the gate would read the win rate from the wrong side); says so when its
+/// versions are not these two run directories (datasets, other runs), whose order the gate
+/// then takes as given.
+fn check_pairwise_order(
+    summary: &PairwiseSummary,
+    runs: [&Path; 2],
+    note: impl Fn(&str),
+) -> anyhow::Result<()> {
+    let same = |source: &str, run: &Path| {
+        let (Ok(a), Ok(b)) = (Path::new(source).canonicalize(), run.canonicalize()) else {
+            return false;
+        };
+        a == b
+    };
+    let sources: Vec<&str> = summary.versions.iter().map(|v| v.source.as_str()).collect();
+    let [first, second] = sources.as_slice() else {
+        return Ok(());
+    };
+    if same(first, runs[0]) && same(second, runs[1]) {
+        return Ok(());
+    }
+    if same(first, runs[1]) && same(second, runs[0]) {
+        anyhow::bail!(
+            "--gate-pairwise: the pairwise run judged the candidate {} first and the baseline \
+             {} second; hint: run `rageval pairwise BASELINE CANDIDATE` in the order compare \
+             takes them",
+            runs[1].display(),
+            runs[0].display()
+        );
+    }
+    note(&format!(
+        "warning: gate: the pairwise run's versions ({first}, {second}) are not the two runs \
+         compared: its first is read as the baseline, its second as the candidate"
+    ));
+    Ok(())
 }
 
 /// The candidate run's human reports that exist.

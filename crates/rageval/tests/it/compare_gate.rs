@@ -300,17 +300,20 @@ fn a_candidate_that_loses_head_to_head_fails_the_gate() {
     let candidate = eval(dir.path(), &worse, "cand");
     let server = crate::judged::endpoint(crate::pairwise::prefers_good());
     let h2h = dir.path().join("h2h");
-    let mut args = vec![
-        "pairwise",
-        base.to_str().unwrap(),
-        candidate.to_str().unwrap(),
-        "--out",
-        h2h.to_str().unwrap(),
-    ];
     let flags = server.flags();
-    args.extend(flags.iter().map(String::as_str));
-    let pairwise = rageval(dir.path(), &args);
-    assert!(pairwise.status.success(), "{}", stderr(&pairwise));
+    let pairwise = |first: &Path, second: &Path, out: &Path| {
+        let mut args = vec![
+            "pairwise",
+            first.to_str().unwrap(),
+            second.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend(flags.iter().map(String::as_str));
+        let output = rageval(dir.path(), &args);
+        assert!(output.status.success(), "{}", stderr(&output));
+    };
+    pairwise(&base, &candidate, &h2h);
 
     let comment = dir.path().join("comment.md");
     let output = rageval(
@@ -341,6 +344,28 @@ fn a_candidate_that_loses_head_to_head_fails_the_gate() {
     assert!(
         text.contains("**Head to head** (cand against base, both seat orders): 0 wins, 0 ties, 6 losses over 6 questions"),
         "{text}"
+    );
+
+    // A pairwise run with the candidate first would be read from the wrong side: refused.
+    let reversed = dir.path().join("h2h-reversed");
+    pairwise(&candidate, &base, &reversed);
+    let refused = rageval(
+        dir.path(),
+        &[
+            "compare",
+            base.to_str().unwrap(),
+            candidate.to_str().unwrap(),
+            "--gate",
+            "head_to_head=0.1",
+            "--gate-pairwise",
+            reversed.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("the pairwise run judged the candidate"),
+        "{}",
+        stderr(&refused)
     );
 }
 

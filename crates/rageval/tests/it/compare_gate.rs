@@ -78,12 +78,17 @@ fn runs(dir: &Path) -> [PathBuf; 3] {
 }
 
 fn gate(dir: &Path, baseline: &Path, candidate: &Path, extra: &[&str]) -> Output {
+    gate_with(dir, baseline, candidate, GATE, extra)
+}
+
+/// `compare BASELINE CANDIDATE --gate SPEC` with `extra` flags.
+fn gate_with(dir: &Path, baseline: &Path, candidate: &Path, spec: &str, extra: &[&str]) -> Output {
     let mut args = vec![
         "compare",
         baseline.to_str().unwrap(),
         candidate.to_str().unwrap(),
         "--gate",
-        GATE,
+        spec,
         "--permutations",
         "999",
     ];
@@ -316,14 +321,12 @@ fn a_candidate_that_loses_head_to_head_fails_the_gate() {
     pairwise(&base, &candidate, &h2h);
 
     let comment = dir.path().join("comment.md");
-    let output = rageval(
+    let output = gate_with(
         dir.path(),
+        &base,
+        &candidate,
+        "head_to_head=0.1",
         &[
-            "compare",
-            base.to_str().unwrap(),
-            candidate.to_str().unwrap(),
-            "--gate",
-            "head_to_head=0.1",
             "--gate-pairwise",
             h2h.to_str().unwrap(),
             "--comment",
@@ -349,17 +352,12 @@ fn a_candidate_that_loses_head_to_head_fails_the_gate() {
     // A pairwise run with the candidate first would be read from the wrong side: refused.
     let reversed = dir.path().join("h2h-reversed");
     pairwise(&candidate, &base, &reversed);
-    let refused = rageval(
+    let refused = gate_with(
         dir.path(),
-        &[
-            "compare",
-            base.to_str().unwrap(),
-            candidate.to_str().unwrap(),
-            "--gate",
-            "head_to_head=0.1",
-            "--gate-pairwise",
-            reversed.to_str().unwrap(),
-        ],
+        &base,
+        &candidate,
+        "head_to_head=0.1",
+        &["--gate-pairwise", reversed.to_str().unwrap()],
     );
     assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
     assert!(

@@ -38,6 +38,7 @@ pub mod calibration;
 pub mod dataset;
 pub mod files;
 pub mod outcome;
+pub mod position;
 pub mod preference;
 pub mod rank;
 pub mod sample;

@@ -133,6 +133,34 @@ pub enum ReportError {
     TooFewRuns { count: usize },
     #[error("--metrics names `{metric}`, which none of the runs scored (they scored: {known})")]
     UnknownCompareMetric { metric: String, known: String },
+    /// `compare --gate`'s settings, as values or a file: where, which field, what is wrong.
+    #[error("{}", located(source_name, *line, field, message))]
+    GateSpec {
+        /// The file, or `--gate` for values.
+        source_name: String,
+        line: Option<usize>,
+        field: String,
+        message: String,
+    },
+    /// `compare --gate` names something the two runs cannot be gated on.
+    #[error("--gate names `{name}`, {why}")]
+    UngatedName { name: String, why: String },
+    /// `compare --gate-pairwise` names a run that is not baseline against candidate.
+    #[error("--gate-pairwise: {why}")]
+    GatePairwise { why: String },
+    /// `compare --gate` with other than two runs.
+    #[error("--gate compares a baseline with a candidate: give two runs, not {count}")]
+    GateRunCount { count: usize },
+}
+
+/// `file:line: `field`: message`, each part only where known.
+fn located(source_name: &str, line: Option<usize>, field: &str, message: &str) -> String {
+    let line = line.map(|l| format!(":{l}")).unwrap_or_default();
+    if field.is_empty() {
+        format!("{source_name}{line}: {message}")
+    } else {
+        format!("{source_name}{line}: `{field}`: {message}")
+    }
 }
 
 /// An error and its causes on one line, `outer: inner: innermost`.
@@ -191,7 +219,11 @@ impl ReportError {
             | Self::QuestionsDiffer { .. }
             | Self::NoCommonQuestions { .. }
             | Self::TooFewRuns { .. }
-            | Self::UnknownCompareMetric { .. } => None,
+            | Self::UnknownCompareMetric { .. }
+            | Self::GateSpec { .. }
+            | Self::UngatedName { .. }
+            | Self::GatePairwise { .. }
+            | Self::GateRunCount { .. } => None,
         }
     }
 }

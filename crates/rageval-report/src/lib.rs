@@ -40,6 +40,11 @@
 //! - [`TaskJudgeRecord`]: which judge answered each judged metric's tasks and its measured
 //!   agreement ([`judge_lines`]), shown beside the metric's score in every human file.
 //! - [`Gate`]: `--fail-under` thresholds; [`render_junit`] the CI report of a gate.
+//! - [`RegressionGate`]: `compare BASELINE CANDIDATE --gate` — fails only where a gated
+//!   metric (or the head-to-head win rate of a pairwise run) is significantly worse,
+//!   Holm-corrected, by more than its minimal effect ([`GateSpec`]); says when the runs were
+//!   judged differently and how old the baseline is. [`render_gate_comment`] writes it as
+//!   the pull-request comment, marked for updating in place.
 //! - [`PairwiseSummary`], [`PairwiseQuestion`]: a `pairwise` run's `summary.json` and its
 //!   journal `pairwise.jsonl` (versions' answers judged head to head, both seat orders).
 //! - [`Comparison`]: the version table of two or more runs — system versions over the same
@@ -68,6 +73,8 @@ mod compare_xlsx;
 mod error;
 mod escape;
 mod gate;
+mod gate_comment;
+mod gate_spec;
 mod html;
 mod journal;
 mod journal_index;
@@ -82,6 +89,7 @@ mod pairwise_render;
 mod rank_agreement;
 mod rank_agreement_render;
 mod reader;
+mod regression_gate;
 mod report_samples;
 mod report_texts;
 mod reports;
@@ -128,6 +136,10 @@ pub use compare_xlsx::{VERSIONS_SHEET, write_compare_xlsx};
 pub use error::{ReportError, error_chain};
 pub use escape::{escape_html, escape_markdown_cell};
 pub use gate::{FailingSample, Gate, GateCheck, GateOutcome, Threshold, render_junit};
+pub use gate_comment::{
+    GATE_COMMENT_MARKER, MOVED_SAMPLES_SHOWN, ReportLocation, render_gate_comment,
+};
+pub use gate_spec::{DEFAULT_GATE_LEVEL, GateSpec, HEAD_TO_HEAD, MinimalEffect, OnMismatch};
 pub use html::{render_html, render_run_summary, render_sample_table};
 pub use journal::{JournalWriter, ResultRecord, SCORE_RANGE, in_score_range, shown_score};
 pub use journal_index::{JournalIndex, OutcomeReader, Outcomes, SampleOutcomes};
@@ -154,6 +166,10 @@ pub use rank_agreement_render::{
     MEAN_ROW_LABEL, RANK_AGREEMENT_SHEET_COLUMNS, rank_figure_label, render_rank_agreement,
 };
 pub use reader::{OpenCheck, RunData, RunInfo, any_file, read_manifest, read_results};
+pub use regression_gate::{
+    BaselineAge, GateDecision, GateVerdict, GatedQuantity, GatedResult, HeadToHeadCounts,
+    RegressionGate, judging_differences, result_line,
+};
 pub use report_samples::{EVERY_SAMPLE_UP_TO, ReportSamples, report_samples};
 pub use report_texts::ReportTexts;
 pub use reports::{HTML_FILE, MARKDOWN_FILE, XLSX_FILE, write_reports};
@@ -173,5 +189,5 @@ pub use stage_run::{
 pub use summary::{AbstentionSummary, Aggregator, MetricSummary, Summary};
 pub use svg::{IntervalRow, histogram, interval_chart};
 pub use table::{aligned, render_summary_table};
-pub use time::utc_timestamp;
+pub use time::{unix_now, utc_timestamp};
 pub use xlsx::{REASON_SUFFIX, RESULTS_SHEET_COLUMNS, SAMPLES_SHEET_COLUMNS, write_xlsx};

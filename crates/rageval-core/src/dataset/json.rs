@@ -17,7 +17,7 @@ use super::value::{Record, type_name};
 pub(crate) fn load(path: &Path) -> Result<Option<Vec<Result<Record, DatasetError>>>, DatasetError> {
     let text = read_text(path)?;
     let start = text.len() - text.trim_start().len();
-    let first_line = line_at(&text, start);
+    let first_line = crate::position::line_of(&text, start);
     match text[start..].chars().next() {
         None => return Err(DatasetError::file(path, DatasetErrorKind::Empty)),
         Some('{') => return single_object(path, &text, first_line),
@@ -103,15 +103,6 @@ pub(crate) fn read_text(path: &Path) -> Result<String, DatasetError> {
             + 1;
         DatasetError::at(path, line, DatasetErrorKind::NotUtf8)
     })
-}
-
-/// 1-based line of a byte offset.
-fn line_at(text: &str, offset: usize) -> usize {
-    text.as_bytes()[..offset]
-        .iter()
-        .filter(|b| **b == b'\n')
-        .count()
-        + 1
 }
 
 /// The line (1-based, relative to `text`) where each element of the top-level array in

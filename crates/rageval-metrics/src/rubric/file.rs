@@ -9,6 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
+use rageval_core::position::{field_in_message, line_of};
 use rageval_tasks::{Rubric, RubricExample, RubricField, RubricScale};
 use serde::Deserialize;
 use toml::Spanned;
@@ -86,14 +87,6 @@ pub fn load(files: &[PathBuf]) -> Result<Vec<DefinedRubric>, RubricError> {
     Ok(rubrics)
 }
 
-fn line_of(text: &str, offset: usize) -> usize {
-    text.as_bytes()[..offset.min(text.len())]
-        .iter()
-        .filter(|b| **b == b'\n')
-        .count()
-        + 1
-}
-
 /// The `[[metric]]` tables of one file.
 pub fn parse(text: &str, file: &Path) -> Result<Vec<DefinedRubric>, RubricError> {
     let error =
@@ -105,12 +98,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Vec<DefinedRubric>, RubricError>
         };
     let root: Root = toml::from_str(text).map_err(|parse| {
         let message = parse.message().to_owned();
-        let field = message
-            .split('`')
-            .nth(1)
-            .filter(|_| message.contains("field"))
-            .unwrap_or("metric")
-            .to_owned();
+        let field = field_in_message(&message).unwrap_or("metric").to_owned();
         RubricError::Invalid {
             file: file.to_path_buf(),
             line: parse.span().map(|span| line_of(text, span.start)),

@@ -3,6 +3,7 @@
 //! noun, the value parsers they share in `values`. Parsing touches no file and no
 //! network; commands resolve these into settings.
 
+mod compare_gate;
 mod dataset;
 mod eval;
 mod export;
@@ -24,6 +25,7 @@ use std::path::PathBuf;
 
 use clap::{ArgAction, Args, Parser, Subcommand};
 
+pub use compare_gate::CompareGateArgs;
 pub use dataset::DatasetArgs;
 pub use eval::{BatchArgs, EvalArgs, GateArgs, LabelsArgs, ResultsFormat};
 pub use export::{
@@ -100,7 +102,7 @@ pub enum Command {
     /// Rewrite a finished run's report.html, report.md and results.xlsx (and check gates).
     Report(ReportArgs),
     /// Compare runs of system versions, paired by sample id or question: version table, paired deltas (of calibrated means too, where both runs have human labels), flipped samples.
-    Compare(CompareArgs),
+    Compare(Box<CompareArgs>),
     /// Serve a directory of runs as a read-only web UI and JSON API.
     Serve(ServeArgs),
     /// Build a local search index from documents (PDF, DOCX, HTML, Markdown, text, JSONL chunks).

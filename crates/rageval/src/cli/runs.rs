@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use super::{GateArgs, LabelsArgs, OutputArgs};
+use super::{CompareGateArgs, GateArgs, LabelsArgs, OutputArgs};
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
@@ -84,6 +84,9 @@ pub struct CompareArgs {
     /// its `eval --name`, else its directory's name (a pipeline's folder's).
     #[arg(long = "name", value_name = "NAME")]
     pub names: Vec<String>,
+
+    #[command(flatten)]
+    pub gate: CompareGateArgs,
 }
 
 /// A share in [0, 1], for `--min-overlap`.

@@ -2,7 +2,8 @@
 //! later run's Δ against the first with its interval, p-value and reading) and, for each
 //! pair of runs, per-metric paired differences. Samples pair by id, and by question text
 //! where ids differ, using each run's dataset when it can be re-read. Markdown goes to
-//! stdout; `--html`, `--markdown`, `--json` and `--xlsx` write files.
+//! stdout; `--html`, `--markdown`, `--json` and `--xlsx` write files. With `--gate`, two
+//! runs are gated as baseline and candidate (`compare_gate`).
 
 use std::io::Write;
 use std::path::Path;
@@ -24,6 +25,7 @@ pub fn run(args: &CompareArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
             args.runs.len()
         );
     }
+    let gate = super::compare_gate::prepare(&args.gate, args.runs.len())?;
     let runs = args
         .runs
         .iter()
@@ -74,7 +76,10 @@ pub fn run(args: &CompareArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
         write_compare_xlsx(&comparison, path)?;
         note(&format!("wrote {}", path.display()));
     }
-    Ok(ExitCode::SUCCESS)
+    match &gate {
+        Some(gate) => super::compare_gate::run(&args.gate, gate, &comparison, &runs, out, note),
+        None => Ok(ExitCode::SUCCESS),
+    }
 }
 
 /// The run at `path`: a run directory, or a `pipeline` folder's `eval/` run (`say` is told

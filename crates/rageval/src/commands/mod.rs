@@ -5,6 +5,7 @@ pub mod cache;
 pub mod calibrate;
 pub mod collect;
 pub mod compare;
+mod compare_gate;
 mod disk_full;
 pub mod eval;
 pub mod export;

@@ -18,7 +18,7 @@ const QUESTIONS: usize = 6;
 
 /// A version's dataset: the same six questions, this version's answers and contexts;
 /// answers of the version marked `better` carry the word GOOD.
-fn version(dir: &Path, name: &str, better: bool, words: usize) -> PathBuf {
+pub(crate) fn version(dir: &Path, name: &str, better: bool, words: usize) -> PathBuf {
     let mut lines = String::new();
     for i in 0..QUESTIONS {
         let answer = format!(
@@ -69,7 +69,7 @@ fn arg(path: &Path) -> &str {
 
 /// A judge that names the answer holding GOOD (its seat), else a tie: it follows content,
 /// never the seat.
-fn prefers_good() -> MockConfig {
+pub(crate) fn prefers_good() -> MockConfig {
     let script = Arc::new(|body: &Value| {
         let user = body["messages"]
             .as_array()

@@ -1,0 +1,146 @@
+//! `rageval compare BASELINE CANDIDATE --gate SPEC`: the regression gate's glue. The gate's
+//! settings and the pairwise run are read before the comparison (a bad SPEC costs nothing);
+//! after it, the gate decides (`rageval_report::RegressionGate`), its lines go to stdout,
+//! its warnings to stderr, and `--comment` writes the pull-request comment. Exit 1 only on
+//! a regression; 2 on bad settings, or a mismatch the gate was told to refuse.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use rageval_report::{
+    Comparison, GateDecision, GateSpec, HTML_FILE, MARKDOWN_FILE, OnMismatch, PairwiseSummary,
+    RegressionGate, ReportLocation, RunData, render_gate_comment, unix_now,
+};
+
+use crate::cli::CompareGateArgs;
+
+/// The gate's settings and pairwise run, read and checked before the comparison.
+pub struct PreparedGate {
+    spec: GateSpec,
+    pairwise: Option<PairwiseSummary>,
+}
+
+/// The gate `args` ask for over `runs` runs, or `None` without `--gate`.
+pub fn prepare(args: &CompareGateArgs, runs: usize) -> anyhow::Result<Option<PreparedGate>> {
+    let Some(argument) = &args.gate else {
+        return Ok(None);
+    };
+    if runs != 2 {
+        return Err(rageval_report::ReportError::GateRunCount { count: runs }.into());
+    }
+    let spec = GateSpec::from_argument(argument)?;
+    let pairwise =
+        match &args.gate_pairwise {
+            Some(dir) => Some(PairwiseSummary::load(dir).with_context(|| {
+                format!("--gate-pairwise {} is not a pairwise run", dir.display())
+            })?),
+            None => None,
+        };
+    Ok(Some(PreparedGate { spec, pairwise }))
+}
+
+/// Gates `comparison` of `runs` (baseline, candidate); the exit it earns.
+pub fn run(
+    args: &CompareGateArgs,
+    prepared: &PreparedGate,
+    comparison: &Comparison,
+    runs: &[RunData],
+    out: &mut dyn Write,
+    note: impl Fn(&str),
+) -> anyhow::Result<ExitCode> {
+    let [baseline, candidate] = runs else {
+        return Err(rageval_report::ReportError::GateRunCount { count: runs.len() }.into());
+    };
+    if let Some(summary) = &prepared.pairwise {
+        check_pairwise_order(summary, [&baseline.path, &candidate.path], &note)?;
+    }
+    let gate = RegressionGate::check(
+        comparison,
+        [&baseline.manifest, &candidate.manifest],
+        &prepared.spec,
+        prepared.pairwise.as_ref(),
+        unix_now(),
+    )?;
+    for mismatch in &gate.mismatches {
+        note(&format!("warning: gate: {mismatch}"));
+    }
+    if let Some(age) = &gate.baseline_age {
+        note(&format!("gate: {}", age.line()));
+    }
+    let refuse = args.gate_strict || prepared.spec.on_mismatch == OnMismatch::Refuse;
+    if refuse && !gate.mismatches.is_empty() {
+        anyhow::bail!(
+            "the gate refuses to compare {} with {}: {}; hint: judge both versions alike and \
+             on the same questions, or gate with a warning (without --gate-strict, \
+             on_mismatch = \"warn\")",
+            gate.candidate,
+            gate.baseline,
+            gate.mismatches.join("; ")
+        );
+    }
+    writeln!(out, "\n{}", gate.render_text()).context("cannot write to stdout")?;
+    if let Some(path) = &args.comment {
+        let reports = ReportLocation {
+            url: args.report_url.clone(),
+            paths: report_paths(&candidate.path),
+        };
+        let comment = render_gate_comment(&gate, comparison, &reports);
+        rageval_core::files::write_atomically(path, comment.as_bytes())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        note(&format!("wrote {}", path.display()));
+    }
+    Ok(match gate.decision() {
+        GateDecision::Regressed => ExitCode::from(super::Exit::GateFailed.code()),
+        GateDecision::Improved | GateDecision::NoSignificantChange => ExitCode::SUCCESS,
+    })
+}
+
+/// Refuses a pairwise run that judged the candidate as its first version and the baseline
+/// as its second (the gate would read the win rate from the wrong side); says so when its
+/// versions are not these two run directories (datasets, other runs), whose order the gate
+/// then takes as given.
+fn check_pairwise_order(
+    summary: &PairwiseSummary,
+    runs: [&Path; 2],
+    note: impl Fn(&str),
+) -> anyhow::Result<()> {
+    let same = |source: &str, run: &Path| {
+        let (Ok(a), Ok(b)) = (Path::new(source).canonicalize(), run.canonicalize()) else {
+            return false;
+        };
+        a == b
+    };
+    let sources: Vec<&str> = summary.versions.iter().map(|v| v.source.as_str()).collect();
+    let [first, second] = sources.as_slice() else {
+        return Ok(());
+    };
+    if same(first, runs[0]) && same(second, runs[1]) {
+        return Ok(());
+    }
+    if same(first, runs[1]) && same(second, runs[0]) {
+        anyhow::bail!(
+            "--gate-pairwise: the pairwise run judged the candidate {} first and the baseline \
+             {} second; hint: run `rageval pairwise BASELINE CANDIDATE` in the order compare \
+             takes them",
+            runs[1].display(),
+            runs[0].display()
+        );
+    }
+    note(&format!(
+        "warning: gate: the pairwise run's versions ({first}, {second}) are not the two runs \
+         compared: its first is read as the baseline, its second as the candidate"
+    ));
+    Ok(())
+}
+
+/// The candidate run's human reports that exist.
+fn report_paths(run: &Path) -> Vec<String> {
+    [HTML_FILE, MARKDOWN_FILE]
+        .iter()
+        .map(|name| run.join(name))
+        .filter(|path| path.is_file())
+        .map(|path| path.display().to_string())
+        .collect()
+}

@@ -255,6 +255,7 @@ mod tests {
             id: Some(id.into()),
             text: String::new(),
             score: None,
+            hop: None,
         };
         let mut sample = Sample {
             contexts: vec![id_only("c1"), id_only("c2")],

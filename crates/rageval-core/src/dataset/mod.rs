@@ -48,6 +48,7 @@ mod openinference;
 mod reader;
 mod seed_files;
 mod traces;
+mod turns;
 mod value;
 mod xlsx;
 

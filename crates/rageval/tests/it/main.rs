@@ -12,6 +12,7 @@ mod checker;
 mod chromium;
 mod columnar;
 mod compare;
+mod conversations;
 mod design;
 mod disk_full;
 mod engine;

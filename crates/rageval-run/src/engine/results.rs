@@ -7,6 +7,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
+use rageval_core::Sample;
 use rageval_report::{Aggregator, ConversationTally, ResultRecord, Summary};
 
 use crate::engine::cells::SampleKey;
@@ -104,6 +105,23 @@ impl<'a> Summarising<'a> {
 pub struct SamplesRead {
     pub keys: HashSet<SampleKey>,
     pub conversations: HashMap<String, String>,
+}
+
+/// `samples`, noting into `into` the conversation of each sample that is a turn of one.
+pub fn noting_conversations<'a, E>(
+    samples: impl Iterator<Item = std::result::Result<Sample, E>> + 'a,
+    into: &'a mut HashMap<String, String>,
+) -> impl Iterator<Item = std::result::Result<Sample, E>> + 'a {
+    samples.inspect(move |sample| {
+        if let Ok(Sample {
+            id,
+            conversation_id: Some(conversation),
+            ..
+        }) = sample
+        {
+            into.insert(id.clone(), conversation.clone());
+        }
+    })
 }
 
 /// The summary of every cell in the journal at `path`, a run of the metrics `names` over

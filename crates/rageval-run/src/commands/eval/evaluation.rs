@@ -8,7 +8,6 @@ use std::collections::HashMap;
 use std::num::NonZeroUsize;
 use std::path::Path;
 
-use rageval_core::Sample;
 use rageval_judge::{BatchStore, CancelToken};
 use rageval_metrics::Metric;
 use rageval_report::{
@@ -25,7 +24,7 @@ use crate::engine::error::{Result, RunError};
 use crate::engine::judges::{self, Env, JudgeSetup};
 use crate::engine::observe::{Event, Observer, Progress};
 use crate::engine::reports::{finish_reports, finish_without_reports, texts_of};
-use crate::engine::results::SamplesRead;
+use crate::engine::results::{SamplesRead, noting_conversations};
 use crate::engine::resume;
 use crate::engine::score::{self, Scored};
 use crate::engine::session::{self, SessionOpen};
@@ -185,16 +184,7 @@ impl Evaluation {
                     }
                     scored.samples = 0;
                     let mut conversations = HashMap::new();
-                    let samples = run_samples(options)?.inspect(|sample| {
-                        if let Ok(Sample {
-                            id,
-                            conversation_id: Some(conversation),
-                            ..
-                        }) = sample
-                        {
-                            conversations.insert(id.clone(), conversation.clone());
-                        }
-                    });
+                    let samples = noting_conversations(run_samples(options)?, &mut conversations);
                     let keys = score::score_all(&plan, samples, scored, &mut after_sample).await?;
                     *samples_read = SamplesRead {
                         keys,

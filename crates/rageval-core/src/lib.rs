@@ -3,6 +3,8 @@
 //!
 //! - [`sample`]: [`Sample`] (question, retrieved contexts, answer, references, precomputed
 //!   statements) and [`Context`].
+//! - [`conversation`]: what a sample knows around its question: earlier [`Turn`]s of a
+//!   chat, the retrieval [`Hop`] it is, [`ToolCall`]s made and expected, its [`Position`].
 //! - [`outcome`]: [`Outcome`], the only way a metric reports a result — a finite score with
 //!   its [`Evidence`], `Undefined` with a reason, or `Failed` with an error. Never NaN.
 //! - [`dataset`]: readers for JSONL (streamed), JSON, CSV and XLSX with field aliases for
@@ -35,6 +37,7 @@
 pub mod abstention;
 pub mod agreement;
 pub mod calibration;
+pub mod conversation;
 pub mod dataset;
 pub mod files;
 pub mod outcome;
@@ -49,5 +52,6 @@ pub mod text;
 pub mod trec;
 
 pub use abstention::{ABSTENTION_QUADRANT, AbstentionTable, Quadrant};
+pub use conversation::{Hop, Position, Role, ToolCall, ToolCallOrder, Turn};
 pub use outcome::{Evidence, Outcome, Verdict, VerdictTarget};
 pub use sample::{Context, Sample};

@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::conversation::{Hop, Position, ToolCall, ToolCallOrder, Turn};
+
 /// One retrieved context, in the order the retriever returned it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Context {
@@ -14,6 +16,10 @@ pub struct Context {
     /// The retriever's score, when the data has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub score: Option<f64>,
+    /// Which retrieval hop of a multi-step answer found it (1-based), when the contexts
+    /// of several hops are judged together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hop: Option<usize>,
 }
 
 impl Context {
@@ -23,6 +29,7 @@ impl Context {
             id: None,
             text: text.into(),
             score: None,
+            hop: None,
         }
     }
 }
@@ -66,6 +73,28 @@ pub struct Sample {
     /// Questions already generated from the answer (seed S4's answer relevance).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub simulated_questions: Option<Vec<String>>,
+    /// The conversation before this question, oldest message first; empty for a question
+    /// asked on its own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub history: Vec<Turn>,
+    /// The conversation (a session) this sample is one turn of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversation_id: Option<String>,
+    /// Its turn in the conversation, 1-based.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<usize>,
+    /// For one retrieval hop of a multi-step answer scored on its own: which hop.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hop: Option<Hop>,
+    /// The tool calls the system made for this answer, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// The tool calls it should have made.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reference_tool_calls: Vec<ToolCall>,
+    /// Whether `reference_tool_calls` must be made in their order.
+    #[serde(default, skip_serializing_if = "ToolCallOrder::is_in_order")]
+    pub tool_call_order: ToolCallOrder,
     /// Every field of the row that is not one of the above, kept as it was.
     #[serde(flatten)]
     pub metadata: Map<String, Value>,
@@ -78,6 +107,15 @@ impl Sample {
             None
         } else {
             Some(self.references.join("\n"))
+        }
+    }
+
+    /// Where the sample sits in its conversation and trace, for results rows.
+    pub fn position(&self) -> Position {
+        Position {
+            conversation_id: self.conversation_id.clone(),
+            turn: self.turn,
+            hop: self.hop.map(|hop| hop.index),
         }
     }
 

@@ -7,9 +7,10 @@ use std::sync::Arc;
 use crate::judged::{JudgedKind, JudgedMetric};
 use crate::judged_catalogue::{JUDGED, MODE_ALIASES, SUMMARIES_ZH};
 use crate::lexical::{Lexical, LexicalKind};
-use crate::metric::{Input, Metric, MetricError, MetricInfo};
+use crate::metric::{Input, Metric, MetricError, MetricInfo, ModeInfo};
 use crate::retrieval::{Retrieval, RetrievalKind};
 use crate::rubric::{DefinedRubric, RubricError, Rubrics};
+use crate::tools::{ArgumentMatch, ToolKind, Tools};
 use rageval_tasks::{Measurement, Rubric, TaskKind};
 
 const ANSWER_REFERENCE: &[Input] = &[Input::Answer, Input::Reference];
@@ -23,6 +24,8 @@ pub(crate) enum Builder {
     Retrieval(RetrievalKind),
     /// One kind per mode, in the order of `MetricInfo::modes` (one kind when it has none).
     Judged(&'static [JudgedKind]),
+    /// One kind per mode, as for judged metrics.
+    Tools(&'static [ToolKind]),
 }
 
 pub(crate) struct Entry {
@@ -83,7 +86,7 @@ const fn retrieval(
     }
 }
 
-static ENTRIES: [Entry; 22] = [
+static ENTRIES: [Entry; 24] = [
     retrieval(
         "id_context_precision",
         &["id_based_context_precision"],
@@ -289,6 +292,54 @@ static ENTRIES: [Entry; 22] = [
         "Popović 2015; sacrebleu CHRF",
         LexicalKind::Chrf,
     ),
+    Entry {
+        info: MetricInfo {
+            name: "tool_selection",
+            aliases: &["tool_correctness"],
+            summary: "did the system call the expected tools (extra calls count against it)?",
+            inputs: &[Input::ReferenceToolCalls],
+            formula: "2 · pairs ÷ (expected calls + calls made); a pair is an expected call and a \
+                      call of the same tool, in the data's order unless tool_call_order is any_order",
+            source: "ours; pairing as ragas ToolCallAccuracy (strict_order), DeepEval ToolCorrectness",
+            takes_cutoff: false,
+            needs_model: false,
+            modes: &[],
+        },
+        builder: Builder::Tools(&[ToolKind::Selection]),
+    },
+    Entry {
+        info: MetricInfo {
+            name: "tool_argument_correctness",
+            aliases: &["tool_arguments"],
+            summary: "did the calls of the expected tools get the expected arguments?",
+            inputs: &[Input::ReferenceToolCalls],
+            formula: "mean over pairs of (argument keys of either call with equal values) ÷ \
+                      (argument keys of either call); undefined when no pair",
+            source: "ours; ragas ToolCallAccuracy's per-argument mean",
+            takes_cutoff: false,
+            needs_model: false,
+            modes: &[
+                ModeInfo {
+                    name: "normalised",
+                    summary: "strings trimmed, case-folded, white space collapsed; numbers by value",
+                    formula: "mean over pairs of (argument keys of either call with equal \
+                              normalised values) ÷ (argument keys of either call)",
+                    source: "ours",
+                },
+                ModeInfo {
+                    name: "exact",
+                    summary: "values equal as JSON (key order never matters)",
+                    formula: "mean over pairs of (argument keys of either call with values \
+                              equal as JSON) ÷ (argument keys of either call)",
+                    source: "ragas ToolCallAccuracy (exact string match)",
+                },
+            ],
+        },
+        builder: Builder::Tools(&[
+            ToolKind::Arguments(ArgumentMatch::Normalised),
+            ToolKind::Arguments(ArgumentMatch::Exact),
+        ]),
+    },
 ];
 
 /// Every entry: the model-free ones, then the judged ones.
@@ -453,6 +504,14 @@ pub fn build(spec: &str) -> Result<Box<dyn Metric>, MetricError> {
     Ok(match entry.builder {
         Builder::Lexical(kind) => Box::new(Lexical::new(&entry.info, kind)),
         Builder::Retrieval(kind) => Box::new(Retrieval::new(&entry.info, kind, cutoff)),
+        Builder::Tools(kinds) => {
+            let kind = kinds.get(mode).or(kinds.first()).copied();
+            Box::new(Tools::new(
+                &entry.info,
+                mode,
+                kind.unwrap_or(ToolKind::Selection),
+            ))
+        }
         Builder::Judged(kinds) => {
             let kind = kinds.get(mode).or(kinds.first()).copied();
             match kind {

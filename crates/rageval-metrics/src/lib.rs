@@ -13,6 +13,7 @@
 //!   verdicts, generated questions) exactly once.
 //! - [`lexical`]: answer against reference (exact match, edit distances, BLEU, ROUGE, chrF).
 //! - [`retrieval`]: retrieved contexts against gold contexts, by id or by string similarity.
+//! - [`tools`]: tool calls made against the expected ones (selection, arguments).
 //! - [`rubric`]: rubric metrics of one's own, parsed from `[[metric]]` tables
 //!   ([`rubric::file`]) and judged through the `custom_rubric` task.
 //! - [`judged`]: the model-judged metrics of seeds S0–S4 and ragas (context precision,
@@ -33,6 +34,7 @@ mod metric;
 pub mod retrieval;
 pub mod rubric;
 pub mod scoring;
+pub mod tools;
 
 pub use catalogue::{
     MetricCatalogue, build, catalogue, find, measured_for, model_free_defaults, score_range,

@@ -20,6 +20,8 @@ pub enum Input {
     Reference,
     ReferenceContexts,
     ReferenceContextIds,
+    /// The expected tool calls.
+    ReferenceToolCalls,
 }
 
 impl Input {
@@ -33,6 +35,7 @@ impl Input {
             Input::Reference => "reference",
             Input::ReferenceContexts => "reference_contexts",
             Input::ReferenceContextIds => "reference_context_ids",
+            Input::ReferenceToolCalls => "reference_tool_calls",
         }
     }
 
@@ -51,6 +54,7 @@ impl Input {
             Input::Reference => sample.references.iter().any(|r| !r.trim().is_empty()),
             Input::ReferenceContexts => !sample.reference_contexts.is_empty(),
             Input::ReferenceContextIds => !sample.reference_context_ids.is_empty(),
+            Input::ReferenceToolCalls => !sample.reference_tool_calls.is_empty(),
         }
     }
 }
@@ -92,6 +96,23 @@ pub struct ModeInfo {
 }
 
 impl MetricInfo {
+    /// The name results of mode `mode` (an index into `modes`) are filed under: the bare
+    /// name for the default mode, `NAME:MODE` for the others.
+    pub fn mode_name(&self, mode: usize) -> String {
+        match self.modes.get(mode) {
+            Some(info) if mode > 0 => format!("{}:{}", self.name, info.name),
+            _ => self.name.to_owned(),
+        }
+    }
+
+    /// The formula and source of mode `mode` (the metric's own when it has no modes).
+    pub fn mode_formula(&self, mode: usize) -> (&'static str, &'static str) {
+        match self.modes.get(mode) {
+            Some(info) => (info.formula, info.source),
+            None => (self.formula, self.source),
+        }
+    }
+
     /// The first input `sample` lacks, if any.
     pub fn missing_input(&self, sample: &Sample) -> Option<Input> {
         self.inputs
@@ -163,9 +184,19 @@ pub trait Metric: Send + Sync {
 pub trait ModelFree: Send + Sync {
     fn info(&self) -> &'static MetricInfo;
 
+    /// Its mode, an index into the info's `modes` (0, the default, when it has none).
+    fn mode(&self) -> usize {
+        0
+    }
+
     /// See [`Metric::name`].
     fn name(&self) -> String {
-        self.info().name.to_string()
+        self.info().mode_name(self.mode())
+    }
+
+    /// See [`Metric::formula`].
+    fn formula(&self) -> (&'static str, &'static str) {
+        self.info().mode_formula(self.mode())
     }
 
     /// Scores one sample. Never panics; a sample lacking an input gets `Undefined`.
@@ -179,6 +210,10 @@ impl<T: ModelFree> Metric for T {
 
     fn name(&self) -> String {
         ModelFree::name(self)
+    }
+
+    fn formula(&self) -> (&'static str, &'static str) {
+        ModelFree::formula(self)
     }
 
     fn score<'a>(&'a self, sample: &'a Sample, _: &'a ScoringContext) -> BoxFuture<'a, Outcome> {
@@ -255,6 +290,7 @@ mod tests {
             id: Some(id.into()),
             text: String::new(),
             score: None,
+            hop: None,
         };
         let mut sample = Sample {
             contexts: vec![id_only("c1"), id_only("c2")],

@@ -227,6 +227,7 @@ mod tests {
                     id: Some(id.to_string()),
                     text: format!("text of {id}"),
                     score: None,
+                    hop: None,
                 })
                 .collect(),
             reference_context_ids: gold.iter().map(|g| g.to_string()).collect(),

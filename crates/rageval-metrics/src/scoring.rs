@@ -24,7 +24,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use futures_util::future::join_all;
-use rageval_core::Sample;
+use rageval_core::{Sample, Turn};
 use rageval_judge::{Judge, Models};
 use rageval_tasks::{
     ContextUsefulness, ContextsCheck, GenerateQuestions, Implementation, Judged, Lang, LangChoice,
@@ -552,8 +552,24 @@ impl ScoringContext {
             .clone()
     }
 
-    /// The answer's statements and their support by the retrieved contexts.
+    /// The answer's statements and their support by the retrieved contexts — and, for a
+    /// turn of a conversation, by the turns before it, in a call of its own (the shared
+    /// calls of a question asked alone never carry a history).
     pub async fn answer_by_contexts(&self, sample: &Sample) -> Shared<SupportedStatements> {
+        if !sample.history.is_empty() {
+            let statements = self.answer_statements(sample).await?;
+            let verdicts = self
+                .support_in_conversation(
+                    &statements.items,
+                    context_texts(sample),
+                    sample.history.clone(),
+                )
+                .await?;
+            return Ok(Arc::new(SupportedStatements {
+                statements,
+                verdicts,
+            }));
+        }
         if self.check.is_some_and(|p| p.answer) {
             return checked_part(self.checked(sample).await?.answer.as_ref());
         }
@@ -699,11 +715,32 @@ impl ScoringContext {
         contexts: Vec<String>,
         premise: Premise,
     ) -> Shared<Judged<Vec<SupportVerdict>>> {
-        let task = SupportVerdicts {
+        self.ask_support(SupportVerdicts {
             statements: statements.to_vec(),
             contexts,
             premise,
-        };
+            history: Vec::new(),
+        })
+        .await
+    }
+
+    /// All `statements` judged against `contexts` and the conversation before them.
+    async fn support_in_conversation(
+        &self,
+        statements: &[String],
+        contexts: Vec<String>,
+        history: Vec<Turn>,
+    ) -> Shared<Judged<Vec<SupportVerdict>>> {
+        self.ask_support(SupportVerdicts {
+            statements: statements.to_vec(),
+            contexts,
+            premise: Premise::Contexts,
+            history,
+        })
+        .await
+    }
+
+    async fn ask_support(&self, task: SupportVerdicts) -> Shared<Judged<Vec<SupportVerdict>>> {
         let judged = self.tasks()?.support_verdicts(&task).await?;
         Ok(Arc::new(judged))
     }

@@ -4,7 +4,8 @@
 //! A run directory holds `manifest.json` (what ran, on which data, with which settings),
 //! `results.jsonl` (the journal: one line per sample × metric, appended as results arrive)
 //! and `summary.json` (per metric: mean, counts of scored / undefined / failed samples and
-//! a seeded bootstrap 95% interval; an abstention metric's 2×2 table and rates). `summary.json` is written last and atomically, and the
+//! a seeded bootstrap 95% interval; an abstention metric's 2×2 table and rates; per-conversation
+//! figures when the samples are turns of conversations). `summary.json` is written last and atomically, and the
 //! manifest says `"status": "complete"` only then, so a directory left by a crash never looks
 //! finished. Beside them, the human files: `report.html` (one self-contained page),
 //! `report.md` and `results.xlsx`.
@@ -70,6 +71,7 @@ mod compare;
 mod compare_pairing;
 mod compare_render;
 mod compare_xlsx;
+mod conversations;
 mod error;
 mod escape;
 mod gate;
@@ -133,6 +135,7 @@ pub use compare_render::{
     compare_title, render_compare_body, render_compare_html, render_compare_markdown,
 };
 pub use compare_xlsx::{VERSIONS_SHEET, write_compare_xlsx};
+pub use conversations::{ConversationMetric, ConversationSummary, ConversationTally, LapseShare};
 pub use error::{ReportError, error_chain};
 pub use escape::{escape_html, escape_markdown_cell};
 pub use gate::{FailingSample, Gate, GateCheck, GateOutcome, Threshold, render_junit};

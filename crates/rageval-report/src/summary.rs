@@ -72,6 +72,9 @@ pub struct Summary {
     /// judge-only means (`rageval calibrate`, `eval --labels`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub calibrated: BTreeMap<String, crate::Calibrated>,
+    /// Per-conversation figures, when the samples are turns of conversations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversations: Option<crate::ConversationSummary>,
 }
 
 #[derive(Debug, Default)]
@@ -170,6 +173,7 @@ impl Aggregator {
             },
             judge: None,
             calibrated: BTreeMap::new(),
+            conversations: None,
         }
     }
 }

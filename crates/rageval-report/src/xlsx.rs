@@ -600,11 +600,13 @@ mod tests {
                         id: Some("doc-7".into()),
                         text: "法国在欧洲。".into(),
                         score: None,
+                        hop: None,
                     },
                     Context {
                         id: Some("doc-9".into()),
                         text: "巴黎是法国的首都。".into(),
                         score: None,
+                        hop: None,
                     },
                 ],
                 ..Sample::default()

@@ -37,6 +37,7 @@ impl Retrieved {
             id: Some(self.id.clone()),
             text: self.text.clone(),
             score: self.score.filter(|s| s.is_finite()),
+            hop: None,
         }
     }
 }

@@ -342,6 +342,7 @@ pub(crate) async fn check_each(
                 context: check.context.filter(|_| supported),
                 reason,
                 score: None,
+                turn: None,
             },
         });
     }
@@ -376,6 +377,7 @@ mod tests {
             statements: vec!["Paris is in France.".into()],
             contexts: vec!["Paris is the capital of France.".into()],
             premise: Premise::Contexts,
+            history: Vec::new(),
         };
         let first = check_each(&checker, Some(&cache), &task).await.unwrap();
         assert_eq!(

@@ -132,6 +132,12 @@ pub(crate) enum Part<'a> {
         key: Option<char>,
         items: &'a [String],
     },
+    /// Untrusted text laid out by us (a conversation turn by turn), fenced under `label`.
+    Owned {
+        slot: &'static str,
+        label: &'static str,
+        text: String,
+    },
     /// Our own text (a count, a key list): not fenced.
     Plain { slot: &'static str, value: String },
 }
@@ -156,11 +162,12 @@ pub(crate) fn text<'a>(slot: &'static str, text: &'a str) -> Part<'a> {
 }
 
 /// Every untrusted text of a call.
-pub(crate) fn material<'a>(parts: &[Part<'a>]) -> Vec<&'a str> {
+pub(crate) fn material<'p>(parts: &'p [Part<'_>]) -> Vec<&'p str> {
     let mut all = Vec::new();
     for part in parts {
         match part {
             Part::Text { text, .. } => all.push(*text),
+            Part::Owned { text, .. } => all.push(text.as_str()),
             Part::Items { items, .. } => all.extend(items.iter().map(String::as_str)),
             Part::Plain { .. } => {}
         }
@@ -174,6 +181,7 @@ pub(crate) fn slots(fence: &Fence, parts: &[Part<'_>]) -> Vec<(&'static str, Str
         .iter()
         .map(|part| match part {
             Part::Text { slot, label, text } => (*slot, fence.wrap(label, text)),
+            Part::Owned { slot, label, text } => (*slot, fence.wrap(label, text)),
             Part::Items {
                 slot,
                 label,

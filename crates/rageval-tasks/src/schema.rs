@@ -30,6 +30,9 @@ pub struct Shape {
     pub pass_fail: bool,
     /// [`TaskKind::WriteTestItem`]: a follow-up, whose opening turn is written too.
     pub follow_up: bool,
+    /// [`TaskKind::SupportVerdicts`]: the last turn of the conversation shown (bounds the
+    /// supporting-turn number); 0 when no conversation is shown.
+    pub turns: usize,
 }
 
 /// The key of the `i`-th (0-based) item with prefix `prefix` (`s1`, `q3`, ...).

@@ -135,6 +135,12 @@ pub enum DatasetErrorKind {
         /// What it holds, briefly.
         found: String,
     },
+    /// A conversation's messages are out of shape, or leave no assistant turn to judge.
+    #[error("{message}")]
+    Conversation {
+        /// What is wrong, naming the message's position.
+        message: String,
+    },
     /// Per-context values (scores, ids) whose count differs from the number of contexts.
     #[error("length {found} differs from the number of contexts ({expected})")]
     LengthMismatch {

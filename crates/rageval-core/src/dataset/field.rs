@@ -37,11 +37,25 @@ pub enum Field {
     AnswerStatements,
     /// `Sample::simulated_questions` (seed S4).
     SimulatedQuestions,
+    /// `Sample::history`: earlier messages of the conversation.
+    History,
+    /// `Sample::conversation_id`.
+    ConversationId,
+    /// `Sample::turn`.
+    Turn,
+    /// `Sample::hop`.
+    Hop,
+    /// `Sample::tool_calls`.
+    ToolCalls,
+    /// `Sample::reference_tool_calls`.
+    ReferenceToolCalls,
+    /// `Sample::tool_call_order`.
+    ToolCallOrder,
 }
 
 impl Field {
     /// Every field, in the order they are resolved and listed in messages.
-    pub const ALL: [Field; 12] = [
+    pub const ALL: [Field; 19] = [
         Field::Id,
         Field::Question,
         Field::Contexts,
@@ -54,6 +68,13 @@ impl Field {
         Field::ReferenceStatements,
         Field::AnswerStatements,
         Field::SimulatedQuestions,
+        Field::History,
+        Field::ConversationId,
+        Field::Turn,
+        Field::Hop,
+        Field::ToolCalls,
+        Field::ReferenceToolCalls,
+        Field::ToolCallOrder,
     ];
 
     /// The canonical name, as used in `--map`.
@@ -71,6 +92,13 @@ impl Field {
             Field::ReferenceStatements => "reference_statements",
             Field::AnswerStatements => "answer_statements",
             Field::SimulatedQuestions => "simulated_questions",
+            Field::History => "history",
+            Field::ConversationId => "conversation_id",
+            Field::Turn => "turn",
+            Field::Hop => "hop",
+            Field::ToolCalls => "tool_calls",
+            Field::ReferenceToolCalls => "reference_tool_calls",
+            Field::ToolCallOrder => "tool_call_order",
         }
     }
 
@@ -98,6 +126,14 @@ impl Field {
             Field::ReferenceStatements => &["reference_statements", "referenceAnswerStatements"],
             Field::AnswerStatements => &["answer_statements", "answerStatements"],
             Field::SimulatedQuestions => &["simulated_questions", "simulationQuestions"],
+            // `conversation`: the opening turns `rageval testset` writes with a follow-up.
+            Field::History => &["history", "conversation"],
+            Field::ConversationId => &["conversation_id"],
+            Field::Turn => &["turn"],
+            Field::Hop => &["hop"],
+            Field::ToolCalls => &["tool_calls"],
+            Field::ReferenceToolCalls => &["reference_tool_calls", "expected_tool_calls"],
+            Field::ToolCallOrder => &["tool_call_order"],
         }
     }
 

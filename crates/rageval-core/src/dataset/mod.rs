@@ -22,6 +22,10 @@
 //! or one string; a reference may be a string or a list. Ids are the data's own, else the
 //! 1-based record number; a repeated id is an error.
 //!
+//! A JSONL or JSON record holding a whole chat (ragas's multi-turn `user_input`, OpenAI
+//! `messages`, DeepEval `turns`) becomes one sample per assistant turn, with its history
+//! (see `conversation.rs`).
+//!
 //! Every failure is a [`DatasetError`] naming file, line (or sheet row) and field. A UTF-8
 //! BOM, CRLF line endings and trailing blank lines are accepted everywhere. The readers
 //! never print and never panic on input, and know nothing of metrics: those live in
@@ -38,6 +42,7 @@
 //! ```
 
 mod columnar;
+mod conversation;
 mod csv;
 mod error;
 mod field;
@@ -48,6 +53,7 @@ mod openinference;
 mod reader;
 mod seed_files;
 mod traces;
+mod turns;
 mod value;
 mod xlsx;
 

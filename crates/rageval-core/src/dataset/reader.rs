@@ -12,7 +12,7 @@ use std::str::FromStr;
 use super::error::{DatasetError, DatasetErrorKind};
 use super::field::FieldMap;
 use super::value::{Record, RecordBuilder};
-use super::{columnar, csv, json, jsonl, langfuse, openinference, seed_files, xlsx};
+use super::{columnar, conversation, csv, json, jsonl, langfuse, openinference, seed_files, xlsx};
 use crate::sample::Sample;
 
 /// A dataset file format.
@@ -166,6 +166,10 @@ pub struct DatasetReader {
     finished: bool,
     /// Trace formats: the ids of traces left out for lack of a retriever step.
     skipped_traces: Vec<String>,
+    /// JSON formats: records may hold whole conversations, spread into one per turn.
+    conversations: bool,
+    /// The turns of a spread conversation not yet yielded.
+    pending: std::collections::VecDeque<Record>,
 }
 
 impl DatasetReader {
@@ -186,6 +190,9 @@ impl Iterator for DatasetReader {
     type Item = Result<Sample, DatasetError>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        if let Some(record) = self.pending.pop_front() {
+            return Some(self.builder.build_record(record));
+        }
         if self.finished {
             return None;
         }
@@ -204,7 +211,19 @@ impl Iterator for DatasetReader {
             });
         };
         self.items += 1;
-        Some(item.and_then(|record| self.builder.build_record(record)))
+        let record = match item {
+            Ok(record) if self.conversations => {
+                match conversation::spread(record, self.builder.file()) {
+                    Ok(records) => {
+                        self.pending.extend(records);
+                        return self.next();
+                    }
+                    Err(error) => return Some(Err(error)),
+                }
+            }
+            other => other,
+        };
+        Some(record.and_then(|record| self.builder.build_record(record)))
     }
 }
 
@@ -215,6 +234,7 @@ pub fn open(path: &Path, options: &ReadOptions) -> Result<DatasetReader, Dataset
         .map_err(|error| DatasetError::file(path, DatasetErrorKind::Io(error)))?;
     let field_map = options.field_map.clone();
     let mut skipped_traces = Vec::new();
+    let mut conversations = false;
     let (source, builder) = if metadata.is_dir() {
         let builder = RecordBuilder::new(path, field_map, false);
         (Source::Loaded(seed_files::load(path)?.into_iter()), builder)
@@ -224,6 +244,7 @@ pub fn open(path: &Path, options: &ReadOptions) -> Result<DatasetReader, Dataset
             None => Format::from_path(path).ok_or_else(|| unknown_format(path))?,
         };
         let tabular = matches!(format, Format::Csv | Format::Xlsx);
+        conversations = matches!(format, Format::Jsonl | Format::Json);
         let mut builder = RecordBuilder::new(path, field_map, tabular);
         let source = match format {
             Format::Jsonl => Source::Lines(jsonl::JsonlRecords::open(path)?),
@@ -263,6 +284,8 @@ pub fn open(path: &Path, options: &ReadOptions) -> Result<DatasetReader, Dataset
         items: 0,
         finished: false,
         skipped_traces,
+        conversations,
+        pending: std::collections::VecDeque::new(),
     })
 }
 

@@ -13,6 +13,8 @@ use sha2::{Digest, Sha256};
 
 use super::error::{DatasetError, DatasetErrorKind};
 use super::field::{Field, FieldMap};
+use super::turns;
+use crate::conversation::Role;
 use crate::sample::{Context, Sample};
 
 /// One record as a format reader found it: its fields and where it starts.
@@ -184,6 +186,7 @@ impl RecordBuilder {
                         id: Some(id),
                         text: String::new(),
                         score: None,
+                        hop: None,
                     })
                     .collect();
             } else if ids.len() != sample.contexts.len() {
@@ -233,6 +236,56 @@ impl RecordBuilder {
         sample.reference_statements = list(Field::ReferenceStatements, false)?;
         sample.answer_statements = list(Field::AnswerStatements, false)?;
         sample.simulated_questions = list(Field::SimulatedQuestions, false)?;
+        let mut conversation = Conversation::default();
+        let mut read = |field: Field| {
+            take(field).map(|(column, value)| {
+                conversation.columns.push((field, column));
+                value
+            })
+        };
+        let history = read(Field::History);
+        let conversation_id = read(Field::ConversationId);
+        let turn = read(Field::Turn);
+        let hop = read(Field::Hop);
+        let tool_calls = read(Field::ToolCalls);
+        let reference_tool_calls = read(Field::ReferenceToolCalls);
+        let order = read(Field::ToolCallOrder);
+        let named = |field: Field, kind| error(kind, conversation.column(field));
+        if let Some(value) = history {
+            sample.history =
+                turns::history(value, tabular).map_err(|k| named(Field::History, k))?;
+        }
+        if let Some(value) = conversation_id {
+            sample.conversation_id =
+                Some(id_text(value).map_err(|k| named(Field::ConversationId, k))?);
+        }
+        if let Some(value) = turn {
+            sample.turn = Some(turns::turn(value).map_err(|k| named(Field::Turn, k))?);
+        }
+        if let Some(value) = hop {
+            sample.hop = Some(turns::hop(value, tabular).map_err(|k| named(Field::Hop, k))?);
+        }
+        if let Some(value) = tool_calls {
+            sample.tool_calls =
+                turns::tool_calls(value, tabular).map_err(|k| named(Field::ToolCalls, k))?;
+        }
+        if let Some(value) = reference_tool_calls {
+            sample.reference_tool_calls = turns::tool_calls(value, tabular)
+                .map_err(|k| named(Field::ReferenceToolCalls, k))?;
+        }
+        if let Some(value) = order {
+            sample.tool_call_order =
+                turns::order(value).map_err(|k| named(Field::ToolCallOrder, k))?;
+        }
+        if sample.turn.is_none() && !sample.history.is_empty() {
+            // The turn after the history's last.
+            let opened = sample
+                .history
+                .iter()
+                .filter(|t| t.role == Role::User)
+                .count();
+            sample.turn = Some(opened + 1);
+        }
 
         sample.id = match id {
             Some((column, id)) => {
@@ -262,8 +315,23 @@ impl RecordBuilder {
     }
 }
 
+/// The columns the conversation fields of one record came from, to name in errors.
+#[derive(Default)]
+struct Conversation {
+    columns: Vec<(Field, String)>,
+}
+
+impl Conversation {
+    fn column(&self, field: Field) -> &str {
+        self.columns
+            .iter()
+            .find(|(f, _)| *f == field)
+            .map_or(field.name(), |(_, column)| column.as_str())
+    }
+}
+
 /// A short description of a JSON value for "expected …, found …".
-fn describe(value: &Value) -> String {
+pub(crate) fn describe(value: &Value) -> String {
     match value {
         Value::Null => "null".to_string(),
         Value::Bool(b) => format!("a boolean ({b})"),
@@ -414,7 +482,7 @@ fn numbers(value: Value, tabular: bool) -> Result<Vec<f64>, DatasetErrorKind> {
 
 /// Retrieved contexts: strings, `{text|content|page_content, id?, score?}` objects, or one
 /// string.
-fn contexts(value: Value, tabular: bool) -> Result<Vec<Context>, DatasetErrorKind> {
+pub(crate) fn contexts(value: Value, tabular: bool) -> Result<Vec<Context>, DatasetErrorKind> {
     const EXPECTED: &str = "a string or a list of strings or {text, id, score} objects";
     match elements(value, tabular, EXPECTED)? {
         Ok(items) => items
@@ -476,7 +544,24 @@ fn context_object(
             });
         }
     };
-    Ok(Context { id, text, score })
+    let hop = match object.get("hop") {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) if n.as_u64().is_some_and(|n| n >= 1) => {
+            n.as_u64().and_then(|n| usize::try_from(n).ok())
+        }
+        Some(other) => {
+            return Err(DatasetErrorKind::WrongType {
+                expected: "a context hop of 1 or more",
+                found: at(&describe(other)),
+            });
+        }
+    };
+    Ok(Context {
+        id,
+        text,
+        score,
+        hop,
+    })
 }
 
 /// A table cell holding a list: `None` when it does not look like one (so it is a single
@@ -678,7 +763,8 @@ mod tests {
             Context {
                 id: Some("3".into()),
                 text: "x".into(),
-                score: Some(1.5)
+                score: Some(1.5),
+                hop: None,
             }
         );
         assert_eq!(sample.contexts[1], Context::text("y"));

@@ -244,7 +244,8 @@ fn ragas_v02_jsonl() {
         Context {
             id: Some("d1".into()),
             text: "Paris is the capital of France.".into(),
-            score: Some(0.93)
+            score: Some(0.93),
+            hop: None,
         }
     );
     assert_eq!(first.contexts[1].id.as_deref(), Some("d7"));
@@ -316,7 +317,8 @@ fn context_objects_and_other_id_names() {
         Context {
             id: Some("c1".into()),
             text: "t1".into(),
-            score: Some(2.5)
+            score: Some(2.5),
+            hop: None,
         }
     );
     assert_eq!(
@@ -324,7 +326,8 @@ fn context_objects_and_other_id_names() {
         Context {
             id: Some("9".into()),
             text: "t2".into(),
-            score: None
+            score: None,
+            hop: None,
         }
     );
     assert_eq!(sample.contexts[2], Context::text("t3"));
@@ -353,12 +356,14 @@ fn csv_cells_hold_json_lists() {
             Context {
                 id: Some("d1".into()),
                 text: "c1".into(),
-                score: Some(0.5)
+                score: Some(0.5),
+                hop: None,
             },
             Context {
                 id: Some("2".into()),
                 text: "c2".into(),
-                score: Some(0.25)
+                score: Some(0.25),
+                hop: None,
             },
         ]
     );
@@ -443,7 +448,8 @@ fn xlsx_sheets() {
         vec![Context {
             id: None,
             text: "2024年约488亿元。".into(),
-            score: Some(0.5)
+            score: Some(0.5),
+            hop: None,
         }]
     );
 

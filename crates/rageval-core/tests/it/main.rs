@@ -3,6 +3,7 @@
 
 mod calibration_simulation;
 mod columnar;
+mod conversations;
 mod datasets;
 mod rank_reference;
 mod sample_round_trip;

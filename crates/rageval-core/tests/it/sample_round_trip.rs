@@ -6,7 +6,7 @@
 #![allow(clippy::unwrap_used)]
 
 use rageval_core::dataset::{ReadOptions, read_all};
-use rageval_core::{Context, Sample};
+use rageval_core::{Context, Hop, Role, Sample, ToolCall, ToolCallOrder, Turn};
 use serde_json::json;
 
 /// Every field `Sample` writes, each set to a value that differs from its default.
@@ -25,11 +25,13 @@ fn full() -> Sample {
                 id: Some("doc.txt#3".into()),
                 text: "市场规模约为488亿元。".into(),
                 score: Some(12.375),
+                hop: None,
             },
             Context {
                 id: Some("doc.txt#9".into()),
                 text: "渗透率仍然较低。".into(),
                 score: Some(0.1 + 0.2),
+                hop: None,
             },
         ],
         answer: Some("约488亿元。".into()),
@@ -39,6 +41,31 @@ fn full() -> Sample {
         reference_statements: Some(vec!["市场规模约488亿元。".into()]),
         answer_statements: Some(vec!["约488亿元。".into()]),
         simulated_questions: Some(vec!["市场有多大？".into()]),
+        history: vec![
+            Turn::new(1, Role::User, "少儿编程是什么？"),
+            Turn {
+                contexts: vec![Context {
+                    hop: Some(2),
+                    ..Context::text("少儿编程面向6到16岁。")
+                }],
+                ..Turn::new(1, Role::Assistant, "面向6到16岁的编程教育。")
+            },
+        ],
+        conversation_id: Some("会话-1".into()),
+        turn: Some(2),
+        hop: Some(Hop {
+            index: 2,
+            used_by_answer: Some(true),
+        }),
+        tool_calls: vec![ToolCall::new(
+            "search",
+            json!({"query": "市场规模", "k": 3})
+                .as_object()
+                .cloned()
+                .unwrap(),
+        )],
+        reference_tool_calls: vec![ToolCall::new("search", serde_json::Map::new())],
+        tool_call_order: ToolCallOrder::AnyOrder,
         metadata,
     }
 }
@@ -71,6 +98,13 @@ fn every_field_survives_write_then_read() {
     assert_eq!(read.reference_statements, written.reference_statements);
     assert_eq!(read.answer_statements, written.answer_statements);
     assert_eq!(read.simulated_questions, written.simulated_questions);
+    assert_eq!(read.history, written.history);
+    assert_eq!(read.conversation_id, written.conversation_id);
+    assert_eq!(read.turn, written.turn);
+    assert_eq!(read.hop, written.hop);
+    assert_eq!(read.tool_calls, written.tool_calls);
+    assert_eq!(read.reference_tool_calls, written.reference_tool_calls);
+    assert_eq!(read.tool_call_order, written.tool_call_order);
     assert_eq!(read.metadata, written.metadata);
     assert_eq!(*read, written);
 }

@@ -31,6 +31,7 @@ fn context(id: &str, score: f64, text: &str) -> Context {
         id: Some(id.into()),
         text: text.into(),
         score: Some(score),
+        hop: None,
     }
 }
 

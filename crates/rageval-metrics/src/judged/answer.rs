@@ -1,6 +1,7 @@
 //! Metrics about the generated answer: faithfulness to the contexts, relevance to the
 //! question, correctness against the reference, and embedding similarity to it.
 
+use rageval_core::conversation::TURN_LAPSE;
 use rageval_core::{Evidence, Outcome, Sample, Verdict, VerdictTarget};
 use rageval_tasks::heuristic::cosine;
 use rageval_tasks::{AnswerRubric, QuestionSimilarity, SupportCredit, SupportVerdict};
@@ -29,12 +30,24 @@ pub async fn faithfulness(
     if supported.statements.items.is_empty() {
         return Ok(Outcome::undefined("the answer states no claims"));
     }
-    Ok(evidence::supported_share(
+    let mut outcome = evidence::supported_share(
         &supported.statements,
         &supported.verdicts,
         ("claims", "claims_from"),
         credit,
-    ))
+    );
+    if sample.conversation_id.is_some() {
+        // A turn lapses when a claim is backed by neither its contexts nor the conversation.
+        let lapse = supported
+            .verdicts
+            .value
+            .iter()
+            .any(|v| !v.support.is_supported());
+        if let Outcome::Score { evidence, .. } = &mut outcome {
+            evidence.details.insert(TURN_LAPSE.into(), json!(lapse));
+        }
+    }
+    Ok(outcome)
 }
 
 /// Answer relevance in one of its modes.

@@ -26,6 +26,10 @@ pub fn supported_share(
         ("credit", json!(credit.name())),
     ];
     details.extend(counts.details());
+    let by_conversation = judged.value.iter().filter(|v| v.turn.is_some()).count();
+    if by_conversation > 0 {
+        details.push((SUPPORTED_BY_CONVERSATION, json!(by_conversation)));
+    }
     Outcome::score(
         total / statements.items.len() as f64,
         build(verdicts, details),
@@ -82,15 +86,38 @@ pub fn support(
         .iter()
         .zip(verdicts)
         .enumerate()
-        .map(|(index, (statement, verdict))| Verdict {
-            target: VerdictTarget::Statement(index),
-            value: verdict.credit(credit),
-            label: Some(verdict.support.label().to_owned()),
-            text: Some(statement.clone()),
-            reason: Some(verdict.reason.clone()),
-            supporting_contexts: verdict.context.into_iter().collect(),
+        .map(|(index, (statement, verdict))| {
+            let (label, reason) = match verdict.turn {
+                Some(turn) => (
+                    SUPPORTED_BY_CONVERSATION.to_owned(),
+                    by_turn(turn, &verdict.reason),
+                ),
+                None => (verdict.support.label().to_owned(), verdict.reason.clone()),
+            };
+            Verdict {
+                target: VerdictTarget::Statement(index),
+                value: verdict.credit(credit),
+                label: Some(label),
+                text: Some(statement.clone()),
+                reason: Some(reason),
+                supporting_contexts: verdict.context.into_iter().collect(),
+            }
         })
         .collect()
+}
+
+/// The label of a statement an earlier turn of the conversation supports (counted as
+/// supported), and the evidence detail counting them.
+pub const SUPPORTED_BY_CONVERSATION: &str = "supported_by_conversation";
+
+/// A reason that names the supporting turn, as the heuristic's already does.
+fn by_turn(turn: usize, reason: &str) -> String {
+    let named = format!("supported by the conversation, turn {turn}");
+    if reason.starts_with(&named) {
+        reason.to_owned()
+    } else {
+        format!("{named}: {reason}")
+    }
 }
 
 /// A yes/no verdict on one target.

@@ -173,17 +173,11 @@ impl Metric for JudgedMetric {
     }
 
     fn name(&self) -> String {
-        match self.info.modes.get(self.mode) {
-            Some(mode) if self.mode > 0 => format!("{}:{}", self.info.name, mode.name),
-            _ => self.info.name.to_owned(),
-        }
+        self.info.mode_name(self.mode)
     }
 
     fn formula(&self) -> (&'static str, &'static str) {
-        match self.info.modes.get(self.mode) {
-            Some(mode) => (mode.formula, mode.source),
-            None => (self.info.formula, self.info.source),
-        }
+        self.info.mode_formula(self.mode)
     }
 
     fn requirements(&self) -> Requirements {

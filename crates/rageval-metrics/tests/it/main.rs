@@ -3,6 +3,7 @@
 //! the judge fails; graded support with the chat judge and the heuristic judge.
 
 mod abstention_citation;
+mod conversation;
 mod economy;
 mod failures;
 mod golden;

@@ -2,12 +2,13 @@
 //! and what `merge` computes over the shards' journals together. Memory holds the values
 //! the bootstrap needs (a number per scored cell) and a digest per sample, never the lines.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
-use rageval_report::{Aggregator, ResultRecord, Summary};
+use rageval_core::Sample;
+use rageval_report::{Aggregator, ConversationTally, ResultRecord, Summary};
 
 use crate::engine::cells::SampleKey;
 use crate::engine::error::{Result, RunError};
@@ -50,31 +51,77 @@ pub fn for_each_record(
     }
 }
 
-/// Summarises records as they come: per metric the outcomes, and the samples seen.
-pub struct Summarising {
+/// Summarises records as they come: per metric the outcomes, the samples seen, and the
+/// turns of conversations by conversation.
+pub struct Summarising<'a> {
     aggregator: Aggregator,
     samples: HashSet<SampleKey>,
+    /// Sample id → conversation id, for the samples that are turns.
+    conversation_of: Option<&'a HashMap<String, String>>,
+    conversations: ConversationTally,
 }
 
-impl Summarising {
+impl<'a> Summarising<'a> {
     /// A summary of the metrics `names`, in that order.
     pub fn new(names: &[String]) -> Self {
         Summarising {
             aggregator: Aggregator::new(names.to_vec()),
             samples: HashSet::new(),
+            conversation_of: None,
+            conversations: ConversationTally::default(),
         }
+    }
+
+    /// The same, with per-conversation figures for the samples `conversation_of` names.
+    pub fn with_conversations(mut self, conversation_of: &'a HashMap<String, String>) -> Self {
+        self.conversation_of = Some(conversation_of);
+        self
     }
 
     /// Adds one record.
     pub fn add(&mut self, record: &ResultRecord) {
         self.aggregator.add(&record.metric, &record.outcome);
         self.samples.insert(SampleKey::of(&record.sample_id));
+        let conversation = self
+            .conversation_of
+            .and_then(|map| map.get(&record.sample_id));
+        if let Some(conversation) = conversation {
+            self.conversations
+                .add(conversation, &record.metric, &record.outcome);
+        }
     }
 
     /// The summary, with `resamples` bootstrap draws under `seed`.
     pub fn finish(self, resamples: usize, seed: u64) -> Summary {
-        self.aggregator.finish(self.samples.len(), resamples, seed)
+        let mut summary = self.aggregator.finish(self.samples.len(), resamples, seed);
+        summary.conversations = self.conversations.finish();
+        summary
     }
+}
+
+/// What a scoring pass read of the data: each sample's key, and the conversation of each
+/// sample that is a turn of one.
+#[derive(Debug, Default)]
+pub struct SamplesRead {
+    pub keys: HashSet<SampleKey>,
+    pub conversations: HashMap<String, String>,
+}
+
+/// `samples`, noting into `into` the conversation of each sample that is a turn of one.
+pub fn noting_conversations<'a, E>(
+    samples: impl Iterator<Item = std::result::Result<Sample, E>> + 'a,
+    into: &'a mut HashMap<String, String>,
+) -> impl Iterator<Item = std::result::Result<Sample, E>> + 'a {
+    samples.inspect(move |sample| {
+        if let Ok(Sample {
+            id,
+            conversation_id: Some(conversation),
+            ..
+        }) = sample
+        {
+            into.insert(id.clone(), conversation.clone());
+        }
+    })
 }
 
 /// The summary of every cell in the journal at `path`, a run of the metrics `names` over
@@ -85,11 +132,12 @@ impl Summarising {
 pub fn summarise(
     path: &Path,
     names: &[String],
-    read: &HashSet<SampleKey>,
+    read: &SamplesRead,
     resamples: usize,
     seed: u64,
 ) -> Result<Summary> {
-    let mut summary = Summarising::new(names);
+    let mut summary = Summarising::new(names).with_conversations(&read.conversations);
+    let read = &read.keys;
     for_each_record(path, |line, record| {
         let fault = record_fault(&record, names).or_else(|| {
             (!read.contains(&SampleKey::of(&record.sample_id))).then(|| {

@@ -98,6 +98,7 @@ impl TaskJudge {
                 .collect(),
             contexts: task.contexts.clone(),
             premise: task.premise,
+            history: task.history.clone(),
         };
         let answered = self.run_llm(&asked).await?;
         self.count_claims(verdicts.len() - escalated.len(), escalated.len());

@@ -327,6 +327,7 @@ mod tests {
             statements: vec![],
             contexts: vec![],
             premise: Default::default(),
+            history: Vec::new(),
         };
         assert_send(&judge.support_verdicts(&support));
         let similarity = QuestionSimilarity {
@@ -360,6 +361,7 @@ mod tests {
             statements: vec![],
             contexts: vec![],
             premise: Default::default(),
+            history: Vec::new(),
         };
         assert!(judge.support_verdicts(&nothing).await.is_ok());
         let calls = judge.calls();

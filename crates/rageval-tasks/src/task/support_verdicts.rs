@@ -6,9 +6,15 @@
 //! across the contexts at [`SUPPORT_PARTIAL`], and a degree of support by
 //! [`SUPPORT_DEGREE`]. A checker model, when one is set, answers instead (the router's
 //! cascade). Contradiction is never inferred from words alone.
+//!
+//! A task may carry the conversation before the answer (`history`): a statement the
+//! contexts do not back may then be backed by an earlier turn (see `history.rs`).
+
+mod history;
 
 use std::collections::BTreeMap;
 
+use rageval_core::Turn;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -26,7 +32,7 @@ use crate::schema::{Shape, keyed, keys, object, reason, with_defs};
 
 /// Judge every statement of one text against the contexts, in one call.
 /// Answered with one [`SupportVerdict`] per statement, in order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SupportVerdicts {
     /// The statements to check.
     pub statements: Vec<String>,
@@ -36,6 +42,12 @@ pub struct SupportVerdicts {
     /// Prompts do not read it: a chat model is shown the material as contexts either way.
     #[serde(default, skip_serializing_if = "Premise::is_contexts")]
     pub premise: Premise,
+    /// The conversation before the answer the statements come from, oldest message first:
+    /// a statement the contexts do not back is supported by an earlier turn when the user
+    /// said it, or an earlier assistant reply that is itself backed said it. Empty for a
+    /// question asked on its own, whose call is then exactly as without the field.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub history: Vec<Turn>,
 }
 
 /// What the statements of a [`SupportVerdicts`] task are checked against.
@@ -172,6 +184,10 @@ pub struct SupportVerdict {
     /// it: see [`SupportCredit`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub score: Option<f64>,
+    /// The earlier turn of the conversation (1-based) that supports the statement where
+    /// the contexts do not ([`SupportVerdicts::history`]); its support is then that turn's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<usize>,
 }
 
 impl SupportVerdict {
@@ -182,6 +198,7 @@ impl SupportVerdict {
             context: None,
             reason: reason.into(),
             score: None,
+            turn: None,
         }
     }
 
@@ -221,6 +238,9 @@ pub(crate) struct SupportItem {
     reason: String,
     supporting_context: usize,
     verdict: Support,
+    /// Asked only of a call with a conversation (0 for none).
+    #[serde(default)]
+    supporting_turn: usize,
 }
 
 impl SupportItem {
@@ -236,6 +256,7 @@ impl SupportItem {
             context,
             reason: self.reason,
             score: None,
+            turn: None,
         })
     }
 }
@@ -270,9 +291,13 @@ impl LlmTask for SupportVerdicts {
     type Raw = SupportRaw;
     type Output = Vec<SupportVerdict>;
     fn schema(shape: Shape) -> Value {
+        let mut item = support_item(shape.contexts);
+        if shape.turns > 0 {
+            item = history::with_turn(item, shape.turns);
+        }
         with_defs(
             object([("verdicts", keyed(&keys('s', shape.items), "support"))]),
-            [("support", support_item(shape.contexts))],
+            [("support", item)],
         )
     }
     fn deciding_text(&self) -> &str {
@@ -304,15 +329,50 @@ impl LlmTask for SupportVerdicts {
         Shape {
             items: self.statements.len(),
             contexts: self.contexts.len(),
+            turns: history::last_turn(&self.history),
             ..Shape::default()
         }
     }
+    fn template_parts(&self) -> Vec<&'static str> {
+        if self.history.is_empty() {
+            return Vec::new();
+        }
+        history::PARTS.to_vec()
+    }
+    fn pack_parts(&self, lang: Lang) -> Vec<Part<'_>> {
+        if self.history.is_empty() {
+            return Vec::new();
+        }
+        vec![
+            Part::Owned {
+                slot: "conversation",
+                label: "conversation",
+                text: history::render(&self.history, lang),
+            },
+            Part::Plain {
+                slot: "turns",
+                value: history::last_turn(&self.history).to_string(),
+            },
+        ]
+    }
     fn convert(&self, mut raw: SupportRaw) -> Result<Vec<SupportVerdict>, String> {
-        keyed_verdicts(
-            &mut raw.verdicts,
-            self.statements.len(),
-            self.contexts.len(),
-        )
+        let turns = history::last_turn(&self.history);
+        (0..self.statements.len())
+            .map(|i| {
+                let item = take_item(&mut raw.verdicts, 's', i)?;
+                let turn = match item.supporting_turn {
+                    0 => None,
+                    n if n <= turns => Some(n),
+                    n => return Err(format!("supporting turn {n} does not exist")),
+                };
+                let mut verdict = item.into_verdict(self.contexts.len())?;
+                // A turn counts only for a statement the contexts do not back.
+                if verdict.context.is_none() && verdict.support.is_supported() {
+                    verdict.turn = turn;
+                }
+                Ok(verdict)
+            })
+            .collect()
     }
 }
 
@@ -340,12 +400,13 @@ impl TypedTask for SupportVerdicts {
         ))
     }
 
-    /// No statements → no verdicts; no contexts → every statement not supported.
+    /// No statements → no verdicts; no contexts and no conversation → every statement not
+    /// supported.
     fn by_rule(&self) -> Result<Option<Judged<Vec<SupportVerdict>>>, TaskError> {
         if self.statements.is_empty() {
             return Ok(Some(Judged::by_rule(Vec::new(), "no statements to check")));
         }
-        if self.contexts.iter().all(|c| c.trim().is_empty()) {
+        if self.contexts.iter().all(|c| c.trim().is_empty()) && self.history.is_empty() {
             let reason = match self.premise {
                 Premise::Contexts => "there is no context to support it".to_string(),
                 premise => format!("{} is empty", premise.noun()),
@@ -382,11 +443,14 @@ impl Heuristic {
     /// See [`SUPPORT_FULL`], [`SUPPORT_PARTIAL`] and [`SUPPORT_DEGREE`].
     pub fn support_verdicts(&self, task: &SupportVerdicts) -> Judged<Vec<SupportVerdict>> {
         let contexts: Vec<Material> = task.contexts.iter().map(|c| Material::new(c)).collect();
-        let verdicts = task
+        let mut verdicts: Vec<SupportVerdict> = task
             .statements
             .iter()
             .map(|s| support(s, &contexts, task.premise))
             .collect();
+        if !task.history.is_empty() {
+            verdicts = history::heuristic(&task.statements, verdicts, &task.history);
+        }
         self.judged(TaskKind::SupportVerdicts, verdicts, false)
     }
 }
@@ -448,6 +512,7 @@ fn support(statement: &str, contexts: &[Material], premise: Premise) -> SupportV
         context,
         reason,
         score,
+        turn: None,
     };
     let words = PremiseWords { premise };
     let Some(coverage) = Coverage::measure(statement, contexts) else {

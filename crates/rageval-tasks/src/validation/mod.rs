@@ -113,6 +113,7 @@ pub async fn faithfulness(
             statements: statements.clone(),
             contexts: contexts.to_vec(),
             premise: Default::default(),
+            history: Vec::new(),
         })
         .await?
         .value;

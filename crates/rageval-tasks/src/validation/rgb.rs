@@ -182,6 +182,7 @@ pub async fn rgb_counterfactual(
                 statements: vec![claim(&row.query, answer), claim(&row.query, fake)],
                 contexts: row.positive.clone(),
                 premise: Default::default(),
+                history: Vec::new(),
             })
             .await?
             .value;

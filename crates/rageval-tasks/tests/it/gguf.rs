@@ -91,6 +91,7 @@ async fn ask(router: &TaskJudge, kind: TaskKind, item: (&str, &str, &str)) -> Op
                 statements: vec![answer],
                 contexts: vec![context],
                 premise: Default::default(),
+                history: Vec::new(),
             })
             .await
             .map(|j| j.rung),

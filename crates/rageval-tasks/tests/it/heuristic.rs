@@ -33,6 +33,7 @@ async fn support_reasons_state_the_share_the_context_and_the_threshold() {
             "The mission is scheduled to launch on Sunday, 30 July 2023 at 06:30 IST from Sriharikota.",
         ]),
         premise: Default::default(),
+        history: Vec::new(),
     };
     let out = lexical().support_verdicts(&task).await.expect("verdicts");
     let [full, partial, none] = out.value.as_slice() else {
@@ -85,6 +86,7 @@ async fn a_missing_number_keeps_a_statement_from_full_support() {
             "PharmaCann was founded in 2014 by Theodore Scott; it is based in Illinois.",
         ]),
         premise: Default::default(),
+        history: Vec::new(),
     };
     let out = lexical().support_verdicts(&task).await.expect("verdict");
     assert_eq!(out.value[0].support, Support::PartiallySupported);
@@ -103,6 +105,7 @@ async fn chinese_words_match_across_segmentations() {
         statements: texts(&["少儿编程市场规模持续扩大。"]),
         contexts: texts(&["报告显示，中国少儿编程的市场规模在持续扩大，家长日益重视。"]),
         premise: Default::default(),
+        history: Vec::new(),
     };
     let out = lexical().support_verdicts(&task).await.expect("verdict");
     assert_eq!(

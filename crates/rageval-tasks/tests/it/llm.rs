@@ -80,6 +80,7 @@ async fn support_verdicts_map_keys_labels_and_context_numbers() {
         statements: strings(&["A is 1.", "B is 2.", "C is 3."]),
         contexts: strings(&["A is 1.", "B is 5."]),
         premise: Default::default(),
+        history: Vec::new(),
     };
     let out = llm_router(&mock)
         .support_verdicts(&task)

@@ -135,6 +135,7 @@ async fn inputs_with_nothing_to_judge_are_answered_by_rules_without_calls() {
             statements: vec![],
             contexts: texts(&["c"]),
             premise: Default::default(),
+            history: Vec::new(),
         })
         .await
         .expect("rule");
@@ -144,6 +145,7 @@ async fn inputs_with_nothing_to_judge_are_answered_by_rules_without_calls() {
             statements: texts(&["Paris is in France."]),
             contexts: texts(&["  "]),
             premise: Default::default(),
+            history: Vec::new(),
         })
         .await
         .expect("rule");

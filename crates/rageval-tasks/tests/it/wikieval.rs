@@ -258,6 +258,7 @@ async fn the_router_reproduces_the_kids_coding_recall_figure() {
                     statements: vec![claim.clone()],
                     contexts: vec![(*chunk).to_owned()],
                     premise: Default::default(),
+                    history: Vec::new(),
                 })
                 .await
                 .expect("verdict");

@@ -10,7 +10,7 @@ use rageval_testkit::{MockConfig, Reply};
 use serde_json::{Value, json};
 
 use crate::judged::{checked_cells, endpoint};
-use crate::{rageval, stderr, stdout};
+use crate::{rageval, stderr};
 
 /// The mock as a judge that reads markers: an answer with "don't know" or 无法回答
 /// declines; contexts support an answer unless the prompt holds "noise" (only contexts
@@ -110,26 +110,8 @@ fn abstention_and_citation_faithfulness_end_to_end() {
         "--no-cache",
     ];
 
-    let dry = endpoint.eval(dir.path(), &[&args[..], &["--dry-run"]].concat());
-    assert!(dry.status.success(), "{}", stderr(&dry));
-    assert_eq!(
-        endpoint.mock.stats().requests,
-        0,
-        "a dry run sent a request"
-    );
-    let table = stdout(&dry);
-    let planned = |label: &str| -> u64 {
-        let row = table
-            .lines()
-            .find(|l| l.starts_with(label))
-            .unwrap_or_else(|| panic!("no row {label} in {table}"));
-        row[label.len()..]
-            .split_whitespace()
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap()
-    };
+    let table = endpoint.dry_run(dir.path(), &args);
+    let planned = |label: &str| crate::judged::planned(&table, label);
     assert_eq!(planned("abstention"), 5, "{table}");
     assert_eq!(planned("citation_faithfulness"), 3, "{table}");
     assert_eq!(planned("whole run"), 8, "{table}");

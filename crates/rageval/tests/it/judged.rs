@@ -43,6 +43,20 @@ pub fn endpoint(config: MockConfig) -> Endpoint {
     }
 }
 
+/// The planned-calls figure of the dry run's table row `label`.
+pub fn planned(table: &str, label: &str) -> u64 {
+    let row = table
+        .lines()
+        .find(|l| l.starts_with(label))
+        .unwrap_or_else(|| panic!("no row {label} in {table}"));
+    row[label.len()..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
 impl Endpoint {
     /// Runs `rageval eval ARGS` in `dir` against this endpoint.
     pub fn eval(&self, dir: &Path, args: &[&str]) -> std::process::Output {
@@ -51,6 +65,20 @@ impl Endpoint {
         all.extend(args);
         all.extend(flags.iter().map(String::as_str));
         rageval(dir, &all)
+    }
+
+    /// Runs `rageval eval ARGS --dry-run` in `dir` against this endpoint, which must
+    /// succeed having sent no request, and returns its table.
+    pub fn dry_run(&self, dir: &Path, args: &[&str]) -> String {
+        let before = self.mock.stats().requests;
+        let dry = self.eval(dir, &[args, &["--dry-run"]].concat());
+        assert!(dry.status.success(), "{}", stderr(&dry));
+        assert_eq!(
+            self.mock.stats().requests,
+            before,
+            "a dry run sent a request"
+        );
+        crate::stdout(&dry)
     }
 
     /// The flags that point `rageval eval` at this endpoint.

@@ -8,6 +8,7 @@ use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rageval_core::testset::minhash::{DEFAULT_NEAR_DUPLICATE, Deduplicator};
 use rageval_testkit::{MockConfig, Reply};
@@ -207,6 +208,44 @@ fn testset_writes_gated_chinese_items_from_the_kids_chunks() {
     let cells = jsonl(&dir.path().join("ev/results.jsonl"));
     let scored = cells.iter().filter(|c| c["status"] == "score").count();
     assert!(scored > 0, "{cells:?}");
+
+    // Follow-ups keep their opening turn through collect, and eval reads it as history:
+    // the judge is shown the conversation when it checks a follow-up's claims (issue 37).
+    let follow_ups = jsonl(&dir.path().join("collected.jsonl"))
+        .iter()
+        .filter(|row| row["category"] == "follow_up")
+        .inspect(|row| assert_eq!(row["history"][0]["role"], "user", "{row}"))
+        .count();
+    assert!(follow_ups > 0, "no follow-up among the collected items");
+    let shown = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&shown);
+    let judge = endpoint(MockConfig {
+        script: Some(Arc::new(move |body: &Value| {
+            let prompt = body["messages"].to_string();
+            if ["Earlier turns of the conversation", "对话中此前的各轮"]
+                .iter()
+                .any(|marker| prompt.contains(marker))
+            {
+                counted.fetch_add(1, Ordering::SeqCst);
+            }
+            Reply::Schema
+        })),
+        ..MockConfig::default()
+    });
+    let args = [
+        "collected.jsonl",
+        "--metrics",
+        "faithfulness",
+        "--out",
+        "ev-history",
+    ];
+    let eval = judge.eval(dir.path(), &args);
+    assert!(eval.status.success(), "{}", stderr(&eval));
+    let shown = shown.load(Ordering::SeqCst);
+    assert!(
+        (1..=follow_ups).contains(&shown),
+        "{shown} prompts showed a conversation, {follow_ups} follow-ups"
+    );
 }
 
 #[test]

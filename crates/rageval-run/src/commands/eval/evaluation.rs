@@ -4,7 +4,7 @@
 //! the gate).
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::num::NonZeroUsize;
 use std::path::Path;
 
@@ -19,11 +19,12 @@ use super::manifest::{fresh_manifest, identity};
 use super::metrics::metrics_of;
 use super::{EvalOptions, Evaluated, STAGE, dry_run, run_samples};
 use crate::engine::batch::{self, Next, Passes};
-use crate::engine::cells::{Cells, SampleKey};
+use crate::engine::cells::Cells;
 use crate::engine::error::{Result, RunError};
 use crate::engine::judges::{self, Env, JudgeSetup};
 use crate::engine::observe::{Event, Observer, Progress};
 use crate::engine::reports::{finish_reports, finish_without_reports, texts_of};
+use crate::engine::results::{SamplesRead, noting_conversations};
 use crate::engine::resume;
 use crate::engine::score::{self, Scored};
 use crate::engine::session::{self, SessionOpen};
@@ -47,8 +48,8 @@ pub(super) struct Evaluation {
     pub(super) prepared: resume::Prepared,
     pub(super) passes: Option<Passes>,
     /// The samples the last scoring pass read from the data: the summary refuses journal
-    /// lines of any other.
-    samples_read: HashSet<SampleKey>,
+    /// lines of any other, and groups turns by their conversations.
+    samples_read: SamplesRead,
 }
 
 impl Evaluation {
@@ -103,7 +104,7 @@ impl Evaluation {
                 names,
                 prepared,
                 passes,
-                samples_read: HashSet::new(),
+                samples_read: SamplesRead::default(),
             },
         ))
     }
@@ -182,9 +183,13 @@ impl Evaluation {
                         ));
                     }
                     scored.samples = 0;
-                    *samples_read =
-                        score::score_all(&plan, run_samples(options)?, scored, &mut after_sample)
-                            .await?;
+                    let mut conversations = HashMap::new();
+                    let samples = noting_conversations(run_samples(options)?, &mut conversations);
+                    let keys = score::score_all(&plan, samples, scored, &mut after_sample).await?;
+                    *samples_read = SamplesRead {
+                        keys,
+                        conversations,
+                    };
                 }
                 let Some(passes) = passes.as_mut().filter(|_| !stopped()) else {
                     return Ok(None);

@@ -253,6 +253,7 @@ async fn supported(
             .map(|&i| chunks[i].text.clone())
             .collect(),
         premise: Premise::Contexts,
+        history: Vec::new(),
     };
     let verdicts = judge.support_verdicts(&task).await?.value;
     let unsupported: Vec<&str> = statements
@@ -330,6 +331,7 @@ async fn closed_book(
         statements: statements.clone(),
         contexts: vec![answer.clone()],
         premise: Premise::Answer,
+        history: Vec::new(),
     };
     let verdicts = judge.support_verdicts(&task).await?.value;
     let held = verdicts.iter().filter(|v| v.support.is_supported()).count();

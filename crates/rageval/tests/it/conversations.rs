@@ -1,0 +1,198 @@
+//! Conversations end to end (issue 37): a ragas multi-turn file is read as is, one row per
+//! answered turn; faithfulness reads each turn's history; `summary.json` and `report.md`
+//! carry per-conversation figures; through the mock, the dry run plans exactly the calls
+//! the run makes, a cap stops resumably (exit 3) and the resumed run sends only the rest.
+
+use std::fs;
+use std::path::Path;
+
+use rageval_testkit::MockConfig;
+use serde_json::{Value, json};
+
+use crate::judged::{endpoint, planned};
+use crate::{rageval, stderr};
+
+/// Two conversations: in `trip` the third answer restates what the user said in turn 1 (its
+/// own context is about something else); in `porto` the second answer says what nothing
+/// backs. Expected tool calls on `trip`'s last turn: one made, one missed.
+fn write_data(dir: &Path) -> std::path::PathBuf {
+    let human = |text: &str| json!({"type": "human", "content": text});
+    let ai = |text: &str, context: &str| json!({"type": "ai", "content": text, "retrieved_contexts": [context]});
+    let trip = json!({
+        "id": "trip",
+        "user_input": [
+            human("I am flying to Lisbon on the 14th of May with my two children."),
+            ai("Families with children under twelve board first at Lisbon airport.",
+               "At Lisbon airport, families with children under twelve board first."),
+            human("What luggage may I bring?"),
+            ai("Each passenger may bring one cabin bag of 10 kg.",
+               "Each passenger may bring one cabin bag weighing up to 10 kg."),
+            human("Remind me of my trip details?"),
+            {"type": "ai", "content": "", "tool_calls": [{"name": "lookup_booking", "args": {"city": "Lisbon"}}]},
+            {"type": "tool", "content": "Flights to Porto leave from terminal 2."},
+            {"type": "ai", "content": "You are flying to Lisbon on the 14th of May with your two children."},
+        ],
+        "reference_tool_calls": [
+            {"name": "lookup_booking", "args": {"city": "lisbon"}},
+            {"name": "send_itinerary", "args": {}},
+        ],
+    });
+    let porto = json!({
+        "id": "porto",
+        "user_input": [
+            human("Is the Porto museum open on Mondays?"),
+            ai("The Porto museum opens every day except Monday.",
+               "The Porto museum opens every day except Monday."),
+            human("And the tram?"),
+            ai("The tram runs on solar power imported from Iceland.",
+               "Tram tickets cost three euros."),
+        ],
+    });
+    let path = dir.join("chats.jsonl");
+    fs::write(&path, format!("{trip}\n{porto}\n")).unwrap();
+    path
+}
+
+/// `rageval eval DATA --judge heuristic --metrics METRICS --out run` in `dir`.
+fn heuristic_eval(dir: &Path, data: &Path, metrics: &str) -> std::process::Output {
+    let data = data.to_str().unwrap();
+    let args = [
+        "eval",
+        data,
+        "--judge",
+        "heuristic",
+        "--metrics",
+        metrics,
+        "--out",
+        "run",
+    ];
+    rageval(dir, &args)
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_slice(&fs::read(path).unwrap()).unwrap()
+}
+
+#[test]
+fn a_ragas_multi_turn_file_scores_per_turn_and_per_conversation() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = write_data(dir.path());
+    let output = heuristic_eval(
+        dir.path(),
+        &data,
+        "faithfulness,tool_selection,tool_argument_correctness",
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let run = dir.path().join("run");
+    let journal = fs::read_to_string(run.join("results.jsonl")).unwrap();
+    let cells: Vec<Value> = journal
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let faithfulness = |id: &str| -> Value {
+        cells
+            .iter()
+            .find(|c| c["sample_id"] == id && c["metric"] == "faithfulness")
+            .cloned()
+            .unwrap_or_else(|| panic!("no faithfulness cell for {id}: {journal}"))
+    };
+    let ids: Vec<&str> = cells
+        .iter()
+        .filter(|c| c["metric"] == "faithfulness")
+        .map(|c| c["sample_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["trip:1", "trip:2", "trip:3", "porto:1", "porto:2"]);
+    let third = faithfulness("trip:3");
+    assert_eq!(third["value"], 1.0, "{third}");
+    assert_eq!(
+        third["evidence"]["verdicts"][0]["label"],
+        "supported_by_conversation"
+    );
+    assert_eq!(
+        faithfulness("porto:2")["evidence"]["details"]["turn_lapse"],
+        true
+    );
+    // Tool calls: 2 · 1 pair ÷ (2 expected + 1 made) = 2/3; the pair's argument agrees
+    // once normalised.
+    let tools = cells
+        .iter()
+        .find(|c| c["sample_id"] == "trip:3" && c["metric"] == "tool_selection")
+        .unwrap();
+    assert!(
+        (tools["value"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-12,
+        "{tools}"
+    );
+
+    let summary = read_json(&run.join("summary.json"));
+    let conversations = &summary["conversations"];
+    assert_eq!(conversations["conversations"], 2, "{summary}");
+    assert_eq!(conversations["metrics"]["faithfulness"]["conversations"], 2);
+    assert_eq!(
+        conversations["with_lapse"]["conversations"], 1,
+        "{conversations}"
+    );
+    assert_eq!(conversations["with_lapse"]["of"], 2);
+    let report = fs::read_to_string(run.join("report.md")).unwrap();
+    assert!(report.contains("## Conversations"), "{report}");
+    assert!(report.contains(": 1 of 2 (50.0%)."), "{report}");
+}
+
+#[test]
+fn through_a_model_the_dry_run_cap_and_resume_hold_for_turns_with_history() {
+    let endpoint = endpoint(MockConfig::default());
+    let dir = tempfile::tempdir().unwrap();
+    let data = write_data(dir.path());
+    let args = [
+        data.to_str().unwrap(),
+        "--metrics",
+        "faithfulness",
+        "--out",
+        "run",
+        "--no-cache",
+    ];
+
+    let table = endpoint.dry_run(dir.path(), &args);
+    let plan = planned(&table, "whole run");
+    // Five turns, each split into claims and its claims judged: ten calls.
+    assert_eq!(plan, 10, "{table}");
+
+    let whole = endpoint.eval(dir.path(), &[&args[..4], &["whole", "--no-cache"]].concat());
+    assert!(whole.status.success(), "{}", stderr(&whole));
+    assert_eq!(
+        endpoint.mock.stats().requests,
+        plan,
+        "the run made other calls than planned"
+    );
+
+    let capped = endpoint.eval(dir.path(), &[&args[..], &["--max-calls", "3"]].concat());
+    assert_eq!(capped.status.code(), Some(3), "{}", stderr(&capped));
+    let sent = endpoint.mock.stats().requests;
+    assert!(sent <= plan + 3, "{sent}");
+    let resumed = endpoint.eval(dir.path(), &args);
+    assert!(resumed.status.success(), "{}", stderr(&resumed));
+    // The resumed run asks at most what the dry run planned for the whole run (cells the
+    // capped run finished are not scored again).
+    let asked = endpoint.mock.stats().requests - sent;
+    assert!(asked <= plan, "{asked} > {plan}");
+    let summary = read_json(&dir.path().join("run/summary.json"));
+    assert_eq!(summary["metrics"]["faithfulness"]["n"], 5, "{summary}");
+    assert_eq!(summary["conversations"]["conversations"], 2, "{summary}");
+}
+
+#[test]
+fn a_conversation_without_a_reply_to_judge_is_refused_with_file_line_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("bad.jsonl");
+    fs::write(
+        &data,
+        "{\"messages\": [{\"role\": \"user\", \"content\": \"a\"}, {\"role\": \"assistant\", \"content\": \"b\"}]}\n{\"messages\": [{\"role\": \"user\", \"content\": \"hello\"}]}\n",
+    )
+    .unwrap();
+    let output = heuristic_eval(dir.path(), &data, "faithfulness");
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("bad.jsonl:2: field `messages`: no assistant reply"),
+        "{}",
+        stderr(&output)
+    );
+}

@@ -1,15 +1,20 @@
 //! Agreement between a judge's scores and human labels (what `rageval judge-check` reports):
 //! pairwise accuracy with ties counted half, balanced accuracy, AUROC, a threshold chosen
 //! under cross-validation, Cohen's κ (plain and quadratically weighted), and a seeded
-//! bootstrap interval for any of them; and [`FigureKind`], what a published agreement figure
+//! bootstrap interval for any of them; [`paired_agreement_difference`], two judges on the
+//! same labels compared item by item; and [`FigureKind`], what a published agreement figure
 //! is out of sample from.
 //!
 //! Pure functions over numbers: no file, no judge. Rank correlations come from
-//! [`crate::rank`]; the generator and quantiles from [`crate::stats`].
+//! [`crate::rank`]; the generator, quantiles and paired tests from [`crate::stats`] (the
+//! exact sign test from [`crate::preference`]).
 
 use serde::{Deserialize, Serialize};
 
-use crate::stats::{Interval, SplitMix64, quantile_sorted};
+use crate::preference::sign_test_p_value;
+use crate::stats::{
+    Interval, SplitMix64, paired_bootstrap_diff_ci, paired_sign_flip_p_value, quantile_sorted,
+};
 
 /// How one labelled pair came out: the judge's score of the item the person preferred
 /// against its score of the other.
@@ -338,6 +343,103 @@ pub fn bootstrap_statistic(
     })
 }
 
+/// How [`paired_agreement_difference`] tested "the two judges agree with the labels equally
+/// often".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PairedAgreementTest {
+    /// Every item was right (1) or wrong (0) for both judges: McNemar's exact test, the
+    /// two-sided binomial sign test on the discordant items (McNemar 1947).
+    #[serde(rename = "mcnemar_exact")]
+    McNemarExact,
+    /// Some item counted half (a pairwise tie): the sign-flip permutation test of the mean
+    /// difference, as `compare` tests a metric.
+    SignFlip,
+}
+
+impl PairedAgreementTest {
+    /// The test's name, as printed beside its p-value.
+    pub fn label(self) -> &'static str {
+        match self {
+            PairedAgreementTest::McNemarExact => "exact McNemar",
+            PairedAgreementTest::SignFlip => "sign-flip permutation",
+        }
+    }
+}
+
+/// Two judges' agreement with the same labels, item by item: per item each judge scores 1
+/// (matches the label), ½ (a pairwise tie) or 0, and the difference is `candidate −
+/// baseline` over the items both judges scored.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PairedAgreementDifference {
+    /// Items both judges scored (the pairs).
+    pub items: usize,
+    /// The baseline judge's mean points over those items.
+    pub baseline: f64,
+    /// The candidate judge's mean points over those items.
+    pub candidate: f64,
+    /// `candidate − baseline`.
+    pub difference: f64,
+    /// Paired percentile bootstrap interval of the difference.
+    pub ci95: Option<Interval>,
+    /// Items where the baseline scored more points than the candidate.
+    pub baseline_better: usize,
+    /// Items where the candidate scored more points than the baseline.
+    pub candidate_better: usize,
+    pub test: PairedAgreementTest,
+    /// Two-sided p-value of "no difference"; `None` when no item differs under McNemar's
+    /// test (there is nothing to test).
+    pub p_value: Option<f64>,
+}
+
+/// The paired difference of two judges' per-item points (`baseline[i]` and `candidate[i]`
+/// are the same label item): its mean, a seeded paired bootstrap interval at `level`
+/// ([`paired_bootstrap_diff_ci`], seed `seed`) and a two-sided p-value — McNemar's exact test
+/// when every point is 0 or 1, else the sign-flip test with `permutations` draws (seed
+/// `seed + 1`, as `compare` seeds it). `None` when the slices are empty or differ in length.
+pub fn paired_agreement_difference(
+    baseline: &[f64],
+    candidate: &[f64],
+    level: f64,
+    resamples: usize,
+    permutations: usize,
+    seed: u64,
+) -> Option<PairedAgreementDifference> {
+    let items = baseline.len();
+    if items == 0 || candidate.len() != items {
+        return None;
+    }
+    let mean = |points: &[f64]| points.iter().sum::<f64>() / items as f64;
+    let (baseline_mean, candidate_mean) = (mean(baseline), mean(candidate));
+    let pairs = || baseline.iter().zip(candidate);
+    let baseline_better = pairs().filter(|(a, b)| a > b).count();
+    let candidate_better = pairs().filter(|(a, b)| b > a).count();
+    let whole = |p: &f64| *p == 0.0 || *p == 1.0;
+    let (test, p_value) = if baseline.iter().chain(candidate).all(whole) {
+        (
+            PairedAgreementTest::McNemarExact,
+            sign_test_p_value(candidate_better, baseline_better),
+        )
+    } else {
+        let differences: Vec<f64> = pairs().map(|(a, b)| b - a).collect();
+        (
+            PairedAgreementTest::SignFlip,
+            paired_sign_flip_p_value(&differences, permutations, seed.wrapping_add(1)),
+        )
+    };
+    Some(PairedAgreementDifference {
+        items,
+        baseline: baseline_mean,
+        candidate: candidate_mean,
+        difference: candidate_mean - baseline_mean,
+        ci95: paired_bootstrap_diff_ci(baseline, candidate, level, resamples, seed),
+        baseline_better,
+        candidate_better,
+        test,
+        p_value,
+    })
+}
+
 /// How a measured agreement figure stands to the choice of the judge's settings: whether a
 /// user whose data is unlike the labelled sets can expect it. Figures recorded before the
 /// kind was read as [`FigureKind::InSet`].
@@ -469,5 +571,53 @@ mod tests {
         assert_eq!(a, bootstrap_statistic(40, 0.95, 500, 3, mean).unwrap());
         assert!(a.low < 0.975 && 0.975 < a.high, "{a:?}");
         assert_eq!(bootstrap_statistic(0, 0.95, 10, 1, mean), None);
+    }
+
+    /// Ten binary labels. Judge A is right on items 1–6, judge B on items 1–5 and 7–9; both
+    /// miss item 10. Accuracy: A 6/10 = 0.6, B 8/10 = 0.8, difference +0.2. Discordant items:
+    /// A alone right on item 6 (1), B alone right on items 7, 8, 9 (3), so n = 4. Exact
+    /// McNemar: X ~ Bin(4, ½), P(X ≤ 1) = (C(4,0) + C(4,1)) / 16 = 5/16, two-sided
+    /// 2 · 5/16 = 0.625.
+    #[test]
+    fn mcnemar_by_hand_on_ten_labels() {
+        let a = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0];
+        let b = [1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0];
+        let d = paired_agreement_difference(&a, &b, 0.95, 2000, 10_000, 7).unwrap();
+        assert_eq!((d.items, d.baseline_better, d.candidate_better), (10, 1, 3));
+        assert!((d.baseline - 0.6).abs() < 1e-12 && (d.candidate - 0.8).abs() < 1e-12);
+        assert!((d.difference - 0.2).abs() < 1e-12);
+        assert_eq!(d.test, PairedAgreementTest::McNemarExact);
+        assert_eq!(serde_json::to_value(d.test).unwrap(), "mcnemar_exact");
+        assert!((d.p_value.unwrap() - 0.625).abs() < 1e-12);
+        // The bootstrap differences are means of ten values in {−1, 0, 1}: multiples of 0.1
+        // between −1 and 1; with p = 0.625 the interval holds 0 as well as the estimate.
+        let ci = d.ci95.unwrap();
+        assert!(ci.low < 0.0 && 0.2 < ci.high && ci.low >= -1.0 && ci.high <= 1.0);
+        // Swapping the judges mirrors everything but the p-value.
+        let back = paired_agreement_difference(&b, &a, 0.95, 2000, 10_000, 7).unwrap();
+        assert!((back.difference + 0.2).abs() < 1e-12);
+        assert_eq!(back.p_value, d.p_value);
+        // The same judge twice: nothing discordant, nothing to test.
+        let same = paired_agreement_difference(&a, &a, 0.95, 200, 200, 7).unwrap();
+        assert_eq!((same.difference, same.p_value), (0.0, None));
+        assert_eq!(
+            paired_agreement_difference(&a, &b[..9], 0.95, 200, 200, 7),
+            None
+        );
+    }
+
+    #[test]
+    fn pairwise_ties_are_tested_by_sign_flips() {
+        // A ties on every pair (½ each); B agrees on all eight: +0.5 on each item, so every
+        // sign-flip draw but the all-positive one is less extreme and p is small.
+        let a = [0.5; 8];
+        let b = [1.0; 8];
+        let d = paired_agreement_difference(&a, &b, 0.95, 500, 2000, 7).unwrap();
+        assert_eq!(d.test, PairedAgreementTest::SignFlip);
+        assert_eq!(d.difference, 0.5);
+        // Exact p would be 2/256; the Monte-Carlo estimate sits near it.
+        assert!(d.p_value.unwrap() < 0.02);
+        let ci = d.ci95.unwrap();
+        assert_eq!((ci.low, ci.high), (0.5, 0.5));
     }
 }

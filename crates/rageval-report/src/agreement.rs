@@ -3,18 +3,21 @@
 //!
 //! This module holds the file's shape and the readings every view needs (which figures sit
 //! at chance, which items the judge got wrong, how two judges differ on the same labels); it
-//! computes no statistic itself (`rageval_core::agreement` does, in the command).
+//! computes no statistic itself (`rageval_core::agreement` does: in the command, and for two
+//! judges' paired difference here, over the items read from the two files).
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::path::Path;
 
-use rageval_core::agreement::{CrossValidated, PairResult};
+use rageval_core::agreement::{
+    CrossValidated, PairResult, PairedAgreementDifference, paired_agreement_difference,
+};
 use rageval_core::stats::Interval;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::ReportError;
+use crate::{CompareSettings, ReportError};
 
 /// The file of a judge-check run directory holding the agreement.
 pub const AGREEMENT_FILE: &str = "agreement.json";
@@ -101,6 +104,14 @@ impl ItemResult {
             self,
             ItemResult::Pair(PairResult::Disagree) | ItemResult::Matches(false)
         )
+    }
+
+    /// The item's points toward agreement: 1 agree or match, ½ tie, 0 otherwise.
+    pub fn points(self) -> f64 {
+        match self {
+            ItemResult::Pair(result) => result.points(),
+            ItemResult::Matches(matches) => f64::from(u8::from(matches)),
+        }
     }
 
     /// The result in words.
@@ -293,11 +304,25 @@ pub struct AgreementDelta {
     pub changed: usize,
     /// The first `top` of them, in file order.
     pub changes: Vec<VerdictChange>,
+    /// Agreement item by item over the label items both judges scored (paired by item id):
+    /// the difference with its interval and p-value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paired: Option<PairedAgreementDifference>,
+    /// Why there is no paired difference (graded labels, or no item scored by both).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paired_undefined: Option<String>,
 }
 
 impl AgreementDelta {
-    /// `candidate` against `baseline`, listing at most `top` changed items.
-    pub fn between(baseline: &Agreement, candidate: &Agreement, top: usize) -> Self {
+    /// `candidate` against `baseline`, listing at most `settings.top_flips` changed items;
+    /// the paired difference is drawn with `settings`' level, resamples, permutations and
+    /// seed.
+    pub fn between(
+        baseline: &Agreement,
+        candidate: &Agreement,
+        settings: &CompareSettings,
+    ) -> Self {
+        let top = settings.top_flips;
         let mut names: Vec<&String> = baseline.figures.keys().collect();
         for name in candidate.figures.keys() {
             if !names.contains(&name) {
@@ -336,6 +361,20 @@ impl AgreementDelta {
                 })
             })
             .collect();
+        let (paired, paired_undefined) = match paired_points(baseline, candidate, &before) {
+            Ok((a, b)) => (
+                paired_agreement_difference(
+                    &a,
+                    &b,
+                    settings.level,
+                    settings.resamples,
+                    settings.permutations,
+                    settings.seed,
+                ),
+                None,
+            ),
+            Err(why) => (None, Some(why)),
+        };
         Self {
             shape: candidate.shape,
             figures,
@@ -343,13 +382,47 @@ impl AgreementDelta {
             candidate_unscored: candidate.unscored,
             changed: changed.len(),
             changes: changed.into_iter().take(top).collect(),
+            paired,
+            paired_undefined,
         }
     }
+}
+
+/// Both judges' points on each label item both scored, in the candidate's file order (so
+/// the bootstrap draws the same resamples every time), or why there are none.
+fn paired_points(
+    baseline: &Agreement,
+    candidate: &Agreement,
+    before: &HashMap<&str, Option<ItemResult>>,
+) -> Result<(Vec<f64>, Vec<f64>), String> {
+    if baseline.shape != candidate.shape {
+        return Err(format!(
+            "the labels differ in shape ({} and {})",
+            baseline.shape.name(),
+            candidate.shape.name()
+        ));
+    }
+    if candidate.shape == LabelShape::Graded {
+        return Err("graded labels have no per-item right or wrong to pair".into());
+    }
+    let (a, b): (Vec<f64>, Vec<f64>) = candidate
+        .verdicts
+        .iter()
+        .filter_map(|v| {
+            let was = (*before.get(v.id.as_str())?)?;
+            Some((was.points(), v.result?.points()))
+        })
+        .unzip();
+    if a.is_empty() {
+        return Err("no label item was scored by both judges".into());
+    }
+    Ok((a, b))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rageval_core::agreement::PairedAgreementTest;
     use serde_json::json;
 
     /// An agreement.json as `judge-check` wrote it before sample ids were recorded.
@@ -421,10 +494,39 @@ mod tests {
         b.figures.get_mut("pairwise_accuracy").unwrap().value = 0.5;
         b.verdicts[0].result = Some(ItemResult::Pair(PairResult::Disagree));
         b.verdicts[2].result = Some(ItemResult::Pair(PairResult::Agree));
-        let delta = AgreementDelta::between(&a, &b, 1);
+        let settings = CompareSettings {
+            top_flips: 1,
+            ..CompareSettings::default()
+        };
+        let delta = AgreementDelta::between(&a, &b, &settings);
         assert_eq!(delta.figures[0].delta, Some(-0.25));
         assert_eq!(delta.changed, 2);
         assert_eq!(delta.changes.len(), 1);
         assert_eq!(delta.changes[0].id, "x");
+        // Paired by id over the items both judges scored (z has no baseline score): x went
+        // from agree (1) to disagree (0), y tied in both (½ each), so the difference is
+        // (−1 + 0) / 2 = −0.5; a tie among the points means the sign-flip test.
+        let paired = delta.paired.unwrap();
+        assert_eq!((paired.items, paired.difference), (2, -0.5));
+        assert_eq!((paired.baseline_better, paired.candidate_better), (1, 0));
+        assert_eq!(paired.test, PairedAgreementTest::SignFlip);
+        assert_eq!(delta.paired_undefined, None);
+    }
+
+    #[test]
+    fn graded_labels_and_unshared_items_have_no_paired_difference() {
+        let a: Agreement = serde_json::from_value(written()).unwrap();
+        let mut graded = a.clone();
+        graded.shape = LabelShape::Graded;
+        let settings = CompareSettings::default();
+        let delta = AgreementDelta::between(&graded, &graded, &settings);
+        assert_eq!(delta.paired, None);
+        assert!(delta.paired_undefined.unwrap().contains("graded"));
+        let mut renamed = a.clone();
+        for verdict in &mut renamed.verdicts {
+            verdict.id.push('2');
+        }
+        let delta = AgreementDelta::between(&a, &renamed, &settings);
+        assert!(delta.paired_undefined.unwrap().contains("scored by both"));
     }
 }

@@ -11,6 +11,7 @@ use rageval_core::{Outcome, VerdictTarget};
 
 use crate::escape::{escape_html as e, escape_markdown_cell as cell};
 use crate::page::shorten;
+use crate::regression_gate::p_text;
 use crate::{
     Agreement, AgreementDelta, AgreementFigure, FigureDelta, ItemResult, ItemVerdict, JournalIndex,
     Outcomes, RunData, RunInfo, chance_level,
@@ -496,6 +497,33 @@ fn figure_delta_cells(figure: &FigureDelta) -> [String; 3] {
     ]
 }
 
+/// The two judges' paired difference in one sentence, with the run names `a` and `b` as the
+/// caller escaped them; or why there is none.
+fn paired_sentence(delta: &AgreementDelta, a: &str, b: &str) -> String {
+    let Some(paired) = &delta.paired else {
+        return format!(
+            "Paired difference: undefined ({}).",
+            delta
+                .paired_undefined
+                .as_deref()
+                .unwrap_or("no paired items")
+        );
+    };
+    let interval = paired.ci95.map_or_else(String::new, |ci| {
+        format!(" [{:.4}, {:.4}]", ci.low, ci.high)
+    });
+    format!(
+        "Paired over the {} items both judges scored: {b} − {a} = {:+.4}{interval}, p {} \
+         ({}); {a} better on {} items, {b} on {}.",
+        paired.items,
+        paired.difference,
+        p_text(paired.p_value),
+        paired.test.label(),
+        paired.baseline_better,
+        paired.candidate_better
+    )
+}
+
 fn result_cell(result: Option<ItemResult>) -> &'static str {
     result.map_or("no score", ItemResult::describe)
 }
@@ -525,8 +553,11 @@ pub(crate) fn agreement_delta_html(delta: &AgreementDelta, a: &str, b: &str) -> 
     }
     let _ = writeln!(
         html,
-        "</tbody></table>\n<p>Unscored items: {} / {}. {} items changed verdict.</p>",
-        delta.baseline_unscored, delta.candidate_unscored, delta.changed
+        "</tbody></table>\n<p>{}</p>\n<p>Unscored items: {} / {}. {} items changed verdict.</p>",
+        e(&paired_sentence(delta, a, b)),
+        delta.baseline_unscored,
+        delta.candidate_unscored,
+        delta.changed
     );
     if !delta.changes.is_empty() {
         let _ = writeln!(
@@ -566,7 +597,8 @@ pub(crate) fn agreement_delta_markdown(delta: &AgreementDelta, a: &str, b: &str)
     }
     let _ = writeln!(
         md,
-        "\nUnscored items: {} / {}. {} items changed verdict{}",
+        "\n{}\n\nUnscored items: {} / {}. {} items changed verdict{}",
+        paired_sentence(delta, a, b),
         delta.baseline_unscored,
         delta.candidate_unscored,
         delta.changed,
@@ -725,5 +757,17 @@ mod tests {
             "| `pairwise_accuracy` | 0.5000 [0.0000, 1.0000] | 0.8333 [0.0000, 1.0000] | +0.3333 |"
         ));
         assert!(md.contains("`&lt;p2&gt;` disagree → agree"));
+        // Paired by id: p1 agrees in both (1, 1), p2 goes 0 → 1, p3 ties in both (½, ½), so
+        // Δ = 1/3. The differences (0, 1, 0) have |sum| 1 under every sign flip: p = 1. A
+        // resample misses p2 with chance (2/3)³ ≈ 0.30 and draws it thrice with 1/27 ≈ 0.037,
+        // both above 0.025: the interval is [0, 1].
+        let paired = "over the 3 items both judges scored: b − a = +0.3333 [0.0000, 1.0000], \
+                      p 1.0000 (sign-flip permutation); a better on 0 items, b on 1.";
+        assert!(md.contains(paired), "{md}");
+        assert!(html.contains(paired));
+        let json = serde_json::to_value(&comparison).unwrap();
+        let written = &json["pairs"][0]["agreement"]["paired"];
+        assert_eq!(written["test"], "sign_flip");
+        assert_eq!(written["candidate_better"], 1);
     }
 }

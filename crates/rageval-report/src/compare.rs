@@ -357,7 +357,7 @@ impl Comparison {
                     .as_ref()
                     .zip(runs[j].agreement.as_ref())
                     .filter(|_| pairing.same_dataset)
-                    .map(|(a, b)| AgreementDelta::between(a, b, settings.top_flips));
+                    .map(|(a, b)| AgreementDelta::between(a, b, &settings));
                 pairs.push(PairComparison {
                     baseline: i,
                     candidate: j,

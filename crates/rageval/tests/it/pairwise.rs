@@ -244,6 +244,57 @@ fn a_judge_that_follows_the_content_finds_the_better_version_of_three() {
     assert!(stdout(&output).contains("v2 better"), "{}", stdout(&output));
 }
 
+/// A reasoning judge — thinking before its verdict, in the answer or in a field of its
+/// own, the thinking holding a draft verdict of the same schema — is read as a plain one:
+/// the verdicts after the thinking decide, so the better version still wins every question.
+#[test]
+fn a_reasoning_judge_gives_the_verdicts_of_a_plain_one() {
+    for modes in ["think", "field"] {
+        let dir = tempfile::tempdir().unwrap();
+        let (v1, v2, out) = two_versions(dir.path());
+        let server = endpoint(MockConfig {
+            reasoning: modes.parse().unwrap(),
+            ..prefers_good()
+        });
+        let output = pairwise(
+            &server,
+            dir.path(),
+            &[arg(&v1), arg(&v2), "--out", arg(&out)],
+        );
+        assert!(output.status.success(), "{modes}: {}", stderr(&output));
+        let stats = server.mock.stats();
+        assert_eq!(stats.chat_requests, 2 * QUESTIONS as u64, "{modes}");
+        assert!(stats.reasoning_tokens > 0, "{modes}: the mock thought");
+        let pair = &summary(&out)["pairs"][0];
+        assert_eq!(pair["losses"], json!(QUESTIONS), "{modes}: {pair}");
+        assert_eq!(pair["reading"], "b_better", "{modes}: {pair}");
+        assert_eq!(pair["position"]["flips"], json!(0), "{modes}: {pair}");
+    }
+}
+
+/// A judge whose every answer is unusable (not JSON, or JSON cut in half) never answered:
+/// the run halts early with exit 4, writes no summary, and counts no question as a tie.
+#[test]
+fn a_judge_whose_every_answer_is_unusable_stops_it_with_exit_4() {
+    let dir = tempfile::tempdir().unwrap();
+    let (v1, v2, out) = two_versions(dir.path());
+    let server = endpoint(MockConfig {
+        garbage_rate: 1.0,
+        ..MockConfig::default()
+    });
+    let output = pairwise(
+        &server,
+        dir.path(),
+        &[arg(&v1), arg(&v2), "--out", arg(&out)],
+    );
+    let text = stderr(&output);
+    assert_eq!(output.status.code(), Some(4), "{text}");
+    assert!(text.contains("unusable answers in a row"), "{text}");
+    assert!(!out.join("summary.json").exists());
+    let journaled = fs::read_to_string(out.join("pairwise.jsonl")).unwrap_or_default();
+    assert_eq!(journaled.lines().count(), 0, "journaled: {journaled}");
+}
+
 #[test]
 fn without_a_chat_judge_it_says_so_and_exits_2() {
     let dir = tempfile::tempdir().unwrap();

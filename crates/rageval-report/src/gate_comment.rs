@@ -77,6 +77,7 @@ pub fn render_gate_comment(
     let mut notes: Vec<String> = gate
         .mismatches
         .iter()
+        .chain(&gate.blind_spots)
         .map(|m| format!("⚠️ {}", escape_markdown_cell(m)))
         .collect();
     if let Some(age) = &gate.baseline_age {

@@ -168,6 +168,11 @@ pub struct RegressionGate {
     pub head_to_head: Option<HeadToHeadCounts>,
     /// How the two runs were judged differently or on other questions, one line each.
     pub mismatches: Vec<String>,
+    /// Gated quantities on too few questions for the gate ever to fail on them, one line
+    /// each: the smallest p a two-sided sign test can reach on them is above what the Holm
+    /// correction asks of the first quantity.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub blind_spots: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub baseline_age: Option<BaselineAge>,
 }
@@ -233,11 +238,13 @@ impl RegressionGate {
                 finished_at: at.to_owned(),
                 seconds: now.saturating_sub(then),
             });
+        let blind_spots = blind_spots(&quantities, spec.level);
         Ok(Self {
             baseline: comparison.version_of(0).to_owned(),
             candidate: comparison.version_of(1).to_owned(),
             level: spec.level,
             results: judge_quantities(quantities, spec.level),
+            blind_spots,
             head_to_head,
             mismatches,
             baseline_age,
@@ -497,6 +504,36 @@ fn shown(value: &Value) -> String {
 
 /// Questions the gate does not compare: one run's alone, with other references, or scored
 /// in one run only for a gated metric.
+/// The quantities the gate can never fail on. With n questions the smallest two-sided p a
+/// sign test (or the sign-flip test on n non-zero differences) can give is 2 / 2ⁿ; Holm's
+/// adjusted p-values only grow with the raw ones, so a quantity whose adjusted p stays at or
+/// above the level when every quantity has its smallest p cannot fail, however large its
+/// drop. Six questions and three gated metrics: each 2 / 2⁶ = 0.031, adjusted 0.094.
+fn blind_spots(quantities: &[GatedQuantity], level: f64) -> Vec<String> {
+    let measured: Vec<&GatedQuantity> = quantities.iter().filter(|q| q.n > 0).collect();
+    let smallest: Vec<f64> = measured
+        .iter()
+        .map(|q| 2.0 / 2f64.powi(q.n.min(1000) as i32))
+        .collect();
+    let adjusted = holm_adjusted(&smallest);
+    measured
+        .iter()
+        .zip(smallest.iter().zip(&adjusted))
+        .filter(|(_, (_, adjusted))| **adjusted >= level)
+        .map(|(q, (smallest, adjusted))| {
+            format!(
+                "{}: with {} questions the smallest p a two-sided sign test can give is \
+                 {smallest:.4}, {adjusted:.4} after Holm across {} gated quantities, not under \
+                 the level {level}: the gate cannot fail on it; evaluate more questions or gate \
+                 fewer quantities",
+                q.name,
+                q.n,
+                measured.len()
+            )
+        })
+        .collect()
+}
+
 fn coverage_differences(pair: &PairComparison, quantities: &[GatedQuantity]) -> Vec<String> {
     let pairing = &pair.pairing;
     let mut lines = Vec::new();
@@ -547,6 +584,33 @@ mod tests {
             n: 40,
             minimal_effect: effect,
         }
+    }
+
+    /// Worked by hand, level 0.05, each quantity at its smallest p (2 / 2ⁿ). Six, seven and
+    /// forty questions: [0.03125, 0.015625, ~0]; Holm: the smallest ×3 ≈ 0, then 0.015625 ×2
+    /// = 0.03125, then 0.03125 ×1 = 0.03125 — all under 0.05, every one can fail. Three
+    /// metrics on six questions: 0.03125 ×3 = 0.09375 for all — none can. One metric on six
+    /// questions alone: 0.03125 — it can.
+    #[test]
+    fn too_few_questions_for_the_gate_to_fail_are_said() {
+        let with_n = |name: &str, n: usize| GatedQuantity {
+            n,
+            ..quantity(name, -0.3, [-0.5, -0.1], 0.03, 0.02)
+        };
+        let mixed = [with_n("a", 6), with_n("b", 7), with_n("c", 40)];
+        assert!(blind_spots(&mixed, 0.05).is_empty());
+        let six = [with_n("a", 6), with_n("b", 6), with_n("c", 6)];
+        let spots = blind_spots(&six, 0.05);
+        assert_eq!(spots.len(), 3, "{spots:?}");
+        assert!(
+            spots[0].starts_with(
+                "a: with 6 questions the smallest p a two-sided sign test can give is 0.0312, \
+                 0.0938 after Holm across 3 gated quantities"
+            ),
+            "{}",
+            spots[0]
+        );
+        assert!(blind_spots(&[with_n("a", 6)], 0.05).is_empty());
     }
 
     /// Three gated metrics, p = [0.01, 0.04, 0.03]: Holm gives [0.03, 0.06, 0.06]. `a`

@@ -63,8 +63,8 @@ pub fn run(
         prepared.pairwise.as_ref(),
         unix_now(),
     )?;
-    for mismatch in &gate.mismatches {
-        note(&format!("warning: gate: {mismatch}"));
+    for warning in gate.mismatches.iter().chain(&gate.blind_spots) {
+        note(&format!("warning: gate: {warning}"));
     }
     if let Some(age) = &gate.baseline_age {
         note(&format!("gate: {}", age.line()));

@@ -31,8 +31,10 @@ use crate::chat::{ChatResponse, Usage};
 use crate::error::JudgeError;
 
 mod check;
+mod schema;
 mod transfer;
 
+use schema::{connect, create_schema};
 pub use transfer::{CacheLine, Transferred};
 
 /// Bumped when the key recipe or the table changes, so old entries are never misread.
@@ -46,15 +48,6 @@ const INSERT_ANSWER: &str = "INSERT OR REPLACE INTO answers
      (key, template, model, text, prompt_tokens, completion_tokens, finish_reason,
       created_unix, origin, reasoning_tokens, thinking, checksum)
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
-
-/// Columns added after the first release, each with its type: a file written by an older
-/// version gains them when opened (they stay empty for its old answers).
-const ADDED_COLUMNS: [(&str, &str); 4] = [
-    ("origin", "TEXT"),
-    ("reasoning_tokens", "INTEGER"),
-    ("thinking", "TEXT"),
-    ("checksum", "TEXT"),
-];
 
 /// What the cache file at `path` says of `model`'s thinking, read without writing anything
 /// (a dry run writes nothing): `None` when there is no such file, or it cannot be read.
@@ -175,67 +168,6 @@ pub fn origin_of(endpoint: &str) -> String {
         .collect()
 }
 
-/// The tables as this version writes them. A file from an older version gains the
-/// [`ADDED_COLUMNS`] it lacks in [`create_schema`].
-const CREATE_TABLES: &str = "CREATE TABLE IF NOT EXISTS answers (
-        key TEXT PRIMARY KEY,
-        template TEXT NOT NULL,
-        model TEXT NOT NULL,
-        text TEXT NOT NULL,
-        prompt_tokens INTEGER NOT NULL,
-        completion_tokens INTEGER NOT NULL,
-        finish_reason TEXT,
-        created_unix INTEGER NOT NULL
-    ) WITHOUT ROWID;
-    CREATE TABLE IF NOT EXISTS embeddings (
-        key TEXT PRIMARY KEY,
-        model TEXT NOT NULL,
-        vector BLOB NOT NULL
-    ) WITHOUT ROWID;";
-
-/// Creates the tables, and adds the columns a file written before them lacks (its old
-/// answers keep them empty). A file already whole is only read. Otherwise the work happens
-/// under the write lock, looking again once it is held: processes that open one new file at
-/// once (Spark or Ray workers) would each add the same column, and all but one be refused.
-fn create_schema(connection: &Connection) -> rusqlite::Result<()> {
-    if schema_is_whole(connection)? {
-        return Ok(());
-    }
-    let transaction =
-        rusqlite::Transaction::new_unchecked(connection, rusqlite::TransactionBehavior::Immediate)?;
-    transaction.execute_batch(CREATE_TABLES)?;
-    for (name, kind) in ADDED_COLUMNS {
-        if !has_column(&transaction, name)? {
-            transaction.execute_batch(&format!("ALTER TABLE answers ADD COLUMN {name} {kind}"))?;
-        }
-    }
-    transaction.commit()
-}
-
-/// Whether both tables exist and `answers` has every added column.
-fn schema_is_whole(connection: &Connection) -> rusqlite::Result<bool> {
-    let tables: i64 = connection.query_row(
-        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('answers', 'embeddings')",
-        [],
-        |row| row.get(0),
-    )?;
-    if tables != 2 {
-        return Ok(false);
-    }
-    for (name, _) in ADDED_COLUMNS {
-        if !has_column(connection, name)? {
-            return Ok(false);
-        }
-    }
-    Ok(true)
-}
-
-fn has_column(connection: &Connection, name: &str) -> rusqlite::Result<bool> {
-    connection
-        .prepare("SELECT 1 FROM pragma_table_info('answers') WHERE name = ?1")?
-        .exists([name])
-}
-
 /// An answer on its way to the writer thread, and where to say whether it was stored.
 #[derive(Debug)]
 struct PendingAnswer {
@@ -311,48 +243,6 @@ fn insert_answers(connection: &Connection, group: &[PendingAnswer]) -> rusqlite:
         }
     }
     transaction.commit()
-}
-
-/// Opens a connection on the cache file with the settings every connection needs.
-fn connect(path: &Path) -> rusqlite::Result<Connection> {
-    let connection = Connection::open(path)?;
-    connection.busy_timeout(BUSY_TIMEOUT)?;
-    use_write_ahead_log(&connection)?;
-    // NORMAL sync is crash-safe in WAL mode (a crash may lose the last commits, never
-    // corrupt the file).
-    connection.pragma_update(None, "synchronous", "NORMAL")?;
-    Ok(connection)
-}
-
-/// Puts the file in WAL mode (readers never block the writer), which it keeps once set.
-/// Switching a new file needs it to itself, and SQLite answers "database is locked" at once
-/// rather than waiting while another connection opens it: workers that open one new cache
-/// together retry until [`BUSY_TIMEOUT`].
-fn use_write_ahead_log(connection: &Connection) -> rusqlite::Result<()> {
-    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
-    loop {
-        let mode = connection
-            .pragma_query_value(None, "journal_mode", |row| row.get::<_, String>(0))
-            .and_then(|mode| {
-                if mode.eq_ignore_ascii_case("wal") {
-                    Ok(mode)
-                } else {
-                    connection.pragma_update_and_check(None, "journal_mode", "WAL", |row| {
-                        row.get::<_, String>(0)
-                    })
-                }
-            });
-        match mode {
-            Ok(_) => return Ok(()),
-            Err(rusqlite::Error::SqliteFailure(e, _))
-                if e.code == rusqlite::ErrorCode::DatabaseBusy
-                    && std::time::Instant::now() < deadline =>
-            {
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            Err(e) => return Err(e),
-        }
-    }
 }
 
 /// The writer thread and the way to it. Dropped with the last handle: closing the queue lets
@@ -805,7 +695,7 @@ mod tests {
                 worker.join().unwrap().unwrap();
             }
             let connection = Connection::open(&path).unwrap();
-            assert!(schema_is_whole(&connection).unwrap());
+            assert!(schema::schema_is_whole(&connection).unwrap());
         }
     }
 }

@@ -32,6 +32,5 @@ if ! command -v python3 >/dev/null 2>&1; then
   exit 2
 fi
 mkdir -p "$(dirname "$venv")"
-python3 -m venv "$venv" >&2
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check "noida-db==$NOIDA_VERSION" >&2
+./scripts/pip-install.sh "$venv" "noida-db==$NOIDA_VERSION" >&2
 binary

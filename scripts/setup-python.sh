@@ -18,17 +18,10 @@ if ! command -v python3 >/dev/null 2>&1; then
   echo "setup: python3 not found; the Python package is not built" >&2
   exit 0
 fi
-if [ ! -x .venv/bin/python ]; then
-  echo "setup: creating .venv for the Python package's tools" >&2
-  python3 -m venv .venv
-fi
-if ! .venv/bin/python -c 'import maturin, pytest, pandas, pyarrow, ray.data, pyspark' \
-    >/dev/null 2>&1; then
+if ! { [ -x .venv/bin/python ] \
+  && .venv/bin/python -c 'import maturin, pytest, pandas, pyarrow, ray.data, pyspark' >/dev/null 2>&1; }; then
   echo "setup: installing ${python_tools[*]} into .venv (PyPI)" >&2
-  # --no-compile: Python compiles a module the first time it is imported; compiling every
-  # installed file up front costs a minute of CPU the Rust build beside it needs.
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-compile \
-    "${python_tools[@]}"
+  ./scripts/pip-install.sh .venv "${python_tools[@]}"
 fi
 command -v java >/dev/null 2>&1 \
   || echo "setup: java not found; the Spark test (python/tests/test_engines.py) will skip" >&2

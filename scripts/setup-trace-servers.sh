@@ -42,11 +42,7 @@ install() {
     exit 2
   fi
   mkdir -p "$(dirname "$venv")"
-  python3 -m venv "$venv" >&2
-  # --no-compile: a module is compiled when first imported; compiling all of both packages
-  # up front took 75 s of CPU while the Rust build beside it (scripts/test.sh) needs it.
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-compile \
-    "arize-phoenix==$PHOENIX_VERSION" "mlflow==$MLFLOW_VERSION" >&2
+  ./scripts/pip-install.sh "$venv" "arize-phoenix==$PHOENIX_VERSION" "mlflow==$MLFLOW_VERSION" >&2
   echo "$venv"
 }
 

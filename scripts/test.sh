@@ -17,21 +17,34 @@ features=(--features gguf)
 # took the time (BENCHMARKS.md, "CI: what each step costs").
 # At the end, passed or not, the steps are listed again with what each took: CI shows only
 # the end of the output.
+# Each step also records the CPU seconds its finished child processes used (bash's `times`;
+# a background install counts where it is waited for), to tell a step that waited from one
+# that worked.
 steps=()
+cpu_file="$(mktemp)"
+# Sets `cpu` to the CPU seconds (user + system) of the finished children so far. `times` runs
+# in this shell, not in a command substitution's subshell, which has no children of its own.
+children_cpu() {
+  times >"$cpu_file"
+  cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } }
+             END { printf "%d", s }' "$cpu_file")
+}
 step() {
   printf '\n== [%d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*" >&2
-  steps+=("$SECONDS $*")
+  children_cpu
+  steps+=("$SECONDS $cpu $*")
 }
 step_times() {
-  local i start next
-  echo "== what each step took (m:ss from its line to the next; the last to the end)" >&2
+  local i start step_cpu next next_cpu name
+  children_cpu
+  echo "== what each step took: wall m:ss from its line to the next (the last to the end), then CPU" >&2
   for i in "${!steps[@]}"; do
-    start=${steps[$i]%% *}
-    next=${steps[$((i + 1))]:-$SECONDS}
-    next=${next%% *}
-    printf '%4d:%02d  %s\n' $(((next - start) / 60)) $(((next - start) % 60)) "${steps[$i]#* }" >&2
+    read -r start step_cpu name <<<"${steps[$i]}"
+    read -r next next_cpu _ <<<"${steps[$((i + 1))]:-$SECONDS $cpu}"
+    printf '%4d:%02d %6ds  %s\n' $(((next - start) / 60)) $(((next - start) % 60)) \
+      $((next_cpu - step_cpu)) "$name" >&2
   done
-  printf '  total %d:%02d\n' $((SECONDS / 60)) $((SECONDS % 60)) >&2
+  printf '  total %d:%02d, %ds CPU\n' $((SECONDS / 60)) $((SECONDS % 60)) "$cpu" >&2
 }
 
 # What only later steps need installs in the background while earlier steps run: the Python
@@ -43,7 +56,9 @@ background() {
   local name=$1
   shift
   job_log[$name]="$(mktemp)"
-  "$@" >"${job_log[$name]}" 2>&1 &
+  # Niced: the Rust build beside it is what the suite waits for; an install takes the CPU
+  # the build leaves idle (one crate compiling, a test binary linking).
+  nice -n 10 "$@" >"${job_log[$name]}" 2>&1 &
   job_pid[$name]=$!
   step "$name: in the background (log: ${job_log[$name]})"
 }

@@ -107,7 +107,10 @@ fn schemas() -> Vec<(&'static str, Value)> {
     ]
 }
 
-/// Five prompts per family: three English, two Chinese.
+/// Prompts for the families: three English, two Chinese. Each family is asked two of them, one
+/// in each language ([`prompts_of`]); across the ten families every prompt is asked four
+/// times. (Five per family, fifty calls, took a minute of CI's two cores for what twenty
+/// show as well: the grammar, not the prompt, makes the answer valid.)
 const PROMPTS: [&str; 5] = [
     "Context: The Eiffel Tower is in Paris and was finished in 1889.\nStatement: The Eiffel Tower was finished in 1889.",
     "Question: How often is interest paid on a savings account?\nAnswer: Usually monthly, and it compounds.",
@@ -115,6 +118,11 @@ const PROMPTS: [&str; 5] = [
     "上下文：北京是中华人民共和国的首都。\n陈述：上海是中国的首都。",
     "问题：光合作用产生什么？\n回答：光合作用把光能转化为储存在葡萄糖中的化学能。",
 ];
+
+/// The two prompts family number `family` is asked: an English one and a Chinese one.
+fn prompts_of(family: usize) -> [&'static str; 2] {
+    [PROMPTS[family % 3], PROMPTS[3 + family % 2]]
+}
 
 fn structured(template: &str, prompt: &str, schema: &Value) -> StructuredRequest {
     StructuredRequest {
@@ -132,15 +140,15 @@ fn structured(template: &str, prompt: &str, schema: &Value) -> StructuredRequest
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn fifty_varied_prompts_all_answer_schema_valid_json_directly() {
+async fn twenty_varied_prompts_all_answer_schema_valid_json_directly() {
     let judge = judge();
     let mut requests = Vec::new();
-    for (family, schema) in schemas() {
-        for prompt in PROMPTS {
+    for (number, (family, schema)) in schemas().into_iter().enumerate() {
+        for prompt in prompts_of(number) {
             requests.push(structured(&format!("gguf.{family}"), prompt, &schema));
         }
     }
-    assert_eq!(requests.len(), 50);
+    assert_eq!(requests.len(), 20);
     let answers = judge.ask_all::<Value>(requests.clone()).await;
     for (request, answer) in requests.iter().zip(&answers) {
         let answer = answer
@@ -169,7 +177,7 @@ async fn fifty_varied_prompts_all_answer_schema_valid_json_directly() {
     for (template, count) in counts {
         assert_eq!(
             (count.direct, count.total()),
-            (5, 5),
+            (2, 2),
             "{template}: {count:?}"
         );
     }

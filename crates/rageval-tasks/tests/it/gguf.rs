@@ -237,8 +237,8 @@ async fn ask(router: &TaskJudge, kind: TaskKind, item: (&str, &str, &str)) -> Op
 // Not in CI: about 9 minutes on 2 cores, and it fails today — on `answer_rubric` the model's
 // reason string runs to the token limit, the cut-off answer is re-asked, and the re-ask
 // quoting it no longer fitted the window (measured with a 4,096-token window; the window is
-// 8,192 now and a prompt without room for the answer is refused before decoding). The grammar-level check of 50 prompts that
-// CI runs is `rageval-judge`'s `gguf::fifty_varied_prompts_all_answer_schema_valid_json_directly`.
+// 8,192 now and a prompt without room for the answer is refused before decoding). The grammar-level check that CI
+// runs is `rageval-judge`'s `gguf::twenty_varied_prompts_all_answer_schema_valid_json_directly`.
 #[ignore = "slow (~9 min on 2 cores) and failing on answer_rubric; see the comment"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fifty_typed_task_prompts_in_english_and_chinese_answer_schema_valid_json() {

@@ -109,11 +109,28 @@ step "cargo doc (warnings are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet "${features[@]}"
 
 step "cargo test: build"
+# Also uplifts target/debug/rageval, the binary the integration tests and pytest run.
 cargo test --workspace --locked --no-run "${features[@]}"
+
+await "Python tools (scripts/setup-python.sh)"
+step "Python package: maturin develop (dev profile, shared target dir)"
+# maturin puts the extension module in python/rageval/ and points the venv at python/. The
+# tests compare with the binary and judge against the mock server (rageval-testkit alone:
+# seconds).
+cargo build --locked -p rageval-testkit --bin rageval-mock
+VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH" \
+  .venv/bin/maturin develop --quiet --locked "${features[@]}"
 # The browser tests render pages in Chromium; rageval-sources' integration tests start the
 # Elasticsearch-compatible search server; the Phoenix and MLflow tests start those servers.
 await "$test_servers"
 await "$trace_servers"
+# pytest runs beside the Rust tests: both spend most of their time waiting on servers they
+# start (Phoenix, MLflow, Spark's JVM, Ray), not computing (BENCHMARKS.md, "CI: what each
+# step costs").
+pytest_run="pytest (python/tests)"
+background "$pytest_run" env RAGEVAL_BIN="$PWD/target/debug/rageval" \
+  RAGEVAL_MOCK_BIN="$PWD/target/debug/rageval-mock" .venv/bin/python -m pytest -q python/tests
+
 if command -v cargo-nextest >/dev/null 2>&1; then
   # nextest runs the test binaries side by side, where cargo test runs them one after
   # another: with one long model test in a binary, the other core no longer idles
@@ -126,16 +143,5 @@ else
   step "cargo test: run"
   cargo test --workspace --locked "${features[@]}"
 fi
-
-await "Python tools (scripts/setup-python.sh)"
-
-step "Python package: maturin develop (dev profile, shared target dir) and pytest"
-# maturin puts the extension module in python/rageval/ and points the venv at python/; the
-# tests compare with the binary and judge against the mock server, built here (cheap: the
-# test build compiled everything they need).
-cargo build --locked -p rageval --bin rageval -p rageval-testkit --bin rageval-mock "${features[@]}"
-VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH" \
-  .venv/bin/maturin develop --quiet --locked "${features[@]}"
-RAGEVAL_BIN="$PWD/target/debug/rageval" RAGEVAL_MOCK_BIN="$PWD/target/debug/rageval-mock" \
-  .venv/bin/python -m pytest -q python/tests
+await "$pytest_run"
 step "passed"

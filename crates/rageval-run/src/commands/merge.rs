@@ -31,7 +31,7 @@ use crate::engine::error::{Result, RunError};
 use crate::engine::identity::RunIdentity;
 use crate::engine::observe::Observer;
 use crate::engine::reports::{Finished, finish_reports, open_dataset, texts_of};
-use crate::engine::results::{Summarising, for_each_record};
+use crate::engine::results::{SamplesRead, Summarising, for_each_record, noting_conversations};
 use crate::engine::resume::{read_manifest, stored_identity};
 use crate::engine::session;
 use crate::engine::shard::Shard;
@@ -258,7 +258,11 @@ fn write_merged(
         .iter()
         .map(|m| m.name.clone())
         .collect();
-    let mut summarising = Summarising::new(&names);
+    let data = read_data(&first.manifest, observer)?;
+    let mut summarising = match &data {
+        Some(read) => Summarising::new(&names).with_conversations(&read.conversations),
+        None => Summarising::new(&names),
+    };
     let mut owner: HashMap<SampleKey, u32> = HashMap::new();
     let mut journal = run.journal()?;
     for shard in shards {
@@ -291,7 +295,9 @@ fn write_merged(
     }
     journal.flush()?;
     drop(journal);
-    check_coverage(&first.manifest, &owner, observer)?;
+    if let Some(read) = &data {
+        check_coverage(&first.manifest, read, &owner)?;
+    }
     let resamples = setting_number(&first.manifest, "bootstrap_resamples")?;
     let seed = setting_number(&first.manifest, "seed")?;
     let mut summary = summarising.finish(resamples as usize, seed);
@@ -301,32 +307,42 @@ fn write_merged(
     Ok((summary, manifest))
 }
 
-/// Refuses a sample of the dataset that no shard holds, when the dataset is still readable
-/// with the hash the run recorded.
-fn check_coverage(
-    manifest: &Manifest,
-    owner: &HashMap<SampleKey, u32>,
-    observer: &dyn Observer,
-) -> Result<()> {
+/// The run's data as the shards read it — each sample's key, and the conversation of each
+/// turn — when the dataset is still readable with the hash the run recorded; otherwise a
+/// note says what is not checked or computed, and `None`.
+fn read_data(manifest: &Manifest, observer: &dyn Observer) -> Result<Option<SamplesRead>> {
     let path = Path::new(&manifest.dataset.path);
-    let unchecked = |why: &str| {
+    let unread = |why: &str| {
         observer.note(format!(
             "note: {} {why}: each shard's samples were checked, not that the shards hold every \
-             sample",
+             sample, and per-conversation figures are not computed",
             path.display()
         ));
+        Ok(None)
     };
     match sha256_file(path) {
         Ok(sha) if sha == manifest.dataset.sha256 => {}
-        Ok(_) => {
-            unchecked("changed since the shards ran");
-            return Ok(());
-        }
-        Err(_) => {
-            unchecked("is not readable here");
-            return Ok(());
-        }
+        Ok(_) => return unread("changed since the shards ran"),
+        Err(_) => return unread("is not readable here"),
     }
+    let mut read = SamplesRead::default();
+    for sample in noting_conversations(open_dataset(manifest, path)?, &mut read.conversations) {
+        read.keys.insert(SampleKey::of(&sample?.id));
+    }
+    Ok(Some(read))
+}
+
+/// Refuses a sample of the dataset (`read` from it) that no shard holds, naming the first
+/// (the data is read again for its id only then).
+fn check_coverage(
+    manifest: &Manifest,
+    read: &SamplesRead,
+    owner: &HashMap<SampleKey, u32>,
+) -> Result<()> {
+    if read.keys.iter().all(|key| owner.contains_key(key)) {
+        return Ok(());
+    }
+    let path = Path::new(&manifest.dataset.path);
     for sample in open_dataset(manifest, path)? {
         let sample = sample?;
         if !owner.contains_key(&SampleKey::of(&sample.id)) {

@@ -201,3 +201,68 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// `count` three-turn chats (OpenAI `messages`, each reply with its passages).
+fn write_chats(dir: &Path, count: usize) -> PathBuf {
+    let mut text = String::new();
+    for i in 0..count {
+        let mut messages = Vec::new();
+        for turn in 1..=3 {
+            messages.push(serde_json::json!({"role": "user",
+                "content": format!("What did report {i} say in part {turn}?")}));
+            messages.push(serde_json::json!({"role": "assistant",
+                "content": format!("Part {turn} of report {i} covers year {}.", 1990 + (i + turn) % 30),
+                "contexts": [format!("Report {i}, part {turn}, is about year {}.", 1990 + i % 30)]}));
+        }
+        let line = serde_json::json!({"id": format!("chat{i:02}"), "messages": messages});
+        text.push_str(&format!("{line}\n"));
+    }
+    let path = dir.join("chats.jsonl");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn shards_of_conversations_merge_to_the_unsharded_conversation_figures() {
+    let endpoint = endpoint();
+    let dir = tempfile::tempdir().unwrap();
+    let data = write_chats(dir.path(), 16);
+    let whole = dir.path().join("whole");
+    let cache = dir.path().join("a.sqlite");
+    complete(&options(&endpoint, &data, &whole, &cache));
+    let shards: Vec<PathBuf> = (1..=2)
+        .map(|i| dir.path().join(format!("shard-{i}")))
+        .collect();
+    for (i, path) in shards.iter().enumerate() {
+        complete(&sharded(
+            &options(&endpoint, &data, path, &cache),
+            i as u32 + 1,
+            2,
+            path,
+        ));
+    }
+    let merged = dir.path().join("merged");
+    merge_into(&shards, &merged).unwrap();
+    let (whole, merged) = (
+        summary(&whole).conversations.unwrap(),
+        summary(&merged).conversations.unwrap(),
+    );
+    assert_eq!(whole.conversations, 16);
+    assert_eq!(merged.conversations, 16);
+    assert_eq!(whole.with_lapse, merged.with_lapse);
+    assert_eq!(
+        whole.metrics.keys().collect::<Vec<_>>(),
+        merged.metrics.keys().collect::<Vec<_>>()
+    );
+    for (name, a) in &whole.metrics {
+        let b = &merged.metrics[name];
+        assert_eq!(a.conversations, b.conversations, "{name}");
+        assert!((a.mean - b.mean).abs() <= 1e-12, "{name}: {a:?} {b:?}");
+    }
+
+    // Without the data, the merge still joins the cells, with no conversation figures.
+    std::fs::remove_file(&data).unwrap();
+    let blind = dir.path().join("merged-blind");
+    merge_into(&shards, &blind).unwrap();
+    assert!(summary(&blind).conversations.is_none());
+}

@@ -12,6 +12,7 @@ mod checker;
 mod chromium;
 mod columnar;
 mod compare;
+mod compare_confirm;
 mod compare_gate;
 mod conversations;
 mod design;

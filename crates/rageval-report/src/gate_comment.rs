@@ -227,9 +227,9 @@ fn cut(text: &str, chars: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::RunData;
     use crate::gate_spec::{GateSpec, MinimalEffect, OnMismatch};
     use crate::testing::{scores, write_run};
-    use crate::RunData;
 
     #[test]
     fn the_comment_carries_marker_verdict_table_and_moved_samples() {

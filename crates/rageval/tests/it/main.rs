@@ -10,6 +10,7 @@ mod cascade;
 mod cdp;
 mod checker;
 mod chromium;
+mod ci_action;
 mod columnar;
 mod compare;
 mod compare_confirm;

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use rageval_core::Sample;
 use rageval_judge::CancelToken;
-use rageval_report::{ConfirmedCell, DroppedCell, RunData, read_dataset_of};
+use rageval_report::{ConfirmedCell, DroppedCell, RunData, judging_differences, read_dataset_of};
 
 use crate::commands::eval::{self, EvalOptions, MaxFailed, TooManyFailed};
 use crate::engine::ended::Ended;
@@ -63,6 +63,9 @@ pub struct Confirmed {
     pub cost_usd: Option<f64>,
     /// Every judged repeat failed (the judge never answered): no confirmation.
     pub too_many_failed: Option<TooManyFailed>,
+    /// How the repeats were judged differently from the candidate (judge model, prompt
+    /// versions, settings), one line each.
+    pub differences: Vec<String>,
 }
 
 /// Judges the dropped cells again, K times each, and writes what they come to. The
@@ -90,7 +93,7 @@ pub fn run(
         options.out.display()
     ));
     let mut judge = options.judge.clone();
-    let mut repeats = Vec::new();
+    let mut repeats: Vec<RunData> = Vec::new();
     let (mut calls, mut cost_usd) = (0, None::<f64>);
     for k in 1..=options.repeats {
         let out = options.out.join(REPEATS_RUN).join(k.to_string());
@@ -124,10 +127,15 @@ pub fn run(
                 calls,
                 cost_usd,
                 too_many_failed: Some(too_many_failed),
+                differences: Vec::new(),
             }));
         }
         repeats.push(run);
     }
+    let differences = repeats
+        .first()
+        .map(|first| judging_differences(&options.candidate.manifest, &first.manifest))
+        .unwrap_or_default();
     let cells = confirmed_cells(options.cells, &repeats);
     let lines = cells
         .iter()
@@ -143,6 +151,7 @@ pub fn run(
         calls,
         cost_usd,
         too_many_failed: None,
+        differences,
     }))
 }
 

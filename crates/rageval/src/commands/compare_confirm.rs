@@ -19,6 +19,9 @@ use crate::judge;
 pub enum Confirmation {
     /// The gate and comparison decided again on the confirmed scores.
     Decided(Box<(RegressionGate, Comparison)>),
+    /// Nothing to judge again: no metric cell drove the regression (the head-to-head win
+    /// rate alone regressed); the gate stands as decided.
+    Nothing,
     /// A dry run (its estimate printed), a stop (a cap, the judge halted, Ctrl-C) or a judge
     /// that failed every repeat: the exit it earns, with no verdict.
     Ended(Exit),
@@ -53,6 +56,13 @@ pub fn confirm(
         );
     }
     let cells = dropped_cells(before, comparison, [baseline, candidate]);
+    if cells.is_empty() {
+        ui.note(
+            "confirm: no metric's cells drove the regression (--confirm does not ask the \
+             head-to-head judge again): the gate stands",
+        );
+        return Ok(Confirmation::Nothing);
+    }
     let options = ConfirmOptions {
         candidate,
         cells: &cells,
@@ -89,6 +99,11 @@ pub fn confirm(
         .cost_usd
         .map_or(String::new(), |usd| format!(", ${usd:.4}"));
     ui.note(&format!("confirm: {} judge calls{cost}", confirmed.calls));
+    for difference in &confirmed.differences {
+        ui.warn(&format!(
+            "warning: confirm: the repeats against the candidate run: {difference}"
+        ));
+    }
     if let Some(too_many) = &confirmed.too_many_failed {
         ui.warn(&format!("error: confirming: {}", too_many.message()));
         return Ok(Confirmation::Ended(Exit::JudgeFailed));

@@ -113,6 +113,7 @@ pub fn run(
                 confirmed_comparison = rebuilt;
                 comparison = &confirmed_comparison;
             }
+            Confirmation::Nothing => {}
             Confirmation::Ended(exit) => return Ok(exit),
         }
     } else if gate_args.dry_run {

@@ -229,6 +229,12 @@ fn a_flaky_drop_is_confirmed_away_and_a_real_one_still_fails() {
         ),
         "{out}"
     );
+    // Asked with the candidate's judge settings: no difference to warn of.
+    assert!(
+        !stderr(&confirmed).contains("warning: confirm:"),
+        "{}",
+        stderr(&confirmed)
+    );
     let md = fs::read_to_string(&comment).unwrap();
     assert!(
         md.contains("confirmed: 12 cells judged again 3 times each"),

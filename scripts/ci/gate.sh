@@ -8,12 +8,16 @@
 #   RAGEVAL_BIN         the rageval binary (default: `rageval` on PATH)
 #   RAGEVAL_GATE        the gate's SPEC: values or a TOML file (default: ci/gate.toml)
 #   RAGEVAL_REPORT_URL  passed as --report-url when set
+#   RAGEVAL_CONFIRM     K: passed as --confirm K (a regression's cells judged again K times
+#                       before it fails), with --confirm-out RAGEVAL_CONFIRM_OUT (default:
+#                       rageval-confirm); the judge comes from the RAGEVAL_JUDGE_* environment
 #   GITHUB_REPOSITORY   owner/name of the repository (set by GitHub Actions)
 #   PR_NUMBER           the pull request's number
 #   RAGEVAL_GATE_DRY=1  send nothing: write the requests it would send to COMMENT_PATH.request
 #
 # Exits with compare's code: 0 passed, 1 a significant regression, 2 bad settings or a
-# refused mismatch (then no comment is written and nothing is posted).
+# refused mismatch, 3 or 4 when --confirm was capped or its judge never answered (in those
+# cases no comment is written and nothing is posted).
 set -euo pipefail
 
 if [[ $# -ne 3 ]]; then
@@ -30,6 +34,9 @@ marker='<!-- rageval-gate -->'
 args=(compare "$baseline" "$candidate" --gate "$spec" --comment "$comment")
 if [[ -n ${RAGEVAL_REPORT_URL:-} ]]; then
   args+=(--report-url "$RAGEVAL_REPORT_URL")
+fi
+if [[ -n ${RAGEVAL_CONFIRM:-} ]]; then
+  args+=(--confirm "$RAGEVAL_CONFIRM" --confirm-out "${RAGEVAL_CONFIRM_OUT:-rageval-confirm}")
 fi
 rm -f "$comment"
 set +e

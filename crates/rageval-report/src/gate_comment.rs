@@ -42,6 +42,9 @@ pub fn render_gate_comment(
     };
     let _ = writeln!(md, "{GATE_COMMENT_MARKER}");
     let _ = writeln!(md, "**rageval gate {mark} {}**\n", gate.verdict_line());
+    if let Some(confirmation) = &gate.confirmation {
+        let _ = writeln!(md, "{}\n", escape_markdown_cell(&confirmation.line()));
+    }
     let _ = writeln!(
         md,
         "Baseline **{}** → candidate **{}**; p-values Holm-corrected across the {} gated \
@@ -224,9 +227,9 @@ fn cut(text: &str, chars: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::RunData;
     use crate::gate_spec::{GateSpec, MinimalEffect, OnMismatch};
     use crate::testing::{scores, write_run};
-    use crate::{CompareSettings, RunData};
 
     #[test]
     fn the_comment_carries_marker_verdict_table_and_moved_samples() {
@@ -242,7 +245,6 @@ mod tests {
         }
         write_run(&b, "d", &worse);
         let runs = [a, b].map(|p| RunData::load(&p).unwrap());
-        let comparison = Comparison::build(&runs, CompareSettings::default()).unwrap();
         let spec = GateSpec {
             effects: vec![MinimalEffect {
                 name: "faithfulness".into(),
@@ -251,14 +253,7 @@ mod tests {
             level: 0.05,
             on_mismatch: OnMismatch::Warn,
         };
-        let gate = RegressionGate::check(
-            &comparison,
-            [&runs[0].manifest, &runs[1].manifest],
-            &spec,
-            None,
-            0,
-        )
-        .unwrap();
+        let (comparison, gate) = crate::testing::gated(&runs, &spec);
         let md = render_gate_comment(
             &gate,
             &comparison,

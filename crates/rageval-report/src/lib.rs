@@ -45,7 +45,9 @@
 //!   metric (or the head-to-head win rate of a pairwise run) is significantly worse,
 //!   Holm-corrected, by more than its minimal effect ([`GateSpec`]); says when the runs were
 //!   judged differently and how old the baseline is. [`render_gate_comment`] writes it as
-//!   the pull-request comment, marked for updating in place.
+//!   the pull-request comment, marked for updating in place. [`dropped_cells`] are the
+//!   candidate cells that drove a regression, which `--confirm` has judged again
+//!   ([`ConfirmedCell`], [`GateConfirmation`]).
 //! - [`PairwiseSummary`], [`PairwiseQuestion`]: a `pairwise` run's `summary.json` and its
 //!   journal `pairwise.jsonl` (versions' answers judged head to head, both seat orders).
 //! - [`Comparison`]: the version table of two or more runs — system versions over the same
@@ -76,6 +78,7 @@ mod error;
 mod escape;
 mod gate;
 mod gate_comment;
+mod gate_confirm;
 mod gate_spec;
 mod html;
 mod journal;
@@ -141,6 +144,9 @@ pub use escape::{escape_html, escape_markdown_cell};
 pub use gate::{FailingSample, Gate, GateCheck, GateOutcome, Threshold, render_junit};
 pub use gate_comment::{
     GATE_COMMENT_MARKER, MOVED_SAMPLES_SHOWN, ReportLocation, render_gate_comment,
+};
+pub use gate_confirm::{
+    ConfirmedCell, DroppedCell, GateConfirmation, apply_confirmed, dropped_cells,
 };
 pub use gate_spec::{DEFAULT_GATE_LEVEL, GateSpec, HEAD_TO_HEAD, MinimalEffect, OnMismatch};
 pub use html::{render_html, render_run_summary, render_sample_table};

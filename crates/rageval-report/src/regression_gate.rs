@@ -175,6 +175,9 @@ pub struct RegressionGate {
     pub blind_spots: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub baseline_age: Option<BaselineAge>,
+    /// With `--confirm`: the cells judged again before this decision, and the one before.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confirmation: Option<crate::GateConfirmation>,
 }
 
 impl RegressionGate {
@@ -248,6 +251,7 @@ impl RegressionGate {
             head_to_head,
             mismatches,
             baseline_age,
+            confirmation: None,
         })
     }
 
@@ -292,6 +296,9 @@ impl RegressionGate {
     /// (its change, interval, raw and Holm p, verdict).
     pub fn render_text(&self) -> String {
         let mut text = format!("gate: {}\n", self.verdict_line());
+        if let Some(confirmation) = &self.confirmation {
+            text.push_str(&format!("  {}\n", confirmation.line()));
+        }
         for result in &self.results {
             text.push_str(&format!("  {}\n", result_line(result, self.level)));
         }

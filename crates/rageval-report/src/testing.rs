@@ -17,6 +17,20 @@ use crate::{
     ResultRecord, RunDir, SAMPLES_SHEET_COLUMNS,
 };
 
+/// Two runs (baseline, candidate) compared with the default settings and gated by `spec`
+/// (the baseline's age measured at time 0).
+pub fn gated(
+    runs: &[crate::RunData],
+    spec: &crate::GateSpec,
+) -> (crate::Comparison, crate::RegressionGate) {
+    let comparison = crate::Comparison::build(runs, crate::CompareSettings::default())
+        .expect("the runs compare");
+    let manifests = [&runs[0].manifest, &runs[1].manifest];
+    let gate = crate::RegressionGate::check(&comparison, manifests, spec, None, 0)
+        .expect("the gate decides");
+    (comparison, gate)
+}
+
 /// Writes a complete run at `path` over a dataset with hash `sha256` (its path,
 /// `data.jsonl`, is not a file), holding `results` as (sample id, metric, outcome) in
 /// journal order. Panics when a file cannot be written: it is for tests only.

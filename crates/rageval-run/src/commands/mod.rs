@@ -12,12 +12,15 @@
 //!   a calibrated mean (PPI++) with its interval.
 //! - [`pairwise`]: versions' answers judged head to head, both seat orders, with win
 //!   rates, position and length bias.
+//! - [`confirm`]: `compare --gate --confirm K` — the cells that drove a regression judged
+//!   again K times by `eval` without the cache, and their medians.
 //! - [`merge`]: the shards of a sharded `eval` joined into one run.
 //! - [`watch`]: `eval --watch` — a growing source polled into one rolling run: new samples
 //!   sampled by id, scored by `eval`, cost caps per hour and day, alerts when a metric's
 //!   latest window drops below its baseline.
 
 pub mod calibrate;
+pub mod confirm;
 pub mod eval;
 pub mod judge_check;
 pub mod merge;

@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::values::at_least_one;
+
 /// `compare --gate` and what goes with it.
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Regression gate (two runs: baseline, then candidate)")]
@@ -42,4 +44,31 @@ pub struct CompareGateArgs {
     /// candidate run's report paths
     #[arg(long, value_name = "URL", requires = "comment")]
     pub report_url: Option<String>,
+
+    /// Before failing, judge again the candidate cells that drove the regression (on each
+    /// regressed metric, the paired samples whose score fell) K times each, without the
+    /// cache, with the judge the judge flags, the environment and rageval.toml give (the
+    /// candidate's judge settings); each cell's repeats come to their median (the majority
+    /// of pass/fail scores), and the gate decides again on the confirmed scores: exit 1
+    /// only when it still fails. --max-calls and --max-cost cap the repeats (exit 3, the
+    /// same command resumes them); a judge that never answers exits 4. Needs --confirm-out
+    #[arg(
+        long,
+        value_name = "K",
+        requires_all = ["gate", "confirm_out"],
+        value_parser = at_least_one::<u32>
+    )]
+    pub confirm: Option<u32>,
+
+    /// Where --confirm keeps what it asks and gets: the samples asked again
+    /// (`asked.jsonl`), the repeats' eval run (`repeats/`) and each cell's repeats and
+    /// confirmed score (`confirmed.jsonl`). Never inside the candidate run, which the gate
+    /// does not write
+    #[arg(long, value_name = "DIR", requires = "confirm")]
+    pub confirm_out: Option<PathBuf>,
+
+    /// With --confirm: gate, then say how many judge calls confirming would make, sending
+    /// none and writing nothing (exit 0)
+    #[arg(long, requires = "confirm")]
+    pub dry_run: bool,
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use super::{CompareGateArgs, GateArgs, LabelsArgs, OutputArgs};
+use super::{CompareGateArgs, GateArgs, JudgeArgs, LabelsArgs, OutputArgs};
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
@@ -87,6 +87,10 @@ pub struct CompareArgs {
 
     #[command(flatten)]
     pub gate: CompareGateArgs,
+
+    /// The judge of `--confirm` (the candidate's judge settings).
+    #[command(flatten, next_help_heading = "Judge (for --confirm)")]
+    pub judge: JudgeArgs,
 }
 
 /// A share in [0, 1], for `--min-overlap`.

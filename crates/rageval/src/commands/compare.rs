@@ -6,8 +6,7 @@
 //! runs are gated as baseline and candidate (`compare_gate`).
 
 use std::io::Write;
-use std::path::Path;
-use std::process::ExitCode;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use rageval_report::{
@@ -15,9 +14,16 @@ use rageval_report::{
     render_compare_html, render_compare_markdown, write_compare_xlsx,
 };
 
+use super::Exit;
 use crate::cli::CompareArgs;
+use crate::ui::Ui;
 
-pub fn run(args: &CompareArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+pub fn run(
+    args: &CompareArgs,
+    metric_files: &[PathBuf],
+    ui: &Ui,
+    out: &mut dyn Write,
+) -> anyhow::Result<Exit> {
     if args.names.len() > args.runs.len() {
         anyhow::bail!(
             "{} --name for {} runs: give at most one per run, in the runs' order",
@@ -53,8 +59,12 @@ pub fn run(args: &CompareArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
         metrics: args.metrics.clone(),
         ..CompareSettings::default()
     };
-    let mut comparison = Comparison::build_with_samples(&runs, &samples, settings)?;
-    comparison.name_versions(&args.names);
+    let compare = |runs: &[RunData]| -> anyhow::Result<Comparison> {
+        let mut comparison = Comparison::build_with_samples(runs, &samples, settings.clone())?;
+        comparison.name_versions(&args.names);
+        Ok(comparison)
+    };
+    let comparison = compare(&runs)?;
     let markdown = render_compare_markdown(&comparison);
     out.write_all(markdown.as_bytes())
         .context("cannot write to stdout")?;
@@ -77,8 +87,19 @@ pub fn run(args: &CompareArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
         note(&format!("wrote {}", path.display()));
     }
     match &gate {
-        Some(gate) => super::compare_gate::run(&args.gate, gate, &comparison, &runs, out, note),
-        None => Ok(ExitCode::SUCCESS),
+        Some(gate) => super::compare_gate::run(
+            &super::compare_gate::GateContext {
+                args,
+                metric_files,
+                ui,
+            },
+            gate,
+            &comparison,
+            &runs,
+            &compare,
+            out,
+        ),
+        None => Ok(Exit::Success),
     }
 }
 

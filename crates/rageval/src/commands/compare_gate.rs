@@ -1,12 +1,13 @@
 //! `rageval compare BASELINE CANDIDATE --gate SPEC`: the regression gate's glue. The gate's
 //! settings and the pairwise run are read before the comparison (a bad SPEC costs nothing);
 //! after it, the gate decides (`rageval_report::RegressionGate`), its lines go to stdout,
-//! its warnings to stderr, and `--comment` writes the pull-request comment. Exit 1 only on
-//! a regression; 2 on bad settings, or a mismatch the gate was told to refuse.
+//! its warnings to stderr, and `--comment` writes the pull-request comment. A regression is
+//! confirmed first with `--confirm K` (`compare_confirm`). Exit 1 only on a regression; 2
+//! on bad settings, or a mismatch the gate was told to refuse; with `--confirm`, 3 or 4
+//! when the repeats were capped or the judge never answered (no verdict).
 
 use std::io::Write;
-use std::path::Path;
-use std::process::ExitCode;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use rageval_report::{
@@ -14,7 +15,18 @@ use rageval_report::{
     RegressionGate, ReportLocation, RunData, render_gate_comment, unix_now,
 };
 
-use crate::cli::CompareGateArgs;
+use super::Exit;
+use super::compare_confirm::{Confirmation, Redecide, confirm};
+use crate::cli::{CompareArgs, CompareGateArgs};
+use crate::ui::Ui;
+
+/// What the gate reads of the command: its flags, the rubric files (`--metric-file`, for
+/// `--confirm`'s metrics) and where it speaks.
+pub struct GateContext<'a> {
+    pub args: &'a CompareArgs,
+    pub metric_files: &'a [PathBuf],
+    pub ui: &'a Ui,
+}
 
 /// The gate's settings and pairwise run, read and checked before the comparison.
 pub struct PreparedGate {
@@ -41,35 +53,42 @@ pub fn prepare(args: &CompareGateArgs, runs: usize) -> anyhow::Result<Option<Pre
     Ok(Some(PreparedGate { spec, pairwise }))
 }
 
-/// Gates `comparison` of `runs` (baseline, candidate); the exit it earns.
+/// Gates `comparison` of `runs` (baseline, candidate), confirming a regression first with
+/// `--confirm` (`rebuild` compares runs again); the exit it earns.
 pub fn run(
-    args: &CompareGateArgs,
+    context: &GateContext<'_>,
     prepared: &PreparedGate,
     comparison: &Comparison,
     runs: &[RunData],
+    rebuild: &dyn Fn(&[RunData]) -> anyhow::Result<Comparison>,
     out: &mut dyn Write,
-    note: impl Fn(&str),
-) -> anyhow::Result<ExitCode> {
+) -> anyhow::Result<Exit> {
+    let (gate_args, ui) = (&context.args.gate, context.ui);
     let [baseline, candidate] = runs else {
         return Err(rageval_report::ReportError::GateRunCount { count: runs.len() }.into());
     };
     if let Some(summary) = &prepared.pairwise {
-        check_pairwise_order(summary, [&baseline.path, &candidate.path], &note)?;
+        check_pairwise_order(summary, [&baseline.path, &candidate.path], |line| {
+            ui.note(line)
+        })?;
     }
-    let gate = RegressionGate::check(
-        comparison,
-        [&baseline.manifest, &candidate.manifest],
-        &prepared.spec,
-        prepared.pairwise.as_ref(),
-        unix_now(),
-    )?;
+    let decide = |comparison: &Comparison, runs: &[RunData]| -> anyhow::Result<RegressionGate> {
+        Ok(RegressionGate::check(
+            comparison,
+            [&runs[0].manifest, &runs[1].manifest],
+            &prepared.spec,
+            prepared.pairwise.as_ref(),
+            unix_now(),
+        )?)
+    };
+    let mut gate = decide(comparison, runs)?;
     for warning in gate.mismatches.iter().chain(&gate.blind_spots) {
-        note(&format!("warning: gate: {warning}"));
+        ui.note(&format!("warning: gate: {warning}"));
     }
     if let Some(age) = &gate.baseline_age {
-        note(&format!("gate: {}", age.line()));
+        ui.note(&format!("gate: {}", age.line()));
     }
-    let refuse = args.gate_strict || prepared.spec.on_mismatch == OnMismatch::Refuse;
+    let refuse = gate_args.gate_strict || prepared.spec.on_mismatch == OnMismatch::Refuse;
     if refuse && !gate.mismatches.is_empty() {
         anyhow::bail!(
             "the gate refuses to compare {} with {}: {}; hint: judge both versions alike and \
@@ -80,20 +99,46 @@ pub fn run(
             gate.mismatches.join("; ")
         );
     }
+    let confirmed_comparison;
+    let mut comparison = comparison;
+    if gate_args.confirm.is_some() && gate.decision() == GateDecision::Regressed {
+        let redecide = Redecide {
+            compare: rebuild,
+            gate: &decide,
+        };
+        match confirm(context, &gate, comparison, runs, redecide, out)? {
+            Confirmation::Decided(decided) => {
+                let (confirmed_gate, rebuilt) = *decided;
+                gate = confirmed_gate;
+                confirmed_comparison = rebuilt;
+                comparison = &confirmed_comparison;
+            }
+            Confirmation::Nothing => {}
+            Confirmation::Ended(exit) => return Ok(exit),
+        }
+    } else if gate_args.dry_run {
+        writeln!(
+            out,
+            "\n{}\nconfirm (dry run): no regression, nothing to judge again",
+            gate.render_text().trim_end()
+        )
+        .context("cannot write to stdout")?;
+        return Ok(Exit::Success);
+    }
     writeln!(out, "\n{}", gate.render_text()).context("cannot write to stdout")?;
-    if let Some(path) = &args.comment {
+    if let Some(path) = &gate_args.comment {
         let reports = ReportLocation {
-            url: args.report_url.clone(),
+            url: gate_args.report_url.clone(),
             paths: report_paths(&candidate.path),
         };
         let comment = render_gate_comment(&gate, comparison, &reports);
         rageval_core::files::write_atomically(path, comment.as_bytes())
             .with_context(|| format!("cannot write {}", path.display()))?;
-        note(&format!("wrote {}", path.display()));
+        ui.note(&format!("wrote {}", path.display()));
     }
     Ok(match gate.decision() {
-        GateDecision::Regressed => ExitCode::from(super::Exit::GateFailed.code()),
-        GateDecision::Improved | GateDecision::NoSignificantChange => ExitCode::SUCCESS,
+        GateDecision::Regressed => Exit::GateFailed,
+        GateDecision::Improved | GateDecision::NoSignificantChange => Exit::Success,
     })
 }
 

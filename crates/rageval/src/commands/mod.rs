@@ -5,6 +5,7 @@ pub mod cache;
 pub mod calibrate;
 pub mod collect;
 pub mod compare;
+mod compare_confirm;
 mod compare_gate;
 mod disk_full;
 pub mod eval;
@@ -150,7 +151,7 @@ pub fn dispatch(command: Command, metric_files: &[PathBuf], ui: &Ui) -> anyhow::
         Command::Metrics(args) => Exit::of_code(metrics::run(&args, metric_files, out)?),
         Command::Trec(args) => Exit::of_code(trec::run(&args, out)?),
         Command::Report(args) => report::run(&args, ui, out)?,
-        Command::Compare(args) => Exit::of_code(compare::run(&args, out)?),
+        Command::Compare(args) => compare::run(&args, metric_files, ui, out)?,
         Command::Serve(args) => Exit::of_code(serve::run(&args)?),
         Command::Index(args) => index::run(&args, ui, out)?,
         Command::Search(args) => search::run(&args, ui, out)?,

@@ -20,7 +20,6 @@ fn judge(body: &Value) -> Reply {
         .as_str()
         .unwrap_or_default();
     let prompt = body["messages"].to_string();
-    let schema = &body["response_format"]["json_schema"]["schema"];
     if name.starts_with("abstention") {
         let refused = prompt.contains("don't know") || prompt.contains("无法回答");
         let answer = json!({"reason": "by marker", "refused": refused,
@@ -33,22 +32,29 @@ fn judge(body: &Value) -> Reply {
         } else {
             "fully_supported"
         };
-        let keys = schema["properties"]["verdicts"]["required"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default();
-        let verdicts: serde_json::Map<String, Value> = keys
-            .iter()
-            .filter_map(Value::as_str)
-            .map(|key| {
-                let item = json!({"reason": "by marker", "supporting_context": 1,
-                                  "verdict": verdict});
-                (key.to_owned(), item)
-            })
-            .collect();
-        return Reply::Content(json!({ "verdicts": verdicts }).to_string());
+        return every_verdict(body, verdict);
     }
     Reply::Schema
+}
+
+/// A `support_verdicts` answer giving each statement the request asks about `verdict`,
+/// supported by context 1.
+pub fn every_verdict(body: &Value, verdict: &str) -> Reply {
+    let schema = &body["response_format"]["json_schema"]["schema"];
+    let keys = schema["properties"]["verdicts"]["required"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let verdicts: serde_json::Map<String, Value> = keys
+        .iter()
+        .filter_map(Value::as_str)
+        .map(|key| {
+            let item = json!({"reason": "by marker", "supporting_context": 1,
+                              "verdict": verdict});
+            (key.to_owned(), item)
+        })
+        .collect();
+    Reply::Content(json!({ "verdicts": verdicts }).to_string())
 }
 
 /// Five samples, worked by hand:

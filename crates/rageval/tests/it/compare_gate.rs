@@ -18,13 +18,13 @@ use crate::snapshots::with_filters;
 use crate::{rageval, repo_root, stderr, stdout};
 
 /// Metrics the heuristic judge scores without a model, each moved by an abstaining answer.
-const METRICS: &str = "faithfulness,rouge_l,chrf";
+pub(crate) const METRICS: &str = "faithfulness,rouge_l,chrf";
 /// Every metric gated, with small minimal effects.
-const GATE: &str = "faithfulness=0.02,rouge_l=0.02,chrf=0.02";
+pub(crate) const GATE: &str = "faithfulness=0.02,rouge_l=0.02,chrf=0.02";
 
 /// `examples/fiqa-30.jsonl` written to `dir/name`, every second answer replaced by
 /// "I don't know." when `abstain_on_half`.
-fn dataset(dir: &Path, name: &str, abstain_on_half: bool) -> PathBuf {
+pub(crate) fn dataset(dir: &Path, name: &str, abstain_on_half: bool) -> PathBuf {
     let text = fs::read_to_string(repo_root().join("examples/fiqa-30.jsonl")).unwrap();
     let lines: Vec<String> = text
         .lines()

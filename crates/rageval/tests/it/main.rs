@@ -24,6 +24,7 @@ mod journals_checked;
 mod judge_check;
 #[cfg(feature = "gguf")]
 mod judge_check_gguf;
+mod judge_check_head_to_head;
 mod judge_check_resume;
 mod judge_faults;
 mod judged;

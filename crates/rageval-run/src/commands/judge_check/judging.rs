@@ -263,6 +263,7 @@ impl Check<'_> {
             folds: options.folds as usize,
             resamples: options.bootstrap_resamples,
             seed: options.seed,
+            head_to_head: matches!(options.measured, super::Measured::HeadToHead { .. }),
         };
         let scores = scores_of(samples, &passes[0]);
         let items = &self.material.items;

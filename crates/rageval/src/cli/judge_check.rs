@@ -32,6 +32,17 @@ pub struct JudgeCheckArgs {
     #[arg(long, value_name = "METRIC", requires = "head_to_head")]
     pub criterion: Option<String>,
 
+    /// With a rubric metric: draw N labelled items (by --seed, spread over the label
+    /// values) as the rubric's few-shot examples, and measure the agreement on the other
+    /// labels only
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 0,
+        conflicts_with = "head_to_head"
+    )]
+    pub few_shot: usize,
+
     /// The layout of LABELS: jsonl (rageval's labels, docs/judge-fidelity.md), or a shared
     /// set read in place: wikieval, uhgeval, rgb, dureader, cranfield (a folder)
     #[arg(long, default_value = "jsonl", value_parser = label_formats())]

@@ -28,7 +28,7 @@ pub fn run(
             },
         },
         rubric_files: metric_files.to_vec(),
-        few_shot: 0,
+        few_shot: args.few_shot,
         out: args.run_dir.out.clone(),
         overwrite: args.run_dir.overwrite,
         retry_failed: args.run_dir.retry_failed,

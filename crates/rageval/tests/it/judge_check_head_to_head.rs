@@ -10,6 +10,7 @@ use std::path::Path;
 use rageval_testkit::MockConfig;
 use serde_json::{Value, json};
 
+use crate::judge_check::read_json;
 use crate::judged::{Endpoint, endpoint};
 use crate::pairwise::prefers_good;
 use crate::{rageval, stderr, stdout};
@@ -45,7 +46,8 @@ fn write_labels(dir: &Path) -> String {
     path.display().to_string()
 }
 
-fn judge_check(server: &Endpoint, dir: &Path, args: &[&str]) -> std::process::Output {
+/// Runs `rageval judge-check ARGS` in `dir` against `server`.
+pub(crate) fn judge_check(server: &Endpoint, dir: &Path, args: &[&str]) -> std::process::Output {
     let mut all = vec!["judge-check"];
     all.extend(args);
     let flags = server.flags();
@@ -54,7 +56,7 @@ fn judge_check(server: &Endpoint, dir: &Path, args: &[&str]) -> std::process::Ou
 }
 
 fn agreement(run: &Path) -> Value {
-    serde_json::from_slice(&fs::read(run.join("agreement.json")).unwrap()).unwrap()
+    read_json(&run.join("agreement.json"))
 }
 
 fn value(agreement: &Value, figure: &str) -> f64 {
@@ -94,8 +96,7 @@ fn a_judge_that_always_names_the_first_seat_flips_every_pair_and_agrees_on_the_t
     let text = stdout(&output);
     assert!(text.contains("position_flip_rate"), "{text}");
     assert!(text.contains("both seat orders"), "{text}");
-    let manifest: Value =
-        serde_json::from_slice(&fs::read(run.join("manifest.json")).unwrap()).unwrap();
+    let manifest = read_json(&run.join("manifest.json"));
     assert_eq!(manifest["metrics"][0]["name"], "head_to_head");
     // Each order's reason is in the results, under its sample.
     let results = fs::read_to_string(run.join("results.jsonl")).unwrap();
@@ -147,8 +148,7 @@ fn a_judge_that_follows_the_better_answer_agrees_on_all_and_compare_pairs_the_tw
     ];
     let output = judge_check(&good, dir.path(), &args);
     assert!(output.status.success(), "{}", stderr(&output));
-    let manifest: Value =
-        serde_json::from_slice(&fs::read(dir.path().join("kind/manifest.json")).unwrap()).unwrap();
+    let manifest = read_json(&dir.path().join("kind/manifest.json"));
     assert_eq!(manifest["metrics"][0]["name"], "head_to_head:kind");
     assert_eq!(good.mock.stats().chat_requests, 4 * LABELS.len() as u64);
 

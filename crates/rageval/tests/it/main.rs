@@ -22,6 +22,7 @@ mod help;
 mod issue_39;
 mod journals_checked;
 mod judge_check;
+mod judge_check_few_shot;
 #[cfg(feature = "gguf")]
 mod judge_check_gguf;
 mod judge_check_head_to_head;

@@ -261,7 +261,7 @@ pub fn figures(scored: &[(&Item, Vec<f64>)], settings: &Settings, agreement: &mu
         NOTE.into(),
         json!(
             "each pair judged head to head (CompareAnswers) in both seat orders; orders that \
-             disagree are a tie, opposite versions a position flip; a sample's score is the \
+             disagree are a tie, opposite sides a position flip; a sample's score is the \
              verdict with its answer shown first (1 preferred, 0 not, 1/2 tie)"
         ),
     );

@@ -268,6 +268,14 @@ impl Check<'_> {
         let scores = scores_of(samples, &passes[0]);
         let items = &self.material.items;
         let mut agreement = measure::measure(items, &scores, &measure_settings);
+        let few_shot = self
+            .material
+            .drawn
+            .as_ref()
+            .map(super::few_shot::Drawn::describe);
+        if let Some(text) = &few_shot {
+            agreement.notes.insert("few_shot".into(), json!(text));
+        }
         if passes.len() > 1 {
             let report = stability::stability(items, samples, &passes, &measure_settings);
             agreement.stability = Some(report);
@@ -282,6 +290,9 @@ impl Check<'_> {
         }
         let mut summary =
             aggregator.finish(samples.len(), options.bootstrap_resamples, options.seed);
+        if let Some(text) = few_shot {
+            summary.notes.insert("few_shot".into(), text);
+        }
         let manifest = &mut prepared.manifest;
         manifest.settings["judge"]["stats"] = self.setup.stats();
         manifest.settings["agreement"] = json!({

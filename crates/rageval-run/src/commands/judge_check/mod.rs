@@ -8,6 +8,7 @@
 //! - [`journal`]: the journals of the first pass and the repeats.
 //! - [`measure`]: the statistics over items; [`stability`]: `--repeat K`.
 //! - [`head_to_head`]: `--head-to-head`, the pairwise judge asked in both seat orders.
+//! - [`few_shot`]: `--few-shot N`, labels drawn as a rubric's examples and not measured.
 //!
 //! The judging is `eval`'s scoring loop ([`crate::engine::score`]) over the items' samples,
 //! so caps, cancellation, a halted judge and resuming work as they do there. Writes a run directory
@@ -18,6 +19,7 @@
 //! a model judged, removed when new and holding none.
 
 pub mod convert;
+pub mod few_shot;
 pub mod head_to_head;
 pub mod journal;
 mod judging;
@@ -130,6 +132,8 @@ pub(super) struct Material {
     metrics: Vec<Box<dyn Metric>>,
     items: Vec<Item>,
     samples: Vec<Sample>,
+    /// The labels drawn as few-shot examples (`--few-shot`), left out of `items`.
+    drawn: Option<few_shot::Drawn>,
 }
 
 fn material(options: &JudgeCheckOptions, env: Env<'_>) -> Result<Material> {
@@ -138,13 +142,29 @@ fn material(options: &JudgeCheckOptions, env: Env<'_>) -> Result<Material> {
     }
     let catalogue =
         crate::engine::rubrics::catalogue(&options.rubric_files, &options.judge.flags, env)?;
-    let (metrics, items): (Vec<Box<dyn Metric>>, _) = match &options.measured {
+    let (metrics, items, drawn): (Vec<Box<dyn Metric>>, _, _) = match &options.measured {
         Measured::Metric(spec) => {
             let metric = catalogue.build(spec)?;
             let items = read_items(options, metric.info().inputs)?;
-            (vec![metric], items)
+            if options.few_shot > 0 {
+                let files = crate::engine::rubrics::rubric_files(
+                    &options.rubric_files,
+                    &options.judge.flags,
+                    env,
+                );
+                let (metric, items, drawn) =
+                    few_shot::with_examples(&files, spec, items, options.few_shot, options.seed)?;
+                (vec![metric], items, Some(drawn))
+            } else {
+                (vec![metric], items, None)
+            }
         }
         Measured::HeadToHead { criterion } => {
+            if options.few_shot > 0 {
+                return Err(RunError::Usage(
+                    "--few-shot adds examples to a rubric metric; --head-to-head has none".into(),
+                ));
+            }
             let criterion = criterion
                 .as_deref()
                 .map(|name| crate::commands::pairwise::criterion_of(&catalogue, name))
@@ -158,7 +178,7 @@ fn material(options: &JudgeCheckOptions, env: Env<'_>) -> Result<Material> {
                 )));
             }
             let metric = head_to_head::HeadToHeadMetric::new(&items, criterion);
-            (vec![Box::new(metric)], items)
+            (vec![Box::new(metric)], items, None)
         }
     };
     if options.repeat > 1 && options.judge.flags.offline {
@@ -180,6 +200,7 @@ fn material(options: &JudgeCheckOptions, env: Env<'_>) -> Result<Material> {
         metrics,
         items,
         samples,
+        drawn,
     })
 }
 
@@ -218,6 +239,13 @@ pub fn run(
         settings: [
             ("format".to_string(), options.format.name().to_string()),
             ("samples".to_string(), format!("{:?}", options.samples)),
+            (
+                "few-shot draw".to_string(),
+                material
+                    .drawn
+                    .as_ref()
+                    .map_or("none".into(), few_shot::Drawn::identity),
+            ),
         ]
         .into(),
     };
@@ -353,6 +381,10 @@ fn fresh_manifest(
         "items": material.items.len(),
         "metric": metric.name(),
         "samples": options.samples,
+        "few_shot": material.drawn.as_ref().map(|drawn| json!({
+            "ids": drawn.ids,
+            "measured": drawn.measured,
+        })),
         "repeat": options.repeat,
         "threshold": options.threshold,
         "folds": options.folds,

@@ -197,11 +197,17 @@ pub struct Agreement {
 
 /// The level a figure shows when the judge knows nothing: 0.5 for accuracies and AUROC, 0
 /// for correlations and κ; `None` for plain accuracy (it moves with the class balance) and
-/// for figures without an interval.
+/// for figures without an interval. Head to head: the accuracy over the three outcomes
+/// moves with the share of tie labels and the flip rate is no agreement, so neither has
+/// one; on the labels with a preference a judge naming a side at random scores ½.
 pub fn chance_level(figure: &str) -> Option<f64> {
     match figure {
-        "accuracy" | "balanced_accuracy_cv" => None,
-        "pairwise_accuracy" | "balanced_accuracy" | "auroc" => Some(0.5),
+        "accuracy" | "balanced_accuracy_cv" | "head_to_head_accuracy" | "position_flip_rate" => {
+            None
+        }
+        "pairwise_accuracy" | "balanced_accuracy" | "auroc" | "head_to_head_accuracy_non_tie" => {
+            Some(0.5)
+        }
         _ => Some(0.0),
     }
 }

@@ -75,6 +75,10 @@ pub struct Summary {
     /// Per-conversation figures, when the samples are turns of conversations.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conversations: Option<crate::ConversationSummary>,
+    /// What a reader must know about how the figures were made, by name (judge-check's
+    /// `few_shot`: which labels were shown to the judge as examples and left out).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub notes: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Default)]
@@ -174,6 +178,7 @@ impl Aggregator {
             judge: None,
             calibrated: BTreeMap::new(),
             conversations: None,
+            notes: BTreeMap::new(),
         }
     }
 }

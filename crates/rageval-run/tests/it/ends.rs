@@ -12,7 +12,7 @@ use rageval_judge::CancelToken;
 use rageval_rank::reference::DEFAULT_GROUP_SIZE;
 use rageval_rank::{Algorithm, ReferenceMode};
 use rageval_run::commands::eval;
-use rageval_run::commands::judge_check::{self, JudgeCheckOptions, LabelFormat};
+use rageval_run::commands::judge_check::{self, JudgeCheckOptions, LabelFormat, Measured};
 use rageval_run::commands::rank::{self, RankOptions, RankingOptions};
 use rageval_run::commands::reference::{self, ReferenceOptions, ReferenceRunOptions};
 use rageval_run::engine::observe::Recorded;
@@ -194,8 +194,9 @@ fn judge_check_options(dir: &Path, base_url: &str) -> JudgeCheckOptions {
     JudgeCheckOptions {
         labels: path,
         format: LabelFormat::Jsonl,
-        metric: "faithfulness".into(),
+        measured: Measured::Metric("faithfulness".into()),
         rubric_files: Vec::new(),
+        few_shot: 0,
         out: Some(dir.join("run")),
         overwrite: false,
         retry_failed: false,

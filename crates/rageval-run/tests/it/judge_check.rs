@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use rageval_judge::CancelToken;
 use rageval_run::Ended;
-use rageval_run::commands::judge_check::{self, JudgeCheckOptions, LabelFormat};
+use rageval_run::commands::judge_check::{self, JudgeCheckOptions, LabelFormat, Measured};
 use rageval_run::engine::judges::JudgeOptions;
 use rageval_run::engine::observe::Silent;
 
@@ -39,8 +39,9 @@ fn the_repeat_judge_resolves_from_the_environment_the_command_was_handed() {
     let options = JudgeCheckOptions {
         labels: path,
         format: LabelFormat::Jsonl,
-        metric: "faithfulness".into(),
+        measured: Measured::Metric("faithfulness".into()),
         rubric_files: Vec::new(),
+        few_shot: 0,
         out: Some(dir.path().join("run")),
         overwrite: false,
         retry_failed: false,

@@ -17,8 +17,31 @@ pub struct JudgeCheckArgs {
 
     /// The metric whose scores are checked against the labels (`rageval metrics` lists
     /// them; `NAME:MODE` picks a mode).
-    #[arg(long, short)]
-    pub metric: String,
+    #[arg(long, short, required_unless_present = "head_to_head")]
+    pub metric: Option<String>,
+
+    /// Check the head-to-head judge of `rageval pairwise` instead of a metric: each
+    /// labelled pair (pairwise labels) is asked in both seat orders, orders that disagree
+    /// are a tie, and the result is compared with `preferred` (agreement, and the
+    /// position-flip rate). Needs a chat model
+    #[arg(long, conflicts_with = "metric")]
+    pub head_to_head: bool,
+
+    /// With --head-to-head: judge by a rubric metric of one's own (a `[[metric]]` table of
+    /// rageval.toml or --metric-file, see docs/rubrics.md), as `pairwise --criterion` does
+    #[arg(long, value_name = "METRIC", requires = "head_to_head")]
+    pub criterion: Option<String>,
+
+    /// With a rubric metric: draw N labelled items (by --seed, spread over the label
+    /// values) as the rubric's few-shot examples, and measure the agreement on the other
+    /// labels only
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 0,
+        conflicts_with = "head_to_head"
+    )]
+    pub few_shot: usize,
 
     /// The layout of LABELS: jsonl (rageval's labels, docs/judge-fidelity.md), or a shared
     /// set read in place: wikieval, uhgeval, rgb, dureader, cranfield (a folder)

@@ -1,11 +1,11 @@
-//! `rageval judge-check LABELS --metric M`: the flags as `rageval_run::commands::judge_check`'s
+//! `rageval judge-check LABELS --metric M` (or `--head-to-head`): the flags as `rageval_run::commands::judge_check`'s
 //! options; the agreement figures on stdout.
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context as _;
-use rageval_run::commands::judge_check::{self, JudgeCheckOptions};
+use rageval_run::commands::judge_check::{self, JudgeCheckOptions, Measured};
 
 use super::{Exit, completed, estimate};
 use crate::cli::JudgeCheckArgs;
@@ -21,8 +21,14 @@ pub fn run(
     let options = JudgeCheckOptions {
         labels: args.labels.clone(),
         format: args.format,
-        metric: args.metric.clone(),
+        measured: match &args.metric {
+            Some(spec) => Measured::Metric(spec.clone()),
+            None => Measured::HeadToHead {
+                criterion: args.criterion.clone(),
+            },
+        },
         rubric_files: metric_files.to_vec(),
+        few_shot: args.few_shot,
         out: args.run_dir.out.clone(),
         overwrite: args.run_dir.overwrite,
         retry_failed: args.run_dir.retry_failed,

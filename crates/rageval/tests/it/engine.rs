@@ -35,7 +35,7 @@ struct Case {
     manifest: &'static str,
 }
 
-const CASES: [Case; 5] = [
+const CASES: [Case; 6] = [
     Case {
         name: "eval",
         args: eval_args,
@@ -80,6 +80,14 @@ const CASES: [Case; 5] = [
         journal: "eval/results.jsonl",
         kill_after: 2,
         manifest: "rank/manifest.json",
+    },
+    Case {
+        name: "judge-check --head-to-head",
+        args: head_to_head_args,
+        results: &["results.jsonl", "agreement.json"],
+        journal: "results.jsonl",
+        kill_after: 3,
+        manifest: "manifest.json",
     },
 ];
 
@@ -128,6 +136,37 @@ fn judge_check_args(dir: &Path, out: &str) -> Vec<String> {
         labels.to_str().unwrap(),
         "--metric",
         "faithfulness",
+        "--concurrency",
+        "2",
+        "--out",
+        out,
+    ])
+}
+
+/// Eight labelled pairs of different answers (each pair costs two calls).
+fn head_to_head_args(dir: &Path, out: &str) -> Vec<String> {
+    let labels = dir.join("labels.jsonl");
+    if !labels.exists() {
+        let mut text = String::new();
+        for i in 0..8 {
+            let side = |name: &str| {
+                serde_json::json!({
+                    "question": format!("Where is item {i}?"),
+                    "contexts": [format!("Item {i} is in room {i}.")],
+                    "answer": format!("Item {i} is in room {name}."),
+                })
+            };
+            let preferred = ["a", "b", "tie"][i % 3];
+            let line = serde_json::json!({"id": format!("p{i}"), "a": side("one"),
+                                          "b": side("two"), "preferred": preferred});
+            text.push_str(&format!("{line}\n"));
+        }
+        fs::write(&labels, text).unwrap();
+    }
+    strings(&[
+        "judge-check",
+        labels.to_str().unwrap(),
+        "--head-to-head",
         "--concurrency",
         "2",
         "--out",

@@ -15,7 +15,7 @@ fn shared(file: &str) -> PathBuf {
     repo_root().join("../shared/validation").join(file)
 }
 
-fn read_json(path: &Path) -> Value {
+pub(crate) fn read_json(path: &Path) -> Value {
     serde_json::from_slice(&fs::read(path).unwrap()).unwrap()
 }
 

@@ -24,8 +24,10 @@ mod help;
 mod issue_39;
 mod journals_checked;
 mod judge_check;
+mod judge_check_few_shot;
 #[cfg(feature = "gguf")]
 mod judge_check_gguf;
+mod judge_check_head_to_head;
 mod judge_check_resume;
 mod judge_faults;
 mod judged;

@@ -263,10 +263,19 @@ impl Check<'_> {
             folds: options.folds as usize,
             resamples: options.bootstrap_resamples,
             seed: options.seed,
+            head_to_head: matches!(options.measured, super::Measured::HeadToHead { .. }),
         };
         let scores = scores_of(samples, &passes[0]);
         let items = &self.material.items;
         let mut agreement = measure::measure(items, &scores, &measure_settings);
+        let few_shot = self
+            .material
+            .drawn
+            .as_ref()
+            .map(super::few_shot::Drawn::describe);
+        if let Some(text) = &few_shot {
+            agreement.notes.insert("few_shot".into(), json!(text));
+        }
         if passes.len() > 1 {
             let report = stability::stability(items, samples, &passes, &measure_settings);
             agreement.stability = Some(report);
@@ -281,6 +290,9 @@ impl Check<'_> {
         }
         let mut summary =
             aggregator.finish(samples.len(), options.bootstrap_resamples, options.seed);
+        if let Some(text) = few_shot {
+            summary.notes.insert("few_shot".into(), text);
+        }
         let manifest = &mut prepared.manifest;
         manifest.settings["judge"]["stats"] = self.setup.stats();
         manifest.settings["agreement"] = json!({

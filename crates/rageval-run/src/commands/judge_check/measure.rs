@@ -29,6 +29,9 @@ pub struct Settings {
     pub folds: usize,
     pub resamples: usize,
     pub seed: u64,
+    /// Pairs were judged head to head (`--head-to-head`): a pair's two scores are its two
+    /// seat orders' verdicts ([`super::head_to_head`]), not two scores to rank.
+    pub head_to_head: bool,
 }
 
 /// The figures for `items` given each sample's score (`None`: undefined or failed).
@@ -58,6 +61,9 @@ pub fn measure(
             .collect();
         let complete: Option<Vec<f64>> = item_scores.iter().copied().collect();
         let result = complete.as_ref().and_then(|values| match &item.label {
+            Label::Preferred(preferred) if settings.head_to_head => Some(ItemResult::Pair(
+                super::head_to_head::result(*preferred, values),
+            )),
             Label::Preferred(preferred) => Some(ItemResult::Pair(pair_result(*preferred, values))),
             Label::Binary(label) => Some(ItemResult::Matches(
                 (values[0] >= settings.threshold) == *label,
@@ -77,6 +83,9 @@ pub fn measure(
         }
     }
     match shape {
+        LabelShape::Pairwise if settings.head_to_head => {
+            super::head_to_head::figures(&scored, settings, &mut agreement);
+        }
         LabelShape::Pairwise => pairwise(&scored, settings, &mut agreement),
         LabelShape::Binary => binary(&scored, settings, &mut agreement),
         LabelShape::Graded => graded(&scored, settings, &mut agreement),
@@ -131,7 +140,7 @@ fn item_label(label: &Label) -> ItemLabel {
 }
 
 /// A figure over all items and its bootstrap interval over resampled items.
-fn figure(
+pub(super) fn figure(
     n: usize,
     settings: &Settings,
     offset: u64,
@@ -149,7 +158,7 @@ fn figure(
     Some(Figure { value, ci95 })
 }
 
-fn put(agreement: &mut Agreement, name: &str, figure: Option<Figure>, why_absent: &str) {
+pub(super) fn put(agreement: &mut Agreement, name: &str, figure: Option<Figure>, why_absent: &str) {
     match figure {
         Some(figure) => {
             agreement.figures.insert(name.into(), figure);
@@ -168,7 +177,7 @@ fn unscored_as_wrong(all: usize, agreement: &mut Agreement) {
     }
     let scored = (all - agreement.unscored) as f64;
     let share = agreement.unscored as f64 / all as f64;
-    for name in ["pairwise_accuracy", "accuracy"] {
+    for name in ["pairwise_accuracy", "accuracy", "head_to_head_accuracy"] {
         if let Some(figure) = agreement.figures.get(name) {
             let value = figure.value * scored / all as f64;
             agreement.figures.insert(
@@ -447,6 +456,7 @@ mod tests {
             folds: 2,
             resamples: 200,
             seed: 1,
+            head_to_head: false,
         }
     }
 

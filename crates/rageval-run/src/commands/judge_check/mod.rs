@@ -7,6 +7,8 @@
 //! - [`convert`]: the shared sets (WikiEval, UHGEval, RGB, DuReader, Cranfield).
 //! - [`journal`]: the journals of the first pass and the repeats.
 //! - [`measure`]: the statistics over items; [`stability`]: `--repeat K`.
+//! - [`head_to_head`]: `--head-to-head`, the pairwise judge asked in both seat orders.
+//! - [`few_shot`]: `--few-shot N`, labels drawn as a rubric's examples and not measured.
 //!
 //! The judging is `eval`'s scoring loop ([`crate::engine::score`]) over the items' samples,
 //! so caps, cancellation, a halted judge and resuming work as they do there. Writes a run directory
@@ -17,6 +19,8 @@
 //! a model judged, removed when new and holding none.
 
 pub mod convert;
+pub mod few_shot;
+pub mod head_to_head;
 pub mod journal;
 mod judging;
 pub mod labels;
@@ -27,9 +31,10 @@ use std::path::{Path, PathBuf};
 
 use rageval_core::Sample;
 use rageval_judge::CancelToken;
-use rageval_metrics::Metric;
+use rageval_metrics::{Input, Metric};
 use rageval_report::{
-    Agreement, DatasetInfo, Manifest, MetricRecord, sha256_bytes, sha256_file, utc_timestamp,
+    Agreement, DatasetInfo, LabelShape, Manifest, MetricRecord, sha256_bytes, sha256_file,
+    utc_timestamp,
 };
 use serde_json::json;
 
@@ -57,11 +62,14 @@ pub struct JudgeCheckOptions {
     /// The labels file (a folder for Cranfield).
     pub labels: PathBuf,
     pub format: LabelFormat,
-    /// The metric spec.
-    pub metric: String,
+    /// What is checked: a metric, or the head-to-head judge.
+    pub measured: Measured,
     /// Files of `[[metric]]` rubric tables (`--metric-file`); empty: the judge's
     /// configuration file ([`crate::engine::rubrics`]).
     pub rubric_files: Vec<PathBuf>,
+    /// Labelled items drawn (seeded, stratified by label) as the rubric metric's few-shot
+    /// examples, and left out of the measure; 0: none.
+    pub few_shot: usize,
     /// The run directory (default: `runs/judge-check-<labels>-<metric>`).
     pub out: Option<PathBuf>,
     pub overwrite: bool,
@@ -87,6 +95,29 @@ impl JudgeCheckOptions {
     }
 }
 
+/// What a judge-check measures against the labels.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Measured {
+    /// A metric spec (`--metric`): its scores are read against the labels.
+    Metric(String),
+    /// The pairwise judge (`--head-to-head`): each labelled pair asked in both seat
+    /// orders, by the built-in RAG criterion or a rubric metric's (`--criterion`).
+    HeadToHead { criterion: Option<String> },
+}
+
+impl Measured {
+    /// How it is named in the run directory's default path and in messages.
+    pub fn spec(&self) -> String {
+        match self {
+            Measured::Metric(spec) => spec.clone(),
+            Measured::HeadToHead { criterion: None } => head_to_head::NAME.to_owned(),
+            Measured::HeadToHead {
+                criterion: Some(name),
+            } => format!("{}:{name}", head_to_head::NAME),
+        }
+    }
+}
+
 /// A complete judge-check.
 #[derive(Debug)]
 pub struct Checked {
@@ -101,6 +132,8 @@ pub(super) struct Material {
     metrics: Vec<Box<dyn Metric>>,
     items: Vec<Item>,
     samples: Vec<Sample>,
+    /// The labels drawn as few-shot examples (`--few-shot`), left out of `items`.
+    drawn: Option<few_shot::Drawn>,
 }
 
 fn material(options: &JudgeCheckOptions, env: Env<'_>) -> Result<Material> {
@@ -109,8 +142,45 @@ fn material(options: &JudgeCheckOptions, env: Env<'_>) -> Result<Material> {
     }
     let catalogue =
         crate::engine::rubrics::catalogue(&options.rubric_files, &options.judge.flags, env)?;
-    let metrics = vec![catalogue.build(&options.metric)?];
-    let items = read_items(options, metrics[0].as_ref())?;
+    let (metrics, items, drawn): (Vec<Box<dyn Metric>>, _, _) = match &options.measured {
+        Measured::Metric(spec) => {
+            let metric = catalogue.build(spec)?;
+            let items = read_items(options, metric.info().inputs)?;
+            if options.few_shot > 0 {
+                let files = crate::engine::rubrics::rubric_files(
+                    &options.rubric_files,
+                    &options.judge.flags,
+                    env,
+                );
+                let (metric, items, drawn) =
+                    few_shot::with_examples(&files, spec, items, options.few_shot, options.seed)?;
+                (vec![metric], items, Some(drawn))
+            } else {
+                (vec![metric], items, None)
+            }
+        }
+        Measured::HeadToHead { criterion } => {
+            if options.few_shot > 0 {
+                return Err(RunError::Usage(
+                    "--few-shot adds examples to a rubric metric; --head-to-head has none".into(),
+                ));
+            }
+            let criterion = criterion
+                .as_deref()
+                .map(|name| crate::commands::pairwise::criterion_of(&catalogue, name))
+                .transpose()?;
+            let items = read_items(options, &[Input::Question, Input::Answer])?;
+            if let Some(item) = items.first().filter(|i| i.shape() != LabelShape::Pairwise) {
+                return Err(RunError::Usage(format!(
+                    "{}: --head-to-head judges pairs of answers, and these labels are {}",
+                    options.labels.display(),
+                    item.shape().name()
+                )));
+            }
+            let metric = head_to_head::HeadToHeadMetric::new(&items, criterion);
+            (vec![Box::new(metric)], items, None)
+        }
+    };
     if options.repeat > 1 && options.judge.flags.offline {
         return Err(RunError::Usage(
             "--repeat asks the judge again, which --offline (replay the cache only) forbids".into(),
@@ -130,6 +200,7 @@ fn material(options: &JudgeCheckOptions, env: Env<'_>) -> Result<Material> {
         metrics,
         items,
         samples,
+        drawn,
     })
 }
 
@@ -144,6 +215,7 @@ pub fn run(
     let material = material(options, env)?;
     let metric = material.metrics[0].as_ref();
     let setup = judges::resolve(&options.judge, env)?;
+    head_to_head_writer(options, &setup)?;
     if let Some(why) = setup.unmet(&metric.requirements()) {
         return Err(RunError::Usage(format!(
             "the judge cannot answer {}: {why}",
@@ -167,6 +239,13 @@ pub fn run(
         settings: [
             ("format".to_string(), options.format.name().to_string()),
             ("samples".to_string(), format!("{:?}", options.samples)),
+            (
+                "few-shot draw".to_string(),
+                material
+                    .drawn
+                    .as_ref()
+                    .map_or("none".into(), few_shot::Drawn::identity),
+            ),
         ]
         .into(),
     };
@@ -194,6 +273,20 @@ pub fn run(
     check.judge_and_write(&mut prepared, &samples_text, session_started)
 }
 
+/// Refuses a head-to-head check without a chat model, as `pairwise` does: the heuristic
+/// judge has no rule that tells a better answer from a worse one.
+fn head_to_head_writer(options: &JudgeCheckOptions, setup: &JudgeSetup) -> Result<()> {
+    if !matches!(options.measured, Measured::HeadToHead { .. }) {
+        return Ok(());
+    }
+    judges::require_writer(
+        setup,
+        &options.judge,
+        "head-to-head judging",
+        &crate::commands::pairwise::TASKS,
+    )
+}
+
 /// The judge of repeats 2..K (`--repeat`): a fresh one that neither reads nor writes the
 /// cache, so that repeats reach the model; none without repeats.
 fn repeat_judge(options: &JudgeCheckOptions, env: Env<'_>) -> Result<Option<JudgeSetup>> {
@@ -213,6 +306,7 @@ pub fn dry_run(
 ) -> Result<Estimate> {
     let material = material(options, env)?;
     let (setup, planner) = crate::engine::plan::planning_setup(&options.judge, env)?;
+    head_to_head_writer(options, &setup)?;
     let names = vec![material.metrics[0].name()];
     let plan = crate::commands::eval::plan::EvalPlan {
         metrics: &material.metrics,
@@ -240,12 +334,13 @@ pub fn dry_run(
     Ok(Estimate::new(setup.models(), vec![stage]))
 }
 
-fn read_items(options: &JudgeCheckOptions, metric: &dyn Metric) -> Result<Vec<Item>> {
+/// The labelled items; `inputs` (what is judged) choose WikiEval's pairs.
+fn read_items(options: &JudgeCheckOptions, inputs: &[Input]) -> Result<Vec<Item>> {
     let path = &options.labels;
     let limit = options.samples;
     let items = match options.format {
         LabelFormat::Jsonl => labels::read_jsonl(path, limit)?,
-        LabelFormat::Wikieval => convert::wikieval(path, metric.info().inputs, limit)?,
+        LabelFormat::Wikieval => convert::wikieval(path, inputs, limit)?,
         LabelFormat::Uhgeval => convert::uhgeval(path, limit)?,
         LabelFormat::Rgb => convert::rgb(path, limit)?,
         LabelFormat::Dureader => convert::dureader(path, limit)?,
@@ -286,6 +381,10 @@ fn fresh_manifest(
         "items": material.items.len(),
         "metric": metric.name(),
         "samples": options.samples,
+        "few_shot": material.drawn.as_ref().map(|drawn| json!({
+            "ids": drawn.ids,
+            "measured": drawn.measured,
+        })),
         "repeat": options.repeat,
         "threshold": options.threshold,
         "folds": options.folds,
@@ -334,7 +433,8 @@ fn default_run_path(options: &JudgeCheckOptions) -> PathBuf {
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "labels".into());
     let metric: String = options
-        .metric
+        .measured
+        .spec()
         .chars()
         .map(|c| {
             if c.is_alphanumeric() || c == '_' {

@@ -26,6 +26,7 @@ use std::sync::Arc;
 use rageval_core::Sample;
 use rageval_core::preference::{Resampling, Seat};
 use rageval_judge::CancelToken;
+use rageval_metrics::MetricCatalogue;
 use rageval_report::{
     AnswerLength, DatasetInfo, MARKDOWN_FILE, PAIRWISE_COMMAND, PAIRWISE_FILE, PairVerdicts,
     PairwiseQuestion, PairwiseSummary, SeatVerdict, error_chain, render_pairwise_markdown,
@@ -132,12 +133,7 @@ pub fn prepare(options: &PairwiseOptions, env: Env<'_>) -> Result<Prepared> {
                 &options.judge.flags,
                 env,
             )?;
-            Some(catalogue.rubric(name).ok_or_else(|| {
-                RunError::Usage(format!(
-                    "--criterion {name}: no rubric metric of that name in the rubric files \
-                     (a `[[metric]]` table of rageval.toml or --metric-file; see docs/rubrics.md)"
-                ))
-            })?)
+            Some(criterion_of(&catalogue, name)?)
         }
     };
     Ok(Prepared {
@@ -145,6 +141,16 @@ pub fn prepare(options: &PairwiseOptions, env: Env<'_>) -> Result<Prepared> {
         questions,
         left_out,
         criterion,
+    })
+}
+
+/// The rubric metric `name` of `catalogue` as a criterion (`--criterion NAME`).
+pub fn criterion_of(catalogue: &MetricCatalogue, name: &str) -> Result<Arc<Rubric>> {
+    catalogue.rubric(name).ok_or_else(|| {
+        RunError::Usage(format!(
+            "--criterion {name}: no rubric metric of that name in the rubric files \
+             (a `[[metric]]` table of rageval.toml or --metric-file; see docs/rubrics.md)"
+        ))
     })
 }
 

@@ -12,7 +12,7 @@ use std::path::Path;
 
 use rust_xlsxwriter::{Format, Workbook, Worksheet, XlsxError};
 
-use crate::xlsx::{save, write_header, write_text};
+use crate::xlsx::{save, write_header, write_number as number, write_text};
 use crate::{Comparison, ReportError};
 
 /// The name of the version table's sheet.
@@ -42,13 +42,6 @@ fn build(comparison: &Comparison) -> Result<Workbook, XlsxError> {
     deltas_sheet(workbook.add_worksheet(), comparison, &bold)?;
     questions_sheet(workbook.add_worksheet(), comparison, &bold)?;
     Ok(workbook)
-}
-
-fn number(sheet: &mut Worksheet, row: u32, col: u16, value: Option<f64>) -> Result<(), XlsxError> {
-    if let Some(value) = value {
-        sheet.write_number(row, col, value)?;
-    }
-    Ok(())
 }
 
 fn versions_sheet(

@@ -65,6 +65,7 @@ mod abstention_render;
 mod accounting;
 mod agreement;
 mod agreement_render;
+mod blocks;
 mod calibrated;
 mod calibrated_render;
 mod compare;
@@ -88,6 +89,7 @@ mod outcome_text;
 mod page;
 mod pairwise;
 mod pairwise_render;
+mod pairwise_xlsx;
 mod rank_agreement;
 mod rank_agreement_render;
 mod reader;
@@ -160,7 +162,14 @@ pub use pairwise::{
     AnswerLength, PAIRWISE_COMMAND, PAIRWISE_FILE, PairVerdicts, PairwiseQuestion, PairwiseSummary,
     PairwiseVersion, SeatVerdict, VersionPair, VersionStrength, read_pairwise_questions,
 };
-pub use pairwise_render::{FLIPS_SHOWN, pairwise_line, render_pairwise_markdown};
+pub use pairwise_render::{
+    FLIPS_SHOWN, pairwise_line, render_pairwise_body, render_pairwise_html,
+    render_pairwise_markdown,
+};
+pub use pairwise_xlsx::{
+    HEAD_TO_HEAD_SHEET, HEAD_TO_HEAD_SHEET_COLUMNS, PairwiseAnswers, VERDICTS_SHEET,
+    VERDICTS_SHEET_COLUMNS, write_pairwise_xlsx,
+};
 pub use rank_agreement::{
     FIGURE_NAMES, FigureMean, RANK_AGREEMENT_FILE, RankAgreementRow, RankAgreementSummary,
     read_rank_agreement,

@@ -313,3 +313,35 @@ fn regression_issue_39_five_metrics_fit_the_version_table_at_1400_pixels() {
         "the version table scrolls sideways: {scroll} px wide in {client} px"
     );
 }
+
+/// A `pairwise` run's `report.html` at 1,400 pixels: the page does not scroll sideways, and
+/// no table does either (the head-to-head table's thirteen columns fit).
+#[test]
+fn a_pairwise_report_fits_1400_pixels() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = crate::pairwise::flipped_run(dir.path());
+    let page = run.join("report.html");
+    let mut browser = crate::cdp::Browser::start();
+    browser.call(
+        "Emulation.setDeviceMetricsOverride",
+        serde_json::json!({"width": 1400, "height": 900, "deviceScaleFactor": 1, "mobile": false}),
+    );
+    browser.navigate(&format!("file://{}", page.display()));
+    browser.wait_for(
+        "document.querySelectorAll('table').length > 0",
+        &serde_json::json!(true),
+    );
+    let widths = "(() => { const d = document.documentElement; \
+         const boxes = [...document.querySelectorAll('div.wide')]; \
+         return [boxes.length, d.scrollWidth, d.clientWidth, \
+         boxes.filter(b => b.scrollWidth > b.clientWidth).length]; })()";
+    let [tables, scroll, client, overflowing] =
+        serde_json::from_value::<[u64; 4]>(browser.eval(widths)).expect("the page's widths");
+    browser.screenshot(&screenshot_path("pairwise-report-1400"));
+    assert_eq!(tables, 3, "versions, head to head, flipped questions");
+    assert!(
+        scroll <= client,
+        "the page scrolls sideways: {scroll} px in {client} px"
+    );
+    assert_eq!(overflowing, 0, "a table scrolls sideways");
+}

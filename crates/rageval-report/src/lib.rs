@@ -69,6 +69,7 @@ mod blocks;
 mod calibrated;
 mod calibrated_render;
 mod compare;
+mod compare_head_to_head;
 mod compare_pairing;
 mod compare_render;
 mod compare_xlsx;
@@ -132,6 +133,7 @@ pub use compare::{
     CalibratedDelta, CompareSettings, Comparison, MetricDelta, PairComparison, Reading, RunRow,
     SampleFlip,
 };
+pub use compare_head_to_head::head_to_head_text;
 pub use compare_pairing::{DataDifferences, Pairing, pair_datasets};
 pub use compare_render::{
     compare_title, render_compare_body, render_compare_html, render_compare_markdown,

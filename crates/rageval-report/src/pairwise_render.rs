@@ -12,7 +12,7 @@ use crate::pairwise::{PairVerdicts, PairwiseQuestion, PairwiseSummary, VersionPa
 /// Flipped questions shown per pair, at most.
 pub const FLIPS_SHOWN: usize = 20;
 
-fn number(value: Option<f64>) -> String {
+pub(crate) fn number(value: Option<f64>) -> String {
     value.map_or_else(|| "undefined".into(), |v| format!("{v:.3}"))
 }
 
@@ -20,7 +20,7 @@ fn percent(value: Option<f64>) -> String {
     value.map_or_else(|| "undefined".into(), |v| format!("{:.1}%", 100.0 * v))
 }
 
-fn interval(ci: Option<[f64; 2]>) -> String {
+pub(crate) fn interval(ci: Option<[f64; 2]>) -> String {
     ci.map_or_else(String::new, |[low, high]| format!(" [{low:.3}, {high:.3}]"))
 }
 

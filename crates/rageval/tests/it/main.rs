@@ -13,6 +13,7 @@ mod chromium;
 mod columnar;
 mod compare;
 mod compare_gate;
+mod compare_pairwise;
 mod conversations;
 mod design;
 mod disk_full;

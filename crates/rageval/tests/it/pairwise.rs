@@ -441,14 +441,10 @@ fn results_xlsx_holds_the_table_and_every_verdict_beside_both_answers() {
     let mut workbook: Xlsx<_> = open_workbook(out.join("results.xlsx")).unwrap();
     assert_eq!(workbook.sheet_names(), ["head_to_head", "verdicts"]);
     let table = workbook.worksheet_range("head_to_head").unwrap();
-    let header: Vec<String> = table
-        .rows()
-        .next()
-        .unwrap()
-        .iter()
-        .map(Data::to_string)
-        .collect();
-    assert_eq!(header, rageval_report::HEAD_TO_HEAD_SHEET_COLUMNS);
+    assert_eq!(
+        first_row(&table),
+        rageval_report::HEAD_TO_HEAD_SHEET_COLUMNS
+    );
     let row: Vec<Data> = table.rows().nth(1).unwrap().to_vec();
     assert_eq!(row[0], Data::String("V1.0".into()));
     assert_eq!(row[2], Data::Float(QUESTIONS as f64));
@@ -481,4 +477,13 @@ fn results_xlsx_holds_the_table_and_every_verdict_beside_both_answers() {
         ["V1.0", "V1.1", "tie", "true"]
     );
     assert_eq!(first[7], "the first <one> reads better");
+}
+
+/// A sheet's first row (its header) as text.
+pub(crate) fn first_row(sheet: &calamine::Range<calamine::Data>) -> Vec<String> {
+    sheet
+        .rows()
+        .next()
+        .map(|row| row.iter().map(calamine::Data::to_string).collect())
+        .unwrap_or_default()
 }

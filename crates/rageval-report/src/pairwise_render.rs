@@ -86,15 +86,20 @@ pub fn render_pairwise_markdown(
     summary: &PairwiseSummary,
     questions: &[PairwiseQuestion],
 ) -> String {
-    to_markdown(&blocks(summary, questions))
+    let mut blocks = blocks(summary, questions);
+    blocks.insert(0, Block::Title(title(summary)));
+    to_markdown(&blocks)
 }
 
 /// `report.html` of a `pairwise` run: the same content as `report.md`, one page.
 pub fn render_pairwise_html(summary: &PairwiseSummary, questions: &[PairwiseQuestion]) -> String {
-    html_document(&title(summary), &render_pairwise_body(summary, questions))
+    let title = title(summary);
+    let body = to_html(&[Block::Title(title.clone())]) + &render_pairwise_body(summary, questions);
+    html_document(&title, &body)
 }
 
-/// The HTML of a `pairwise` run without the page's shell, for other pages.
+/// The HTML of a `pairwise` run without the page's shell and its title, for other pages
+/// (`rageval serve`'s run page).
 pub fn render_pairwise_body(summary: &PairwiseSummary, questions: &[PairwiseQuestion]) -> String {
     to_html(&blocks(summary, questions))
 }
@@ -121,23 +126,19 @@ const HEAD_TO_HEAD_COLUMNS: [&str; 13] = [
     "first-seat share",
 ];
 
-/// Every block of the report, in order.
+/// Every block of the report but its title, in order.
 fn blocks(summary: &PairwiseSummary, questions: &[PairwiseQuestion]) -> Vec<Block> {
-    let mut blocks = vec![
-        Block::Title(title(summary)),
-        Block::Paragraph(vec![
-            Span::Text(format!(
-                "{} questions every version answered ({} with a reference answer the judge \
+    let mut blocks = vec![Block::Paragraph(vec![
+        Span::Text(format!(
+            "{} questions every version answered ({} with a reference answer the judge \
                  saw); criterion ",
-                summary.questions, summary.with_reference
-            )),
-            Span::Code(summary.criterion.clone()),
-            Span::Text(
-                "; each pair asked in both seat orders, orders that disagree count as a tie."
-                    .into(),
-            ),
-        ]),
-    ];
+            summary.questions, summary.with_reference
+        )),
+        Span::Code(summary.criterion.clone()),
+        Span::Text(
+            "; each pair asked in both seat orders, orders that disagree count as a tie.".into(),
+        ),
+    ])];
     let mut versions = Table::new(&["Version", "Source"], "");
     for version in &summary.versions {
         versions

@@ -345,3 +345,32 @@ fn a_pairwise_report_fits_1400_pixels() {
     );
     assert_eq!(overflowing, 0, "a table scrolls sideways");
 }
+
+/// `rageval serve`'s page of a `pairwise` run shows its head-to-head table and the
+/// questions that flipped with both reasons, and no absolute path.
+#[test]
+fn serve_shows_a_pairwise_run_s_head_to_head_table_and_flipped_questions() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::pairwise::flipped_run(dir.path());
+    let server = Serving::start(&dir.path().join("runs"));
+    let dom = render(
+        &format!("{}runs/h2h", server.url),
+        &screenshot_path("serve-pairwise"),
+        1400,
+    );
+    for heading in ["Head to head", "Length bias", "Questions that flipped"] {
+        assert!(
+            dom.contains(&format!("<h2>{heading}</h2>")),
+            "{heading}: {dom}"
+        );
+    }
+    assert!(
+        dom.contains("<td>V1.0</td><td>V1.1</td><td class=\"num\">6</td>"),
+        "{dom}"
+    );
+    assert!(dom.contains("the first &lt;one&gt; reads better"), "{dom}");
+    assert!(
+        !dom.contains(&dir.path().display().to_string()),
+        "an absolute path: {dom}"
+    );
+}

@@ -379,10 +379,10 @@ fn names_the_first_seat() -> MockConfig {
     }
 }
 
-/// A finished two-version run whose every question flipped, in `dir/h2h`.
+/// A finished two-version run whose every question flipped, in `dir/runs/h2h`.
 pub(crate) fn flipped_run(dir: &Path) -> PathBuf {
     let (v1, v2) = (version(dir, "v1", false, 0), version(dir, "v2", true, 3));
-    let out = dir.join("h2h");
+    let out = dir.join("runs").join("h2h");
     let server = endpoint(names_the_first_seat());
     let output = pairwise(
         &server,

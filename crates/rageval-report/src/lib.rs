@@ -47,7 +47,11 @@
 //!   judged differently and how old the baseline is. [`render_gate_comment`] writes it as
 //!   the pull-request comment, marked for updating in place.
 //! - [`PairwiseSummary`], [`PairwiseQuestion`]: a `pairwise` run's `summary.json` and its
-//!   journal `pairwise.jsonl` (versions' answers judged head to head, both seat orders).
+//!   journal `pairwise.jsonl` (versions' answers judged head to head, both seat orders);
+//!   [`render_pairwise_markdown`], [`render_pairwise_html`] (one list of blocks rendered
+//!   twice) and [`write_pairwise_xlsx`] its human files; [`PairwiseSummary::versions_of_runs`]
+//!   which of its versions is which compared run, and [`Comparison::add_head_to_head`] each
+//!   version's result against the first on the version table (`compare --pairwise`).
 //! - [`Comparison`]: the version table of two or more runs — system versions over the same
 //!   questions, samples paired by id and question ([`Pairing`]) — with paired statistics
 //!   per metric; [`write_compare_xlsx`] writes it as a workbook.

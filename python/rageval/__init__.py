@@ -3,7 +3,9 @@
 ``evaluate`` runs the same engine as ``rageval eval`` (the Rust library, not a subprocess):
 the same metrics, judge settings, run directory, resume and messages. It releases the GIL
 while it works, needs no event loop (so it works inside Jupyter's), and Ctrl-C or SIGTERM
-stops it resumably. ``compare`` gives the version table of several runs as a DataFrame.
+stops it resumably. ``compare`` gives the version table of several runs as a DataFrame;
+``pairwise`` judges versions' answers head to head (as ``rageval pairwise``) and gives one
+row per pair of versions, ``pairwise_verdicts`` every question's two verdicts.
 
     import rageval
     run = rageval.evaluate(rows, metrics=["faithfulness"],
@@ -46,6 +48,8 @@ __all__ = [
     "Run",
     "evaluate",
     "compare",
+    "pairwise",
+    "pairwise_verdicts",
     "score_batch",
     "result_columns",
     "summarize",
@@ -56,6 +60,7 @@ __all__ = [
 ]
 
 from .batch import result_columns, score_batch, summarize  # noqa: E402  (it calls back into this module)
+from ._pairwise import pairwise, pairwise_verdicts  # noqa: E402  (it calls back into this module)
 
 #: Where data given as rows is written, beside the run directories (the run's manifest
 #: names the file, and reports read it back).
@@ -335,14 +340,7 @@ def evaluate(
     path, digest = _dataset_file(data, out)
     if out is None:
         out = Path("runs") / (f"python-{digest[:12]}" if digest else _stem(path))
-    judge = judge or Judge()
-    spec = {f.name: getattr(judge, f.name) for f in fields(judge)}
-    for key in ("cache", "config", "models_dir"):
-        if spec[key] is not None:
-            spec[key] = os.fspath(spec[key])
-    if spec["temperature"] is not None:
-        spec["temperature"] = str(spec["temperature"])
-    spec["escalate"] = _band(spec["escalate"])
+    spec = _judge_spec(judge)
     options = {
         "format": format,
         "field_map": _pairs(field_map),
@@ -384,6 +382,19 @@ def evaluate(
     if mlflow is not None:
         run.mlflow = _log_mlflow(done["run_dir"], mlflow, mlflow_experiment)
     return run
+
+
+def _judge_spec(judge: Optional[Judge]) -> Dict[str, Any]:
+    """A ``Judge`` as the dict the native module reads."""
+    judge = judge or Judge()
+    spec = {f.name: getattr(judge, f.name) for f in fields(judge)}
+    for key in ("cache", "config", "models_dir"):
+        if spec[key] is not None:
+            spec[key] = os.fspath(spec[key])
+    if spec["temperature"] is not None:
+        spec["temperature"] = str(spec["temperature"])
+    spec["escalate"] = _band(spec["escalate"])
+    return spec
 
 
 def _log_mlflow(run_dir: str, tracking_uri: str, experiment: str) -> Optional[Dict[str, Any]]:

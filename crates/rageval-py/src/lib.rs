@@ -3,6 +3,8 @@
 //! - `evaluate`: one `eval` run through `rageval-run` — the same options, run directory,
 //!   resume and messages as `rageval eval`, with the GIL released while it works;
 //! - `compare`: `rageval-report`'s comparison of run directories, as JSON;
+//! - `pairwise`: one `pairwise` run (versions' answers judged head to head), as
+//!   `rageval pairwise` runs it, with the GIL released while it works;
 //! - `write_results_parquet`: a finished run's results as `results.parquet`;
 //! - `log_mlflow`: a finished run logged to an MLflow tracking server, as `eval --mlflow`
 //!   logs it (`rageval-export`);
@@ -21,6 +23,7 @@
 //! `extension-module` is maturin's (pyproject.toml), never a user's choice.
 
 mod errors;
+mod head_to_head;
 mod run;
 
 use std::path::PathBuf;
@@ -40,6 +43,17 @@ fn evaluate(
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Py<PyAny>> {
     run::evaluate(py, data, out, metrics, judge, options, progress)
+}
+
+/// Judges versions' answers head to head into a run directory; see `rageval.pairwise`.
+#[pyfunction]
+fn pairwise(
+    py: Python<'_>,
+    versions: Vec<PathBuf>,
+    options: head_to_head::PairwiseSpec,
+    judge: run::JudgeSpec,
+) -> PyResult<Py<PyAny>> {
+    head_to_head::pairwise(py, versions, options, judge)
 }
 
 /// The comparison of two or more run directories as JSON (the shape of `rageval compare
@@ -148,6 +162,7 @@ fn cli(py: Python<'_>, args: Vec<std::ffi::OsString>) -> u8 {
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(evaluate, module)?)?;
     module.add_function(wrap_pyfunction!(compare, module)?)?;
+    module.add_function(wrap_pyfunction!(pairwise, module)?)?;
     module.add_function(wrap_pyfunction!(write_results_parquet, module)?)?;
     module.add_function(wrap_pyfunction!(log_mlflow, module)?)?;
     module.add_function(wrap_pyfunction!(summarize, module)?)?;

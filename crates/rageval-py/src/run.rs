@@ -26,7 +26,7 @@ use rageval_report::Gate;
 use rageval_run::commands::calibrate::CalibrateOptions;
 use rageval_run::commands::eval::{self, EvalOptions, Evaluated};
 use rageval_run::engine::batch::BatchMode;
-use rageval_run::engine::judges::{DEFAULT_CONTEXT_WINDOW, JudgeOptions};
+use rageval_run::engine::judges::{DEFAULT_CONTEXT_WINDOW, Env, JudgeOptions};
 use rageval_run::engine::shard::ShardRequest;
 use rageval_run::{Ended, Event, Observer, Progress, Stop, Stopped};
 
@@ -41,7 +41,7 @@ const SIGNAL_POLL: Duration = Duration::from_millis(100);
 pub struct JudgeSpec {
     base_url: Option<String>,
     model: Option<String>,
-    api_key: Option<String>,
+    pub api_key: Option<String>,
     embedding_model: Option<String>,
     /// `heuristic`, `gguf:PATH` or `checker:DIR`.
     local: Option<String>,
@@ -194,7 +194,7 @@ impl RunSpec {
 /// An option given as text, parsed by `parse`: the rule the CLI's flag of the same option
 /// parses by (its type's `FromStr`, mostly), so the two accept the same values and say the
 /// same of the others. The message names the Python argument and the value.
-fn parsed<T, E: Display>(
+pub fn parsed<T, E: Display>(
     name: &str,
     text: Option<&str>,
     parse: impl Fn(&str) -> Result<T, E>,
@@ -206,7 +206,7 @@ fn parsed<T, E: Display>(
 /// What the run tells: its notes, kept for `Run.notes`, and where its stage stands, taken
 /// by the thread that waits (the only one holding the GIL) for the progress callback.
 #[derive(Default)]
-struct Notes {
+pub struct Notes {
     notes: Mutex<Vec<String>>,
     /// The latest progress not yet handed to the callback.
     progress: Mutex<Option<Progress>>,
@@ -239,9 +239,17 @@ impl Observer for Notes {
 }
 
 impl Notes {
+    /// The notes the run told.
+    pub fn taken(&self) -> Vec<String> {
+        self.notes
+            .lock()
+            .map(|notes| notes.clone())
+            .unwrap_or_default()
+    }
+
     /// Hands the latest progress, if any came since the last call, to `callback` as a dict
     /// (`stage`, `done`, `total`, `failed`, `calls`, `cache_hits`, `failed_calls`).
-    fn report(&self, py: Python<'_>, callback: Option<&Py<PyAny>>) -> PyResult<()> {
+    pub fn report(&self, py: Python<'_>, callback: Option<&Py<PyAny>>) -> PyResult<()> {
         let Some(callback) = callback else {
             return Ok(());
         };
@@ -283,16 +291,18 @@ pub fn evaluate(
         .into_options(data, out.clone(), metrics, judge)
         .map_err(invalid)?;
     let notes = Arc::new(Notes::default());
-    let (ended, mut signalled) = run_answering_signals(py, options, api_key, &notes, &progress)?;
+    let (ended, mut signalled) = run_answering_signals(
+        py,
+        api_key,
+        &notes,
+        &progress,
+        move |env, observer, cancel| eval::run(&options, env, observer, cancel),
+    )?;
     // Where the run ended, for a callback that shows it.
     if let Err(raised) = notes.report(py, progress.as_ref()) {
         signalled.get_or_insert(raised);
     }
-    let notes = notes
-        .notes
-        .lock()
-        .map(|notes| notes.clone())
-        .unwrap_or_default();
+    let notes = notes.taken();
     match (ended, signalled) {
         (Err(error), _) => Err(exception("RagevalError", message(&error), None, None)),
         (Ok(Ended::Stopped(stopped)), signalled) => Err(stop_error(py, &stopped, &out, signalled)),
@@ -305,22 +315,34 @@ pub fn evaluate(
 
 /// How a run ended, and the exception a signal's handler (or the progress callback) raised
 /// while it ran.
-type Answered = (
-    Result<Ended<Evaluated>, rageval_run::RunError>,
-    Option<PyErr>,
-);
+pub type Answered<T> = (Result<Ended<T>, rageval_run::RunError>, Option<PyErr>);
 
-/// Runs `options` on a worker thread while this one, without the GIL, wakes every
+/// A run's work: given the environment, the observer and the cancel token, how it ended.
+pub trait Work<T>:
+    FnOnce(Env<'_>, &dyn Observer, &CancelToken) -> Result<Ended<T>, rageval_run::RunError>
+    + Send
+    + 'static
+{
+}
+
+impl<T, F> Work<T> for F where
+    F: FnOnce(Env<'_>, &dyn Observer, &CancelToken) -> Result<Ended<T>, rageval_run::RunError>
+        + Send
+        + 'static
+{
+}
+
+/// Runs `work` (an `eval` or a `pairwise` run) on a worker thread while this one, without the GIL, wakes every
 /// [`SIGNAL_POLL`] to run Python's signal handlers and hand `notes`' progress to the
 /// callback. The first exception either raises cancels the run (it stops after the samples
 /// in flight, resumable) and is returned beside the way the run ended.
-fn run_answering_signals(
+pub fn run_answering_signals<T: Send + 'static>(
     py: Python<'_>,
-    options: EvalOptions,
     api_key: Option<String>,
     notes: &Arc<Notes>,
     progress: &Option<Py<PyAny>>,
-) -> PyResult<Answered> {
+    work: impl Work<T>,
+) -> PyResult<Answered<T>> {
     let cancel = CancelToken::new();
     let (send, receive) = channel();
     let worker = {
@@ -334,7 +356,7 @@ fn run_answering_signals(
                     (rageval_judge::settings::ENV_JUDGE_API_KEY, Some(key)) => Some(key.clone()),
                     _ => std::env::var(name).ok(),
                 };
-                let _ = send.send(eval::run(&options, &env, notes.as_ref(), &cancel));
+                let _ = send.send(work(&env, notes.as_ref(), &cancel));
             })
             .map_err(|error| {
                 exception(
@@ -380,7 +402,7 @@ fn run_answering_signals(
 
 /// A stopped run as the exception its stop earns, with the CLI's two lines; a stop by a
 /// signal as the exception the signal's handler raised.
-fn stop_error(
+pub fn stop_error(
     py: Python<'_>,
     stopped: &Stopped,
     run_dir: &Path,
@@ -438,7 +460,7 @@ fn completed(py: Python<'_>, done: &Evaluated, notes: Vec<String>) -> PyResult<P
 }
 
 /// The judge's options, each parsed as `rageval eval` parses its judge flag.
-fn judge_options(judge: JudgeSpec) -> Result<JudgeOptions, String> {
+pub fn judge_options(judge: JudgeSpec) -> Result<JudgeOptions, String> {
     let timeout = judge.timeout.map(|seconds| seconds.to_string());
     let escalate = match judge.escalate.as_deref() {
         // `escalate=True`: the band `--escalate` takes without a value.

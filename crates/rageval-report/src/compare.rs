@@ -109,6 +109,10 @@ pub struct RunRow {
     /// Per metric with human labels: the run's calibrated mean, over all its samples.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub calibrated: BTreeMap<String, Calibrated>,
+    /// With `compare --pairwise`: this version judged head to head against the first, from
+    /// this version's side ([`Comparison::add_head_to_head`]); none on the first row.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub head_to_head: Option<crate::VersionPair>,
 }
 
 /// A sample whose score moved between the two runs.
@@ -382,6 +386,7 @@ impl Comparison {
                 },
                 judge: run.summary.judge.as_ref().map(|j| j.usage.total.clone()),
                 calibrated: run.summary.calibrated.clone(),
+                head_to_head: None,
             })
             .collect();
         Ok(Self {

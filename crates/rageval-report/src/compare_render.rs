@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 
 use crate::agreement_render::{agreement_delta_html, agreement_delta_markdown};
 use crate::compare::{CalibratedDelta, MetricDelta, PairComparison, Reading, RunRow};
+use crate::compare_head_to_head::head_to_head_column;
 use crate::escape::{escape_html as e, escape_markdown_cell as cell};
 use crate::judge_report::cost;
 use crate::page::{html_document, number};
@@ -281,6 +282,10 @@ pub fn render_compare_body(comparison: &Comparison) -> String {
         let _ = write!(html, "<th class=\"num\"><code>{}</code></th>", e(metric));
     }
     html.push_str("<th class=\"num\">judge calls</th><th class=\"num\">cost (USD)</th>");
+    let head_to_head = head_to_head_column(comparison);
+    if let Some((heading, _)) = &head_to_head {
+        let _ = write!(html, "<th>{}</th>", e(heading));
+    }
     html.push_str("</tr></thead><tbody>\n");
     for (index, run) in comparison.runs.iter().enumerate() {
         let _ = write!(
@@ -324,6 +329,9 @@ pub fn render_compare_body(comparison: &Comparison) -> String {
             html,
             "<td class=\"num\">{calls}</td><td class=\"num\">{usd}</td>"
         );
+        if let Some((_, cells)) = &head_to_head {
+            let _ = write!(html, "<td>{}</td>", e(&cells[index]));
+        }
         html.push_str("</tr>\n");
     }
     html.push_str("</tbody></table></div>\n");
@@ -458,8 +466,16 @@ pub fn render_compare_markdown(comparison: &Comparison) -> String {
     for metric in &comparison.metrics {
         let _ = write!(md, " `{}` |", cell(metric));
     }
-    md.push_str(" judge calls | cost (USD) |\n|---|");
+    md.push_str(" judge calls | cost (USD) |");
+    let head_to_head = head_to_head_column(comparison);
+    if let Some((heading, _)) = &head_to_head {
+        let _ = write!(md, " {} |", cell(heading));
+    }
+    md.push_str("\n|---|");
     md.push_str(&"---:|".repeat(comparison.metrics.len() + 2));
+    if head_to_head.is_some() {
+        md.push_str("---|");
+    }
     md.push('\n');
     for (index, run) in comparison.runs.iter().enumerate() {
         let _ = write!(md, "| {} |", cell(&run.version));
@@ -483,6 +499,9 @@ pub fn render_compare_markdown(comparison: &Comparison) -> String {
         }
         let [calls, usd] = judge_cells(run);
         let _ = write!(md, " {calls} | {usd} |");
+        if let Some((_, cells)) = &head_to_head {
+            let _ = write!(md, " {} |", cell(&cells[index]));
+        }
         md.push('\n');
     }
     let s = &comparison.settings;

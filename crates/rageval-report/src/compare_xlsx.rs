@@ -12,7 +12,7 @@ use std::path::Path;
 
 use rust_xlsxwriter::{Format, Workbook, Worksheet, XlsxError};
 
-use crate::xlsx::{save, write_header, write_text};
+use crate::xlsx::{save, write_header, write_number as number, write_text};
 use crate::{Comparison, ReportError};
 
 /// The name of the version table's sheet.
@@ -30,6 +30,17 @@ const CALIBRATED_SUFFIXES: [&str; 7] = [
     " calibrated reading",
 ];
 
+/// Columns of the head-to-head result at the end of the `versions` sheet (`--pairwise`).
+const HEAD_TO_HEAD_COLUMNS: [&str; 7] = [
+    "h2h wins",
+    "h2h ties",
+    "h2h losses",
+    "h2h win_rate",
+    "h2h ci95_low",
+    "h2h ci95_high",
+    "h2h p",
+];
+
 /// Writes the comparison's workbook to `path`.
 pub fn write_compare_xlsx(comparison: &Comparison, path: &Path) -> Result<(), ReportError> {
     save(build(comparison), path)
@@ -42,13 +53,6 @@ fn build(comparison: &Comparison) -> Result<Workbook, XlsxError> {
     deltas_sheet(workbook.add_worksheet(), comparison, &bold)?;
     questions_sheet(workbook.add_worksheet(), comparison, &bold)?;
     Ok(workbook)
-}
-
-fn number(sheet: &mut Worksheet, row: u32, col: u16, value: Option<f64>) -> Result<(), XlsxError> {
-    if let Some(value) = value {
-        sheet.write_number(row, col, value)?;
-    }
-    Ok(())
 }
 
 fn versions_sheet(
@@ -75,8 +79,13 @@ fn versions_sheet(
     for metric in &calibrated {
         header.extend(CALIBRATED_SUFFIXES.iter().map(|s| format!("{metric}{s}")));
     }
+    let head_to_head = comparison.runs.iter().any(|r| r.head_to_head.is_some());
+    if head_to_head {
+        header.extend(HEAD_TO_HEAD_COLUMNS.iter().map(|c| (*c).to_string()));
+    }
     let names: Vec<&str> = header.iter().map(String::as_str).collect();
     write_header(sheet, &names, bold)?;
+    let head_to_head_col = (header.len() - HEAD_TO_HEAD_COLUMNS.len()) as u16;
     for (row, (index, run)) in (1u32..).zip(comparison.runs.iter().enumerate()) {
         write_text(sheet, row, 0, &run.version)?;
         write_text(sheet, row, 1, &run.dataset)?;
@@ -123,6 +132,21 @@ fn versions_sheet(
                     sheet.write_number(row, col + offset, value)?;
                 }
                 sheet.write_string(row, col + 6, c.reading.words())?;
+            }
+        }
+        if let Some(pair) = run.head_to_head.as_ref().filter(|_| head_to_head) {
+            let f = &pair.figures;
+            let values = [
+                Some(f.wins as f64),
+                Some(f.ties as f64),
+                Some(f.losses as f64),
+                f.win_rate,
+                f.win_rate_ci95.map(|c| c[0]),
+                f.win_rate_ci95.map(|c| c[1]),
+                f.p_value,
+            ];
+            for (col, value) in (head_to_head_col..).zip(values) {
+                number(sheet, row, col, value)?;
             }
         }
     }

@@ -148,6 +148,10 @@ pub enum ReportError {
     /// `compare --gate-pairwise` names a run that is not baseline against candidate.
     #[error("--gate-pairwise: {why}")]
     GatePairwise { why: String },
+    /// `compare --pairwise` (or `--gate-pairwise`) names a pairwise run that did not judge
+    /// the compared runs.
+    #[error("the pairwise run does not match the compared runs: {why}")]
+    PairwiseRuns { why: String },
     /// `compare --gate` with other than two runs.
     #[error("--gate compares a baseline with a candidate: give two runs, not {count}")]
     GateRunCount { count: usize },
@@ -223,6 +227,7 @@ impl ReportError {
             | Self::GateSpec { .. }
             | Self::UngatedName { .. }
             | Self::GatePairwise { .. }
+            | Self::PairwiseRuns { .. }
             | Self::GateRunCount { .. } => None,
         }
     }

@@ -49,7 +49,11 @@
 //!   candidate cells that drove a regression, which `--confirm` has judged again
 //!   ([`ConfirmedCell`], [`GateConfirmation`]).
 //! - [`PairwiseSummary`], [`PairwiseQuestion`]: a `pairwise` run's `summary.json` and its
-//!   journal `pairwise.jsonl` (versions' answers judged head to head, both seat orders).
+//!   journal `pairwise.jsonl` (versions' answers judged head to head, both seat orders);
+//!   [`render_pairwise_markdown`], [`render_pairwise_html`] (one list of blocks rendered
+//!   twice) and [`write_pairwise_xlsx`] its human files; [`PairwiseSummary::versions_of_runs`]
+//!   which of its versions is which compared run, and [`Comparison::add_head_to_head`] each
+//!   version's result against the first on the version table (`compare --pairwise`).
 //! - [`Comparison`]: the version table of two or more runs — system versions over the same
 //!   questions, samples paired by id and question ([`Pairing`]) — with paired statistics
 //!   per metric; [`write_compare_xlsx`] writes it as a workbook.
@@ -67,9 +71,11 @@ mod abstention_render;
 mod accounting;
 mod agreement;
 mod agreement_render;
+mod blocks;
 mod calibrated;
 mod calibrated_render;
 mod compare;
+mod compare_head_to_head;
 mod compare_pairing;
 mod compare_render;
 mod compare_xlsx;
@@ -91,6 +97,7 @@ mod outcome_text;
 mod page;
 mod pairwise;
 mod pairwise_render;
+mod pairwise_xlsx;
 mod rank_agreement;
 mod rank_agreement_render;
 mod reader;
@@ -133,6 +140,7 @@ pub use compare::{
     CalibratedDelta, CompareSettings, Comparison, MetricDelta, PairComparison, Reading, RunRow,
     SampleFlip,
 };
+pub use compare_head_to_head::head_to_head_text;
 pub use compare_pairing::{DataDifferences, Pairing, pair_datasets};
 pub use compare_render::{
     compare_title, render_compare_body, render_compare_html, render_compare_markdown,
@@ -166,7 +174,14 @@ pub use pairwise::{
     AnswerLength, PAIRWISE_COMMAND, PAIRWISE_FILE, PairVerdicts, PairwiseQuestion, PairwiseSummary,
     PairwiseVersion, SeatVerdict, VersionPair, VersionStrength, read_pairwise_questions,
 };
-pub use pairwise_render::{FLIPS_SHOWN, pairwise_line, render_pairwise_markdown};
+pub use pairwise_render::{
+    FLIPS_SHOWN, pairwise_line, render_pairwise_body, render_pairwise_html,
+    render_pairwise_markdown,
+};
+pub use pairwise_xlsx::{
+    HEAD_TO_HEAD_SHEET, HEAD_TO_HEAD_SHEET_COLUMNS, PairwiseAnswers, VERDICTS_SHEET,
+    VERDICTS_SHEET_COLUMNS, write_pairwise_xlsx,
+};
 pub use rank_agreement::{
     FIGURE_NAMES, FigureMean, RANK_AGREEMENT_FILE, RankAgreementRow, RankAgreementSummary,
     read_rank_agreement,

@@ -1,15 +1,18 @@
-//! A `pairwise` run as people read it: `report.md` ([`render_pairwise_markdown`]) — the
-//! head-to-head table, the length-bias lines, Bradley–Terry strengths, the questions that
-//! flipped with both reasons, the failed ones — and one line per pair for a terminal
+//! A `pairwise` run as people read it: `report.md` ([`render_pairwise_markdown`]) and
+//! `report.html` ([`render_pairwise_html`], its body [`render_pairwise_body`] for `rageval
+//! serve`) — the versions, the head-to-head table, the length-bias lines, Bradley–Terry
+//! strengths, the questions that flipped with both reasons, the failed ones, the judge's
+//! calls — built once as [`Block`]s, and one line per pair for a terminal
 //! ([`pairwise_line`]).
 
-use crate::escape::escape_markdown_cell;
+use crate::blocks::{Block, Span, Table, to_html, to_markdown};
+use crate::page::html_document;
 use crate::pairwise::{PairVerdicts, PairwiseQuestion, PairwiseSummary, VersionPair};
 
 /// Flipped questions shown per pair, at most.
 pub const FLIPS_SHOWN: usize = 20;
 
-fn number(value: Option<f64>) -> String {
+pub(crate) fn number(value: Option<f64>) -> String {
     value.map_or_else(|| "undefined".into(), |v| format!("{v:.3}"))
 }
 
@@ -17,7 +20,7 @@ fn percent(value: Option<f64>) -> String {
     value.map_or_else(|| "undefined".into(), |v| format!("{:.1}%", 100.0 * v))
 }
 
-fn interval(ci: Option<[f64; 2]>) -> String {
+pub(crate) fn interval(ci: Option<[f64; 2]>) -> String {
     ci.map_or_else(String::new, |[low, high]| format!(" [{low:.3}, {high:.3}]"))
 }
 
@@ -83,112 +86,149 @@ pub fn render_pairwise_markdown(
     summary: &PairwiseSummary,
     questions: &[PairwiseQuestion],
 ) -> String {
+    let mut blocks = blocks(summary, questions);
+    blocks.insert(0, Block::Title(title(summary)));
+    to_markdown(&blocks)
+}
+
+/// `report.html` of a `pairwise` run: the same content as `report.md`, one page.
+pub fn render_pairwise_html(summary: &PairwiseSummary, questions: &[PairwiseQuestion]) -> String {
+    let title = title(summary);
+    let body = to_html(&[Block::Title(title.clone())]) + &render_pairwise_body(summary, questions);
+    html_document(&title, &body)
+}
+
+/// The HTML of a `pairwise` run without the page's shell and its title, for other pages
+/// (`rageval serve`'s run page).
+pub fn render_pairwise_body(summary: &PairwiseSummary, questions: &[PairwiseQuestion]) -> String {
+    to_html(&blocks(summary, questions))
+}
+
+fn title(summary: &PairwiseSummary) -> String {
     let names: Vec<&str> = summary.versions.iter().map(|v| v.name.as_str()).collect();
-    let mut md = format!(
-        "# Head to head: {}\n\n{} questions every version answered ({} with a reference \
-         answer the judge saw); criterion `{}`; each pair asked in both seat orders, orders \
-         that disagree count as a tie.\n\n",
-        names.join(" vs "),
-        summary.questions,
-        summary.with_reference,
-        summary.criterion,
-    );
-    md.push_str("| Version | Source |\n|---|---|\n");
+    format!("Head to head: {}", names.join(" vs "))
+}
+
+/// The head-to-head table's columns (`#`: numeric).
+const HEAD_TO_HEAD_COLUMNS: [&str; 13] = [
+    "A",
+    "B",
+    "n",
+    "wins",
+    "ties",
+    "losses",
+    "failed",
+    "win rate [95% CI]",
+    "sign test p",
+    "reading",
+    "flips / decisive",
+    "flips / all",
+    "first-seat share",
+];
+
+/// Every block of the report but its title, in order.
+fn blocks(summary: &PairwiseSummary, questions: &[PairwiseQuestion]) -> Vec<Block> {
+    let mut blocks = vec![Block::Paragraph(vec![
+        Span::Text(format!(
+            "{} questions every version answered ({} with a reference answer the judge \
+                 saw); criterion ",
+            summary.questions, summary.with_reference
+        )),
+        Span::Code(summary.criterion.clone()),
+        Span::Text(
+            "; each pair asked in both seat orders, orders that disagree count as a tie.".into(),
+        ),
+    ])];
+    let mut versions = Table::new(&["Version", "Source"], "");
     for version in &summary.versions {
-        md.push_str(&format!(
-            "| {} | {} |\n",
-            escape_markdown_cell(&version.name),
-            escape_markdown_cell(&version.source)
-        ));
+        versions
+            .rows
+            .push(vec![version.name.clone(), version.source.clone()]);
     }
-    md.push_str(
-        "\n## Head to head\n\n| A | B | n | wins | ties | losses | failed | win rate [95% CI] | \
-         sign test p | reading | flips / decisive | flips / all | first-seat share |\n\
-         |---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
-    );
+    blocks.push(Block::Table(versions));
+    blocks.push(Block::Heading("Head to head".into()));
+    let mut table = Table::new(&HEAD_TO_HEAD_COLUMNS, "  ######  ###");
     for pair in &summary.pairs {
         let f = &pair.figures;
-        md.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {}{} | {} | {} | {} | {} | {} |\n",
-            escape_markdown_cell(&pair.a),
-            escape_markdown_cell(&pair.b),
-            f.n,
-            f.wins,
-            f.ties,
-            f.losses,
-            pair.failed,
-            number(f.win_rate),
-            interval(f.win_rate_ci95),
+        table.rows.push(vec![
+            pair.a.clone(),
+            pair.b.clone(),
+            f.n.to_string(),
+            f.wins.to_string(),
+            f.ties.to_string(),
+            f.losses.to_string(),
+            pair.failed.to_string(),
+            format!("{}{}", number(f.win_rate), interval(f.win_rate_ci95)),
             p_value(f.p_value),
-            escape_markdown_cell(&f.reading.words(&pair.a, &pair.b)),
+            f.reading.words(&pair.a, &pair.b),
             percent(f.position.flip_rate),
             percent(f.position.flip_rate_all),
             percent(f.position.first_seat_share),
-        ));
+        ]);
     }
-    md.push_str("\n## Length bias\n\n");
-    for pair in &summary.pairs {
-        md.push_str(&format!("- {}\n", length_line(pair)));
-    }
+    blocks.push(Block::Table(table));
+    blocks.push(Block::Heading("Length bias".into()));
+    blocks.push(Block::Bullets(
+        summary.pairs.iter().map(length_line).collect(),
+    ));
     if !summary.strengths.is_empty() {
-        md.push_str(
-            "\n## Bradley–Terry strengths\n\n| Version | log-strength [95% CI] |\n|---|---|\n",
-        );
+        blocks.push(Block::Heading("Bradley–Terry strengths".into()));
+        let mut table = Table::new(&["Version", "log-strength [95% CI]"], " #");
         for strength in &summary.strengths {
-            md.push_str(&format!(
-                "| {} | {:.3}{} |\n",
-                escape_markdown_cell(&strength.name),
-                strength.strength,
-                interval(strength.ci95)
-            ));
+            table.rows.push(vec![
+                strength.name.clone(),
+                format!("{:.3}{}", strength.strength, interval(strength.ci95)),
+            ]);
         }
+        blocks.push(Block::Table(table));
     }
-    md.push_str(&flipped_section(summary, questions));
-    md.push_str(&failed_section(summary, questions));
-    md.push_str(&format!(
-        "\n## Judge\n\n{} model calls ({} from the cache), {} prompt and {} completion \
-         tokens.\n",
+    blocks.extend(flipped_section(summary, questions));
+    blocks.extend(failed_section(summary, questions));
+    blocks.push(Block::Heading("Judge".into()));
+    blocks.push(Block::text(format!(
+        "{} model calls ({} from the cache), {} prompt and {} completion tokens.",
         summary.judge.usage.total.calls,
         summary.judge.usage.total.cached_calls,
         summary.judge.usage.total.prompt_tokens,
         summary.judge.usage.total.completion_tokens
-    ));
-    md
+    )));
+    blocks
 }
 
-fn version_name(summary: &PairwiseSummary, index: usize) -> &str {
+/// The name of version `index`.
+pub(crate) fn version_name(summary: &PairwiseSummary, index: usize) -> &str {
     summary.versions.get(index).map_or("?", |v| v.name.as_str())
 }
 
-fn flipped_section(summary: &PairwiseSummary, questions: &[PairwiseQuestion]) -> String {
+fn flipped_section(summary: &PairwiseSummary, questions: &[PairwiseQuestion]) -> Vec<Block> {
+    let heading = Block::Heading("Questions that flipped".into());
     let flips: Vec<(&PairwiseQuestion, &PairVerdicts)> = questions
         .iter()
         .flat_map(|q| q.pairs.iter().filter(|p| p.flipped).map(move |p| (q, p)))
         .collect();
     if flips.is_empty() {
-        return "\n## Questions that flipped\n\nNone: no verdict followed the seat.\n".into();
+        return vec![heading, Block::text("None: no verdict followed the seat.")];
     }
-    let mut md = format!(
-        "\n## Questions that flipped\n\nThe two verdicts named opposite versions (the judge \
-         followed the seat, not the answer): {} in all, the first {} shown.\n\n| Question | \
-         A | B | with A first | with B first |\n|---|---|---|---|---|\n",
+    let intro = Block::text(format!(
+        "The two verdicts named opposite versions (the judge followed the seat, not the \
+         answer): {} in all, the first {} shown.",
         flips.len(),
         flips.len().min(FLIPS_SHOWN)
-    );
+    ));
+    let mut table = Table::new(&["Question", "A", "B", "with A first", "with B first"], "");
     for (question, pair) in flips.into_iter().take(FLIPS_SHOWN) {
-        md.push_str(&format!(
-            "| {} | {} | {} | {} | {} |\n",
-            escape_markdown_cell(&question.question),
-            escape_markdown_cell(version_name(summary, pair.a)),
-            escape_markdown_cell(version_name(summary, pair.b)),
-            escape_markdown_cell(pair.a_first.words()),
-            escape_markdown_cell(pair.b_first.words()),
-        ));
+        table.rows.push(vec![
+            question.question.clone(),
+            version_name(summary, pair.a).to_owned(),
+            version_name(summary, pair.b).to_owned(),
+            pair.a_first.words().to_owned(),
+            pair.b_first.words().to_owned(),
+        ]);
     }
-    md
+    vec![heading, intro, Block::Table(table)]
 }
 
-fn failed_section(summary: &PairwiseSummary, questions: &[PairwiseQuestion]) -> String {
+fn failed_section(summary: &PairwiseSummary, questions: &[PairwiseQuestion]) -> Vec<Block> {
     let failed: Vec<(&PairwiseQuestion, &PairVerdicts, &str)> = questions
         .iter()
         .flat_map(|q| {
@@ -198,22 +238,21 @@ fn failed_section(summary: &PairwiseSummary, questions: &[PairwiseQuestion]) -> 
         })
         .collect();
     if failed.is_empty() {
-        return String::new();
+        return Vec::new();
     }
-    let mut md = format!(
-        "\n## Failed\n\n{} version pairs × questions whose calls failed, left out of the \
-         figures (run again with --retry-failed):\n\n| Question | A | B | error |\n\
-         |---|---|---|---|\n",
+    let intro = Block::text(format!(
+        "{} version pairs × questions whose calls failed, left out of the figures (run \
+         again with --retry-failed):",
         failed.len()
-    );
+    ));
+    let mut table = Table::new(&["Question", "A", "B", "error"], "");
     for (question, pair, error) in failed.into_iter().take(FLIPS_SHOWN) {
-        md.push_str(&format!(
-            "| {} | {} | {} | {} |\n",
-            escape_markdown_cell(&question.question),
-            escape_markdown_cell(version_name(summary, pair.a)),
-            escape_markdown_cell(version_name(summary, pair.b)),
-            escape_markdown_cell(error),
-        ));
+        table.rows.push(vec![
+            question.question.clone(),
+            version_name(summary, pair.a).to_owned(),
+            version_name(summary, pair.b).to_owned(),
+            error.to_owned(),
+        ]);
     }
-    md
+    vec![Block::Heading("Failed".into()), intro, Block::Table(table)]
 }

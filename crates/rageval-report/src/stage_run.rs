@@ -19,8 +19,9 @@ use serde_json::Value;
 use crate::pairwise_render::pairwise_line;
 use crate::reader::{OpenCheck, checked_file, read_json, read_manifest, run_name};
 use crate::{
-    Manifest, PairwiseSummary, RANK_AGREEMENT_FILE, RankAgreementRow, ReportError, RunData,
-    RunInfo, RunKind, RunStatus, SUMMARY_FILE, read_rank_agreement,
+    Manifest, PAIRWISE_FILE, PairwiseQuestion, PairwiseSummary, RANK_AGREEMENT_FILE,
+    RankAgreementRow, ReportError, RunData, RunInfo, RunKind, RunStatus, SUMMARY_FILE,
+    read_pairwise_questions, read_rank_agreement,
 };
 
 /// A `rank` run's counts (its retriever-versus-judge figures are `rank_agreement.jsonl`'s).
@@ -147,6 +148,8 @@ pub struct StageData {
     pub figures: StageFigures,
     /// A `rank` run's retriever-versus-judge figures per question.
     pub rank_agreement: Option<Vec<RankAgreementRow>>,
+    /// A `pairwise` run's journal: every question's verdicts with their reasons.
+    pub pairwise_questions: Option<Vec<PairwiseQuestion>>,
 }
 
 /// A finished run read as what it is: a scored run (`S`: [`RunData`] with its journal, or
@@ -196,6 +199,12 @@ fn read_any<S>(
     })?;
     checked_file(dir, RANK_AGREEMENT_FILE, check)?;
     let rank_agreement = read_rank_agreement(dir)?;
+    let pairwise_questions = if kind == RunKind::Pairwise {
+        checked_file(dir, PAIRWISE_FILE, check)?;
+        Some(read_pairwise_questions(dir)?)
+    } else {
+        None
+    };
     Ok(AnyRun::Stage(Box::new(StageData {
         path: dir.to_path_buf(),
         name: run_name(dir),
@@ -204,6 +213,7 @@ fn read_any<S>(
         summary,
         figures,
         rank_agreement,
+        pairwise_questions,
     })))
 }
 

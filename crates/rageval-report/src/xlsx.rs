@@ -477,6 +477,19 @@ pub(crate) fn write_header(
     Ok(())
 }
 
+/// Writes a number, or nothing when there is none.
+pub(crate) fn write_number(
+    sheet: &mut Worksheet,
+    row: u32,
+    col: u16,
+    value: Option<f64>,
+) -> Result<(), XlsxError> {
+    if let Some(value) = value {
+        sheet.write_number(row, col, value)?;
+    }
+    Ok(())
+}
+
 /// Writes text, cut to fit a cell when it is longer than Excel allows (long evidence);
 /// nothing for empty text.
 pub(crate) fn write_text(

@@ -19,10 +19,12 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::Uri;
 use axum::response::{Html, IntoResponse, Response};
 use rageval_report::{
-    AnyRun, RankAgreementSummary, RunData, StageData, compare_title, escape_html as e,
-    html_document, rank_figure_label, render_agreement, render_compare_body, render_html,
-    render_rank_agreement, render_run_summary, render_sample_table,
+    AnyRun, PairwiseSummary, RankAgreementSummary, RunData, StageData, compare_title,
+    escape_html as e, html_document, rank_figure_label, render_agreement, render_compare_body,
+    render_html, render_pairwise_body, render_rank_agreement, render_run_summary,
+    render_sample_table,
 };
+use serde::Deserialize as _;
 use serde_json::Value;
 
 use crate::compare::CompareRequest;
@@ -335,8 +337,9 @@ fn scored_page(
     page(&format!("rageval: {name}"), &crumbs, &body)
 }
 
-/// A `rank`, `reference` or `testset` run's page: what ran, on which data, and its
-/// figures (a rank run's retriever-versus-judge means among them).
+/// A `rank`, `reference`, `testset` or `pairwise` run's page: what ran, on which data, and
+/// its figures (a rank run's retriever-versus-judge means among them; a pairwise run's
+/// head-to-head table, length bias and the questions that flipped with both reasons).
 fn stage_page(run: &StageData) -> Html<String> {
     let name = &run.name;
     let m = &run.manifest;
@@ -379,6 +382,11 @@ fn stage_page(run: &StageData) -> Html<String> {
             "<h2>Retriever versus judge</h2>\n<p class=\"chips\">{}</p>",
             rank_chips(&RankAgreementSummary::of(rows))
         );
+    }
+    // A pairwise run: its report's head-to-head table and the questions that flipped.
+    let pairwise = PairwiseSummary::deserialize(&run.summary).ok();
+    if let Some((summary, questions)) = pairwise.zip(run.pairwise_questions.as_ref()) {
+        body.push_str(&render_pairwise_body(&summary, questions));
     }
     page(&format!("rageval: {name}"), &[(name.clone(), None)], &body)
 }

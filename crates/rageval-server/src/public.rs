@@ -17,7 +17,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use rageval_core::Outcome;
-use rageval_report::{RunData, StageData};
+use rageval_report::{RunData, SeatVerdict, StageData};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -98,6 +98,19 @@ pub(crate) fn public_run(run: &mut RunData) {
 pub(crate) fn public_stage(run: &mut StageData) {
     run.manifest = public_copy(&run.manifest);
     public_json(&mut run.summary);
+    // A pairwise run's questions, reasons and errors (an error may name a file).
+    for question in run.pairwise_questions.iter_mut().flatten() {
+        question.question = shown_path(&question.question);
+        for pair in &mut question.pairs {
+            for verdict in [&mut pair.a_first, &mut pair.b_first] {
+                let text: &mut String = match verdict {
+                    SeatVerdict::Answered { reason, .. } => reason,
+                    SeatVerdict::Failed { error } => error,
+                };
+                *text = shown_path(text);
+            }
+        }
+    }
 }
 
 /// Byte ranges of the absolute paths in `text`.

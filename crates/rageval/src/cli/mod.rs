@@ -138,8 +138,9 @@ pub enum Command {
     /// pairwise.jsonl (per question: both verdicts with their reasons, the answers'
     /// lengths, the result), summary.json (per pair: wins, ties, losses, failed, win rate
     /// with a 95% bootstrap interval, sign-test p, position-flip rate, first-seat share,
-    /// length bias; Bradley–Terry strengths for three or more versions) and report.md.
-    /// Needs a chat judge (the heuristic judge has no rule for it); resumable; --dry-run
+    /// length bias; Bradley–Terry strengths for three or more versions), report.md and
+    /// report.html (the head-to-head table, the questions that flipped with both reasons)
+    /// and results.xlsx (the table; every verdict beside both answers). Needs a chat judge (the heuristic judge has no rule for it); resumable; --dry-run
     /// estimates the calls first; caps, Ctrl-C and a judge that does not answer stop it
     /// resumably (exit 3, 130, 4).
     Pairwise(Box<PairwiseArgs>),

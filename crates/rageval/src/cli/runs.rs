@@ -85,6 +85,14 @@ pub struct CompareArgs {
     #[arg(long = "name", value_name = "NAME")]
     pub names: Vec<String>,
 
+    /// A `pairwise` run of these versions (`rageval pairwise RUN…`, its versions read from
+    /// these run directories, their pipeline folders or their datasets): the version table
+    /// gains a head-to-head column — each later version's wins, ties and losses against
+    /// the first and its win rate with its 95% interval. Exit 2 when some run is not one of
+    /// its versions
+    #[arg(long, value_name = "DIR")]
+    pub pairwise: Option<PathBuf>,
+
     #[command(flatten)]
     pub gate: CompareGateArgs,
 

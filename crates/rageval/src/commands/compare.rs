@@ -2,16 +2,18 @@
 //! later run's Δ against the first with its interval, p-value and reading) and, for each
 //! pair of runs, per-metric paired differences. Samples pair by id, and by question text
 //! where ids differ, using each run's dataset when it can be re-read. Markdown goes to
-//! stdout; `--html`, `--markdown`, `--json` and `--xlsx` write files. With `--gate`, two
-//! runs are gated as baseline and candidate (`compare_gate`).
+//! stdout; `--html`, `--markdown`, `--json` and `--xlsx` write files. With `--pairwise`, a
+//! `pairwise` run of the same versions adds each version's head-to-head result against the
+//! first to the version table. With `--gate`, two runs are gated as baseline and candidate
+//! (`compare_gate`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use rageval_report::{
-    CompareSettings, Comparison, RunData, RunFolder, RunInfo, locate_run, read_run_samples,
-    render_compare_html, render_compare_markdown, write_compare_xlsx,
+    CompareSettings, Comparison, PairwiseSummary, RunData, RunFolder, RunInfo, locate_run,
+    read_run_samples, render_compare_html, render_compare_markdown, write_compare_xlsx,
 };
 
 use super::Exit;
@@ -32,6 +34,11 @@ pub fn run(
         );
     }
     let gate = super::compare_gate::prepare(&args.gate, args.runs.len())?;
+    let pairwise = args
+        .pairwise
+        .as_deref()
+        .map(|dir| load_pairwise("--pairwise", dir))
+        .transpose()?;
     let runs = args
         .runs
         .iter()
@@ -62,6 +69,9 @@ pub fn run(
     let compare = |runs: &[RunData]| -> anyhow::Result<Comparison> {
         let mut comparison = Comparison::build_with_samples(runs, &samples, settings.clone())?;
         comparison.name_versions(&args.names);
+        if let Some(summary) = &pairwise {
+            comparison.add_head_to_head(summary, &summary.versions_of_runs(runs))?;
+        }
         Ok(comparison)
     };
     let comparison = compare(&runs)?;
@@ -101,6 +111,13 @@ pub fn run(
         ),
         None => Ok(Exit::Success),
     }
+}
+
+/// The `pairwise` run in `dir`, given as `flag` (`--pairwise`, `--gate-pairwise`): the one
+/// reader of both.
+pub fn load_pairwise(flag: &str, dir: &Path) -> anyhow::Result<PairwiseSummary> {
+    PairwiseSummary::load(dir)
+        .with_context(|| format!("{flag} {} is not a pairwise run", dir.display()))
 }
 
 /// The run at `path`: a run directory, or a `pipeline` folder's `eval/` run (`say` is told

@@ -43,13 +43,11 @@ pub fn prepare(args: &CompareGateArgs, runs: usize) -> anyhow::Result<Option<Pre
         return Err(rageval_report::ReportError::GateRunCount { count: runs }.into());
     }
     let spec = GateSpec::from_argument(argument)?;
-    let pairwise =
-        match &args.gate_pairwise {
-            Some(dir) => Some(PairwiseSummary::load(dir).with_context(|| {
-                format!("--gate-pairwise {} is not a pairwise run", dir.display())
-            })?),
-            None => None,
-        };
+    let pairwise = args
+        .gate_pairwise
+        .as_deref()
+        .map(|dir| super::compare::load_pairwise("--gate-pairwise", dir))
+        .transpose()?;
     Ok(Some(PreparedGate { spec, pairwise }))
 }
 
@@ -64,13 +62,11 @@ pub fn run(
     out: &mut dyn Write,
 ) -> anyhow::Result<Exit> {
     let (gate_args, ui) = (&context.args.gate, context.ui);
-    let [baseline, candidate] = runs else {
+    let [_, candidate] = runs else {
         return Err(rageval_report::ReportError::GateRunCount { count: runs.len() }.into());
     };
     if let Some(summary) = &prepared.pairwise {
-        check_pairwise_order(summary, [&baseline.path, &candidate.path], |line| {
-            ui.note(line)
-        })?;
+        check_pairwise_order(summary, runs, |line| ui.note(line))?;
     }
     let decide = |comparison: &Comparison, runs: &[RunData]| -> anyhow::Result<RegressionGate> {
         Ok(RegressionGate::check(
@@ -144,40 +140,35 @@ pub fn run(
 
 /// Refuses a pairwise run that judged the candidate as its first version and the baseline
 /// as its second (the gate would read the win rate from the wrong side); says so when its
-/// versions are not these two run directories (datasets, other runs), whose order the gate
-/// then takes as given.
+/// versions are not these two runs (by the rule of
+/// [`PairwiseSummary::versions_of_runs`]: directory, pipeline folder or dataset), whose
+/// order the gate then takes as given.
 fn check_pairwise_order(
     summary: &PairwiseSummary,
-    runs: [&Path; 2],
+    runs: &[RunData],
     note: impl Fn(&str),
 ) -> anyhow::Result<()> {
-    let same = |source: &str, run: &Path| {
-        let (Ok(a), Ok(b)) = (Path::new(source).canonicalize(), run.canonicalize()) else {
-            return false;
-        };
-        a == b
-    };
     let sources: Vec<&str> = summary.versions.iter().map(|v| v.source.as_str()).collect();
     let [first, second] = sources.as_slice() else {
         return Ok(());
     };
-    if same(first, runs[0]) && same(second, runs[1]) {
-        return Ok(());
-    }
-    if same(first, runs[1]) && same(second, runs[0]) {
-        anyhow::bail!(
+    match summary.versions_of_runs(runs).as_slice() {
+        [Some(0), Some(1)] => Ok(()),
+        [Some(1), Some(0)] => anyhow::bail!(
             "--gate-pairwise: the pairwise run judged the candidate {} first and the baseline \
              {} second; hint: run `rageval pairwise BASELINE CANDIDATE` in the order compare \
              takes them",
-            runs[1].display(),
-            runs[0].display()
-        );
+            runs[1].path.display(),
+            runs[0].path.display()
+        ),
+        _ => {
+            note(&format!(
+                "warning: gate: the pairwise run's versions ({first}, {second}) are not the two \
+                 runs compared: its first is read as the baseline, its second as the candidate"
+            ));
+            Ok(())
+        }
     }
-    note(&format!(
-        "warning: gate: the pairwise run's versions ({first}, {second}) are not the two runs \
-         compared: its first is read as the baseline, its second as the candidate"
-    ));
-    Ok(())
 }
 
 /// The candidate run's human reports that exist.

@@ -313,3 +313,64 @@ fn regression_issue_39_five_metrics_fit_the_version_table_at_1400_pixels() {
         "the version table scrolls sideways: {scroll} px wide in {client} px"
     );
 }
+
+/// A `pairwise` run's `report.html` at 1,400 pixels: the page does not scroll sideways, and
+/// no table does either (the head-to-head table's thirteen columns fit).
+#[test]
+fn a_pairwise_report_fits_1400_pixels() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = crate::pairwise::flipped_run(dir.path());
+    let page = run.join("report.html");
+    let mut browser = crate::cdp::Browser::start();
+    browser.call(
+        "Emulation.setDeviceMetricsOverride",
+        serde_json::json!({"width": 1400, "height": 900, "deviceScaleFactor": 1, "mobile": false}),
+    );
+    browser.navigate(&format!("file://{}", page.display()));
+    browser.wait_for(
+        "document.querySelectorAll('table').length > 0",
+        &serde_json::json!(true),
+    );
+    let widths = "(() => { const d = document.documentElement; \
+         const boxes = [...document.querySelectorAll('div.wide')]; \
+         return [boxes.length, d.scrollWidth, d.clientWidth, \
+         boxes.filter(b => b.scrollWidth > b.clientWidth).length]; })()";
+    let [tables, scroll, client, overflowing] =
+        serde_json::from_value::<[u64; 4]>(browser.eval(widths)).expect("the page's widths");
+    browser.screenshot(&screenshot_path("pairwise-report-1400"));
+    assert_eq!(tables, 3, "versions, head to head, flipped questions");
+    assert!(
+        scroll <= client,
+        "the page scrolls sideways: {scroll} px in {client} px"
+    );
+    assert_eq!(overflowing, 0, "a table scrolls sideways");
+}
+
+/// `rageval serve`'s page of a `pairwise` run shows its head-to-head table and the
+/// questions that flipped with both reasons, and no absolute path.
+#[test]
+fn serve_shows_a_pairwise_run_s_head_to_head_table_and_flipped_questions() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::pairwise::flipped_run(dir.path());
+    let server = Serving::start(&dir.path().join("runs"));
+    let dom = render(
+        &format!("{}runs/h2h", server.url),
+        &screenshot_path("serve-pairwise"),
+        1400,
+    );
+    for heading in ["Head to head", "Length bias", "Questions that flipped"] {
+        assert!(
+            dom.contains(&format!("<h2>{heading}</h2>")),
+            "{heading}: {dom}"
+        );
+    }
+    assert!(
+        dom.contains("<td>V1.0</td><td>V1.1</td><td class=\"num\">6</td>"),
+        "{dom}"
+    );
+    assert!(dom.contains("the first &lt;one&gt; reads better"), "{dom}");
+    assert!(
+        !dom.contains(&dir.path().display().to_string()),
+        "an absolute path: {dom}"
+    );
+}

@@ -15,6 +15,7 @@ mod columnar;
 mod compare;
 mod compare_confirm;
 mod compare_gate;
+mod compare_pairwise;
 mod conversations;
 mod design;
 mod disk_full;

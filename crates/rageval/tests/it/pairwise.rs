@@ -366,3 +366,124 @@ fn a_cap_stops_it_resumably_and_the_rerun_asks_only_the_rest() {
     assert_eq!(summary(&out)["pairs"][0]["n"], json!(QUESTIONS));
     assert!(server.mock.stats().chat_requests <= 2 * QUESTIONS as u64 + 1);
 }
+
+/// A judge that always names the first seat, with its reason, so every question flips.
+fn names_the_first_seat() -> MockConfig {
+    MockConfig {
+        script: Some(Arc::new(|_: &Value| {
+            Reply::Content(
+                json!({"reason": "the first <one> reads better", "winner": "A"}).to_string(),
+            )
+        })),
+        ..MockConfig::default()
+    }
+}
+
+/// A finished two-version run whose every question flipped, in `dir/runs/h2h`.
+pub(crate) fn flipped_run(dir: &Path) -> PathBuf {
+    let (v1, v2) = (version(dir, "v1", false, 0), version(dir, "v2", true, 3));
+    let out = dir.join("runs").join("h2h");
+    let server = endpoint(names_the_first_seat());
+    let output = pairwise(
+        &server,
+        dir,
+        &[
+            arg(&v1),
+            arg(&v2),
+            "--name",
+            "V1.0",
+            "--name",
+            "V1.1",
+            "--out",
+            arg(&out),
+        ],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    out
+}
+
+/// `report.html` says what `report.md` says — the head-to-head table, the length bias, the
+/// flipped questions with both reasons, the judge's calls — on the shared page, every text
+/// from the data escaped.
+#[test]
+fn report_html_shows_the_head_to_head_table_and_the_flipped_questions() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = flipped_run(dir.path());
+    let html = fs::read_to_string(out.join("report.html")).unwrap();
+    let markdown = fs::read_to_string(out.join("report.md")).unwrap();
+    for heading in [
+        "Head to head",
+        "Length bias",
+        "Questions that flipped",
+        "Judge",
+    ] {
+        assert!(html.contains(&format!("<h2>{heading}</h2>")), "{heading}");
+        assert!(markdown.contains(&format!("## {heading}")), "{heading}");
+    }
+    assert!(html.contains("the first &lt;one&gt; reads better"));
+    assert!(!html.contains("<one>"));
+    let mut settings = insta::Settings::clone_current();
+    settings.add_filter(r"(?s)<style>.*</style>", "<style>[STYLE]</style>");
+    settings.bind(|| {
+        crate::snapshots::with_filters(dir.path(), || {
+            insta::assert_snapshot!("pairwise_report_html", html);
+        });
+    });
+}
+
+/// `results.xlsx`: the head-to-head table, and one row per question with both answers,
+/// both verdicts with their reasons, the result and the flip.
+#[test]
+fn results_xlsx_holds_the_table_and_every_verdict_beside_both_answers() {
+    use calamine::{Data, Reader, Xlsx, open_workbook};
+    let dir = tempfile::tempdir().unwrap();
+    let out = flipped_run(dir.path());
+    let mut workbook: Xlsx<_> = open_workbook(out.join("results.xlsx")).unwrap();
+    assert_eq!(workbook.sheet_names(), ["head_to_head", "verdicts"]);
+    let table = workbook.worksheet_range("head_to_head").unwrap();
+    assert_eq!(
+        first_row(&table),
+        rageval_report::HEAD_TO_HEAD_SHEET_COLUMNS
+    );
+    let row: Vec<Data> = table.rows().nth(1).unwrap().to_vec();
+    assert_eq!(row[0], Data::String("V1.0".into()));
+    assert_eq!(row[2], Data::Float(QUESTIONS as f64));
+    assert_eq!(
+        row[4],
+        Data::Float(QUESTIONS as f64),
+        "every question a tie"
+    );
+    assert_eq!(
+        row[12],
+        Data::Float(QUESTIONS as f64),
+        "every question flipped"
+    );
+
+    let verdicts = workbook.worksheet_range("verdicts").unwrap();
+    let rows: Vec<Vec<String>> = verdicts
+        .rows()
+        .map(|r| r.iter().map(Data::to_string).collect())
+        .collect();
+    assert_eq!(rows[0], rageval_report::VERDICTS_SHEET_COLUMNS);
+    assert_eq!(rows.len(), 1 + QUESTIONS);
+    let first = &rows[1];
+    assert_eq!(first[0], "q0");
+    assert_eq!(first[1], "What is question number 0 about?");
+    assert_eq!(first[4], "plain answer 0 of v1");
+    assert_eq!(first[5], "GOOD answer 0 of v2 more more more");
+    // With V1.0 seated first the judge named V1.0, with V1.1 first it named V1.1.
+    assert_eq!(
+        [&first[6], &first[8], &first[10], &first[11]],
+        ["V1.0", "V1.1", "tie", "true"]
+    );
+    assert_eq!(first[7], "the first <one> reads better");
+}
+
+/// A sheet's first row (its header) as text.
+pub(crate) fn first_row(sheet: &calamine::Range<calamine::Data>) -> Vec<String> {
+    sheet
+        .rows()
+        .next()
+        .map(|row| row.iter().map(calamine::Data::to_string).collect())
+        .unwrap_or_default()
+}

@@ -7,7 +7,8 @@
 //! [`rageval_core::preference`]. The directory holds `manifest.json`, `pairwise.jsonl`
 //! (the journal: one [`PairwiseQuestion`] per finished question — both verdicts with their
 //! reasons, the answers' lengths, the combined result), `summary.json`
-//! ([`PairwiseSummary`]) and `report.md`. A question whose calls were refused by a stop
+//! ([`PairwiseSummary`]), `report.md`, `report.html` and `results.xlsx` (the head-to-head
+//! table and every verdict beside both answers). A question whose calls were refused by a stop
 //! is held back for the next session; a call that failed otherwise is journaled as failed
 //! (done again with `--retry-failed`) and counted as failed, never as a tie.
 //!
@@ -28,9 +29,10 @@ use rageval_core::preference::{Resampling, Seat};
 use rageval_judge::CancelToken;
 use rageval_metrics::MetricCatalogue;
 use rageval_report::{
-    AnswerLength, DatasetInfo, MARKDOWN_FILE, PAIRWISE_COMMAND, PAIRWISE_FILE, PairVerdicts,
-    PairwiseQuestion, PairwiseSummary, SeatVerdict, error_chain, render_pairwise_markdown,
-    sha256_bytes, sha256_file,
+    AnswerLength, DatasetInfo, HTML_FILE, MARKDOWN_FILE, PAIRWISE_COMMAND, PAIRWISE_FILE,
+    PairVerdicts, PairwiseAnswers, PairwiseQuestion, PairwiseSummary, SeatVerdict, XLSX_FILE,
+    error_chain, render_pairwise_html, render_pairwise_markdown, sha256_bytes, sha256_file,
+    write_pairwise_xlsx,
 };
 use rageval_tasks::{
     CompareAnswers, Implementation, Judged, Preference, Preferred, Rubric, ShownAnswer, TaskError,
@@ -275,7 +277,7 @@ fn open_run<'a>(
             key: |line: &PairwiseQuestion| line.question_id.clone(),
             failed: PairwiseQuestion::failed,
         },
-        own_files: &[MARKDOWN_FILE],
+        own_files: &[MARKDOWN_FILE, HTML_FILE, XLSX_FILE],
         unit: "questions",
     };
     let run = QuestionRun::open(run_options, setup, observer)?;
@@ -341,10 +343,7 @@ fn judge_into(
         resampling,
         run.account(),
     );
-    run.write_file(
-        MARKDOWN_FILE,
-        render_pairwise_markdown(&summary, &lines).as_bytes(),
-    )?;
+    write_reports(&run, &path, &summary, &lines, &prepared.questions)?;
     let footer = run.footer();
     let too_many_failed = too_many_failed(&summary, options.max_failed);
     run.finish(&summary)?;
@@ -355,6 +354,33 @@ fn judge_into(
         left_out: prepared.left_out,
         too_many_failed,
     }))
+}
+
+/// `report.md`, `report.html` and `results.xlsx` of the finished run.
+fn write_reports(
+    run: &QuestionRun<'_, PairwiseQuestion>,
+    path: &std::path::Path,
+    summary: &PairwiseSummary,
+    lines: &[PairwiseQuestion],
+    questions: &[PairedQuestion],
+) -> Result<()> {
+    run.write_file(
+        MARKDOWN_FILE,
+        render_pairwise_markdown(summary, lines).as_bytes(),
+    )?;
+    run.write_file(HTML_FILE, render_pairwise_html(summary, lines).as_bytes())?;
+    let answers: PairwiseAnswers = questions
+        .iter()
+        .map(|q| {
+            let answers = q
+                .samples
+                .iter()
+                .map(|s| s.answer.clone().unwrap_or_default());
+            (q.first().id.clone(), answers.collect())
+        })
+        .collect();
+    write_pairwise_xlsx(summary, lines, &answers, &path.join(XLSX_FILE))?;
+    Ok(())
 }
 
 /// Every pair of versions on one question, both seat orders asked at once.

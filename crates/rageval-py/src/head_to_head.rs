@@ -80,7 +80,7 @@ pub fn pairwise(
     let notes = Arc::new(Notes::default());
     let (ended, signalled) =
         run_answering_signals(py, api_key, &notes, &None, move |env, observer, cancel| {
-            pairwise::run(&options, env, observer, cancel)
+            pairwise::run(&options, env, observer, cancel).map_err(Box::new)
         })?;
     match (ended, signalled) {
         (Err(error), _) => Err(exception("RagevalError", message(&error), None, None)),

@@ -296,7 +296,7 @@ pub fn evaluate(
         api_key,
         &notes,
         &progress,
-        move |env, observer, cancel| eval::run(&options, env, observer, cancel),
+        move |env, observer, cancel| eval::run(&options, env, observer, cancel).map_err(Box::new),
     )?;
     // Where the run ended, for a callback that shows it.
     if let Err(raised) = notes.report(py, progress.as_ref()) {
@@ -315,18 +315,19 @@ pub fn evaluate(
 
 /// How a run ended, and the exception a signal's handler (or the progress callback) raised
 /// while it ran.
-pub type Answered<T> = (Result<Ended<T>, rageval_run::RunError>, Option<PyErr>);
+/// The run's error is boxed: it is large, and only passed along.
+pub type Answered<T> = (Result<Ended<T>, Box<rageval_run::RunError>>, Option<PyErr>);
 
 /// A run's work: given the environment, the observer and the cancel token, how it ended.
 pub trait Work<T>:
-    FnOnce(Env<'_>, &dyn Observer, &CancelToken) -> Result<Ended<T>, rageval_run::RunError>
+    FnOnce(Env<'_>, &dyn Observer, &CancelToken) -> Result<Ended<T>, Box<rageval_run::RunError>>
     + Send
     + 'static
 {
 }
 
 impl<T, F> Work<T> for F where
-    F: FnOnce(Env<'_>, &dyn Observer, &CancelToken) -> Result<Ended<T>, rageval_run::RunError>
+    F: FnOnce(Env<'_>, &dyn Observer, &CancelToken) -> Result<Ended<T>, Box<rageval_run::RunError>>
         + Send
         + 'static
 {

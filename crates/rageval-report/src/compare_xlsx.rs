@@ -6,7 +6,9 @@
 //!   for, the run's calibrated mean and its calibrated Δ against the first;
 //! - `deltas`: every pair of runs × metric, as `rageval compare --json` has them, the
 //!   calibrated difference in the last columns where both runs have one;
-//! - `questions`: per pair, how the questions were paired and how the datasets differ.
+//! - `questions`: per pair, how the questions were paired and how the datasets differ;
+//! - `agreement`, only when `judge-check` runs are compared: per pair, the two judges'
+//!   paired difference in agreement with the labels (or why there is none).
 
 use std::path::Path;
 
@@ -17,6 +19,8 @@ use crate::{Comparison, ReportError};
 
 /// The name of the version table's sheet.
 pub const VERSIONS_SHEET: &str = "versions";
+/// The name of the sheet of two judges' paired agreement difference.
+pub const AGREEMENT_SHEET: &str = "agreement";
 /// Columns of each metric in the `versions` sheet, after its name: `{metric}{suffix}`.
 const METRIC_SUFFIXES: [&str; 6] = ["", " Δ", " Δ ci95_low", " Δ ci95_high", " Δ p", " reading"];
 /// Columns of each calibrated metric at the end of the `versions` sheet.
@@ -52,6 +56,9 @@ fn build(comparison: &Comparison) -> Result<Workbook, XlsxError> {
     versions_sheet(workbook.add_worksheet(), comparison, &bold)?;
     deltas_sheet(workbook.add_worksheet(), comparison, &bold)?;
     questions_sheet(workbook.add_worksheet(), comparison, &bold)?;
+    if comparison.pairs.iter().any(|pair| pair.agreement.is_some()) {
+        agreement_sheet(workbook.add_worksheet(), comparison, &bold)?;
+    }
     Ok(workbook)
 }
 
@@ -267,6 +274,67 @@ fn questions_sheet(
                 sheet.write_number(row, col, count as f64)?;
             }
         }
+    }
+    sheet.set_freeze_panes(1, 0)?;
+    Ok(())
+}
+
+/// Column headers of the `agreement` sheet.
+const AGREEMENT_COLUMNS: [&str; 13] = [
+    "baseline",
+    "candidate",
+    "items",
+    "baseline agreement",
+    "candidate agreement",
+    "difference",
+    "ci95_low",
+    "ci95_high",
+    "p",
+    "test",
+    "baseline better",
+    "candidate better",
+    "no difference because",
+];
+
+/// Per pair of `judge-check` runs, the paired difference in agreement, as `compare`'s
+/// Markdown says it in a sentence.
+fn agreement_sheet(
+    sheet: &mut Worksheet,
+    comparison: &Comparison,
+    bold: &Format,
+) -> Result<(), XlsxError> {
+    sheet.set_name(AGREEMENT_SHEET)?;
+    write_header(sheet, &AGREEMENT_COLUMNS, bold)?;
+    let pairs = comparison.pairs.iter().filter_map(|pair| {
+        let agreement = pair.agreement.as_ref()?;
+        Some((pair, agreement))
+    });
+    for ((pair, agreement), row) in pairs.zip(1u32..) {
+        write_text(sheet, row, 0, comparison.version_of(pair.baseline))?;
+        write_text(sheet, row, 1, comparison.version_of(pair.candidate))?;
+        let Some(paired) = &agreement.paired else {
+            let why = agreement
+                .paired_undefined
+                .as_deref()
+                .unwrap_or("no paired items");
+            write_text(sheet, row, 12, why)?;
+            continue;
+        };
+        sheet.write_number(row, 2, paired.items as f64)?;
+        let values = [
+            Some(paired.baseline),
+            Some(paired.candidate),
+            Some(paired.difference),
+            paired.ci95.map(|c| c.low),
+            paired.ci95.map(|c| c.high),
+            paired.p_value,
+        ];
+        for (col, value) in (3u16..).zip(values) {
+            number(sheet, row, col, value)?;
+        }
+        write_text(sheet, row, 9, paired.test.label())?;
+        sheet.write_number(row, 10, paired.baseline_better as f64)?;
+        sheet.write_number(row, 11, paired.candidate_better as f64)?;
     }
     sheet.set_freeze_panes(1, 0)?;
     Ok(())

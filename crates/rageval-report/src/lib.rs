@@ -145,7 +145,7 @@ pub use compare_pairing::{DataDifferences, Pairing, pair_datasets};
 pub use compare_render::{
     compare_title, render_compare_body, render_compare_html, render_compare_markdown,
 };
-pub use compare_xlsx::{VERSIONS_SHEET, write_compare_xlsx};
+pub use compare_xlsx::{AGREEMENT_SHEET, VERSIONS_SHEET, write_compare_xlsx};
 pub use conversations::{ConversationMetric, ConversationSummary, ConversationTally, LapseShare};
 pub use error::{ReportError, error_chain};
 pub use escape::{escape_html, escape_markdown_cell};

@@ -48,14 +48,17 @@ pub fn endpoint() -> Endpoint {
 }
 
 pub fn endpoint_with(batch: MockBatchConfig) -> Endpoint {
+    endpoint_of(MockConfig {
+        embedding_dim: 16,
+        batch,
+        ..MockConfig::default()
+    })
+}
+
+/// The mock as `config` says, served by its own runtime.
+pub fn endpoint_of(config: MockConfig) -> Endpoint {
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let mock = runtime
-        .block_on(MockServer::start(MockConfig {
-            embedding_dim: 16,
-            batch,
-            ..MockConfig::default()
-        }))
-        .unwrap();
+    let mock = runtime.block_on(MockServer::start(config)).unwrap();
     Endpoint {
         mock,
         _runtime: runtime,

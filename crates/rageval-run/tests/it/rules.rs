@@ -5,6 +5,7 @@
 //! stops become; these check the stops themselves, where the engine lives.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use rageval_judge::CancelToken;
 use rageval_rank::Algorithm;
@@ -16,8 +17,8 @@ use rageval_run::engine::observe::{Event, Observer, Silent};
 use rageval_testkit::{MockConfig, MockServer};
 
 use crate::{
-    Endpoint, assert_same_summary, complete, endpoint, no_env, options, options_at, question_data,
-    results, summary, write_dataset,
+    Endpoint, assert_same_summary, complete, endpoint, endpoint_of, no_env, options, options_at,
+    question_data, results, summary, write_dataset,
 };
 
 const SAMPLES: usize = 12;
@@ -130,7 +131,15 @@ impl Observer for CancelAfter<'_> {
 
 #[test]
 fn a_cancel_mid_run_resumes_to_the_uninterrupted_run() {
-    let endpoint = endpoint();
+    // Each answer takes 50 ms and the cancelled run asks one call at a time, so the samples
+    // left after the third need seconds of calls, not the milliseconds the sink may take to
+    // journal the third under load: without the latency, a loaded machine answered every
+    // call before the cancel was seen (failed on CI-like runs with pytest beside it).
+    let endpoint = endpoint_of(MockConfig {
+        embedding_dim: 16,
+        latency: Duration::from_millis(50),
+        ..MockConfig::default()
+    });
     let dir = tempfile::tempdir().unwrap();
     let reference = reference_run(&endpoint, dir.path());
     let data = dir.path().join("data.jsonl");

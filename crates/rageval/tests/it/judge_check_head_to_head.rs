@@ -168,7 +168,15 @@ fn a_judge_that_follows_the_better_answer_agrees_on_all_and_compare_pairs_the_tw
     assert!(output.status.success(), "{}", stderr(&output));
     let compare = rageval(
         dir.path(),
-        &["compare", "first", "good", "--json", "compare.json"],
+        &[
+            "compare",
+            "first",
+            "good",
+            "--json",
+            "compare.json",
+            "--xlsx",
+            "compare.xlsx",
+        ],
     );
     assert!(compare.status.success(), "{}", stderr(&compare));
     assert!(stdout(&compare).contains("head_to_head_accuracy"));
@@ -181,6 +189,19 @@ fn a_judge_that_follows_the_better_answer_agrees_on_all_and_compare_pairs_the_tw
     let value = difference["difference"].as_f64().unwrap();
     assert!((value - 0.6).abs() < 1e-9, "{difference}");
     assert_eq!(difference["candidate_better"], 3, "{difference}");
+
+    // The workbook carries the same paired difference on its own sheet.
+    let mut workbook: calamine::Xlsx<_> =
+        calamine::open_workbook(dir.path().join("compare.xlsx")).unwrap();
+    let sheet = calamine::Reader::worksheet_range(&mut workbook, "agreement").unwrap();
+    let at = |c: u32| sheet.get_value((1, c)).cloned();
+    assert_eq!(at(0), Some(calamine::Data::String("first".into())));
+    assert_eq!(at(1), Some(calamine::Data::String("good".into())));
+    match at(5) {
+        Some(calamine::Data::Float(d)) => assert!((d - 0.6).abs() < 1e-9, "{d}"),
+        other => panic!("difference cell: {other:?}"),
+    }
+    assert_eq!(at(11), Some(calamine::Data::Float(3.0)));
 }
 
 /// The first value under `key` anywhere in `value`.

@@ -10,8 +10,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # ray[data] (about 135 MB of wheels with pyarrow) and pyspark (a 456 MB source archive,
-# built locally) add about 3.5 minutes to a cold install on 2 cores (BENCHMARKS.md, "Ray
-# Data and Spark in the test suite"); pinned, so CI meets no new release by surprise.
+# built locally) are most of a cold install: 68 s with uv (scripts/pip-install.sh), 149 s
+# with pip (BENCHMARKS.md, "CI: what each step costs"); pinned, so CI meets no new release
+# by surprise.
 python_tools=("maturin>=1.9,<2" "pytest>=7" "pandas>=1.5" "ray[data]==2.60.0" "pyspark==4.3.0")
 
 if ! command -v python3 >/dev/null 2>&1; then

@@ -509,8 +509,6 @@ fn shown(value: &Value) -> String {
     }
 }
 
-/// Questions the gate does not compare: one run's alone, with other references, or scored
-/// in one run only for a gated metric.
 /// The quantities the gate can never fail on. With n questions the smallest two-sided p a
 /// sign test (or the sign-flip test on n non-zero differences) can give is 2 / 2ⁿ; Holm's
 /// adjusted p-values only grow with the raw ones, so a quantity whose adjusted p stays at or
@@ -541,6 +539,8 @@ fn blind_spots(quantities: &[GatedQuantity], level: f64) -> Vec<String> {
         .collect()
 }
 
+/// Questions the gate does not compare: one run's alone, with other references, or scored
+/// in one run only for a gated metric.
 fn coverage_differences(pair: &PairComparison, quantities: &[GatedQuantity]) -> Vec<String> {
     let pairing = &pair.pairing;
     let mut lines = Vec::new();

@@ -16,7 +16,9 @@ use rageval_run::commands::pairwise::{self, DEFAULT_RESAMPLES, PairwiseOptions};
 use rageval_run::engine::questions::Restart;
 
 use crate::errors::{exception, message};
-use crate::run::{JudgeSpec, Notes, judge_options, parsed, run_answering_signals, stop_error};
+use crate::run::{
+    JudgeSpec, Notes, judge_options, parsed, run_answering_signals, stop_error, too_many_failed,
+};
 
 /// Questions judged at once unless told (as `rageval pairwise --questions-at-once`).
 const QUESTIONS_AT_ONCE: usize = 4;
@@ -90,12 +92,7 @@ pub fn pairwise(
         (Ok(Ended::Complete(_)), Some(raised)) => Err(raised),
         (Ok(Ended::Complete(done)), None) => {
             if let Some(too_many) = done.too_many_failed {
-                return Err(exception(
-                    "JudgeError",
-                    too_many,
-                    Some("judge"),
-                    Some(done.path.as_path()),
-                ));
+                return Err(too_many_failed(too_many, &done.path));
             }
             let result = PyDict::new(py);
             result.set_item("run_dir", done.path.as_path())?;

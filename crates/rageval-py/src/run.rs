@@ -436,17 +436,17 @@ fn is_rageval_error(py: Python<'_>, error: &PyErr, class: &str) -> bool {
         .is_ok_and(|class| error.value(py).is_instance(&class).unwrap_or(false))
 }
 
+/// A run that finished with more failed judge calls than `--max-failed` allows, as
+/// `JudgeError` (the CLI exits 4 for it): `text` says how many.
+pub fn too_many_failed(text: String, run_dir: &Path) -> PyErr {
+    exception("JudgeError", text, Some("judge"), Some(run_dir))
+}
+
 /// A complete run as a dict; a run whose judged cells all failed as `JudgeError`, as the CLI
 /// exits 4 for it.
 fn completed(py: Python<'_>, done: &Evaluated, notes: Vec<String>) -> PyResult<Py<PyAny>> {
     if let Some(too_many) = &done.too_many_failed {
-        let text = too_many.message();
-        return Err(exception(
-            "JudgeError",
-            text,
-            Some("judge"),
-            Some(done.path.as_path()),
-        ));
+        return Err(too_many_failed(too_many.message(), &done.path));
     }
     let result = PyDict::new(py);
     result.set_item("run_dir", done.path.as_path())?;

@@ -21,7 +21,8 @@ use serde_json::{Map, Value};
 
 use super::error::{DatasetError, DatasetErrorKind};
 use super::traces::{
-    Groups, TraceRecords, TraceSample, answer_text, compare_times, context, id_at, question_text,
+    Groups, TraceHop, TraceRecords, TraceSample, all_text, answer_text, compare_times, context,
+    id_at, question_text, trace_records,
 };
 use super::value::Record;
 
@@ -76,6 +77,7 @@ pub(crate) fn traces(
         }
         groups.push(trace, (record.line, record.fields, observation));
     }
+    let mut samples = Vec::new();
     for (id, members) in groups.into_ordered() {
         let mut trace = Trace::default();
         for (line, fields, observation) in members {
@@ -86,11 +88,9 @@ pub(crate) fn traces(
                 trace.header = Some(fields);
             }
         }
-        match sample(id, trace) {
-            Ok(sample) => out.records.push(sample.into_record(file, "input")),
-            Err(skipped) => out.skipped.push(skipped),
-        }
+        samples.push(sample(id, trace));
     }
+    trace_records(file, samples, "input", &mut out);
     out
 }
 
@@ -115,14 +115,17 @@ fn is_retriever(observation: &Map<String, Value>) -> bool {
     }
 }
 
-/// The sample of one trace, or its id when it has no retriever observation.
-fn sample(id: String, mut trace: Trace) -> Result<TraceSample, String> {
+/// What one trace gave; without a retriever observation, its hops are empty.
+fn sample(id: String, mut trace: Trace) -> TraceSample {
     trace
         .observations
         .sort_by(|a, b| compare_times(a.get("startTime"), b.get("startTime")));
-    let Some(retriever) = trace.observations.iter().rev().find(|o| is_retriever(o)) else {
-        return Err(id);
-    };
+    let retrievers: Vec<&Map<String, Value>> = trace
+        .observations
+        .iter()
+        .filter(|o| is_retriever(o))
+        .collect();
+    let retriever = retrievers.last().copied();
     let ids: Vec<String> = trace
         .observations
         .iter()
@@ -137,7 +140,11 @@ fn sample(id: String, mut trace: Trace) -> Result<TraceSample, String> {
         .and_then(|h| h.get("input"))
         .and_then(question_text)
         .or_else(|| root.and_then(|r| r.get("input")).and_then(question_text))
-        .or_else(|| retriever.get("input").and_then(question_text));
+        .or_else(|| {
+            retriever
+                .and_then(|r| r.get("input"))
+                .and_then(question_text)
+        });
     let last_generation = trace
         .observations
         .iter()
@@ -157,20 +164,38 @@ fn sample(id: String, mut trace: Trace) -> Result<TraceSample, String> {
     if let Some(name) = name.filter(|n| !n.is_null()) {
         metadata.insert("trace_name".into(), name.clone());
     }
-    if let Some(session) = header
-        .and_then(|h| h.get("sessionId"))
-        .filter(|s| !s.is_null())
-    {
-        metadata.insert("session_id".into(), session.clone());
+    let session = header.and_then(|h| id_at(h, &["sessionId", "session_id"]));
+    if let Some(session) = &session {
+        metadata.insert("session_id".into(), Value::String(session.clone()));
     }
-    Ok(TraceSample {
+    let hops = retrievers
+        .iter()
+        .map(|observation| TraceHop {
+            query: observation.get("input").and_then(question_text),
+            contexts: documents(observation.get("output")),
+            span_id: id_at(observation, &["id"]),
+        })
+        .collect();
+    // When the trace began: its `timestamp`, else its first observation's start.
+    let start = header
+        .and_then(|h| h.get("timestamp"))
+        .or_else(|| trace.observations.first().and_then(|o| o.get("startTime")))
+        .filter(|start| !start.is_null())
+        .cloned();
+    TraceSample {
         id,
         line: trace.line.unwrap_or(1),
         question,
-        contexts: documents(retriever.get("output")),
+        hops,
+        answer_input: last_generation
+            .and_then(|g| g.get("input"))
+            .filter(|input| !input.is_null())
+            .map(all_text),
         answer,
+        session,
+        start,
         metadata,
-    })
+    }
 }
 
 /// The documents in a retriever's output: a list, or a list under a common key.

@@ -22,7 +22,8 @@ use serde_json::{Map, Value};
 
 use super::error::DatasetError;
 use super::traces::{
-    Groups, TraceRecords, TraceSample, answer_text, compare_times, context, id_at, question_text,
+    Groups, TraceHop, TraceRecords, TraceSample, answer_text, compare_times, context, id_at,
+    question_text, trace_records,
 };
 use super::value::Record;
 
@@ -97,22 +98,21 @@ pub(crate) fn traces(
         };
         groups.push(trace, span);
     }
-    for (trace, spans) in groups.into_ordered() {
-        match sample(trace, spans) {
-            Ok(sample) => out.records.push(sample.into_record(file, "input.value")),
-            Err(skipped) => out.skipped.push(skipped),
-        }
-    }
+    let samples = groups
+        .into_ordered()
+        .into_iter()
+        .map(|(trace, spans)| sample(trace, spans))
+        .collect();
+    trace_records(file, samples, "input.value", &mut out);
     out
 }
 
-/// The sample of one trace, or its id when it has no retriever span.
-fn sample(trace: String, mut spans: Vec<Span>) -> Result<TraceSample, String> {
+/// What one trace gave; without a retriever span, its hops are empty.
+fn sample(trace: String, mut spans: Vec<Span>) -> TraceSample {
     // Stable: spans with equal or unknown times keep file order.
     spans.sort_by(|a, b| compare_times(a.start(), b.start()));
-    let Some(retriever) = spans.iter().rev().find(|span| span.kind == "RETRIEVER") else {
-        return Err(trace);
-    };
+    let retrievers: Vec<&Span> = spans.iter().filter(|s| s.kind == "RETRIEVER").collect();
+    let retriever = retrievers.last().copied();
     let ids: Vec<&str> = spans.iter().filter_map(|s| s.id.as_deref()).collect();
     let root = spans
         .iter()
@@ -122,7 +122,11 @@ fn sample(trace: String, mut spans: Vec<Span>) -> Result<TraceSample, String> {
     let question = root
         .and_then(|root| root.get("input.value"))
         .and_then(question_text)
-        .or_else(|| retriever.get("input.value").and_then(question_text));
+        .or_else(|| {
+            retriever
+                .and_then(|r| r.get("input.value"))
+                .and_then(question_text)
+        });
     let last_llm = spans
         .iter()
         .filter(|span| span.kind == "LLM")
@@ -143,23 +147,64 @@ fn sample(trace: String, mut spans: Vec<Span>) -> Result<TraceSample, String> {
     if let Some(span) = root.and_then(|root| root.id.clone()) {
         metadata.insert("span_id".into(), Value::String(span));
     }
-    if let Some(span) = retriever.id.clone() {
+    if let Some(span) = retriever.and_then(|r| r.id.clone()) {
         metadata.insert("retriever_span_id".into(), Value::String(span));
     }
     if let Some(name) = root.and_then(|root| root.get("name")) {
         metadata.insert("trace_name".into(), name.clone());
     }
-    if let Some(session) = root.and_then(|root| root.get("session.id")) {
+    // OpenInference puts `session.id` on the root span; some instrumentations repeat it on
+    // every span, or set it on a child only.
+    let session = root
+        .and_then(|root| root.get("session.id"))
+        .or_else(|| spans.iter().find_map(|span| span.get("session.id")));
+    if let Some(session) = session {
         metadata.insert("session_id".into(), session.clone());
     }
-    Ok(TraceSample {
+    let hops = retrievers
+        .iter()
+        .map(|span| TraceHop {
+            query: span.get("input.value").and_then(question_text),
+            contexts: documents(span),
+            span_id: span.id.clone(),
+        })
+        .collect();
+    TraceSample {
         id: trace,
         line,
         question,
-        contexts: documents(retriever),
+        hops,
+        answer_input: last_llm.and_then(llm_input),
         answer,
+        session: session.and_then(session_text),
+        start: root.and_then(|root| root.start()).cloned(),
         metadata,
-    })
+    }
+}
+
+/// A session id as text (a number written out), when it is one.
+fn session_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) if !s.trim().is_empty() => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// What an LLM span was given, as text: its input messages, prompts and `input.value`;
+/// `None` when it records none of them.
+fn llm_input(span: &Span) -> Option<String> {
+    let texts: Vec<&str> = span
+        .flat
+        .iter()
+        .filter(|(key, _)| {
+            key.starts_with("llm.input_messages.")
+                || key.starts_with("llm.prompts")
+                || key.as_str() == "input.value"
+        })
+        .filter_map(|(_, value)| value.as_str())
+        .collect();
+    (!texts.is_empty()).then(|| texts.join("\n"))
 }
 
 /// The last output message of an LLM span, else its `output.value`.

@@ -33,39 +33,259 @@ pub(crate) struct TraceSample {
     /// The line of the trace's first record.
     pub(crate) line: usize,
     pub(crate) question: Option<String>,
-    pub(crate) contexts: Vec<Value>,
+    /// Every retrieval step, in time order; empty when the trace has none (it is skipped,
+    /// and is only history for the later traces of its session).
+    pub(crate) hops: Vec<TraceHop>,
+    /// What the answering model was given, as text (its prompt or input messages), when the
+    /// trace records it: which hops' documents it holds tells which hops the answer used.
+    pub(crate) answer_input: Option<String>,
     pub(crate) answer: Option<String>,
-    /// Other keys kept as the sample's metadata (trace name, session).
+    /// The session the trace belongs to, and when it started (its turn's place there).
+    pub(crate) session: Option<String>,
+    pub(crate) start: Option<Value>,
+    /// Other keys kept as the sample's metadata (trace name, session, span ids).
     pub(crate) metadata: Map<String, Value>,
 }
 
-impl TraceSample {
-    /// The record of our own shape, or the error naming what the trace lacks; `field` is
-    /// where the question was looked for, as the format spells it.
-    pub(crate) fn into_record(
-        self,
-        file: &Path,
-        question_field: &str,
-    ) -> Result<Record, DatasetError> {
-        let Some(question) = self.question.filter(|q| !q.trim().is_empty()) else {
-            return Err(
-                DatasetError::at(file, self.line, DatasetErrorKind::MissingField)
-                    .with_field(format!("{question_field} (trace `{}`)", self.id)),
-            );
-        };
-        let mut fields = self.metadata;
-        fields.insert("id".into(), Value::String(self.id));
-        fields.insert("question".into(), Value::String(question));
-        fields.insert("retrieved_contexts".into(), Value::Array(self.contexts));
-        if let Some(answer) = self.answer {
-            fields.insert("response".into(), Value::String(answer));
+/// One retrieval step of a trace.
+#[derive(Debug, Default)]
+pub(crate) struct TraceHop {
+    /// Its sub-query: the retriever step's input, when it has a question-like one.
+    pub(crate) query: Option<String>,
+    /// Its documents, as [`context`] objects.
+    pub(crate) contexts: Vec<Value>,
+    /// Its span's (observation's) id.
+    pub(crate) span_id: Option<String>,
+}
+
+/// The records of a file's traces, in order of first appearance: each trace with a
+/// retriever step gives its answer row and, when it retrieved more than once, a row per hop
+/// after it; traces of one session are turns of one conversation. `question_field` is
+/// where the question was looked for, as the format spells it.
+pub(crate) fn trace_records(
+    file: &Path,
+    traces: Vec<TraceSample>,
+    question_field: &str,
+    out: &mut TraceRecords,
+) {
+    let turns = session_turns(&traces);
+    for (index, trace) in traces.iter().enumerate() {
+        if trace.hops.is_empty() {
+            out.skipped.push(trace.id.clone());
+            continue;
         }
-        Ok(Record {
-            file: None,
-            line: self.line,
-            fields,
-        })
+        let mut record = match answer_record(file, trace, question_field) {
+            Ok(record) => record,
+            Err(error) => {
+                out.records.push(Err(error));
+                continue;
+            }
+        };
+        if let Some(turn) = &turns[index] {
+            turn.write(&traces, &mut record.fields);
+        }
+        out.records.push(Ok(record));
+        if trace.hops.len() > 1 {
+            out.records.extend(hop_records(trace).map(Ok));
+        }
     }
+}
+
+/// Which of a trace's hops its answer used: per hop, whether the answering model's input
+/// holds the text of one of the hop's documents; `None` when the input is not recorded.
+fn used_hops(trace: &TraceSample) -> Option<Vec<bool>> {
+    let input = squeeze(trace.answer_input.as_deref()?);
+    let used = trace
+        .hops
+        .iter()
+        .map(|hop| {
+            hop.contexts.iter().any(|context| {
+                let text = context.get("text").and_then(Value::as_str).unwrap_or("");
+                let text = squeeze(text);
+                !text.is_empty() && input.contains(&text)
+            })
+        })
+        .collect();
+    Some(used)
+}
+
+/// White space collapsed to single spaces, so a document and a prompt that wraps it
+/// compare alike.
+fn squeeze(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The contexts the answer row holds: those of the hops the answer used when the trace
+/// says, else the last hop's; with several hops, each context names its hop.
+fn answer_contexts(trace: &TraceSample) -> Vec<Value> {
+    let several = trace.hops.len() > 1;
+    let last = trace.hops.len();
+    let chosen: Vec<usize> = match used_hops(trace) {
+        Some(used) if used.contains(&true) => (1..=last).filter(|k| used[k - 1]).collect(),
+        _ => vec![last],
+    };
+    let mut contexts = Vec::new();
+    for index in chosen {
+        for context in &trace.hops[index - 1].contexts {
+            let mut context = context.clone();
+            if let (true, Value::Object(object)) = (several, &mut context) {
+                object.insert("hop".into(), json!(index));
+            }
+            contexts.push(context);
+        }
+    }
+    contexts
+}
+
+/// The answer row of a trace, or the error naming what it lacks.
+fn answer_record(
+    file: &Path,
+    trace: &TraceSample,
+    question_field: &str,
+) -> Result<Record, DatasetError> {
+    let Some(question) = trace.question.as_ref().filter(|q| !q.trim().is_empty()) else {
+        return Err(
+            DatasetError::at(file, trace.line, DatasetErrorKind::MissingField)
+                .with_field(format!("{question_field} (trace `{}`)", trace.id)),
+        );
+    };
+    let mut fields = trace.metadata.clone();
+    fields.insert("id".into(), Value::String(trace.id.clone()));
+    fields.insert("question".into(), Value::String(question.clone()));
+    fields.insert(
+        "retrieved_contexts".into(),
+        Value::Array(answer_contexts(trace)),
+    );
+    if let Some(answer) = &trace.answer {
+        fields.insert("response".into(), Value::String(answer.clone()));
+    }
+    Ok(Record {
+        file: None,
+        line: trace.line,
+        fields,
+    })
+}
+
+/// One row per hop of a trace that retrieved several times: id `TRACE:hop:N`, its
+/// sub-query as the question (the trace's question when the step has none), its documents,
+/// its position and whether the answer used it; no answer.
+fn hop_records(trace: &TraceSample) -> impl Iterator<Item = Record> + '_ {
+    let used = used_hops(trace);
+    trace.hops.iter().enumerate().map(move |(offset, hop)| {
+        let index = offset + 1;
+        let mut fields = Map::new();
+        for key in ["trace_id", "trace_name", "session_id"] {
+            if let Some(value) = trace.metadata.get(key) {
+                fields.insert(key.into(), value.clone());
+            }
+        }
+        fields.insert(
+            "id".into(),
+            Value::String(format!("{}:hop:{index}", trace.id)),
+        );
+        let question = hop.query.clone().or_else(|| trace.question.clone());
+        fields.insert("question".into(), json!(question.unwrap_or_default()));
+        fields.insert(
+            "retrieved_contexts".into(),
+            Value::Array(hop.contexts.clone()),
+        );
+        let mut position = Map::new();
+        position.insert("index".into(), json!(index));
+        if let Some(used) = &used {
+            position.insert("used_by_answer".into(), json!(used[offset]));
+        }
+        fields.insert("hop".into(), Value::Object(position));
+        if let Some(span) = &hop.span_id {
+            // A score of this row belongs to the retriever's span.
+            fields.insert("span_id".into(), json!(span));
+            fields.insert("retriever_span_id".into(), json!(span));
+        }
+        Record {
+            file: None,
+            line: trace.line,
+            fields,
+        }
+    })
+}
+
+/// A trace's place in its session: the conversation, its turn, and the traces before it.
+#[derive(Debug)]
+struct SessionTurn {
+    conversation: String,
+    turn: usize,
+    /// Indices of the session's earlier traces, oldest first.
+    earlier: Vec<usize>,
+}
+
+impl SessionTurn {
+    /// Writes `conversation_id`, `turn` and `history` into an answer row: each earlier
+    /// trace's question, and its answer with the contexts its row holds.
+    fn write(&self, traces: &[TraceSample], fields: &mut Map<String, Value>) {
+        let mut history = Vec::new();
+        for (offset, &index) in self.earlier.iter().enumerate() {
+            let earlier = &traces[index];
+            let turn = offset + 1;
+            let Some(question) = earlier.question.as_ref().filter(|q| !q.trim().is_empty()) else {
+                continue;
+            };
+            history.push(json!({"role": "user", "turn": turn, "content": question}));
+            if let Some(answer) = &earlier.answer {
+                let contexts = if earlier.hops.is_empty() {
+                    Vec::new()
+                } else {
+                    answer_contexts(earlier)
+                };
+                history.push(json!({
+                    "role": "assistant", "turn": turn, "content": answer, "contexts": contexts,
+                }));
+            }
+        }
+        fields.insert("conversation_id".into(), json!(self.conversation));
+        fields.insert("turn".into(), json!(self.turn));
+        if !history.is_empty() {
+            fields.insert("history".into(), Value::Array(history));
+        }
+    }
+}
+
+/// Per trace, its turn when it belongs to a session: a session's traces in order of their
+/// start (file order where times are equal or missing), each one turn, traces without a
+/// retriever step included (they are history, never scored).
+fn session_turns(traces: &[TraceSample]) -> Vec<Option<SessionTurn>> {
+    let mut sessions: Groups<usize> = Groups::default();
+    for (index, trace) in traces.iter().enumerate() {
+        if let Some(session) = &trace.session {
+            sessions.push(session.clone(), index);
+        }
+    }
+    let mut turns: Vec<Option<SessionTurn>> = traces.iter().map(|_| None).collect();
+    for (session, mut members) in sessions.into_ordered() {
+        members.sort_by(|a, b| compare_times(traces[*a].start.as_ref(), traces[*b].start.as_ref()));
+        for (offset, &index) in members.iter().enumerate() {
+            turns[index] = Some(SessionTurn {
+                conversation: session.clone(),
+                turn: offset + 1,
+                earlier: members[..offset].to_vec(),
+            });
+        }
+    }
+    turns
+}
+
+/// Every string of `value`, joined by new lines: the text a model was given, whatever its
+/// shape (a prompt, chat messages, a JSON object of them).
+pub(crate) fn all_text(value: &Value) -> String {
+    fn collect(value: &Value, out: &mut Vec<String>) {
+        match value {
+            Value::String(text) => out.push(text.clone()),
+            Value::Array(items) => items.iter().for_each(|item| collect(item, out)),
+            Value::Object(object) => object.values().for_each(|item| collect(item, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    collect(value, &mut out);
+    out.join("\n")
 }
 
 /// One context object for the record builder.

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use rageval_core::dataset::{self, DatasetErrorKind, Format, ReadOptions};
-use rageval_core::{Context, Sample};
+use rageval_core::{Context, Hop, Role, Sample, Turn};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -175,4 +175,196 @@ fn a_trace_without_a_question_names_its_line_and_trace() {
             path.display()
         )
     );
+}
+
+fn hop(index: usize, used_by_answer: Option<bool>) -> Option<Hop> {
+    Some(Hop {
+        index,
+        used_by_answer,
+    })
+}
+
+fn in_hop(id: &str, score: f64, text: &str, hop: usize) -> Context {
+    Context {
+        hop: Some(hop),
+        ..context(id, score, text)
+    }
+}
+
+/// Three sessions, two retriever spans per trace (`phoenix_sessions.jsonl`): five traces give
+/// five answer rows, each followed by its two hop rows; a session's traces are its turns in
+/// time order (`lyon-2` comes first in the file but began later), each with the earlier
+/// ones as history.
+#[test]
+fn sessions_become_conversations_and_every_retriever_span_a_hop_row() {
+    let (samples, skipped) = read("phoenix_sessions.jsonl", Format::OpenInference);
+    assert!(skipped.is_empty(), "{skipped:?}");
+    let ids: Vec<&str> = samples.iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "lyon-2",
+            "lyon-2:hop:1",
+            "lyon-2:hop:2",
+            "mars-1",
+            "mars-1:hop:1",
+            "mars-1:hop:2",
+            "lyon-1",
+            "lyon-1:hop:1",
+            "lyon-1:hop:2",
+            "mars-2",
+            "mars-2:hop:1",
+            "mars-2:hop:2",
+            "tea-1",
+            "tea-1:hop:1",
+            "tea-1:hop:2",
+        ]
+    );
+    let by_id = |id: &str| {
+        samples
+            .iter()
+            .find(|s| s.id == id)
+            .unwrap_or_else(|| panic!("no sample {id}"))
+    };
+    let turns: Vec<(&str, Option<&str>, Option<usize>)> = samples
+        .iter()
+        .filter(|s| s.hop.is_none())
+        .map(|s| (s.id.as_str(), s.conversation_id.as_deref(), s.turn))
+        .collect();
+    assert_eq!(
+        turns,
+        [
+            ("lyon-2", Some("s-lyon"), Some(2)),
+            ("mars-1", Some("s-mars"), Some(1)),
+            ("lyon-1", Some("s-lyon"), Some(1)),
+            ("mars-2", Some("s-mars"), Some(2)),
+            ("tea-1", Some("s-tea"), Some(1)),
+        ]
+    );
+
+    // The follow-up reads the first turn: its question, and its answer with the contexts
+    // that answer used (both hops of lyon-1, as its prompt shows).
+    let follow_up = by_id("lyon-2");
+    assert_eq!(
+        follow_up.history,
+        [
+            Turn::new(1, Role::User, "Which rivers meet in Lyon?"),
+            Turn {
+                contexts: vec![
+                    in_hop(
+                        "geo-1",
+                        0.9,
+                        "Lyon lies where the Rhône meets the Saône.",
+                        1
+                    ),
+                    in_hop("geo-2", 0.7, "The Saône rises in the Vosges mountains.", 2),
+                    in_hop("geo-3", 0.2, "Paris is crossed by the Seine.", 2),
+                ],
+                ..Turn::new(
+                    1,
+                    Role::Assistant,
+                    "The Rhône and the Saône meet in Lyon; the Saône rises in the Vosges."
+                )
+            },
+        ]
+    );
+    assert!(by_id("lyon-1").history.is_empty());
+    // Its prompt holds the second hop's passage only: the answer row has that hop's
+    // contexts, and the hop rows say which hop the answer used.
+    assert_eq!(
+        follow_up.contexts,
+        [in_hop(
+            "geo-5",
+            0.8,
+            "Vieux Lyon has been a UNESCO World Heritage Site since 1998.",
+            2
+        )]
+    );
+    assert_eq!(by_id("lyon-2:hop:1").hop, hop(1, Some(false)));
+    assert_eq!(by_id("lyon-2:hop:2").hop, hop(2, Some(true)));
+
+    // A hop row: the retriever's input as its question, its documents, no answer, its span.
+    let first = by_id("lyon-2:hop:1");
+    assert_eq!(first.question, "Lyon old town");
+    assert_eq!(
+        first.contexts,
+        [context(
+            "geo-4",
+            0.6,
+            "Vieux Lyon is a Renaissance quarter on the Saône."
+        )]
+    );
+    assert_eq!(first.answer, None);
+    assert_eq!(first.conversation_id, None);
+    assert_eq!(first.metadata["trace_id"], "lyon-2");
+    assert_eq!(first.metadata["span_id"], "lyon-2-r1");
+
+    // mars-1's LLM span records no input: the answer row keeps the last hop's contexts, and
+    // whether a hop was used is unknown.
+    assert_eq!(
+        by_id("mars-1").contexts,
+        [in_hop(
+            "astro-2",
+            0.5,
+            "Phobos is about 22 kilometres across.",
+            2
+        )]
+    );
+    assert_eq!(by_id("mars-1:hop:1").hop, hop(1, None));
+    // mars-2's prompt wraps the first hop's passage in other white space: still found.
+    assert_eq!(
+        by_id("mars-2").contexts,
+        [in_hop(
+            "astro-3",
+            0.8,
+            "Deimos orbits Mars in about 30 hours.",
+            1
+        )]
+    );
+    assert_eq!(by_id("mars-2:hop:2").hop, hop(2, Some(false)));
+}
+
+/// Langfuse: observations of two traces of one session, the first without a retriever (it is
+/// skipped, yet is the second's first turn), the second retrieving twice.
+#[test]
+fn langfuse_sessions_keep_unscored_traces_as_history() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("traces.jsonl");
+    let lines = [
+        r#"{"id": "t1", "sessionId": "chat-7", "timestamp": "2025-07-01T08:00:00Z", "input": "Hi, I drink green tea.", "output": "Noted: green tea."}"#,
+        r#"{"id": "t2", "sessionId": "chat-7", "timestamp": "2025-07-01T08:01:00Z", "input": {"query": "How hot should the water be?"}}"#,
+        r#"{"id": "o1", "traceId": "t2", "type": "RETRIEVER", "name": "search", "startTime": "2025-07-01T08:01:01Z", "input": "tea water temperature", "output": ["Black tea wants boiling water."]}"#,
+        r#"{"id": "o2", "traceId": "t2", "type": "RETRIEVER", "name": "search", "startTime": "2025-07-01T08:01:02Z", "input": "green tea water temperature", "output": [{"page_content": "Green tea wants water at 70 to 80 degrees.", "metadata": {"id": "g1"}}]}"#,
+        r#"{"id": "o3", "traceId": "t2", "type": "GENERATION", "startTime": "2025-07-01T08:01:03Z", "endTime": "2025-07-01T08:01:04Z", "input": [{"role": "system", "content": "Passages: Green tea wants water at 70 to 80 degrees."}], "output": "About 75 degrees."}"#,
+    ];
+    std::fs::write(&path, lines.join("\n")).expect("write the traces");
+    let options = ReadOptions {
+        format: Some(Format::Langfuse),
+        ..ReadOptions::default()
+    };
+    let reader = dataset::open(&path, &options).expect("the traces open");
+    assert_eq!(reader.skipped_traces(), ["t1"]);
+    let samples = reader
+        .collect::<Result<Vec<_>, _>>()
+        .expect("every trace reads");
+    let ids: Vec<&str> = samples.iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(ids, ["t2", "t2:hop:1", "t2:hop:2"]);
+    let answer = &samples[0];
+    assert_eq!(
+        (answer.conversation_id.as_deref(), answer.turn),
+        (Some("chat-7"), Some(2))
+    );
+    assert_eq!(
+        answer.history,
+        [
+            Turn::new(1, Role::User, "Hi, I drink green tea."),
+            Turn::new(1, Role::Assistant, "Noted: green tea."),
+        ]
+    );
+    assert_eq!(answer.contexts.len(), 1);
+    assert_eq!(answer.contexts[0].id.as_deref(), Some("g1"));
+    assert_eq!(samples[1].question, "tea water temperature");
+    assert_eq!(samples[1].hop, hop(1, Some(false)));
+    assert_eq!(samples[2].hop, hop(2, Some(true)));
+    assert_eq!(samples[2].metadata["span_id"], "o2");
 }

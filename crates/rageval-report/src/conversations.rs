@@ -6,13 +6,12 @@
 //! has none of this, and its summary and report are as before.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 use rageval_core::Outcome;
 use rageval_core::conversation::TURN_LAPSE;
 use serde::{Deserialize, Serialize};
 
-use crate::escape::escape_markdown_cell as cell;
+use crate::blocks::{Block, Table, to_html, to_markdown};
 use crate::page::number;
 
 /// The conversation figures of a run (`summary.json`'s `conversations`).
@@ -111,38 +110,64 @@ impl ConversationTally {
     }
 }
 
-/// `report.md`'s section on conversations, in `order`; empty without conversations.
-pub fn conversations_markdown(summary: Option<&ConversationSummary>, order: &[String]) -> String {
+/// The report's section on conversations, metrics in `order`; nothing without them.
+pub(crate) fn conversation_blocks(
+    summary: Option<&ConversationSummary>,
+    order: &[String],
+) -> Vec<Block> {
     let Some(summary) = summary else {
-        return String::new();
+        return Vec::new();
     };
-    let mut md = format!(
-        "\n## Conversations\n\n{} conversations; each metric's mean over conversations of \
-         the mean of their turns.\n\n| metric | conversations | mean |\n|---|---:|---:|\n",
-        summary.conversations
-    );
+    let mut table = Table::new(&["metric", "conversations", "mean"], " ##");
     for name in order {
         if let Some(figure) = summary.metrics.get(name) {
-            let _ = writeln!(
-                md,
-                "| `{}` | {} | {} |",
-                cell(name),
-                figure.conversations,
-                number(Some(figure.mean))
-            );
+            table.rows.push(vec![
+                name.clone(),
+                figure.conversations.to_string(),
+                number(Some(figure.mean)),
+            ]);
         }
     }
+    let mut blocks = vec![
+        Block::Heading("Conversations".into()),
+        Block::text(format!(
+            "{} conversations; each metric's mean over conversations of the mean of their \
+             turns.",
+            summary.conversations
+        )),
+        Block::Table(table),
+    ];
     if let Some(lapse) = summary.with_lapse {
-        let _ = writeln!(
-            md,
-            "\nConversations with a turn whose claims neither its contexts nor the \
+        blocks.push(Block::text(format!(
+            "Conversations with a turn whose claims neither its contexts nor the \
              conversation back: {} of {} ({:.1}%).",
             lapse.conversations,
             lapse.of,
             lapse.share * 100.0
-        );
+        )));
     }
-    md
+    blocks
+}
+
+/// The sections on conversations and on retrieval hops of a run's summary, as Markdown
+/// (for `report.md`; each section after an empty line), or empty when it has neither.
+pub(crate) fn positions_markdown(summary: &crate::Summary, order: &[String]) -> String {
+    let blocks = position_blocks(summary, order);
+    if blocks.is_empty() {
+        return String::new();
+    }
+    format!("\n{}", to_markdown(&blocks))
+}
+
+/// The same sections as HTML, for `report.html` and `serve`'s run page.
+pub(crate) fn positions_html(summary: &crate::Summary, order: &[String]) -> String {
+    to_html(&position_blocks(summary, order))
+}
+
+fn position_blocks(summary: &crate::Summary, order: &[String]) -> Vec<Block> {
+    let mut blocks = conversation_blocks(summary.conversations.as_ref(), order);
+    blocks.extend(crate::hops::hop_blocks(summary.hops.as_ref(), order));
+    blocks
 }
 
 #[cfg(test)]
@@ -175,8 +200,11 @@ mod tests {
             .with_lapse
             .unwrap_or_else(|| panic!("lapses marked"));
         assert_eq!((lapse.conversations, lapse.of, lapse.share), (1, 2, 0.5));
-        let md = conversations_markdown(Some(&summary), &["faithfulness".into()]);
-        assert!(md.contains("| `faithfulness` | 2 | 0.5000 |"), "{md}");
+        let md = to_markdown(&conversation_blocks(
+            Some(&summary),
+            &["faithfulness".into()],
+        ));
+        assert!(md.contains("| faithfulness | 2 | 0.5000 |"), "{md}");
         assert!(md.contains("1 of 2 (50.0%)"), "{md}");
         assert_eq!(ConversationTally::default().finish(), None);
     }

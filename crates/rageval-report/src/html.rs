@@ -154,6 +154,10 @@ fn run_summary(run: &RunInfo, journal: &JournalIndex) -> String {
     html.push_str(&summary_section(run, journal, &metrics));
     html.push_str(&crate::calibrated_html(&run.summary));
     html.push_str(&crate::abstention_render::abstention_html(&run.summary));
+    html.push_str(&crate::conversations::positions_html(
+        &run.summary,
+        &metrics,
+    ));
     html.push_str(&reasons_section(run, &metrics));
     html.push_str(&judge_html(
         run.summary.judge.as_ref(),

@@ -5,7 +5,8 @@
 //! `results.jsonl` (the journal: one line per sample × metric, appended as results arrive)
 //! and `summary.json` (per metric: mean, counts of scored / undefined / failed samples and
 //! a seeded bootstrap 95% interval; an abstention metric's 2×2 table and rates; per-conversation
-//! figures when the samples are turns of conversations). `summary.json` is written last and atomically, and the
+//! figures when the samples are turns of conversations, per-hop ones when rows are retrieval
+//! hops). `summary.json` is written last and atomically, and the
 //! manifest says `"status": "complete"` only then, so a directory left by a crash never looks
 //! finished. Beside them, the human files: `report.html` (one self-contained page),
 //! `report.md` and `results.xlsx`.
@@ -86,6 +87,7 @@ mod gate;
 mod gate_comment;
 mod gate_confirm;
 mod gate_spec;
+mod hops;
 mod html;
 mod journal;
 mod journal_index;
@@ -157,6 +159,7 @@ pub use gate_confirm::{
     ConfirmedCell, DroppedCell, GateConfirmation, apply_confirmed, dropped_cells,
 };
 pub use gate_spec::{DEFAULT_GATE_LEVEL, GateSpec, HEAD_TO_HEAD, MinimalEffect, OnMismatch};
+pub use hops::{HopFigure, HopMetric, HopSummary, HopTally};
 pub use html::{render_html, render_run_summary, render_sample_table};
 pub use journal::{JournalWriter, ResultRecord, SCORE_RANGE, in_score_range, shown_score};
 pub use journal_index::{JournalIndex, OutcomeReader, Outcomes, SampleOutcomes};

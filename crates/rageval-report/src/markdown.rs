@@ -117,8 +117,8 @@ pub(crate) fn markdown(
     md.push_str(&judges_markdown(run, &metrics));
     md.push_str(&crate::calibrated_markdown(&run.summary));
     md.push_str(&crate::abstention_render::abstention_markdown(&run.summary));
-    md.push_str(&crate::conversations::conversations_markdown(
-        run.summary.conversations.as_ref(),
+    md.push_str(&crate::conversations::positions_markdown(
+        &run.summary,
         &metrics,
     ));
 

@@ -75,6 +75,9 @@ pub struct Summary {
     /// Per-conversation figures, when the samples are turns of conversations.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conversations: Option<crate::ConversationSummary>,
+    /// Per-hop figures (first hop against later ones), when the run has retrieval-hop rows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hops: Option<crate::HopSummary>,
     /// What a reader must know about how the figures were made, by name (judge-check's
     /// `few_shot`: which labels were shown to the judge as examples and left out).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -178,6 +181,7 @@ impl Aggregator {
             judge: None,
             calibrated: BTreeMap::new(),
             conversations: None,
+            hops: None,
             notes: BTreeMap::new(),
         }
     }

@@ -22,7 +22,7 @@ use serde_json::{Map, Value};
 use super::error::{DatasetError, DatasetErrorKind};
 use super::traces::{
     Groups, TraceHop, TraceRecords, TraceSample, all_text, answer_text, compare_times, context,
-    id_at, question_text, trace_records,
+    id_at, question_text, session_id, trace_records,
 };
 use super::value::Record;
 
@@ -31,6 +31,8 @@ use super::value::Record;
 struct Trace {
     /// The trace record itself, when the export has one.
     header: Option<Map<String, Value>>,
+    /// The line of the trace record.
+    header_line: Option<usize>,
     observations: Vec<Map<String, Value>>,
     line: Option<usize>,
 }
@@ -86,9 +88,10 @@ pub(crate) fn traces(
                 trace.observations.push(fields);
             } else {
                 trace.header = Some(fields);
+                trace.header_line = Some(line);
             }
         }
-        samples.push(sample(id, trace));
+        samples.push(sample(file, id, trace));
     }
     trace_records(file, samples, "input", &mut out);
     out
@@ -115,8 +118,9 @@ fn is_retriever(observation: &Map<String, Value>) -> bool {
     }
 }
 
-/// What one trace gave; without a retriever observation, its hops are empty.
-fn sample(id: String, mut trace: Trace) -> TraceSample {
+/// What one trace gave; without a retriever observation, its hops are empty. A `sessionId`
+/// that is neither text nor a number is an error naming the trace's line.
+fn sample(file: &Path, id: String, mut trace: Trace) -> Result<TraceSample, DatasetError> {
     trace
         .observations
         .sort_by(|a, b| compare_times(a.get("startTime"), b.get("startTime")));
@@ -164,7 +168,17 @@ fn sample(id: String, mut trace: Trace) -> TraceSample {
     if let Some(name) = name.filter(|n| !n.is_null()) {
         metadata.insert("trace_name".into(), name.clone());
     }
-    let session = header.and_then(|h| id_at(h, &["sessionId", "session_id"]));
+    let line = trace.line.unwrap_or(1);
+    let session = match header
+        .and_then(|h| h.get("sessionId"))
+        .filter(|s| !s.is_null())
+    {
+        Some(value) => {
+            let at = trace.header_line.unwrap_or(line);
+            Some(session_id(value, file, at, "sessionId", &id)?)
+        }
+        None => None,
+    };
     if let Some(session) = &session {
         metadata.insert("session_id".into(), Value::String(session.clone()));
     }
@@ -182,9 +196,9 @@ fn sample(id: String, mut trace: Trace) -> TraceSample {
         .or_else(|| trace.observations.first().and_then(|o| o.get("startTime")))
         .filter(|start| !start.is_null())
         .cloned();
-    TraceSample {
+    Ok(TraceSample {
         id,
-        line: trace.line.unwrap_or(1),
+        line,
         question,
         hops,
         answer_input: last_generation
@@ -195,7 +209,7 @@ fn sample(id: String, mut trace: Trace) -> TraceSample {
         session,
         start,
         metadata,
-    }
+    })
 }
 
 /// The documents in a retriever's output: a list, or a list under a common key.

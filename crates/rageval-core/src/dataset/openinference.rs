@@ -23,7 +23,7 @@ use serde_json::{Map, Value};
 use super::error::DatasetError;
 use super::traces::{
     Groups, TraceHop, TraceRecords, TraceSample, answer_text, compare_times, context, id_at,
-    question_text, trace_records,
+    question_text, session_id, trace_records,
 };
 use super::value::Record;
 
@@ -101,14 +101,15 @@ pub(crate) fn traces(
     let samples = groups
         .into_ordered()
         .into_iter()
-        .map(|(trace, spans)| sample(trace, spans))
+        .map(|(trace, spans)| sample(file, trace, spans))
         .collect();
     trace_records(file, samples, "input.value", &mut out);
     out
 }
 
-/// What one trace gave; without a retriever span, its hops are empty.
-fn sample(trace: String, mut spans: Vec<Span>) -> TraceSample {
+/// What one trace gave; without a retriever span, its hops are empty. A session id that is
+/// neither text nor a number is an error naming the span's line.
+fn sample(file: &Path, trace: String, mut spans: Vec<Span>) -> Result<TraceSample, DatasetError> {
     // Stable: spans with equal or unknown times keep file order.
     spans.sort_by(|a, b| compare_times(a.start(), b.start()));
     let retrievers: Vec<&Span> = spans.iter().filter(|s| s.kind == "RETRIEVER").collect();
@@ -155,12 +156,18 @@ fn sample(trace: String, mut spans: Vec<Span>) -> TraceSample {
     }
     // OpenInference puts `session.id` on the root span; some instrumentations repeat it on
     // every span, or set it on a child only.
-    let session = root
-        .and_then(|root| root.get("session.id"))
-        .or_else(|| spans.iter().find_map(|span| span.get("session.id")));
-    if let Some(session) = session {
-        metadata.insert("session_id".into(), session.clone());
-    }
+    let session_span = root
+        .filter(|root| root.get("session.id").is_some())
+        .or_else(|| spans.iter().find(|span| span.get("session.id").is_some()));
+    let session = match session_span {
+        Some(span) => {
+            let value = span.get("session.id").unwrap_or(&Value::Null);
+            let id = session_id(value, file, span.line, "session.id", &trace)?;
+            metadata.insert("session_id".into(), Value::String(id.clone()));
+            Some(id)
+        }
+        None => None,
+    };
     let hops = retrievers
         .iter()
         .map(|span| TraceHop {
@@ -169,26 +176,17 @@ fn sample(trace: String, mut spans: Vec<Span>) -> TraceSample {
             span_id: span.id.clone(),
         })
         .collect();
-    TraceSample {
+    Ok(TraceSample {
         id: trace,
         line,
         question,
         hops,
         answer_input: last_llm.and_then(llm_input),
         answer,
-        session: session.and_then(session_text),
+        session,
         start: root.and_then(|root| root.start()).cloned(),
         metadata,
-    }
-}
-
-/// A session id as text (a number written out), when it is one.
-fn session_text(value: &Value) -> Option<String> {
-    match value {
-        Value::String(s) if !s.trim().is_empty() => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        _ => None,
-    }
+    })
 }
 
 /// What an LLM span was given, as text: its input messages, prompts and `input.value`;

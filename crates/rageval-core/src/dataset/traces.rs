@@ -14,7 +14,7 @@ use std::path::Path;
 use serde_json::{Map, Value, json};
 
 use super::error::{DatasetError, DatasetErrorKind};
-use super::value::Record;
+use super::value::{Record, describe};
 
 /// The records made from a file of traces.
 #[derive(Debug, Default)]
@@ -64,10 +64,18 @@ pub(crate) struct TraceHop {
 /// where the question was looked for, as the format spells it.
 pub(crate) fn trace_records(
     file: &Path,
-    traces: Vec<TraceSample>,
+    traces: Vec<Result<TraceSample, DatasetError>>,
     question_field: &str,
     out: &mut TraceRecords,
 ) {
+    let mut traces_read = Vec::with_capacity(traces.len());
+    for trace in traces {
+        match trace {
+            Ok(trace) => traces_read.push(trace),
+            Err(error) => out.records.push(Err(error)),
+        }
+    }
+    let traces = traces_read;
     let turns = session_turns(&traces);
     for (index, trace) in traces.iter().enumerate() {
         if trace.hops.is_empty() {
@@ -270,6 +278,28 @@ fn session_turns(traces: &[TraceSample]) -> Vec<Option<SessionTurn>> {
         }
     }
     turns
+}
+
+/// A trace's session id: text, or a number written out; anything else is an error naming
+/// `line` and `field` (as the format spells it) of trace `trace`.
+pub(crate) fn session_id(
+    value: &Value,
+    file: &Path,
+    line: usize,
+    field: &str,
+    trace: &str,
+) -> Result<String, DatasetError> {
+    match value {
+        Value::String(s) if !s.trim().is_empty() => Ok(s.clone()),
+        Value::Number(n) => Ok(n.to_string()),
+        other => {
+            let kind = DatasetErrorKind::WrongType {
+                expected: "a session id (non-empty text or a number)",
+                found: describe(other),
+            };
+            Err(DatasetError::at(file, line, kind).with_field(format!("{field} (trace `{trace}`)")))
+        }
+    }
 }
 
 /// Every string of `value`, joined by new lines: the text a model was given, whatever its

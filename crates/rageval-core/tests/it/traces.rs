@@ -368,3 +368,46 @@ fn langfuse_sessions_keep_unscored_traces_as_history() {
     assert_eq!(samples[2].hop, hop(2, Some(true)));
     assert_eq!(samples[2].metadata["span_id"], "o2");
 }
+
+/// A session id must be text or a number: anything else names the file, the span's line and
+/// the field, with the trace.
+#[test]
+fn a_session_id_of_another_shape_names_its_line_and_field() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("spans.jsonl");
+    let spans = [
+        r#"{"context": {"trace_id": "t1", "span_id": "r"}, "span_kind": "CHAIN", "attributes": {"input.value": "Who?"}}"#,
+        r#"{"context": {"trace_id": "t1", "span_id": "s"}, "parent_id": "r", "span_kind": "RETRIEVER", "attributes": {"session.id": true}}"#,
+    ];
+    std::fs::write(&path, spans.join("\n")).expect("write the spans");
+    let options = ReadOptions {
+        format: Some(Format::OpenInference),
+        ..ReadOptions::default()
+    };
+    let error = dataset::read_all(&path, &options).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "{}:2: field `session.id (trace `t1`)`: expected a session id (non-empty text or a \
+             number), found a boolean (true)",
+            path.display()
+        )
+    );
+
+    let path = dir.path().join("traces.jsonl");
+    let traces = [
+        r#"{"id": "o1", "traceId": "t2", "type": "RETRIEVER", "output": ["x"]}"#,
+        r#"{"id": "t2", "sessionId": ["a"], "input": "Who?"}"#,
+    ];
+    std::fs::write(&path, traces.join("\n")).expect("write the traces");
+    let options = ReadOptions {
+        format: Some(Format::Langfuse),
+        ..ReadOptions::default()
+    };
+    let error = dataset::read_all(&path, &options).unwrap_err();
+    assert_eq!(error.line, Some(2), "{error}");
+    assert!(
+        error.to_string().contains("field `sessionId (trace `t2`)`"),
+        "{error}"
+    );
+}

@@ -31,7 +31,7 @@ use crate::engine::error::{Result, RunError};
 use crate::engine::identity::RunIdentity;
 use crate::engine::observe::Observer;
 use crate::engine::reports::{Finished, finish_reports, open_dataset, texts_of};
-use crate::engine::results::{SamplesRead, Summarising, for_each_record, noting_conversations};
+use crate::engine::results::{SamplesRead, Summarising, for_each_record, noting_positions};
 use crate::engine::resume::{read_manifest, stored_identity};
 use crate::engine::session;
 use crate::engine::shard::Shard;
@@ -260,7 +260,7 @@ fn write_merged(
         .collect();
     let data = read_data(&first.manifest, observer)?;
     let mut summarising = match &data {
-        Some(read) => Summarising::new(&names).with_conversations(&read.conversations),
+        Some(read) => Summarising::new(&names).with_positions(&read.positions),
         None => Summarising::new(&names),
     };
     let mut owner: HashMap<SampleKey, u32> = HashMap::new();
@@ -315,7 +315,7 @@ fn read_data(manifest: &Manifest, observer: &dyn Observer) -> Result<Option<Samp
     let unread = |why: &str| {
         observer.note(format!(
             "note: {} {why}: each shard's samples were checked, not that the shards hold every \
-             sample, and per-conversation figures are not computed",
+             sample, and per-conversation and per-hop figures are not computed",
             path.display()
         ));
         Ok(None)
@@ -326,7 +326,7 @@ fn read_data(manifest: &Manifest, observer: &dyn Observer) -> Result<Option<Samp
         Err(_) => return unread("is not readable here"),
     }
     let mut read = SamplesRead::default();
-    for sample in noting_conversations(open_dataset(manifest, path)?, &mut read.conversations) {
+    for sample in noting_positions(open_dataset(manifest, path)?, &mut read.positions) {
         read.keys.insert(SampleKey::of(&sample?.id));
     }
     Ok(Some(read))

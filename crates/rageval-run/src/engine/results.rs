@@ -8,7 +8,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use rageval_core::Sample;
-use rageval_report::{Aggregator, ConversationTally, ResultRecord, Summary};
+use rageval_report::{Aggregator, ConversationTally, HopTally, ResultRecord, Summary};
 
 use crate::engine::cells::SampleKey;
 use crate::engine::error::{Result, RunError};
@@ -51,14 +51,15 @@ pub fn for_each_record(
     }
 }
 
-/// Summarises records as they come: per metric the outcomes, the samples seen, and the
-/// turns of conversations by conversation.
+/// Summarises records as they come: per metric the outcomes, the samples seen, the turns
+/// of conversations by conversation and the retrieval-hop rows by hop.
 pub struct Summarising<'a> {
     aggregator: Aggregator,
     samples: HashSet<SampleKey>,
-    /// Sample id → conversation id, for the samples that are turns.
-    conversation_of: Option<&'a HashMap<String, String>>,
+    /// Where the samples sit, as the data says.
+    positions: Option<&'a Positions>,
     conversations: ConversationTally,
+    hops: HopTally,
 }
 
 impl<'a> Summarising<'a> {
@@ -67,14 +68,16 @@ impl<'a> Summarising<'a> {
         Summarising {
             aggregator: Aggregator::new(names.to_vec()),
             samples: HashSet::new(),
-            conversation_of: None,
+            positions: None,
             conversations: ConversationTally::default(),
+            hops: HopTally::default(),
         }
     }
 
-    /// The same, with per-conversation figures for the samples `conversation_of` names.
-    pub fn with_conversations(mut self, conversation_of: &'a HashMap<String, String>) -> Self {
-        self.conversation_of = Some(conversation_of);
+    /// The same, with per-conversation and per-hop figures for the samples `positions`
+    /// names.
+    pub fn with_positions(mut self, positions: &'a Positions) -> Self {
+        self.positions = Some(positions);
         self
     }
 
@@ -82,12 +85,16 @@ impl<'a> Summarising<'a> {
     pub fn add(&mut self, record: &ResultRecord) {
         self.aggregator.add(&record.metric, &record.outcome);
         self.samples.insert(SampleKey::of(&record.sample_id));
-        let conversation = self
-            .conversation_of
-            .and_then(|map| map.get(&record.sample_id));
-        if let Some(conversation) = conversation {
+        let Some(positions) = self.positions else {
+            return;
+        };
+        if let Some(conversation) = positions.conversations.get(&record.sample_id) {
             self.conversations
                 .add(conversation, &record.metric, &record.outcome);
+        }
+        if let Some(&hop) = positions.hops.get(&record.sample_id) {
+            self.hops
+                .add(&record.sample_id, hop, &record.metric, &record.outcome);
         }
     }
 
@@ -95,31 +102,42 @@ impl<'a> Summarising<'a> {
     pub fn finish(self, resamples: usize, seed: u64) -> Summary {
         let mut summary = self.aggregator.finish(self.samples.len(), resamples, seed);
         summary.conversations = self.conversations.finish();
+        summary.hops = self.hops.finish();
         summary
     }
 }
 
-/// What a scoring pass read of the data: each sample's key, and the conversation of each
-/// sample that is a turn of one.
+/// What a scoring pass read of the data: each sample's key, and where the samples sit.
 #[derive(Debug, Default)]
 pub struct SamplesRead {
     pub keys: HashSet<SampleKey>,
-    pub conversations: HashMap<String, String>,
+    pub positions: Positions,
 }
 
-/// `samples`, noting into `into` the conversation of each sample that is a turn of one.
-pub fn noting_conversations<'a, E>(
+/// Where the samples of a run sit, by sample id: the conversation of each turn, the hop of
+/// each retrieval-hop row.
+#[derive(Debug, Default)]
+pub struct Positions {
+    pub conversations: HashMap<String, String>,
+    pub hops: HashMap<String, usize>,
+}
+
+/// `samples`, noting into `into` the conversation of each sample that is a turn of one and
+/// the hop of each that is a retrieval hop.
+pub fn noting_positions<'a, E>(
     samples: impl Iterator<Item = std::result::Result<Sample, E>> + 'a,
-    into: &'a mut HashMap<String, String>,
+    into: &'a mut Positions,
 ) -> impl Iterator<Item = std::result::Result<Sample, E>> + 'a {
     samples.inspect(move |sample| {
-        if let Ok(Sample {
-            id,
-            conversation_id: Some(conversation),
-            ..
-        }) = sample
-        {
-            into.insert(id.clone(), conversation.clone());
+        let Ok(sample) = sample else {
+            return;
+        };
+        if let Some(conversation) = &sample.conversation_id {
+            into.conversations
+                .insert(sample.id.clone(), conversation.clone());
+        }
+        if let Some(hop) = sample.hop {
+            into.hops.insert(sample.id.clone(), hop.index);
         }
     })
 }
@@ -136,7 +154,7 @@ pub fn summarise(
     resamples: usize,
     seed: u64,
 ) -> Result<Summary> {
-    let mut summary = Summarising::new(names).with_conversations(&read.conversations);
+    let mut summary = Summarising::new(names).with_positions(&read.positions);
     let read = &read.keys;
     for_each_record(path, |line, record| {
         let fault = record_fault(&record, names).or_else(|| {

@@ -6,6 +6,7 @@
 mod api;
 mod defences;
 mod pages;
+mod positions;
 mod s3_runs;
 mod security;
 mod socket;

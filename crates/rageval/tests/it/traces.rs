@@ -1,12 +1,39 @@
 //! `rageval eval --format openinference|langfuse`: a trace export scored as a dataset, the
 //! traces without a retriever span named on stderr.
 
-use crate::judged::checked_cells;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use rageval_testkit::MockConfig;
+use serde_json::Value;
+
+use crate::judged::{checked_cells, endpoint, planned};
 use crate::{rageval, repo_root, stderr};
+
+/// The trace fixtures' folder.
+fn fixtures() -> PathBuf {
+    repo_root().join("crates/rageval-core/tests/fixtures/datasets/traces")
+}
+
+/// `rageval eval DATA --format FORMAT --metrics METRICS --judge heuristic --out run` in `dir`.
+fn heuristic_eval(dir: &Path, data: &Path, format: &str, metrics: &str) -> Output {
+    let args = [
+        "eval",
+        data.to_str().unwrap(),
+        "--format",
+        format,
+        "--metrics",
+        metrics,
+        "--judge",
+        "heuristic",
+        "--out",
+        "run",
+    ];
+    rageval(dir, &args)
+}
 
 #[test]
 fn trace_exports_are_scored_and_skipped_traces_are_named() {
-    let fixtures = repo_root().join("crates/rageval-core/tests/fixtures/datasets/traces");
     for (file, format, skipped) in [
         (
             "phoenix_spans.jsonl",
@@ -16,22 +43,8 @@ fn trace_exports_are_scored_and_skipped_traces_are_named() {
         ("langfuse_traces.json", "langfuse", "lf-trace-003"),
     ] {
         let dir = tempfile::tempdir().unwrap();
-        let data = fixtures.join(file);
-        let output = rageval(
-            dir.path(),
-            &[
-                "eval",
-                data.to_str().unwrap(),
-                "--format",
-                format,
-                "--metrics",
-                "context_relevance",
-                "--judge",
-                "heuristic",
-                "--out",
-                "run",
-            ],
-        );
+        let data = fixtures().join(file);
+        let output = heuristic_eval(dir.path(), &data, format, "context_relevance");
         assert!(output.status.success(), "{}", stderr(&output));
         let err = stderr(&output);
         assert!(
@@ -42,4 +55,142 @@ fn trace_exports_are_scored_and_skipped_traces_are_named() {
         );
         checked_cells(&dir.path().join("run"), 2, 1);
     }
+}
+
+/// The Phoenix export of three sessions with two retriever spans per trace
+/// (`phoenix_sessions.jsonl`): five answer rows (turns of three conversations) and ten hop
+/// rows. Hop rows are scored for their contexts; metrics that need an answer are undefined
+/// there. `summary.json`, `report.md` and `report.html` carry per-conversation and per-hop
+/// figures.
+#[test]
+fn sessions_and_hops_of_a_phoenix_export_are_scored_per_turn_and_per_hop() {
+    let data = fixtures().join("phoenix_sessions.jsonl");
+    let dir = tempfile::tempdir().unwrap();
+    let output = heuristic_eval(
+        dir.path(),
+        &data,
+        "openinference",
+        "context_relevance,faithfulness",
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let run = dir.path().join("run");
+    let cells = checked_cells(&run, 15, 2);
+    let cell = |id: &str, metric: &str| -> &Value {
+        cells
+            .iter()
+            .find(|c| c["sample_id"] == id && c["metric"] == metric)
+            .unwrap_or_else(|| panic!("no {metric} cell for {id}"))
+    };
+    assert_eq!(cell("lyon-2:hop:1", "faithfulness")["status"], "undefined");
+    assert_eq!(
+        cell("lyon-2:hop:1", "faithfulness")["reason"],
+        "sample has no response"
+    );
+    assert_eq!(cell("lyon-2:hop:1", "context_relevance")["status"], "score");
+
+    let summary: Value =
+        serde_json::from_slice(&std::fs::read(run.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["samples"], 15, "{summary}");
+    assert_eq!(summary["conversations"]["conversations"], 3, "{summary}");
+    assert_eq!(
+        summary["conversations"]["metrics"]["faithfulness"]["conversations"],
+        3
+    );
+    let hops = &summary["hops"];
+    assert_eq!(hops["rows"], 10, "{hops}");
+    let relevance = &hops["metrics"]["context_relevance"];
+    assert_eq!(relevance["first"]["scored"], 5, "{relevance}");
+    assert_eq!(relevance["later"]["scored"], 5, "{relevance}");
+    let faithfulness = &hops["metrics"]["faithfulness"];
+    assert_eq!(
+        (
+            &faithfulness["first"]["undefined"],
+            &faithfulness["later"]["undefined"]
+        ),
+        (&Value::from(5), &Value::from(5)),
+        "{faithfulness}"
+    );
+    assert!(
+        faithfulness["first"].get("mean").is_none(),
+        "{faithfulness}"
+    );
+
+    let report = std::fs::read_to_string(run.join("report.md")).unwrap();
+    assert!(
+        report.contains("## Conversations\n\n3 conversations"),
+        "{report}"
+    );
+    assert!(
+        report.contains("## Retrieval hops\n\n10 hop rows"),
+        "{report}"
+    );
+    assert!(
+        report.contains("| faithfulness | 0 | — | 0 | — | 10 | 0 |"),
+        "{report}"
+    );
+    let html = std::fs::read_to_string(run.join("report.html")).unwrap();
+    assert!(html.contains("<h2>Conversations</h2>"), "{html}");
+    assert!(html.contains("<h2>Retrieval hops</h2>"), "{html}");
+}
+
+/// Through the mock: the dry run plans the hop rows' calls too, the run makes exactly those,
+/// a cap stops it resumably (exit 3) and the resumed run asks no more than the plan.
+#[test]
+fn hop_rows_are_planned_capped_and_resumed_like_any_row() {
+    let endpoint = endpoint(MockConfig::default());
+    let data = fixtures().join("phoenix_sessions.jsonl");
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        data.to_str().unwrap(),
+        "--format",
+        "openinference",
+        "--metrics",
+        "context_relevance,faithfulness",
+        "--out",
+        "run",
+        "--no-cache",
+    ];
+    let table = endpoint.dry_run(dir.path(), &args);
+    let plan = planned(&table, "whole run");
+    // context_relevance asks once per context: the answer rows hold 8 contexts, the hop rows
+    // 11; faithfulness splits and judges on the 5 answer rows only (2 calls each).
+    assert_eq!(plan, 8 + 11 + 5 * 2, "{table}");
+    let whole = endpoint.eval(dir.path(), &[&args[..6], &["whole", "--no-cache"]].concat());
+    assert!(whole.status.success(), "{}", stderr(&whole));
+    assert_eq!(
+        endpoint.mock.stats().requests,
+        plan,
+        "calls other than planned"
+    );
+
+    let capped = endpoint.eval(dir.path(), &[&args[..], &["--max-calls", "4"]].concat());
+    assert_eq!(capped.status.code(), Some(3), "{}", stderr(&capped));
+    let sent = endpoint.mock.stats().requests;
+    let resumed = endpoint.eval(dir.path(), &args);
+    assert!(resumed.status.success(), "{}", stderr(&resumed));
+    let asked = endpoint.mock.stats().requests - sent;
+    assert!(asked <= plan, "{asked} > {plan}");
+    checked_cells(&dir.path().join("run"), 15, 2);
+}
+
+/// A session id of another shape stops the run before anything is scored: exit 2, naming
+/// the file, the span's line and the field.
+#[test]
+fn a_bad_session_id_exits_2_naming_file_line_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("spans.jsonl");
+    std::fs::write(
+        &data,
+        "{\"context\": {\"trace_id\": \"t1\", \"span_id\": \"r\"}, \"span_kind\": \"RETRIEVER\", \
+         \"attributes\": {\"input.value\": \"Who?\", \"session.id\": false}}\n",
+    )
+    .unwrap();
+    let output = heuristic_eval(dir.path(), &data, "openinference", "context_relevance");
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output)
+            .contains("spans.jsonl:1: field `session.id (trace `t1`)`: expected a session id"),
+        "{}",
+        stderr(&output)
+    );
 }

@@ -4,7 +4,6 @@
 //! the gate).
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::num::NonZeroUsize;
 use std::path::Path;
 
@@ -24,7 +23,7 @@ use crate::engine::error::{Result, RunError};
 use crate::engine::judges::{self, Env, JudgeSetup};
 use crate::engine::observe::{Event, Observer, Progress};
 use crate::engine::reports::{finish_reports, finish_without_reports, texts_of};
-use crate::engine::results::{SamplesRead, noting_conversations};
+use crate::engine::results::{Positions, SamplesRead, noting_positions};
 use crate::engine::resume;
 use crate::engine::score::{self, Scored};
 use crate::engine::session::{self, SessionOpen};
@@ -183,13 +182,10 @@ impl Evaluation {
                         ));
                     }
                     scored.samples = 0;
-                    let mut conversations = HashMap::new();
-                    let samples = noting_conversations(run_samples(options)?, &mut conversations);
+                    let mut positions = Positions::default();
+                    let samples = noting_positions(run_samples(options)?, &mut positions);
                     let keys = score::score_all(&plan, samples, scored, &mut after_sample).await?;
-                    *samples_read = SamplesRead {
-                        keys,
-                        conversations,
-                    };
+                    *samples_read = SamplesRead { keys, positions };
                 }
                 let Some(passes) = passes.as_mut().filter(|_| !stopped()) else {
                     return Ok(None);

@@ -1,4 +1,5 @@
-//! Langfuse trace exports read as one sample per trace.
+//! Langfuse trace exports read as one sample per trace, one per retrieval hop of a trace that
+//! retrieved more than once, sessions (`sessionId`) as conversations.
 //!
 //! Records are traces, observations, or both: a trace as Langfuse's public API returns it
 //! (`id`, `name`, `input`, `output`, `sessionId`, and `observations` as full objects or as
@@ -8,10 +9,10 @@
 //! record with an `id` is a trace, and its embedded observation objects are read too.
 //!
 //! Per trace: the question is the trace's `input` (else the root observation's), searched
-//! for a question-like key when it is JSON; the contexts are the documents in the output of
-//! the last retriever observation (type `RETRIEVER`, or a `SPAN` whose name says
-//! "retriev"); the answer is the output of the last-ending `GENERATION`, else the trace's
-//! `output`. Documents may be strings or objects such as LangChain's
+//! for a question-like key when it is JSON; each retriever observation (type `RETRIEVER`,
+//! or a `SPAN` whose name says "retriev") is a hop, its documents in its output; the answer
+//! is the output of the last-ending `GENERATION`, else the trace's `output`, and that
+//! generation's input tells which hops the answer used ([`super::traces`] makes the rows). Documents may be strings or objects such as LangChain's
 //! `{page_content, metadata}`; ids and scores are taken from the object or its metadata. A
 //! trace without a retriever observation is skipped.
 

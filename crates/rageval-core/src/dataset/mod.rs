@@ -10,8 +10,8 @@
 //! | [`Format::Parquet`] | `.parquet` | streamed batch by batch; snappy, gzip, lz4 codecs |
 //! | [`Format::Arrow`] | `.arrow`, `.arrows`, `.feather`, `.ipc` | IPC file or stream layout, streamed |
 //! | seed S3 | a directory | one sample per `FULL_*.json`, else `GT_*.json` |
-//! | [`Format::OpenInference`] | `--format openinference` | Phoenix span exports (JSONL or JSON); a sample per trace |
-//! | [`Format::Langfuse`] | `--format langfuse` | Langfuse trace exports (JSONL or JSON); a sample per trace |
+//! | [`Format::OpenInference`] | `--format openinference` | Phoenix span exports (JSONL, JSON, Parquet, Arrow); a sample per trace and per hop |
+//! | [`Format::Langfuse`] | `--format langfuse` | Langfuse trace exports (JSONL or JSON); a sample per trace and per hop |
 //!
 //! Column names are matched per record against one alias table ([`Field::aliases`]):
 //! ours and ragas ≥ 0.2 (`user_input`, `retrieved_contexts`, `response`, `reference`, …),

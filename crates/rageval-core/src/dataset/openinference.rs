@@ -1,4 +1,5 @@
-//! OpenInference spans (as Arize Phoenix exports them) read as one sample per trace.
+//! OpenInference spans (as Arize Phoenix exports them) read as one sample per trace, one per
+//! retrieval hop of a trace that retrieved more than once, sessions as conversations.
 //!
 //! Each record is one span. Phoenix writes spans in three spellings, all accepted: the
 //! spans dataframe (`context.trace_id`, `span_kind`, `parent_id`, `attributes.input.value`,
@@ -9,11 +10,13 @@
 //! the three look alike from here on.
 //!
 //! Per trace: the question is the root span's `input.value` (a JSON input is searched for a
-//! question-like key), the contexts are the documents of the last `RETRIEVER` span (id,
-//! score and content), and the answer is the last-ending `LLM` span's final output message,
-//! else its `output.value`. A trace without a `RETRIEVER` span is skipped. The sample's
-//! metadata keeps the trace id, the root span's id (`span_id`: where `rageval-export` writes
-//! a score back) and the retriever span's (`retriever_span_id`).
+//! question-like key), each `RETRIEVER` span is a hop (its input, its documents' id, score
+//! and content), and the answer is the last-ending `LLM` span's final output message, else
+//! its `output.value`; that span's input messages tell which hops the answer used
+//! ([`super::traces`] makes the rows). The session is the root span's `session.id`, else
+//! any span's. A trace without a `RETRIEVER` span is skipped. The sample's metadata keeps
+//! the trace id, the root span's id (`span_id`: where `rageval-export` writes a score back)
+//! and the last retriever span's (`retriever_span_id`).
 
 use std::collections::BTreeMap;
 use std::path::Path;

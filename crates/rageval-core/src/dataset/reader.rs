@@ -28,10 +28,11 @@ pub enum Format {
     /// An Excel workbook (`.xlsx`); the first sheet unless [`ReadOptions::sheet`] names one.
     Xlsx,
     /// OpenInference spans as Phoenix exports them (JSONL, or a JSON array); one sample per
-    /// trace. Only by `--format openinference`.
+    /// trace and per retrieval hop of a trace that retrieved more than once. Only by
+    /// `--format openinference`.
     OpenInference,
-    /// A Langfuse export of traces and observations (JSONL or JSON); one sample per trace.
-    /// Only by `--format langfuse`.
+    /// A Langfuse export of traces and observations (JSONL or JSON); one sample per trace
+    /// and per retrieval hop. Only by `--format langfuse`.
     Langfuse,
     /// Apache Parquet (`.parquet`), streamed batch by batch.
     Parquet,

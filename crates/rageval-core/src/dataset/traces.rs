@@ -1,12 +1,16 @@
 //! Traces as datasets: what the OpenInference and Langfuse readers share.
 //!
 //! A trace reader takes a stream of records (one span, observation or trace per record, as a
-//! JSONL, JSON or — later — Parquet source yields them), groups them by trace, and turns each
-//! trace into one record of our own shape (`id`, `question`, `retrieved_contexts`,
-//! `response`), which the [`RecordBuilder`](super::value::RecordBuilder) then reads like any
-//! other record. A trace without a retriever step is skipped and named in
-//! [`TraceRecords::skipped`]; the caller reports them. The readers hold the spans of the
-//! whole file, since a trace's spans may be anywhere in it.
+//! JSONL, JSON, Parquet or Arrow source yields them), groups them by trace, and turns each
+//! trace into a [`TraceSample`]; [`trace_records`] makes the records of our own shape from
+//! them (`id`, `question`, `retrieved_contexts`, `response`, and `hop`, `conversation_id`,
+//! `turn`, `history` where they apply), which the
+//! [`RecordBuilder`](super::value::RecordBuilder) then reads like any other record. Each
+//! trace gives its answer row and, when it retrieved more than once, a row per hop (id
+//! `TRACE:hop:N`, no answer); the traces of one session are the turns of a conversation, in
+//! time order. A trace without a retriever step is skipped and named in
+//! [`TraceRecords::skipped`] (the caller reports them), yet stays history for its session.
+//! The readers hold the spans of the whole file, since a trace's spans may be anywhere in it.
 
 use std::cmp::Ordering;
 use std::path::Path;

@@ -17,7 +17,8 @@ pub struct DatasetArgs {
     pub field_map: Vec<String>,
 
     /// The dataset's format, when its extension does not say it. Trace exports, one sample
-    /// per trace, are read only when named: `openinference` (Phoenix spans), `langfuse`.
+    /// per trace and per retrieval hop, are read only when named: `openinference` (Phoenix
+    /// spans), `langfuse`.
     #[arg(long, value_parser = FormatNames)]
     pub format: Option<Format>,
 
@@ -60,9 +61,11 @@ fn what_it_reads(format: Format) -> &'static str {
         Format::Csv => "Comma- or tab-separated values with a header row (also `tsv`)",
         Format::Xlsx => "An Excel workbook (--sheet)",
         Format::OpenInference => {
-            "OpenInference spans as Phoenix exports them: one sample per trace"
+            "OpenInference spans as Phoenix exports them: one sample per trace and per hop"
         }
-        Format::Langfuse => "A Langfuse export of traces and observations: one sample per trace",
+        Format::Langfuse => {
+            "A Langfuse export of traces and observations: one sample per trace and per hop"
+        }
         Format::Parquet => "Apache Parquet, streamed",
         Format::Arrow => {
             "Arrow IPC (file or stream layout; Feather v2), streamed (also `arrows`, `feather`, \

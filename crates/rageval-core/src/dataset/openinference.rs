@@ -14,14 +14,15 @@
 //! and content), and the answer is the last-ending `LLM` span's final output message, else
 //! its `output.value`; that span's input messages tell which hops the answer used
 //! ([`super::traces`] makes the rows). The session is the root span's `session.id`, else
-//! any span's. A trace without a `RETRIEVER` span is skipped. The sample's metadata keeps
+//! any span's. `TOOL` spans are the tool calls made (name and `input.value` arguments); the
+//! root span's `metadata` may name the expected ones. A trace without a `RETRIEVER` span is skipped. The sample's metadata keeps
 //! the trace id, the root span's id (`span_id`: where `rageval-export` writes a score back)
 //! and the last retriever span's (`retriever_span_id`).
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 use super::error::DatasetError;
 use super::traces::{
@@ -157,6 +158,13 @@ fn sample(file: &Path, trace: String, mut spans: Vec<Span>) -> Result<TraceSampl
     if let Some(name) = root.and_then(|root| root.get("name")) {
         metadata.insert("trace_name".into(), name.clone());
     }
+    let calls = tool_calls(&spans);
+    if !calls.is_empty() {
+        metadata.insert("tool_calls".into(), Value::Array(calls));
+    }
+    if let Some(root) = root {
+        expected_tool_calls(root, &mut metadata);
+    }
     // OpenInference puts `session.id` on the root span; some instrumentations repeat it on
     // every span, or set it on a child only.
     let session_span = root
@@ -190,6 +198,56 @@ fn sample(file: &Path, trace: String, mut spans: Vec<Span>) -> Result<TraceSampl
         start: root.and_then(|root| root.start()).cloned(),
         metadata,
     })
+}
+
+/// The tool calls of a trace, from its `TOOL` spans in time order: the name is `tool.name`
+/// (else the span's name), the arguments the span's `input.value` — a JSON object (or its
+/// text) as it is, any other input under `input`.
+fn tool_calls(spans: &[Span]) -> Vec<Value> {
+    spans
+        .iter()
+        .filter(|span| span.kind == "TOOL")
+        .map(|span| {
+            let name = span
+                .get("tool.name")
+                .or_else(|| span.get("name"))
+                .cloned()
+                .unwrap_or(Value::Null);
+            let arguments = match span.get("input.value") {
+                None => Value::Null,
+                Some(Value::String(text)) => match serde_json::from_str::<Value>(text) {
+                    Ok(Value::Object(object)) => Value::Object(object),
+                    _ if text.trim().is_empty() => Value::Null,
+                    _ => json!({"input": text}),
+                },
+                Some(other) => json!({"input": other}),
+            };
+            json!({"name": name, "arguments": arguments})
+        })
+        .collect()
+}
+
+/// Keys of the root span's `metadata` (a JSON object, as OpenInference writes it: JSON
+/// text) that name the calls the trace should have made, copied to the answer row as they
+/// are: the record builder reads and checks them like any dataset's.
+const EXPECTED_TOOL_KEYS: [&str; 3] = [
+    "reference_tool_calls",
+    "expected_tool_calls",
+    "tool_call_order",
+];
+
+fn expected_tool_calls(root: &Span, fields: &mut Map<String, Value>) {
+    let Some(Value::String(text)) = root.get("metadata") else {
+        return;
+    };
+    let Ok(Value::Object(metadata)) = serde_json::from_str::<Value>(text) else {
+        return;
+    };
+    for key in EXPECTED_TOOL_KEYS {
+        if let Some(value) = metadata.get(key) {
+            fields.insert(key.into(), value.clone());
+        }
+    }
 }
 
 /// What an LLM span was given, as text: its input messages, prompts and `input.value`;

@@ -47,7 +47,9 @@ pub(crate) struct TraceSample {
     /// The session the trace belongs to, and when it started (its turn's place there).
     pub(crate) session: Option<String>,
     pub(crate) start: Option<Value>,
-    /// Other keys kept as the sample's metadata (trace name, session, span ids).
+    /// Other keys of the answer row: the sample's metadata (trace name, session, span ids)
+    /// and the tool-call fields a reader found (`tool_calls`, `reference_tool_calls`,
+    /// `tool_call_order`), which the record builder reads as fields.
     pub(crate) metadata: Map<String, Value>,
 }
 

@@ -5,7 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use rageval_core::dataset::{self, DatasetErrorKind, Format, ReadOptions};
-use rageval_core::{Context, Hop, Role, Sample, Turn};
+use rageval_core::{Context, Hop, Role, Sample, ToolCallOrder, Turn};
+use serde_json::Value;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -410,4 +411,38 @@ fn a_session_id_of_another_shape_names_its_line_and_field() {
         error.to_string().contains("field `sessionId (trace `t2`)`"),
         "{error}"
     );
+}
+
+/// `TOOL` spans are the answer row's tool calls, in time order (a plain-text input under
+/// `input`); the root span's `metadata` names the expected ones (`phoenix_tools.jsonl`: a
+/// retriever, three `TOOL` spans whose file order is not their time order).
+#[test]
+fn tool_spans_are_the_calls_made_and_root_metadata_the_calls_expected() {
+    let (samples, _) = read("phoenix_tools.jsonl", Format::OpenInference);
+    assert_eq!(samples.len(), 1);
+    let calls: Vec<(&str, String)> = samples[0]
+        .tool_calls
+        .iter()
+        .map(|c| {
+            (
+                c.name.as_str(),
+                Value::Object(c.arguments.clone()).to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("get_weather", r#"{"city":"paris "}"#.to_owned()),
+            ("search", r#"{"input":"weather Paris"}"#.to_owned()),
+            ("convert", r#"{"to":"f"}"#.to_owned()),
+        ]
+    );
+    let expected: Vec<&str> = samples[0]
+        .reference_tool_calls
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
+    assert_eq!(expected, ["get_weather", "convert"]);
+    assert_eq!(samples[0].tool_call_order, ToolCallOrder::AnyOrder);
 }

@@ -194,3 +194,33 @@ fn a_bad_session_id_exits_2_naming_file_line_and_field() {
         stderr(&output)
     );
 }
+
+/// Tool calls from OpenInference `TOOL` spans against the expected ones in the root span's
+/// metadata (`phoenix_tools.jsonl`, any order): made get_weather {city: "paris "}, search,
+/// convert {to: "f"}; expected get_weather {city: "Paris"}, convert {to: "F"}. Selection:
+/// 2 · 2 pairs ÷ (2 expected + 3 made) = 0.8; arguments agree once normalised (1.0), not
+/// exactly (0.0).
+#[test]
+fn tool_spans_are_scored_against_the_expected_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = heuristic_eval(
+        dir.path(),
+        &fixtures().join("phoenix_tools.jsonl"),
+        "openinference",
+        "tool_selection,tool_argument_correctness,tool_argument_correctness:exact",
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let cells = checked_cells(&dir.path().join("run"), 1, 3);
+    let values: Vec<(&str, f64)> = cells
+        .iter()
+        .map(|c| (c["metric"].as_str().unwrap(), c["value"].as_f64().unwrap()))
+        .collect();
+    assert_eq!(
+        values,
+        [
+            ("tool_selection", 0.8),
+            ("tool_argument_correctness", 1.0),
+            ("tool_argument_correctness:exact", 0.0),
+        ]
+    );
+}

@@ -5,11 +5,14 @@
 # started mock per run (so fault draws and max_in_flight are per run). RUNS runs each
 # (default 3). JSON lines go to benches/ragas/results/<config>.jsonl and to stdout.
 # Needs: cargo, python3; ragas's venv is built by shared/bench/setup.sh.
-# RUNS and PROFILE (release or dev) may be set.
+# RUNS, PROFILE (release or dev), PORT and SHARED may be set. BASELINE=PATH adds a third tool, another
+# rageval binary (say, a build of the commit before a change), interleaved with the two and
+# labelled `rageval-baseline`, so that before and after are measured in one run.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-BENCH=../shared/bench
-DATA=../shared/validation/ragas-fiqa-sample/fiqa_ragas_30.jsonl
+SHARED=${SHARED:-../shared}  # the shared folder beside the checkout (set it from a worktree)
+BENCH=$SHARED/bench
+DATA=$SHARED/validation/ragas-fiqa-sample/fiqa_ragas_30.jsonl
 OUT=benches/ragas/results
 RUNS=${RUNS:-3}
 PORT=${PORT:-8189}
@@ -38,6 +41,9 @@ run_one() { # config-name tool mock-flags...
   if [ "$tool" = ragas ]; then
     "$VENV/bin/python" "$BENCH/ragas_run.py" --dataset "$DATA" --base-url "$url" --reset-stats \
       --max-workers 16 2>> "$OUT/ragas-$config.stderr"
+  elif [ "$tool" = rageval-baseline ]; then
+    python3 benches/ragas/rageval_run.py --dataset "$DATA" --base-url "$url" --reset-stats \
+      --max-workers 16 --binary "$BASELINE" | sed 's/"tool": "rageval"/"tool": "rageval-baseline"/'
   else
     python3 benches/ragas/rageval_run.py --dataset "$DATA" --base-url "$url" --reset-stats \
       --max-workers 16 --binary "$BIN"
@@ -53,6 +59,7 @@ for config in clean garbage10; do
   for _ in $(seq "$RUNS"); do
     run_one "$config" ragas "${flags[@]}"
     run_one "$config" rageval "${flags[@]}"
+    if [ -n "${BASELINE:-}" ]; then run_one "$config" rageval-baseline "${flags[@]}"; fi
   done
 done
 echo "load after: $(uptime)" >&2

@@ -12,10 +12,11 @@
 //!
 //! A planned run ([`Judges::plan_for`]) that needs at least two of the per-context
 //! judgements — usefulness for the reference (context precision), the reference's claims
-//! (context recall), the answer's statements (faithfulness) — asks them in one
-//! `contexts_check` call per sample, so the contexts and the reference are sent once; the
-//! verdicts stay per context and per statement, with reasons. Samples the call cannot take
-//! (a blank context, a judge that is not the chat model) use the separate tasks.
+//! (context recall), the answer's claims (faithfulness) — asks them in one `contexts_check`
+//! call per sample, which also splits the answer and the reference, so the question, the
+//! contexts, the answer and the reference are sent once; the verdicts stay per context and
+//! per statement, with reasons. Samples the call cannot take (a blank context, a judge that
+//! is not the chat model) use the separate tasks.
 //!
 //! Contexts of one sample are judged concurrently. A context never holds a score: metrics
 //! turn these results into outcomes.
@@ -350,8 +351,18 @@ impl ScoringContext {
             .map_err(|error| Failure::new(format!("embeddings: {error}")))
     }
 
-    /// The answer's statements: the sample's own, or split by the judge.
+    /// The answer's statements: the sample's own, or split by the judge (in the contexts
+    /// check when it judges them).
     pub async fn answer_statements(&self, sample: &Sample) -> Shared<Statements> {
+        if self.check_splits_answer(sample) {
+            let checked = self.checked(sample).await?;
+            return checked_statements(checked.answer.as_ref(), "answer");
+        }
+        self.answer_statements_apart(sample).await
+    }
+
+    /// The answer's statements: the sample's own, or split by a call of their own.
+    async fn answer_statements_apart(&self, sample: &Sample) -> Shared<Statements> {
         self.answer_statements
             .get_or_init(|| async {
                 let text = sample.answer.clone().unwrap_or_default();
@@ -365,13 +376,8 @@ impl ScoringContext {
     /// The reference's statements: the sample's own, or split by the judge.
     pub async fn reference_statements(&self, sample: &Sample) -> Shared<Statements> {
         if sample.reference_statements.is_none() && self.check.is_some_and(|p| p.reference) {
-            return self
-                .checked(sample)
-                .await?
-                .reference
-                .as_ref()
-                .map(|r| Arc::clone(&r.statements))
-                .ok_or_else(|| Failure::new("the contexts check split no reference"));
+            let checked = self.checked(sample).await?;
+            return checked_statements(checked.reference.as_ref(), "reference");
         }
         self.reference_statements
             .get_or_init(|| async {
@@ -597,14 +603,27 @@ impl ScoringContext {
             .clone()
     }
 
-    /// This sample's one `contexts_check` call (after the answer's split when its statements
-    /// are asked for); call only when `check` is set.
+    /// Whether this sample's contexts check splits the answer itself: it judges the answer's
+    /// statements, the dataset gives none and the answer is not blank (a blank answer
+    /// states nothing, with no call).
+    fn check_splits_answer(&self, sample: &Sample) -> bool {
+        self.check.is_some_and(|p| p.answer)
+            && sample.answer_statements.is_none()
+            && sample
+                .answer
+                .as_deref()
+                .is_some_and(|a| !a.trim().is_empty())
+    }
+
+    /// This sample's one `contexts_check` call, which splits the answer too unless the
+    /// dataset gives its statements; call only when `check` is set.
     async fn checked(&self, sample: &Sample) -> Shared<Checked> {
         self.checked
             .get_or_init(|| async {
                 let plan = self.check.unwrap_or_default();
-                let answer = match plan.answer {
-                    true => Some(self.answer_statements(sample).await?),
+                let split_answer = self.check_splits_answer(sample);
+                let answer = match plan.answer && !split_answer {
+                    true => Some(self.answer_statements_apart(sample).await?),
                     false => None,
                 };
                 // Statements the dataset gives for the reference are checked as given.
@@ -625,14 +644,24 @@ impl ScoringContext {
                     reference: sample.reference_text(),
                     split_reference: plan.reference && given.is_none(),
                     usefulness: plan.usefulness,
+                    answer: split_answer.then(|| sample.answer.clone().unwrap_or_default()),
                     statements,
                 };
                 let judged = self.tasks()?.contexts_check(&task).await?;
                 let value = &judged.value;
-                let answer = answer.map(|statements| SupportedStatements {
-                    statements,
-                    verdicts: Arc::new(share_of(&judged, value.verdicts[..n].to_vec())),
-                });
+                let answer = match answer {
+                    Some(statements) => Some(SupportedStatements {
+                        statements,
+                        verdicts: Arc::new(share_of(&judged, value.verdicts[..n].to_vec())),
+                    }),
+                    None => split_answer.then(|| SupportedStatements {
+                        statements: Arc::new(Statements {
+                            items: value.answer_statements.clone(),
+                            from: describe(&judged.by),
+                        }),
+                        verdicts: Arc::new(share_of(&judged, value.answer_verdicts.clone())),
+                    }),
+                };
                 let reference = plan.reference.then(|| {
                     let (statements, verdicts) = match given {
                         Some(given) => (given, value.verdicts[n..].to_vec()),
@@ -738,6 +767,12 @@ fn checked_part(part: Option<&SupportedStatements>) -> Shared<SupportedStatement
     part.cloned()
         .map(Arc::new)
         .ok_or_else(|| Failure::new("the contexts check did not judge these statements"))
+}
+
+/// The statements of a part of the contexts check that split `text` (the plan asked it).
+fn checked_statements(part: Option<&SupportedStatements>, text: &str) -> Shared<Statements> {
+    part.map(|p| Arc::clone(&p.statements))
+        .ok_or_else(|| Failure::new(format!("the contexts check split no {text}")))
 }
 
 fn context_texts(sample: &Sample) -> Vec<String> {

@@ -24,6 +24,8 @@ pub struct Shape {
     pub contexts: usize,
     /// [`TaskKind::ContextsCheck`]: the reference is split and its claims judged.
     pub split: bool,
+    /// [`TaskKind::ContextsCheck`]: the answer is split and its claims judged.
+    pub split_answer: bool,
     /// [`TaskKind::ContextsCheck`]: each context is judged useful or not.
     pub usefulness: bool,
     /// [`TaskKind::CustomRubric`]: a pass/fail verdict rather than a 1–5 score.

@@ -6,12 +6,14 @@
 
 use std::sync::{Arc, Mutex};
 
+use futures_util::future::join_all;
+
 use rageval_core::{Context, Outcome, Role, Sample, Turn};
 use rageval_metrics::Judges;
 use rageval_tasks::{Heuristic, Policy, TaskJudge};
 use serde_json::{Value, json};
 
-use crate::support::{Answer, Asked, detail, scripted, value};
+use crate::support::{Answer, Asked, cooperative, detail, scripted, value};
 
 /// One language's conversation: the turn-1 question, the two earlier replies with their
 /// contexts, the turn-2 question, and turn 3 (question, context, answer).
@@ -201,4 +203,34 @@ async fn a_chat_judge_is_shown_the_history_and_names_turn_one() {
         // The single turn's prompt has no conversation at all.
         assert_eq!(shown[1], "");
     }
+}
+
+#[tokio::test]
+async fn in_a_planned_run_a_turn_s_claims_come_from_the_contexts_call_and_are_judged_with_its_history()
+ {
+    let shown = Arc::new(Mutex::new(Vec::new()));
+    let place = by_place("Lisbon", Arc::clone(&shown));
+    let judge = scripted(move |asked: &Asked| match asked.task {
+        "contexts_check" => cooperative(asked),
+        _ => place(asked),
+    })
+    .await;
+    let mut turn = ENGLISH.turn_three(true);
+    turn.references = vec!["Flights to Porto leave from terminal 2.".into()];
+    let metrics: Vec<_> = ["context_recall", "faithfulness"]
+        .iter()
+        .map(|spec| rageval_metrics::build(spec).expect("metric"))
+        .collect();
+    let judges = judge.judges.clone().plan_for(&metrics);
+    let scoring = rageval_metrics::ScoringContext::new(&judges, &turn);
+    let outcomes = join_all(metrics.iter().map(|m| m.score(&turn, &scoring))).await;
+    assert_eq!(value(&outcomes[0]), 1.0, "{:?}", outcomes[0]);
+    // The answer is split in the one contexts call; its claims are then judged again in a
+    // call of their own that shows the conversation.
+    assert_supported_by_turn_one(&outcomes[1]);
+    assert_eq!(judge.calls("contexts_check"), 1);
+    assert_eq!(judge.calls("split_statements"), 0);
+    assert_eq!(judge.calls("support_verdicts"), 1);
+    let shown = shown.lock().map(|s| s.clone()).unwrap_or_default();
+    assert!(shown[0].contains("turn 1, user: I am flying"), "{shown:?}");
 }

@@ -135,8 +135,8 @@ async fn a_planned_run_judges_precision_recall_and_faithfulness_in_one_contexts_
     assert_eq!(judge.calls("contexts_check"), 1);
     assert_eq!(
         judge.calls("split_statements"),
-        1,
-        "only the answer is split apart"
+        0,
+        "the contexts call splits the answer and the reference"
     );
     assert_eq!(
         judge.calls("context_usefulness") + judge.calls("support_verdicts"),
@@ -155,13 +155,67 @@ async fn a_planned_run_judges_precision_recall_and_faithfulness_in_one_contexts_
 
 #[tokio::test]
 async fn statements_the_dataset_gives_are_checked_as_given_in_the_contexts_call() {
+    // The reference's statements given (k2 is in no context), then the answer's (k5).
+    let given = |reference: bool| {
+        let mut s = sample(
+            "Q?",
+            &["k1 k3", "noise"],
+            "k1 fact. k3 fact",
+            "k1 fact. k2 fact",
+        );
+        let statements = Some(vec![
+            "k1 fact".into(),
+            format!("k{} fact", if reference { 2 } else { 5 }),
+        ]);
+        match reference {
+            true => s.reference_statements = statements,
+            false => s.answer_statements = statements,
+        }
+        s
+    };
+    for (reference, values) in [(true, [0.5, 1.0]), (false, [0.5, 0.5])] {
+        let judge = scripted(cooperative).await;
+        let outcomes = planned(
+            &judge,
+            &given(reference),
+            &["context_recall", "faithfulness"],
+        )
+        .await;
+        assert_eq!(outcomes.iter().map(value).collect::<Vec<_>>(), values);
+        assert_eq!(judge.calls("contexts_check"), 1);
+        assert_eq!(
+            judge.calls("split_statements"),
+            0,
+            "the other text is split in the call"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_answer_split_in_the_contexts_call_serves_every_metric_of_the_sample() {
     let judge = scripted(cooperative).await;
-    let mut s = sample("Q?", &["k1 k3", "noise"], "k1 fact. k3 fact", "whatever");
-    s.reference_statements = Some(vec!["k1 fact".into(), "k2 fact".into()]);
-    let outcomes = planned(&judge, &s, &["context_recall", "faithfulness"]).await;
-    assert_eq!(outcomes.iter().map(value).collect::<Vec<_>>(), [0.5, 1.0]);
+    let s = sample(
+        "Q?",
+        &["noise k4", "k1 k3"],
+        "k1 fact. k3 fact",
+        "k1 fact. k2 fact",
+    );
+    let specs = [
+        "context_precision",
+        "faithfulness",
+        "answer_correctness",
+        "noise_sensitivity",
+    ];
+    let outcomes = planned(&judge, &s, &specs).await;
+    for (spec, outcome) in specs.iter().zip(&outcomes) {
+        assert!(outcome.value().is_some(), "{spec}: {outcome:?}");
+    }
+    // The answer is split once, in the contexts call; only answer_correctness's reference
+    // (not checked against the contexts by this run) is split apart.
     assert_eq!(judge.calls("contexts_check"), 1);
     assert_eq!(judge.calls("split_statements"), 1);
+    let evidence = serde_json::to_string(&outcomes).expect("outcomes serialise");
+    assert!(evidence.contains("contexts_check.en@2"), "{evidence}");
 }
 
 #[tokio::test]

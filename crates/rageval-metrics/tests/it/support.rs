@@ -235,15 +235,19 @@ pub fn cooperative(asked: &Asked) -> Answer {
             let passages = asked.items("passage");
             let mut answer = serde_json::Map::new();
             for field in &asked.fields {
-                let value = match field.as_str() {
-                    "reference_claims" => split(&asked.item("reference"))
+                let claims = |text: String| -> Value {
+                    split(&text)
                         .into_iter()
                         .map(|claim| {
                             let mut item = support(&claim, &passages);
                             item["claim"] = json!(claim);
                             item
                         })
-                        .collect(),
+                        .collect()
+                };
+                let value = match field.as_str() {
+                    "answer_claims" => claims(asked.item("answer")),
+                    "reference_claims" => claims(asked.item("reference")),
                     "useful_passages" => passages
                         .iter()
                         .map(|(label, text)| {

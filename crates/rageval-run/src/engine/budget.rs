@@ -3,9 +3,9 @@
 //!
 //! Tokens are estimated, not counted: one per Chinese, Japanese or Korean character and one
 //! per four other characters (the same chars/4 ruler the bench mock bills by). The largest
-//! prompt is the one call that sends every context with the reference and the answer's
-//! statements (`contexts_check`, or the support call that checks both statement lists); its
-//! answer (a reason per statement and per context) is budgeted at the size of answer and
+//! prompt is the one call that sends every context with the reference and the answer, or
+//! its statements (`contexts_check`, or the support call that checks both statement lists);
+//! its answer (a reason per statement and per context) is budgeted at the size of answer and
 //! reference again.
 
 use rageval_core::Sample;

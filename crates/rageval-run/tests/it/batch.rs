@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use rageval_judge::batch::{BatchLimits, PollPolicy};
 use rageval_run::Stop;
+use rageval_run::commands::eval::EvalOptions;
 use rageval_run::engine::batch::BatchMode;
 use rageval_run::engine::batch::journal::BatchEvent;
 use rageval_run::engine::observe::Silent;
@@ -15,9 +16,21 @@ use rageval_testkit::MockStats;
 use serde_json::Value;
 
 use crate::{
-    Endpoint, assert_same_summary, complete, endpoint, no_env, options, results, summary,
+    Endpoint, METRICS, assert_same_summary, complete, endpoint, no_env, options, results, summary,
     write_dataset,
 };
+
+/// `eval`'s options for the batch tests: the bench's four metrics and answer_correctness,
+/// whose support calls wait on the answer's split in the `contexts_check` call, so that a
+/// run has two stages (the four alone ask everything in one).
+fn chained(endpoint: &Endpoint, data: &Path, out: &Path, cache: &Path) -> EvalOptions {
+    let mut chained = options(endpoint, data, out, cache);
+    chained.metrics = format!("{METRICS},answer_correctness")
+        .split(',')
+        .map(String::from)
+        .collect();
+    chained
+}
 
 /// Polls that suit the mock's jobs (done within milliseconds).
 fn quick_poll() -> PollPolicy {
@@ -64,7 +77,7 @@ fn account(run: &Path) -> (u64, u64, u64) {
 /// The synchronous run of `data` into `dir/sync`, and what the mock saw of it (then reset).
 fn synchronous(endpoint: &Endpoint, dir: &Path, data: &Path) -> (PathBuf, MockStats) {
     let run = dir.join("sync");
-    complete(&options(endpoint, data, &run, &dir.join("sync.sqlite")));
+    complete(&chained(endpoint, data, &run, &dir.join("sync.sqlite")));
     let stats = endpoint.mock.stats();
     endpoint.mock.reset();
     (run, stats)
@@ -77,7 +90,7 @@ fn a_thousand_samples_in_batch_jobs_score_as_the_synchronous_run() {
     let (sync_run, sync) = synchronous(&endpoint, dir.path(), &data);
 
     let batch_run = dir.path().join("batch");
-    let mut batch = options(
+    let mut batch = chained(
         &endpoint,
         &data,
         &batch_run,
@@ -134,7 +147,7 @@ fn requests_out_answers_in_by_a_vllm_run_batch_stand_in_end_as_the_synchronous_r
     loop {
         sessions += 1;
         assert!(sessions < 12, "the loop does not end");
-        let mut session = options(&endpoint, &data, &run, &dir.path().join("b.sqlite"));
+        let mut session = chained(&endpoint, &data, &run, &dir.path().join("b.sqlite"));
         session.batch = Some(BatchMode {
             export: Some(requests.clone()),
             import: std::mem::take(&mut imports),
@@ -203,7 +216,7 @@ fn a_dry_run_of_a_batch_run_says_its_stages_and_sends_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let data = write_dataset(dir.path(), 40);
     let run = dir.path().join("batch");
-    let mut batch = options(&endpoint, &data, &run, &dir.path().join("b.sqlite"));
+    let mut batch = chained(&endpoint, &data, &run, &dir.path().join("b.sqlite"));
     batch.batch = Some(BatchMode {
         submit: true,
         poll: quick_poll(),
@@ -234,7 +247,7 @@ fn a_batch_run_needs_an_endpoint_and_the_cache() {
     let endpoint = endpoint();
     let dir = tempfile::tempdir().unwrap();
     let data = write_dataset(dir.path(), 3);
-    let mut batch = options(
+    let mut batch = chained(
         &endpoint,
         &data,
         &dir.path().join("r"),
@@ -275,7 +288,7 @@ fn a_job_created_just_before_a_crash_is_found_by_its_metadata_not_sent_again() {
     let dir = tempfile::tempdir().unwrap();
     let data = write_dataset(dir.path(), 20);
     let run = dir.path().join("batch");
-    let mut batch = options(&endpoint, &data, &run, &dir.path().join("b.sqlite"));
+    let mut batch = chained(&endpoint, &data, &run, &dir.path().join("b.sqlite"));
     batch.batch = Some(BatchMode {
         submit: true,
         poll: quick_poll(),
@@ -330,7 +343,7 @@ fn requests_a_job_left_unanswered_go_synchronous_with_the_sync_fallback() {
     let data = write_dataset(dir.path(), 40);
     let (sync_run, sync) = synchronous(&endpoint, dir.path(), &data);
     let run = dir.path().join("batch");
-    let mut batch = options(&endpoint, &data, &run, &dir.path().join("b.sqlite"));
+    let mut batch = chained(&endpoint, &data, &run, &dir.path().join("b.sqlite"));
     batch.batch = Some(BatchMode {
         submit: true,
         failed_items: rageval_judge::batch::FailedItems::Sync,

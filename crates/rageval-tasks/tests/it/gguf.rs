@@ -166,6 +166,7 @@ async fn ask(router: &TaskJudge, kind: TaskKind, item: (&str, &str, &str)) -> Op
                 reference: Some(context),
                 split_reference: true,
                 usefulness: true,
+                answer: Some(answer.clone()),
                 statements: vec![answer],
             })
             .await

@@ -372,6 +372,7 @@ async fn one_contexts_check_splits_the_reference_and_judges_usefulness_and_state
         reference: Some("A is 1 and C is 3.".into()),
         split_reference: true,
         usefulness: true,
+        answer: None,
         statements: strings(&["B is 2."]),
     };
     let out = judge.contexts_check(&task).await.expect("checked");
@@ -391,7 +392,7 @@ async fn one_contexts_check_splits_the_reference_and_judges_usefulness_and_state
     assert_eq!(out.value.usefulness[1].reason, "B is not in the reference");
     assert_eq!(out.value.verdicts[0].support, Support::Contradicted);
     assert_eq!(out.value.verdicts[0].context, Some(1));
-    assert_eq!(template_of(&out).to_string(), "contexts_check.en@1");
+    assert_eq!(template_of(&out).to_string(), "contexts_check.en@2");
     // One call; the contexts and the reference are each sent once, fenced.
     let (system, user) = sent.messages(0);
     assert!(system.contains("reference_claims") && system.contains("useful_passages"));
@@ -434,6 +435,70 @@ async fn one_contexts_check_splits_the_reference_and_judges_usefulness_and_state
     })
     .await;
     assert!(llm_router(&mock).contexts_check(&task).await.is_err());
+}
+
+#[tokio::test]
+async fn one_contexts_check_splits_the_answer_too_and_sends_each_text_once() {
+    let (mock, sent) = scripted(|_, _| {
+        r#"{
+            "answer_claims": [
+                {"claim": "B is 2.", "reason": "passage 2 says 5", "supporting_context": 2, "verdict": "contradicted"},
+                {"claim": " ", "reason": "blank", "supporting_context": 0, "verdict": "not_supported"},
+                {"claim": "A is 1.", "reason": "passage 1 states it", "supporting_context": 1, "verdict": "fully_supported"}
+            ],
+            "reference_claims": [
+                {"claim": "A is 1.", "reason": "passage 1 states it", "supporting_context": 1, "verdict": "fully_supported"}
+            ]
+        }"#
+        .into()
+    })
+    .await;
+    let mut task = ContextsCheck {
+        question: "What are A and B?".into(),
+        contexts: strings(&["A is 1.", "B is 5."]),
+        reference: Some("A is one.".into()),
+        split_reference: true,
+        usefulness: false,
+        answer: Some("B is two, and A is one as well.".into()),
+        statements: Vec::new(),
+    };
+    let out = llm_router(&mock)
+        .contexts_check(&task)
+        .await
+        .expect("checked");
+    assert_eq!(out.value.answer_statements, ["B is 2.", "A is 1."]);
+    let answer: Vec<_> = (out.value.answer_verdicts.iter())
+        .map(|v| (v.support, v.context))
+        .collect();
+    assert_eq!(
+        answer,
+        [
+            (Support::Contradicted, Some(1)),
+            (Support::FullySupported, Some(0))
+        ]
+    );
+    assert_eq!(out.value.reference_statements, ["A is 1."]);
+    assert!(out.value.verdicts.is_empty());
+    assert_eq!(template_of(&out).to_string(), "contexts_check.en@2");
+    // The answer is sent once, with what a claim is said once for both splits.
+    let (system, user) = sent.messages(0);
+    assert_eq!(user.matches("B is two").count(), 1, "{user}");
+    assert_eq!(system.matches("A claim states exactly one fact").count(), 1);
+    assert!(system.contains("answer_claims") && system.contains("reference_claims"));
+    let schema = &sent.all()[0]["response_format"]["json_schema"]["schema"];
+    assert_eq!(
+        schema["required"],
+        serde_json::json!(["answer_claims", "reference_claims"])
+    );
+    // Both splits share one item schema; no keyed verdicts are asked.
+    let defs: Vec<&String> = schema["$defs"].as_object().expect("defs").keys().collect();
+    assert_eq!(defs, ["claim"]);
+
+    // A blank answer to split is the caller's error, with no call.
+    task.answer = Some("  ".into());
+    let (mock, sent) = scripted(|_, _| "{}".into()).await;
+    assert!(llm_router(&mock).contexts_check(&task).await.is_err());
+    assert!(sent.all().is_empty());
 }
 
 #[tokio::test]

@@ -69,24 +69,25 @@ fn a_call_cap_stops_the_run_resumably_and_the_sessions_add_up() {
     with_price(dir.path());
     let run = dir.path().join("run");
 
-    // One call at a time, two samples in flight: the calls allowed finish whole samples.
+    // One call at a time, two samples in flight: the calls allowed finish whole samples
+    // (one `contexts_check` call each: both metrics' splits and verdicts).
     let capped = eval(
         &endpoint,
         dir.path(),
         "10",
-        &["--max-calls", "15", "--concurrency", "1"],
+        &["--max-calls", "5", "--concurrency", "1"],
     );
     assert_eq!(capped.status.code(), Some(3), "{}", stderr(&capped));
-    assert!(stderr(&capped).contains("judge cap reached: max calls 15"));
+    assert!(stderr(&capped).contains("judge cap reached: max calls 5"));
     // No request beyond the cap; the run is kept, incomplete, with no summary.
     let first = endpoint.mock.stats();
-    assert_eq!(first.requests, 15);
+    assert_eq!(first.requests, 5);
     assert!(!run.join("summary.json").exists());
     let manifest = read_json(&run.join("manifest.json"));
     assert_eq!(manifest["status"], "running");
     assert_eq!(manifest["sessions"][0]["ended"], "cap_reached");
     let session = session_total(&manifest, 0);
-    assert_eq!(session.calls, 15);
+    assert_eq!(session.calls, 5);
     assert_eq!(session.prompt_tokens, first.prompt_tokens);
     let journal = fs::read_to_string(run.join("results.jsonl")).unwrap();
     let kept = journal.lines().count();
@@ -111,7 +112,7 @@ fn a_call_cap_stops_the_run_resumably_and_the_sessions_add_up() {
     let manifest = read_json(&run.join("manifest.json"));
     assert_eq!(manifest["status"], "complete");
     assert_eq!(manifest["sessions"][1]["ended"], "complete");
-    assert_eq!(session_total(&manifest, 1).calls, all.requests - 15);
+    assert_eq!(session_total(&manifest, 1).calls, all.requests - 5);
     let usd = total.cost_usd.unwrap();
     assert!((usd - cost_of(all.prompt_tokens, all.completion_tokens)).abs() < 1e-9);
     assert!(stdout(&resumed).contains("whole run (2 sessions)"));
@@ -177,13 +178,17 @@ fn a_cost_cap_stops_before_passing_it_and_a_larger_one_finishes() {
     let dir = tempfile::tempdir().unwrap();
     with_price(dir.path());
     let run = dir.path().join("run");
-    let cap = 0.5;
+    // The cap reserves each call's prompt (tiktoken) and its `max_tokens` while in flight:
+    // an upper bound on what the mock bills only when the completion is capped (without a
+    // cap it reserves 256 tokens, which one `contexts_check` answer of the mock exceeds).
+    let cap = 1.5;
+    let max_tokens = ["--judge-max-tokens", "1000"];
 
     let capped = eval(
         &endpoint,
         dir.path(),
         "10",
-        &["--max-cost", &cap.to_string()],
+        &[&["--max-cost", &cap.to_string()][..], &max_tokens].concat(),
     );
     assert_eq!(capped.status.code(), Some(3), "{}", stderr(&capped));
     let stats = endpoint.mock.stats();
@@ -195,7 +200,12 @@ fn a_cost_cap_stops_before_passing_it_and_a_larger_one_finishes() {
     assert!((session.cost_usd.unwrap() - spent).abs() < 1e-9);
     assert_eq!(manifest["status"], "running");
 
-    let resumed = eval(&endpoint, dir.path(), "10", &["--max-cost", "100"]);
+    let resumed = eval(
+        &endpoint,
+        dir.path(),
+        "10",
+        &[&["--max-cost", "100"][..], &max_tokens].concat(),
+    );
     assert!(resumed.status.success(), "{}", stderr(&resumed));
     checked_cells(&run, 10, 2);
     let all = endpoint.mock.stats();
@@ -262,13 +272,13 @@ fn a_dry_run_sends_nothing_and_estimates_what_the_run_spends() {
     // 4.6 characters a token, so a prompt of dataset text reads ~10% low); verdict prompts
     // hold statements the plan takes to be one per sentence where the mock always returns two.
     // Prompt tokens are what a plan is for: both must land within 20% of the spend.
-    let (split_name, split) = spent
+    let (check_name, check) = spent
         .templates
         .iter()
-        .find(|(name, _)| name.starts_with("split_statements.en@"))
-        .expect("the run split the answers");
-    let [_, prompt, _] = planned(&table, split_name);
-    assert!(error(prompt, split.prompt_tokens) < 0.2, "{report}");
+        .find(|(name, _)| name.starts_with("contexts_check.en@"))
+        .expect("the run checked the contexts");
+    let [_, prompt, _] = planned(&table, check_name);
+    assert!(error(prompt, check.prompt_tokens) < 0.2, "{report}");
     let [_, prompt, _] = planned(&table, "whole run");
     assert!(error(prompt, spent.total.prompt_tokens) < 0.2, "{report}");
     let _ = fs::write(

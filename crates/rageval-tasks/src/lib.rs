@@ -5,7 +5,7 @@
 //! [`ContextRelevance`], [`ContextUsefulness`], [`AnswerRubric`], [`GenerateQuestions`],
 //! [`QuestionSimilarity`], [`ExtractEntities`], [`GradeRelevance`], [`PairwisePreference`],
 //! [`GradeRelevanceBatch`], [`OrderContexts`], [`AnswerFromContexts`], [`MergeAnswers`],
-//! [`Abstention`], and [`ContextsCheck`] (several of these against one sample's contexts in
+//! [`Abstention`], [`ResolveQuestion`] (a follow-up made standalone), and [`ContextsCheck`] (several of these against one sample's contexts in
 //! one call), [`WriteTestItem`] and [`AnswerClosedBook`] (`rageval testset`), and
 //! [`JudgeRubric`] (a [`Rubric`] of the user's own) — and get a [`Judged`] value that says
 //! who answered (model and template `id@version`, or heuristic and thresholds), the ladder
@@ -66,8 +66,8 @@ pub use task::{
     ContextsCheck, ContextsChecked, ExtractEntities, GenerateQuestions, GeneratedQuestions,
     GradeRelevance, GradeRelevanceBatch, JudgeRubric, MergeAnswers, OrderContexts,
     PARTIAL_SUPPORT_CREDIT, PairwisePreference, Preference, Preferred, Premise, QuestionSimilarity,
-    RelevanceGrade, RelevanceVerdict, Rubric, RubricExample, RubricField, RubricGrade, RubricScale,
-    RubricScore, ShownAnswer, SimilarityVerdict, SplitStatements, Support, SupportCredit,
-    SupportVerdict, SupportVerdicts, TaskFamily, TaskKind, TestItemDraft, UsefulnessVerdict,
-    WriteTestItem,
+    RelevanceGrade, RelevanceVerdict, ResolveQuestion, Rubric, RubricExample, RubricField,
+    RubricGrade, RubricScale, RubricScore, ShownAnswer, SimilarityVerdict, SplitStatements,
+    Support, SupportCredit, SupportVerdict, SupportVerdicts, TaskFamily, TaskKind, TestItemDraft,
+    UsefulnessVerdict, WriteTestItem,
 };

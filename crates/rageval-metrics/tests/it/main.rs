@@ -9,4 +9,5 @@ mod failures;
 mod golden;
 mod graded;
 mod ragas_modes;
+mod resolved_question;
 mod support;

@@ -41,6 +41,7 @@ pub mod merge_answers;
 pub mod order_contexts;
 pub mod pairwise_preference;
 pub mod question_similarity;
+pub mod resolve_question;
 pub mod split_statements;
 pub mod support_verdicts;
 pub mod write_test_item;
@@ -69,6 +70,7 @@ pub use merge_answers::MergeAnswers;
 pub use order_contexts::{ContextOrder, OrderContexts};
 pub use pairwise_preference::{PairwisePreference, Preference, Preferred};
 pub use question_similarity::{QuestionSimilarity, SimilarityVerdict};
+pub use resolve_question::ResolveQuestion;
 pub use split_statements::SplitStatements;
 pub use support_verdicts::{
     PARTIAL_SUPPORT_CREDIT, Premise, SUPPORT_LABELS, Support, SupportCredit, SupportVerdict,
@@ -235,6 +237,7 @@ tasks! {
     AnswerClosedBook => answer_closed_book::AnswerClosedBook,
     Abstention => abstention::Abstention,
     CompareAnswers => compare_answers::CompareAnswers,
+    ResolveQuestion => resolve_question::ResolveQuestion,
 }
 
 impl fmt::Display for TaskKind {

@@ -10,4 +10,5 @@ mod golden;
 mod graded;
 mod ragas_modes;
 mod resolved_question;
+mod retention;
 mod support;

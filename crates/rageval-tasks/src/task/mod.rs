@@ -37,6 +37,7 @@ pub mod extract_entities;
 pub mod generate_questions;
 pub mod grade_relevance;
 pub mod grade_relevance_batch;
+pub mod knowledge_retention;
 pub mod merge_answers;
 pub mod order_contexts;
 pub mod pairwise_preference;
@@ -66,6 +67,7 @@ pub use extract_entities::ExtractEntities;
 pub use generate_questions::{GenerateQuestions, GeneratedQuestions};
 pub use grade_relevance::{GradeRelevance, RelevanceGrade};
 pub use grade_relevance_batch::GradeRelevanceBatch;
+pub use knowledge_retention::{KnowledgeRetention, RetentionVerdict};
 pub use merge_answers::MergeAnswers;
 pub use order_contexts::{ContextOrder, OrderContexts};
 pub use pairwise_preference::{PairwisePreference, Preference, Preferred};
@@ -238,6 +240,7 @@ tasks! {
     Abstention => abstention::Abstention,
     CompareAnswers => compare_answers::CompareAnswers,
     ResolveQuestion => resolve_question::ResolveQuestion,
+    KnowledgeRetention => knowledge_retention::KnowledgeRetention,
 }
 
 impl fmt::Display for TaskKind {

@@ -54,19 +54,7 @@ impl LlmTask for ResolveQuestion {
     }
     fn pack_parts(&self, lang: Lang) -> Vec<Part<'_>> {
         // Only the messages: the passages retrieved for them do not change what was asked.
-        let messages: Vec<Turn> = self
-            .history
-            .iter()
-            .map(|turn| Turn {
-                contexts: Vec::new(),
-                ..turn.clone()
-            })
-            .collect();
-        vec![Part::Owned {
-            slot: "conversation",
-            label: "conversation",
-            text: history::render(&messages, lang),
-        }]
+        vec![history::messages_only(&self.history, lang)]
     }
     fn convert(&self, raw: ResolvedRaw) -> Result<String, String> {
         let question = raw.question.trim();

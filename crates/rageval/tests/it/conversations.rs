@@ -179,6 +179,46 @@ fn through_a_model_the_dry_run_cap_and_resume_hold_for_turns_with_history() {
     assert_eq!(summary["conversations"]["conversations"], 2, "{summary}");
 }
 
+/// Answer relevance and context relevance on turns with a history: one `resolve_question`
+/// call per such turn (three of the five), planned by the dry run, capped and resumed.
+#[test]
+fn the_question_rewrite_of_turns_with_history_is_planned_capped_and_resumed() {
+    let endpoint = endpoint(MockConfig::default());
+    let dir = tempfile::tempdir().unwrap();
+    let data = write_data(dir.path());
+    let args = [
+        data.to_str().unwrap(),
+        "--metrics",
+        "answer_relevance:rubric,context_relevance",
+        "--out",
+        "run",
+        "--no-cache",
+    ];
+
+    let table = endpoint.dry_run(dir.path(), &args);
+    let plan = planned(&table, "whole run");
+    // Five rubric calls, five contexts judged, three rewrites (trip:2, trip:3, porto:2).
+    assert_eq!(plan, 13, "{table}");
+
+    let whole = endpoint.eval(dir.path(), &[&args[..4], &["whole", "--no-cache"]].concat());
+    assert!(whole.status.success(), "{}", stderr(&whole));
+    assert_eq!(
+        endpoint.mock.stats().requests,
+        plan,
+        "the run made other calls than planned"
+    );
+
+    let capped = endpoint.eval(dir.path(), &[&args[..], &["--max-calls", "4"]].concat());
+    assert_eq!(capped.status.code(), Some(3), "{}", stderr(&capped));
+    let sent = endpoint.mock.stats().requests;
+    let resumed = endpoint.eval(dir.path(), &args);
+    assert!(resumed.status.success(), "{}", stderr(&resumed));
+    let asked = endpoint.mock.stats().requests - sent;
+    assert!(asked <= plan, "{asked} > {plan}");
+    let summary = read_json(&dir.path().join("run/summary.json"));
+    assert_eq!(summary["metrics"]["context_relevance"]["n"], 5, "{summary}");
+}
+
 #[test]
 fn a_conversation_without_a_reply_to_judge_is_refused_with_file_line_and_field() {
     let dir = tempfile::tempdir().unwrap();

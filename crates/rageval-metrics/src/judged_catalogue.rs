@@ -38,7 +38,7 @@ const STATEMENT_RECALL_FORMULA: &str = "reference → statements; all judged aga
      else 0; a measured degree of support instead where the judge gives one); score = mean \
      credit; undefined when the reference states nothing";
 
-const JUDGED_ENTRIES: usize = 13;
+const JUDGED_ENTRIES: usize = 14;
 
 /// Each judged metric's summary in Chinese, for pages shown in Chinese (the labelling page
 /// asks a person what the metric asks the judge). Written for people who label, not
@@ -85,6 +85,10 @@ pub(crate) const SUMMARIES_ZH: [(&str, &str); JUDGED_ENTRIES] = [
     (
         "abstention",
         "上下文能支持作答时是否作答、不能支持时是否拒答（如“无法回答”）？",
+    ),
+    (
+        "knowledge_retention",
+        "对话中的回复是否记住了用户前面已说明的内容（不与之矛盾，也不再次询问）？",
     ),
     (
         "citation_faithfulness",
@@ -456,5 +460,24 @@ pub(crate) static JUDGED: [Entry; JUDGED_ENTRIES] = [
         ),
         &[],
         &[JudgedKind::CitationFaithfulness],
+    ),
+    entry(
+        "knowledge_retention",
+        &[],
+        "does each reply of a conversation keep what the user established earlier: no \
+         contradiction of it, no asking for it again?",
+        &[Input::Question, Input::Answer, Input::Conversation],
+        (
+            "per turn with a history, one judge call shown the earlier turns' messages, the \
+         question and the reply: does the reply contradict something the user said earlier \
+         (C), does it ask the user again for something the user already gave (R)? score 1 \
+         when ¬C ∧ ¬R, else 0, both flags and the reason in the evidence; a first turn is \
+         undefined (nothing earlier to keep); a conversation's figure is the mean over its \
+         judged turns; the heuristic judge cannot tell a restated fact from a contradicted \
+         one, so only a chat model answers it",
+            "DeepEval KnowledgeRetentionMetric (conversational), judged per turn",
+        ),
+        &[],
+        &[JudgedKind::KnowledgeRetention],
     ),
 ];

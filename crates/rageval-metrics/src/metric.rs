@@ -22,6 +22,8 @@ pub enum Input {
     ReferenceContextIds,
     /// The expected tool calls.
     ReferenceToolCalls,
+    /// The conversation the sample is a turn of.
+    Conversation,
 }
 
 impl Input {
@@ -36,6 +38,7 @@ impl Input {
             Input::ReferenceContexts => "reference_contexts",
             Input::ReferenceContextIds => "reference_context_ids",
             Input::ReferenceToolCalls => "reference_tool_calls",
+            Input::Conversation => "conversation_id",
         }
     }
 
@@ -55,6 +58,7 @@ impl Input {
             Input::ReferenceContexts => !sample.reference_contexts.is_empty(),
             Input::ReferenceContextIds => !sample.reference_context_ids.is_empty(),
             Input::ReferenceToolCalls => !sample.reference_tool_calls.is_empty(),
+            Input::Conversation => sample.conversation_id.is_some(),
         }
     }
 }

@@ -10,6 +10,11 @@
 //! reference and of reference statements by the answer (answer_correctness,
 //! noise_sensitivity). Statements and questions already in the sample are used as given.
 //!
+//! For a turn of a conversation, the question answer relevance and the context metrics
+//! judge is the turn's question made standalone from the history ([`ScoringContext::question`],
+//! one `resolve_question` call per sample); a sample without a history is judged with its
+//! own question and makes no such call.
+//!
 //! A planned run ([`Judges::plan_for`]) that needs at least two of the per-context
 //! judgements — usefulness for the reference (context precision), the reference's claims
 //! (context recall), the answer's claims (faithfulness) — asks them in one `contexts_check`
@@ -29,8 +34,8 @@ use rageval_core::{Sample, Turn};
 use rageval_judge::{Judge, Models};
 use rageval_tasks::{
     ContextUsefulness, ContextsCheck, GenerateQuestions, Implementation, Judged, Lang, LangChoice,
-    Premise, Route, SplitStatements, SupportVerdict, SupportVerdicts, TaskError, TaskJudge,
-    TaskKind, UsefulnessVerdict,
+    Premise, ResolveQuestion, Route, SplitStatements, SupportVerdict, SupportVerdicts, TaskError,
+    TaskJudge, TaskKind, UsefulnessVerdict,
 };
 use tokio::sync::OnceCell;
 
@@ -129,7 +134,10 @@ impl ContextsPlan {
         let contexts = !sample.contexts.is_empty()
             && sample.contexts.iter().all(|c| !c.text.trim().is_empty());
         let chat = matches!(tasks.route(TaskKind::ContextsCheck), Ok(Route::Llm));
-        (count >= 2 && contexts && chat).then_some(parts)
+        // A turn of a conversation is judged with its resolved question, which the shared
+        // call does not carry.
+        let alone = sample.history.is_empty();
+        (count >= 2 && contexts && chat && alone).then_some(parts)
     }
 }
 
@@ -268,6 +276,7 @@ pub struct ScoringContext {
     /// The parts of this sample's `contexts_check` call, when it makes one.
     check: Option<ContextsPlan>,
     checked: OnceCell<Shared<Checked>>,
+    resolved_question: OnceCell<Shared<Judged<String>>>,
     by_contexts: OnceCell<Shared<BothByContexts>>,
     answer_statements: OnceCell<Shared<Statements>>,
     reference_statements: OnceCell<Shared<Statements>>,
@@ -297,6 +306,7 @@ impl ScoringContext {
             joint_support: judges.plan.answer && judges.plan.reference,
             check,
             checked: OnceCell::new(),
+            resolved_question: OnceCell::new(),
             by_contexts: OnceCell::new(),
             answer_statements: OnceCell::new(),
             reference_statements: OnceCell::new(),
@@ -351,6 +361,33 @@ impl ScoringContext {
             .map_err(|error| Failure::new(format!("embeddings: {error}")))
     }
 
+    /// The question answer relevance and the context metrics judge: the sample's own, or,
+    /// for a turn with a history, that question made standalone from the history by the
+    /// judge (one call, shared by the metrics of the sample).
+    pub async fn question(&self, sample: &Sample) -> Result<Question, Failure> {
+        if sample.history.is_empty() {
+            return Ok(Question {
+                text: sample.question.clone(),
+                resolved: false,
+            });
+        }
+        let judged = self
+            .resolved_question
+            .get_or_init(|| async {
+                let task = ResolveQuestion {
+                    question: sample.question.clone(),
+                    history: sample.history.clone(),
+                };
+                Ok(Arc::new(self.tasks()?.resolve_question(&task).await?))
+            })
+            .await
+            .clone()?;
+        Ok(Question {
+            text: judged.value.clone(),
+            resolved: true,
+        })
+    }
+
     /// The answer's statements: the sample's own, or split by the judge (in the contexts
     /// check when it judges them).
     pub async fn answer_statements(&self, sample: &Sample) -> Shared<Statements> {
@@ -366,7 +403,8 @@ impl ScoringContext {
         self.answer_statements
             .get_or_init(|| async {
                 let text = sample.answer.clone().unwrap_or_default();
-                self.statements(sample, sample.answer_statements.as_ref(), text)
+                let question = sample.question.clone();
+                self.statements(question, sample.answer_statements.as_ref(), text)
                     .await
             })
             .await
@@ -382,7 +420,11 @@ impl ScoringContext {
         self.reference_statements
             .get_or_init(|| async {
                 let text = sample.reference_text().unwrap_or_default();
-                self.statements(sample, sample.reference_statements.as_ref(), text)
+                let question = match sample.reference_statements {
+                    Some(_) => sample.question.clone(),
+                    None => self.question(sample).await?.text,
+                };
+                self.statements(question, sample.reference_statements.as_ref(), text)
                     .await
             })
             .await
@@ -391,7 +433,7 @@ impl ScoringContext {
 
     async fn statements(
         &self,
-        sample: &Sample,
+        question: String,
         given: Option<&Vec<String>>,
         text: String,
     ) -> Shared<Statements> {
@@ -406,10 +448,7 @@ impl ScoringContext {
                 from: "dataset".into(),
             }));
         }
-        let task = SplitStatements {
-            question: sample.question.clone(),
-            text,
-        };
+        let task = SplitStatements { question, text };
         let judged = self.tasks()?.split_statements(&task).await?;
         Ok(Arc::new(Statements {
             from: describe(&judged.by),
@@ -442,9 +481,10 @@ impl ScoringContext {
         answer: &str,
     ) -> Result<Vec<Judged<UsefulnessVerdict>>, Failure> {
         let tasks = self.tasks()?;
+        let question = self.question(sample).await?.text;
         let asks = sample.contexts.iter().map(|context| {
             let task = ContextUsefulness {
-                question: sample.question.clone(),
+                question: question.clone(),
                 answer: answer.to_owned(),
                 context: context.text.clone(),
             };
@@ -547,7 +587,7 @@ impl ScoringContext {
         if self.check.is_some_and(|p| p.reference) {
             return checked_part(self.checked(sample).await?.reference.as_ref());
         }
-        if self.joint_support {
+        if self.joint_support && sample.history.is_empty() {
             return self
                 .both_by_contexts(sample)
                 .await
@@ -629,7 +669,7 @@ impl ScoringContext {
                 // Statements the dataset gives for the reference are checked as given.
                 let given = match (plan.reference, &sample.reference_statements) {
                     (true, Some(given)) => {
-                        Some(self.statements(sample, Some(given), String::new()).await?)
+                        Some((self.statements(String::new(), Some(given), String::new())).await?)
                     }
                     _ => None,
                 };
@@ -727,6 +767,32 @@ impl ScoringContext {
         Ok(Arc::new(judged))
     }
 }
+
+/// The question a metric judges ([`ScoringContext::question`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Question {
+    /// The question as the judge reads it.
+    pub text: String,
+    /// Made standalone from the sample's history (then recorded in the evidence).
+    pub resolved: bool,
+}
+
+impl Question {
+    /// `outcome` with this question under `resolved_question` in its evidence, when it was
+    /// resolved through the history.
+    pub fn recorded_in(&self, mut outcome: rageval_core::Outcome) -> rageval_core::Outcome {
+        if let (true, rageval_core::Outcome::Score { evidence, .. }) = (self.resolved, &mut outcome)
+        {
+            evidence
+                .details
+                .insert(RESOLVED_QUESTION.into(), self.text.clone().into());
+        }
+        outcome
+    }
+}
+
+/// The evidence key of the question a turn was judged with, made standalone.
+pub const RESOLVED_QUESTION: &str = "resolved_question";
 
 /// Statements and the judge's verdict on each.
 #[derive(Debug, Clone)]

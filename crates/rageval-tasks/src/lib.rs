@@ -5,9 +5,11 @@
 //! [`ContextRelevance`], [`ContextUsefulness`], [`AnswerRubric`], [`GenerateQuestions`],
 //! [`QuestionSimilarity`], [`ExtractEntities`], [`GradeRelevance`], [`PairwisePreference`],
 //! [`GradeRelevanceBatch`], [`OrderContexts`], [`AnswerFromContexts`], [`MergeAnswers`],
-//! [`Abstention`], and [`ContextsCheck`] (several of these against one sample's contexts in
-//! one call), [`WriteTestItem`] and [`AnswerClosedBook`] (`rageval testset`), and
-//! [`JudgeRubric`] (a [`Rubric`] of the user's own) — and get a [`Judged`] value that says
+//! [`Abstention`], [`ResolveQuestion`] (a follow-up made standalone),
+//! [`KnowledgeRetention`] (a reply that keeps what the user said earlier), and
+//! [`ContextsCheck`] (several of these against one sample's contexts in one call),
+//! [`WriteTestItem`] and [`AnswerClosedBook`] (`rageval testset`), and [`JudgeRubric`] (a
+//! [`Rubric`] of the user's own) — and get a [`Judged`] value that says
 //! who answered (model and template `id@version`, or heuristic and thresholds), the ladder
 //! rung, token usage and whether it came from the cache.
 //!
@@ -64,10 +66,10 @@ pub use task::{
     Abstention, AbstentionVerdict, AnswerClosedBook, AnswerFromContexts, AnswerRubric,
     CompareAnswers, ContextAnswer, ContextOrder, ContextRelevance, ContextUsefulness,
     ContextsCheck, ContextsChecked, ExtractEntities, GenerateQuestions, GeneratedQuestions,
-    GradeRelevance, GradeRelevanceBatch, JudgeRubric, MergeAnswers, OrderContexts,
-    PARTIAL_SUPPORT_CREDIT, PairwisePreference, Preference, Preferred, Premise, QuestionSimilarity,
-    RelevanceGrade, RelevanceVerdict, Rubric, RubricExample, RubricField, RubricGrade, RubricScale,
-    RubricScore, ShownAnswer, SimilarityVerdict, SplitStatements, Support, SupportCredit,
-    SupportVerdict, SupportVerdicts, TaskFamily, TaskKind, TestItemDraft, UsefulnessVerdict,
-    WriteTestItem,
+    GradeRelevance, GradeRelevanceBatch, JudgeRubric, KnowledgeRetention, MergeAnswers,
+    OrderContexts, PARTIAL_SUPPORT_CREDIT, PairwisePreference, Preference, Preferred, Premise,
+    QuestionSimilarity, RelevanceGrade, RelevanceVerdict, ResolveQuestion, RetentionVerdict,
+    Rubric, RubricExample, RubricField, RubricGrade, RubricScale, RubricScore, ShownAnswer,
+    SimilarityVerdict, SplitStatements, Support, SupportCredit, SupportVerdict, SupportVerdicts,
+    TaskFamily, TaskKind, TestItemDraft, UsefulnessVerdict, WriteTestItem,
 };

@@ -50,22 +50,29 @@ pub async fn faithfulness(
     Ok(outcome)
 }
 
-/// Answer relevance in one of its modes.
+/// Answer relevance in one of its modes, against the question made standalone from the
+/// history for a turn of a conversation (recorded in the evidence).
 pub async fn relevance(
     sample: &Sample,
     scoring: &ScoringContext,
     mode: Relevance,
 ) -> Result<Outcome, Failure> {
-    match mode {
-        Relevance::Rubric => rubric(sample, scoring).await,
-        Relevance::SimulatedQuestions => simulated_questions(sample, scoring).await,
-        Relevance::Embedding => embedded_questions(sample, scoring).await,
-    }
+    let question = scoring.question(sample).await?;
+    let outcome = match mode {
+        Relevance::Rubric => rubric(sample, &question.text, scoring).await,
+        Relevance::SimulatedQuestions => simulated_questions(sample, &question.text, scoring).await,
+        Relevance::Embedding => embedded_questions(sample, &question.text, scoring).await,
+    }?;
+    Ok(question.recorded_in(outcome))
 }
 
-async fn rubric(sample: &Sample, scoring: &ScoringContext) -> Result<Outcome, Failure> {
+async fn rubric(
+    sample: &Sample,
+    question: &str,
+    scoring: &ScoringContext,
+) -> Result<Outcome, Failure> {
     let task = AnswerRubric {
-        question: sample.question.clone(),
+        question: question.to_owned(),
         answer: sample.answer.clone().unwrap_or_default(),
     };
     let judged = scoring.tasks()?.answer_rubric(&task).await?;
@@ -85,6 +92,7 @@ async fn rubric(sample: &Sample, scoring: &ScoringContext) -> Result<Outcome, Fa
 /// S4: similar generated questions ÷ generated questions.
 async fn simulated_questions(
     sample: &Sample,
+    question: &str,
     scoring: &ScoringContext,
 ) -> Result<Outcome, Failure> {
     let questions = scoring.generated_questions(sample).await?;
@@ -95,7 +103,7 @@ async fn simulated_questions(
         ));
     }
     let task = QuestionSimilarity {
-        question: sample.question.clone(),
+        question: question.to_owned(),
         candidates: candidates.clone(),
     };
     let judged = scoring.tasks()?.question_similarity(&task).await?;
@@ -131,7 +139,11 @@ async fn simulated_questions(
 
 /// ragas answer relevancy: mean cosine of the generated questions with the real question,
 /// 0 when the judge found the answer noncommittal. One embedding request per sample.
-async fn embedded_questions(sample: &Sample, scoring: &ScoringContext) -> Result<Outcome, Failure> {
+async fn embedded_questions(
+    sample: &Sample,
+    question: &str,
+    scoring: &ScoringContext,
+) -> Result<Outcome, Failure> {
     let questions = scoring.generated_questions(sample).await?;
     let candidates = non_blank(&questions.items);
     if candidates.is_empty() {
@@ -139,7 +151,7 @@ async fn embedded_questions(sample: &Sample, scoring: &ScoringContext) -> Result
             "no questions were generated from the answer",
         ));
     }
-    let mut texts = vec![sample.question.clone()];
+    let mut texts = vec![question.to_owned()];
     texts.extend(candidates.iter().cloned());
     let vectors = scoring.embed(texts).await?;
     let (question, generated) = vectors

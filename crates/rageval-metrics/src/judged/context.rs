@@ -21,7 +21,8 @@ pub async fn reference_precision(
     precision: Precision,
 ) -> Result<Outcome, Failure> {
     let verdicts = scoring.reference_usefulness(sample).await?;
-    Ok(precision_outcome(&verdicts, precision))
+    let question = scoring.question(sample).await?;
+    Ok(question.recorded_in(precision_outcome(&verdicts, precision)))
 }
 
 /// S0's useful context precision: usefulness judged for the generated answer, exact AP.
@@ -31,7 +32,8 @@ pub async fn answer_precision(
 ) -> Result<Outcome, Failure> {
     let answer = sample.answer.clone().unwrap_or_default();
     let verdicts = scoring.usefulness(sample, &answer).await?;
-    Ok(precision_outcome(&verdicts, Precision::Exact))
+    let question = scoring.question(sample).await?;
+    Ok(question.recorded_in(precision_outcome(&verdicts, Precision::Exact)))
 }
 
 fn precision_outcome(verdicts: &[Judged<UsefulnessVerdict>], precision: Precision) -> Outcome {
@@ -56,12 +58,14 @@ fn precision_outcome(verdicts: &[Judged<UsefulnessVerdict>], precision: Precisio
     }
 }
 
-/// S4 context relevance: contexts judged relevant to the question ÷ contexts.
+/// S4 context relevance: contexts judged relevant to the question (made standalone from the
+/// history for a turn of a conversation) ÷ contexts.
 pub async fn relevance(sample: &Sample, scoring: &ScoringContext) -> Result<Outcome, Failure> {
     let tasks = scoring.tasks()?;
+    let question = scoring.question(sample).await?;
     let asks = sample.contexts.iter().map(|context| {
         let task = ContextRelevance {
-            question: sample.question.clone(),
+            question: question.text.clone(),
             context: context.text.clone(),
         };
         async move { tasks.context_relevance(&task).await }
@@ -71,10 +75,10 @@ pub async fn relevance(sample: &Sample, scoring: &ScoringContext) -> Result<Outc
         .iter()
         .map(|v| (v.value.relevant, v.value.reason.as_str(), &v.by))
         .collect();
-    Ok(evidence::context_share(
+    Ok(question.recorded_in(evidence::context_share(
         &verdicts,
         ("relevant", "not_relevant"),
-    ))
+    )))
 }
 
 /// Context recall: the mean credit of the reference's statements by the contexts under
@@ -89,12 +93,17 @@ pub async fn recall(
     if supported.statements.items.is_empty() {
         return Ok(Outcome::undefined("the reference states nothing"));
     }
-    Ok(evidence::supported_share(
+    let outcome = evidence::supported_share(
         &supported.statements,
         &supported.verdicts,
         ("reference_statements", "statements_from"),
         credit,
-    ))
+    );
+    // The resolved question is what the reference was split for (when the judge split it).
+    match sample.reference_statements {
+        Some(_) => Ok(outcome),
+        None => Ok(scoring.question(sample).await?.recorded_in(outcome)),
+    }
 }
 
 /// ragas context entity recall: entities of the reference also named in the contexts ÷

@@ -8,6 +8,7 @@
 //! - `noise`: noise sensitivity (relevant, irrelevant).
 //! - `abstention`: answered when supported, declined when not (one verdict pair).
 //! - `citation`: each citing sentence against the contexts it cites.
+//! - `retention`: knowledge retention, a turn's reply against what the user said before.
 //! - `evidence`: verdicts as evidence.
 //!
 //! A metric here never decides by itself: every judgement is a task answer. What a metric
@@ -20,6 +21,7 @@ pub mod citation;
 mod context;
 mod evidence;
 mod noise;
+mod retention;
 
 use rageval_core::{Outcome, Sample};
 use rageval_judge::BoxFuture;
@@ -86,6 +88,8 @@ pub enum JudgedKind {
     NoiseSensitivity(Noise),
     Abstention,
     CitationFaithfulness,
+    /// The reply keeps what the user established earlier in the conversation.
+    KnowledgeRetention,
 }
 
 impl JudgedKind {
@@ -116,6 +120,7 @@ impl JudgedKind {
             JudgedKind::NoiseSensitivity(_) => (&[SplitStatements, SupportVerdicts], false),
             JudgedKind::Abstention => (&[TaskKind::Abstention], false),
             JudgedKind::CitationFaithfulness => (&[SupportVerdicts], false),
+            JudgedKind::KnowledgeRetention => (&[TaskKind::KnowledgeRetention], false),
         };
         Requirements {
             tasks: tasks.to_vec(),
@@ -163,6 +168,7 @@ impl JudgedMetric {
             JudgedKind::CitationFaithfulness => {
                 citation::citation_faithfulness(sample, scoring).await
             }
+            JudgedKind::KnowledgeRetention => retention::knowledge_retention(sample, scoring).await,
         }
     }
 }

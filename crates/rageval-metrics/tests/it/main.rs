@@ -9,4 +9,6 @@ mod failures;
 mod golden;
 mod graded;
 mod ragas_modes;
+mod resolved_question;
+mod retention;
 mod support;

@@ -37,10 +37,12 @@ pub mod extract_entities;
 pub mod generate_questions;
 pub mod grade_relevance;
 pub mod grade_relevance_batch;
+pub mod knowledge_retention;
 pub mod merge_answers;
 pub mod order_contexts;
 pub mod pairwise_preference;
 pub mod question_similarity;
+pub mod resolve_question;
 pub mod split_statements;
 pub mod support_verdicts;
 pub mod write_test_item;
@@ -65,10 +67,12 @@ pub use extract_entities::ExtractEntities;
 pub use generate_questions::{GenerateQuestions, GeneratedQuestions};
 pub use grade_relevance::{GradeRelevance, RelevanceGrade};
 pub use grade_relevance_batch::GradeRelevanceBatch;
+pub use knowledge_retention::{KnowledgeRetention, RetentionVerdict};
 pub use merge_answers::MergeAnswers;
 pub use order_contexts::{ContextOrder, OrderContexts};
 pub use pairwise_preference::{PairwisePreference, Preference, Preferred};
 pub use question_similarity::{QuestionSimilarity, SimilarityVerdict};
+pub use resolve_question::ResolveQuestion;
 pub use split_statements::SplitStatements;
 pub use support_verdicts::{
     PARTIAL_SUPPORT_CREDIT, Premise, SUPPORT_LABELS, Support, SupportCredit, SupportVerdict,
@@ -235,6 +239,8 @@ tasks! {
     AnswerClosedBook => answer_closed_book::AnswerClosedBook,
     Abstention => abstention::Abstention,
     CompareAnswers => compare_answers::CompareAnswers,
+    ResolveQuestion => resolve_question::ResolveQuestion,
+    KnowledgeRetention => knowledge_retention::KnowledgeRetention,
 }
 
 impl fmt::Display for TaskKind {

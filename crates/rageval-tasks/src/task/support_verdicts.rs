@@ -10,7 +10,7 @@
 //! A task may carry the conversation before the answer (`history`): a statement the
 //! contexts do not back may then be backed by an earlier turn (see `history.rs`).
 
-mod history;
+pub(crate) mod history;
 
 use std::collections::BTreeMap;
 

@@ -231,6 +231,29 @@ async fn ask(router: &TaskJudge, kind: TaskKind, item: (&str, &str, &str)) -> Op
             })
             .await
             .map(|j| j.rung),
+        TaskKind::KnowledgeRetention => router
+            .knowledge_retention(&rageval_tasks::KnowledgeRetention {
+                question: question.clone(),
+                answer,
+                history: vec![rageval_core::Turn::new(
+                    1,
+                    rageval_core::Role::User,
+                    context,
+                )],
+            })
+            .await
+            .map(|j| j.rung),
+        TaskKind::ResolveQuestion => router
+            .resolve_question(&rageval_tasks::ResolveQuestion {
+                question: format!("{question}?"),
+                history: vec![rageval_core::Turn::new(
+                    1,
+                    rageval_core::Role::User,
+                    question,
+                )],
+            })
+            .await
+            .map(|j| j.rung),
     };
     outcome.unwrap_or_else(|e| panic!("{kind} on {item:?}: {e}"))
 }

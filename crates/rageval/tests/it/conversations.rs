@@ -137,15 +137,17 @@ fn a_ragas_multi_turn_file_scores_per_turn_and_per_conversation() {
     assert!(report.contains(": 1 of 2 (50.0%)."), "{report}");
 }
 
-#[test]
-fn through_a_model_the_dry_run_cap_and_resume_hold_for_turns_with_history() {
+/// Through the mock: the dry run of `metrics` on the conversations plans `expected` calls,
+/// the whole run makes exactly those, a run capped at `cap` stops resumably (exit 3) and
+/// its resumption asks at most the plan. Returns the resumed run's summary.
+fn planned_capped_resumed(metrics: &str, expected: u64, cap: &str) -> Value {
     let endpoint = endpoint(MockConfig::default());
     let dir = tempfile::tempdir().unwrap();
     let data = write_data(dir.path());
     let args = [
         data.to_str().unwrap(),
         "--metrics",
-        "faithfulness",
+        metrics,
         "--out",
         "run",
         "--no-cache",
@@ -153,8 +155,7 @@ fn through_a_model_the_dry_run_cap_and_resume_hold_for_turns_with_history() {
 
     let table = endpoint.dry_run(dir.path(), &args);
     let plan = planned(&table, "whole run");
-    // Five turns, each split into claims and its claims judged: ten calls.
-    assert_eq!(plan, 10, "{table}");
+    assert_eq!(plan, expected, "{table}");
 
     let whole = endpoint.eval(dir.path(), &[&args[..4], &["whole", "--no-cache"]].concat());
     assert!(whole.status.success(), "{}", stderr(&whole));
@@ -164,19 +165,46 @@ fn through_a_model_the_dry_run_cap_and_resume_hold_for_turns_with_history() {
         "the run made other calls than planned"
     );
 
-    let capped = endpoint.eval(dir.path(), &[&args[..], &["--max-calls", "3"]].concat());
+    let capped = endpoint.eval(dir.path(), &[&args[..], &["--max-calls", cap]].concat());
     assert_eq!(capped.status.code(), Some(3), "{}", stderr(&capped));
     let sent = endpoint.mock.stats().requests;
-    assert!(sent <= plan + 3, "{sent}");
     let resumed = endpoint.eval(dir.path(), &args);
     assert!(resumed.status.success(), "{}", stderr(&resumed));
     // The resumed run asks at most what the dry run planned for the whole run (cells the
     // capped run finished are not scored again).
     let asked = endpoint.mock.stats().requests - sent;
     assert!(asked <= plan, "{asked} > {plan}");
-    let summary = read_json(&dir.path().join("run/summary.json"));
+    read_json(&dir.path().join("run/summary.json"))
+}
+
+#[test]
+fn through_a_model_the_dry_run_cap_and_resume_hold_for_turns_with_history() {
+    // Five turns, each split into claims and its claims judged: ten calls.
+    let summary = planned_capped_resumed("faithfulness", 10, "3");
     assert_eq!(summary["metrics"]["faithfulness"]["n"], 5, "{summary}");
     assert_eq!(summary["conversations"]["conversations"], 2, "{summary}");
+}
+
+/// Answer relevance and context relevance on turns with a history: one `resolve_question`
+/// call per such turn (three of the five), planned by the dry run, capped and resumed.
+#[test]
+fn the_question_rewrite_of_turns_with_history_is_planned_capped_and_resumed() {
+    // Five rubric calls, five contexts judged, three rewrites (trip:2, trip:3, porto:2).
+    let summary = planned_capped_resumed("answer_relevance:rubric,context_relevance", 13, "4");
+    assert_eq!(summary["metrics"]["context_relevance"]["n"], 5, "{summary}");
+}
+
+/// Knowledge retention: one call per turn with a history (three of five); first turns are
+/// undefined.
+#[test]
+fn knowledge_retention_is_planned_capped_and_resumed() {
+    let summary = planned_capped_resumed("knowledge_retention", 3, "1");
+    let cells = &summary["metrics"]["knowledge_retention"];
+    assert_eq!(
+        (&cells["n_scored"], &cells["n_undefined"]),
+        (&json!(3), &json!(2)),
+        "{summary}"
+    );
 }
 
 #[test]

@@ -153,8 +153,10 @@ fn hop_rows_are_planned_capped_and_resumed_like_any_row() {
     let table = endpoint.dry_run(dir.path(), &args);
     let plan = planned(&table, "whole run");
     // context_relevance asks once per context: the answer rows hold 8 contexts, the hop rows
-    // 11; faithfulness splits and judges on the 5 answer rows only (2 calls each).
-    assert_eq!(plan, 8 + 11 + 5 * 2, "{table}");
+    // 11; faithfulness splits and judges on the 5 answer rows only (2 calls each); the 2
+    // answer rows that follow an earlier trace of their session have their question made
+    // standalone first (hop rows carry no history).
+    assert_eq!(plan, 8 + 11 + 5 * 2 + 2, "{table}");
     let whole = endpoint.eval(dir.path(), &[&args[..6], &["whole", "--no-cache"]].concat());
     assert!(whole.status.success(), "{}", stderr(&whole));
     assert_eq!(

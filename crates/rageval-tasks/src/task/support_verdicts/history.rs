@@ -64,6 +64,23 @@ pub(crate) fn render(history: &[Turn], lang: Lang) -> String {
     lines.join("\n")
 }
 
+/// The conversation's messages alone, without the passages retrieved for them, in the
+/// `conversation` slot: what a task that asks about the dialogue (not its sources) shows.
+pub(crate) fn messages_only(history: &[Turn], lang: Lang) -> crate::llm::Part<'static> {
+    let messages: Vec<Turn> = history
+        .iter()
+        .map(|turn| Turn {
+            contexts: Vec::new(),
+            ..turn.clone()
+        })
+        .collect();
+    crate::llm::Part::Owned {
+        slot: "conversation",
+        label: "conversation",
+        text: render(&messages, lang),
+    }
+}
+
 /// A message of the history that may back a statement, for the heuristic judge.
 struct Backing {
     turn: usize,

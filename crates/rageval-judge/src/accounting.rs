@@ -10,14 +10,15 @@
 //! list price unless the table says otherwise): a judge in batch mode books with
 //! [`PriceTable::for_batch`]. This module keeps books; it never calls a model.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::{Mutex, MutexGuard};
 
 use serde::Serialize;
 
-use crate::chat::Usage;
+use crate::chat::{ChatRequest, Usage};
 use crate::error::JudgeError;
+use crate::tokens::DEFAULT_COMPLETION_ESTIMATE;
 
 /// When the built-in prices were read off the providers' public price pages. Prices change:
 /// override them in `rageval.toml` (`[judge.prices."MODEL"]`).
@@ -296,6 +297,10 @@ struct LedgerState {
     pending_usd: f64,
     /// The cap that first refused a call.
     refused: Option<Cap>,
+    /// Per template, the most completion tokens one answer took: what the cost cap reserves
+    /// for a later call of the template that sets no `max_tokens`, when it is more than the
+    /// default estimate (a call that judges every claim of an answer writes more than 256).
+    largest_completion: HashMap<String, u64>,
 }
 
 /// A call allowed by the caps and not yet answered. Dropping it unanswered (the attempt
@@ -377,6 +382,22 @@ impl Ledger {
         })
     }
 
+    /// The completion tokens the cost cap reserves for a call of `template`: the request's
+    /// `max_tokens` when it sets one (a bound), else the default estimate or the most an
+    /// answer of the template has taken so far, whichever is more.
+    pub(crate) fn completion_reserve(&self, template: &str, request: &ChatRequest) -> u64 {
+        match request.sampling.max_tokens {
+            Some(max) => u64::from(max),
+            None => self
+                .lock()
+                .largest_completion
+                .get(template)
+                .copied()
+                .unwrap_or(0)
+                .max(DEFAULT_COMPLETION_ESTIMATE),
+        }
+    }
+
     /// Books an answered call (consuming its reservation). `counted`: the tokens were
     /// counted locally because the server sent no usage.
     pub(crate) fn answered(
@@ -393,6 +414,11 @@ impl Ledger {
         let mut state = self.lock();
         state.answered += 1;
         state.spent_usd += cost;
+        let largest = state
+            .largest_completion
+            .entry(template.to_owned())
+            .or_default();
+        *largest = (*largest).max(usage.completion_tokens);
         let entry = state.templates.entry(template.to_owned()).or_default();
         entry.calls += 1;
         entry.prompt_tokens += usage.prompt_tokens;
@@ -535,6 +561,35 @@ mod tests {
         assert_eq!(report.total.counted_calls, 1);
         assert_eq!(report.total.unpriced_calls, 2);
         assert_eq!(report.cost_usd(), None);
+    }
+
+    /// A template whose answers ran past the default estimate is reserved at its largest
+    /// answer from then on, so later calls cannot pass the cost cap by the difference; a
+    /// request with `max_tokens` is reserved at that bound whatever came before.
+    #[test]
+    fn a_template_is_reserved_at_its_largest_answer_so_far() {
+        let ledger = Ledger::new(
+            PriceTable::empty(),
+            Budget {
+                max_calls: None,
+                max_cost_usd: None,
+            },
+        );
+        let mut request = ChatRequest {
+            messages: Vec::new(),
+            sampling: crate::chat::Sampling::default(),
+            response_schema: None,
+        };
+        assert_eq!(ledger.completion_reserve("t@1", &request), 256);
+        let call = ledger.reserve("m", usage(10, 256)).unwrap();
+        ledger.answered(call, "m", "t@1", usage(10, 365), false);
+        assert_eq!(ledger.completion_reserve("t@1", &request), 365);
+        let call = ledger.reserve("m", usage(10, 365)).unwrap();
+        ledger.answered(call, "m", "t@1", usage(10, 40), false);
+        assert_eq!(ledger.completion_reserve("t@1", &request), 365);
+        assert_eq!(ledger.completion_reserve("other@1", &request), 256);
+        request.sampling.max_tokens = Some(100);
+        assert_eq!(ledger.completion_reserve("t@1", &request), 100);
     }
 
     #[test]

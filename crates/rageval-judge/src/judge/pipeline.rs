@@ -246,7 +246,7 @@ impl<M: ChatModel> Judge<M> {
         let budget = if self.inner.ledger.caps_cost() {
             Usage::new(
                 tokens::prompt_tokens(name, request),
-                tokens::completion_allowance(request),
+                self.inner.ledger.completion_reserve(template, request),
             )
         } else {
             Usage::default()

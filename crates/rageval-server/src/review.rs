@@ -68,6 +68,25 @@ pub struct ReviewItem {
     /// The gates the item was kept with failed (`testset --closed-book mark` keeps an item
     /// the model answered without its passage): `closed_book: why`.
     pub failed_gates: Vec<String>,
+    /// For a follow-up question, the conversation before it (`conversation`, as `testset`
+    /// writes it: the opening question and its answer), each turn as `[role, text]`.
+    pub history: Vec<[String; 2]>,
+}
+
+/// A row's `conversation` (or `history`): a list of `{role, content}` turns; `None` when it
+/// has another shape.
+fn history(row: &Map<String, Value>) -> Option<Vec<[String; 2]>> {
+    match row.get("conversation").or_else(|| row.get("history")) {
+        None | Some(Value::Null) => Some(Vec::new()),
+        Some(Value::Array(turns)) => turns
+            .iter()
+            .map(|turn| {
+                let text = |key: &str| turn.get(key)?.as_str().map(str::to_owned);
+                Some([text("role")?, text("content")?])
+            })
+            .collect(),
+        Some(_) => None,
+    }
 }
 
 /// The failed gates of a row's `gates` (`{"closed_book": "failed: why", …}`), as
@@ -154,6 +173,12 @@ impl Testset {
                 .ok_or_else(|| bad("reference_context_ids", "not a list of texts"))?;
             let contexts = strings(row.get("reference_contexts"))
                 .ok_or_else(|| bad("reference_contexts", "not a list of texts"))?;
+            let history = history(&row).ok_or_else(|| {
+                bad(
+                    "conversation",
+                    "not a list of turns (hint: each turn is {\"role\": …, \"content\": …}, as `rageval testset` writes a follow-up's opening turn)",
+                )
+            })?;
             if seen.insert(id.clone(), number).is_some() {
                 return Err(bad("id", &format!("`{id}` appears twice")));
             }
@@ -166,6 +191,7 @@ impl Testset {
                 context_ids,
                 contexts,
                 failed_gates: failed_gates(&row),
+                history,
             });
             set.rows.push(row);
         }
@@ -443,6 +469,42 @@ pub(crate) mod tests {
         );
         let script = include_str!("review_page.js");
         assert!(script.contains("item.failed_gates") && script.contains("\"failed-gates\""));
+    }
+
+    /// Issue 37: a follow-up question is shown with the conversation before it (the page
+    /// showed the follow-up alone, which a reviewer cannot judge); a `conversation` of another
+    /// shape is refused naming the line and field.
+    #[test]
+    fn a_follow_up_is_shown_with_its_opening_turn() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("testset.jsonl");
+        let row = json!({"id": "f1", "question": "And how much did it cost?",
+            "reference": ["Nothing: it is free."], "category": "follow_up",
+            "conversation": [
+                {"role": "user", "content": "Which language do children start with?"},
+                {"role": "assistant", "content": "Most start with Scratch."}]});
+        std::fs::write(&path, format!("{row}\n")).unwrap();
+        let set = Testset::read(&path).unwrap();
+        assert_eq!(
+            set.items[0].history,
+            [
+                ["user", "Which language do children start with?"],
+                ["assistant", "Most start with Scratch."]
+            ]
+        );
+        let state = serde_json::to_value(&set.items[0]).unwrap();
+        assert_eq!(state["history"][1][1], "Most start with Scratch.");
+        let script = include_str!("review_page.js");
+        assert!(script.contains("item.history") && script.contains("\"history-turns\""));
+
+        let bad = json!({"id": "f2", "question": "And then?", "reference": ["x"],
+            "category": "follow_up", "conversation": "Which language?"});
+        std::fs::write(&path, format!("{row}\n{bad}\n")).unwrap();
+        let err = Testset::read(&path).unwrap_err().to_string();
+        assert!(
+            err.contains("testset.jsonl:2: field `conversation`: not a list of turns"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -67,6 +67,11 @@
     failedGates.hidden = item.failed_gates.length === 0;
     failedGates.textContent = item.failed_gates.length === 0 ? "" :
       "Kept with a failed gate: " + item.failed_gates.join("; ");
+    // A follow-up question shows the conversation it follows, each turn with its speaker.
+    el("history").hidden = item.history.length === 0;
+    list("history-turns", item.history.map(function (turn) {
+      return (turn[0] === "user" ? "User: " : turn[0] === "assistant" ? "Assistant: " : turn[0] + ": ") + turn[1];
+    }));
     // An edited item shows its edit; the status line keeps the generated reference.
     var edited = entry.decision && entry.decision.decision === "edit" ? entry.decision : null;
     el("question").textContent = edited && edited.question ? edited.question : item.question;

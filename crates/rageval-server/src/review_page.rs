@@ -28,6 +28,7 @@ pub(crate) fn render(session: &ReviewSession) -> String {
          <article id=\"item\" aria-labelledby=\"question-heading\">\n\
          <p id=\"category\" class=\"muted\"></p>\n\
          <p id=\"failed-gates\" class=\"error\" hidden></p>\n\
+         <section id=\"history\" hidden><h2>Conversation so far</h2><ol id=\"history-turns\" class=\"contexts\"></ol></section>\n\
          <h2 id=\"question-heading\">Question</h2><p id=\"question\" class=\"text\"></p>\n\
          <h2>Reference answer</h2><p id=\"reference\" class=\"text\"></p>\n\
          <h2>Key points</h2><ul id=\"key-points\"></ul>\n\

@@ -205,12 +205,17 @@ async fn a_chat_judge_is_shown_the_history_and_names_turn_one() {
     }
 }
 
+/// In a planned run, a turn with a history makes its own calls: the shared contexts call
+/// carries the question as written, so the turn's question is made standalone first, its
+/// answer is split apart and its claims are judged with the conversation.
 #[tokio::test]
-async fn in_a_planned_run_a_turn_s_claims_come_from_the_contexts_call_and_are_judged_with_its_history()
- {
+async fn in_a_planned_run_a_turn_with_a_history_makes_its_own_calls_and_is_judged_with_it() {
     let shown = Arc::new(Mutex::new(Vec::new()));
     let place = by_place("Lisbon", Arc::clone(&shown));
     let judge = scripted(move |asked: &Asked| match asked.task {
+        "resolve_question" => Answer::Json(
+            serde_json::json!({"question": "Which terminal do flights to Porto leave from?"}),
+        ),
         "contexts_check" => cooperative(asked),
         _ => place(asked),
     })
@@ -224,13 +229,15 @@ async fn in_a_planned_run_a_turn_s_claims_come_from_the_contexts_call_and_are_ju
     let judges = judge.judges.clone().plan_for(&metrics);
     let scoring = rageval_metrics::ScoringContext::new(&judges, &turn);
     let outcomes = join_all(metrics.iter().map(|m| m.score(&turn, &scoring))).await;
-    assert_eq!(value(&outcomes[0]), 1.0, "{:?}", outcomes[0]);
-    // The answer is split in the one contexts call; its claims are then judged again in a
-    // call of their own that shows the conversation.
+    assert!(outcomes[0].value().is_some(), "{:?}", outcomes[0]);
     assert_supported_by_turn_one(&outcomes[1]);
-    assert_eq!(judge.calls("contexts_check"), 1);
-    assert_eq!(judge.calls("split_statements"), 0);
-    assert_eq!(judge.calls("support_verdicts"), 1);
+    assert_eq!(judge.calls("contexts_check"), 0);
+    assert_eq!(judge.calls("resolve_question"), 1);
     let shown = shown.lock().map(|s| s.clone()).unwrap_or_default();
-    assert!(shown[0].contains("turn 1, user: I am flying"), "{shown:?}");
+    assert!(
+        shown
+            .iter()
+            .any(|s| s.contains("turn 1, user: I am flying")),
+        "{shown:?}"
+    );
 }

@@ -131,13 +131,14 @@ impl Observer for CancelAfter<'_> {
 
 #[test]
 fn a_cancel_mid_run_resumes_to_the_uninterrupted_run() {
-    // Each answer takes 50 ms and the cancelled run asks one call at a time, so the samples
+    // Each answer takes 150 ms and the cancelled run asks one call at a time, so the samples
     // left after the third need seconds of calls, not the milliseconds the sink may take to
     // journal the third under load: without the latency, a loaded machine answered every
-    // call before the cancel was seen (failed on CI-like runs with pytest beside it).
+    // call before the cancel was seen (failed on CI-like runs with pytest beside it), and at
+    // 50 ms it did again once a sample took two calls instead of three.
     let endpoint = endpoint_of(MockConfig {
         embedding_dim: 16,
-        latency: Duration::from_millis(50),
+        latency: Duration::from_millis(150),
         ..MockConfig::default()
     });
     let dir = tempfile::tempdir().unwrap();

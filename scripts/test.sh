@@ -108,51 +108,40 @@ done
 step "cargo doc (warnings are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet "${features[@]}"
 
-step "cargo test: build"
-# Also uplifts target/debug/rageval, the binary the integration tests and pytest run.
-cargo test --workspace --locked --no-run "${features[@]}"
-
-reuse="${CARGO_TARGET_DIR:-$PWD/target}/nextest-reuse"
-if command -v cargo-nextest >/dev/null 2>&1; then
-  # The list of test binaries and the package graph, written now, so that the test run below
-  # does not call cargo: the Python module builds meanwhile and holds cargo's build lock.
-  mkdir -p "$reuse"
-  cargo nextest list --workspace --locked "${features[@]}" --list-type binaries-only \
-    --message-format json >"$reuse/binaries.json"
-  cargo metadata --format-version 1 --locked --all-features --no-deps >"$reuse/cargo-metadata.json"
-fi
-
-# The Python package builds and its tests run beside the Rust tests: the tests of both spend
-# much of their time waiting on servers they start (Phoenix, MLflow, Spark's JVM, Ray), and
-# the module's build takes a core for about a minute (BENCHMARKS.md, "CI: what each step
-# costs"). The browser tests render pages in Chromium; rageval-sources' integration tests start
-# the Elasticsearch-compatible search server; the Phoenix and MLflow tests start those servers.
+# The binaries and the Python module first, so that pytest runs beside the test binaries'
+# build and the Rust tests: it spends most of its three minutes waiting on the servers and
+# engines it starts (Phoenix, MLflow, Spark's JVM, Ray), and the test build reuses every
+# unit these builds compiled (BENCHMARKS.md, "CI: what each step costs").
+step "binaries and the Python module: build"
+cargo build --workspace --locked --bins "${features[@]}"
 await "Python tools (scripts/setup-python.sh)"
-await "$test_servers"
-await "$trace_servers"
 # maturin puts the extension module in python/rageval/ and points the venv at python/ (dev
-# profile, shared target dir). The tests compare with the binary and judge against the mock
-# server (rageval-testkit alone: seconds).
-python_run="Python package: maturin develop, then pytest (python/tests)"
-background "$python_run" bash -c '
-  cargo build --locked -p rageval-testkit --bin rageval-mock &&
-  VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH" \
-    .venv/bin/maturin develop --quiet --locked "$@" &&
-  RAGEVAL_BIN="$PWD/target/debug/rageval" RAGEVAL_MOCK_BIN="$PWD/target/debug/rageval-mock" \
-    .venv/bin/python -m pytest -q python/tests' python-package "${features[@]}"
+# profile, shared target dir).
+VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH" \
+  .venv/bin/maturin develop --quiet --locked "${features[@]}"
+# The MLflow tests start that server.
+await "$trace_servers"
+pytest_run="pytest (python/tests)"
+background "$pytest_run" env RAGEVAL_BIN="$PWD/target/debug/rageval" \
+  RAGEVAL_MOCK_BIN="$PWD/target/debug/rageval-mock" .venv/bin/python -m pytest -q python/tests
+
+step "cargo test: build"
+cargo test --workspace --locked --no-run "${features[@]}"
+# The browser tests render pages in Chromium; rageval-sources' integration tests start the
+# Elasticsearch-compatible search server; the Phoenix tests start Phoenix.
+await "$test_servers"
 
 if command -v cargo-nextest >/dev/null 2>&1; then
   # nextest runs the test binaries side by side, where cargo test runs them one after
   # another: with one long model test in a binary, the other core no longer idles
   # (BENCHMARKS.md). It does not run doc tests; cargo test does, after it.
   step "cargo nextest run"
-  cargo nextest run --no-fail-fast --binaries-metadata "$reuse/binaries.json" \
-    --cargo-metadata "$reuse/cargo-metadata.json"
+  cargo nextest run --workspace --locked --no-fail-fast "${features[@]}"
   step "cargo test --doc"
   cargo test --workspace --locked --doc "${features[@]}"
 else
   step "cargo test: run"
   cargo test --workspace --locked "${features[@]}"
 fi
-await "$python_run"
+await "$pytest_run"
 step "passed"

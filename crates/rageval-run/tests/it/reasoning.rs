@@ -317,3 +317,111 @@ fn regression_issue_39_calls_resent_without_the_cap_are_warned_once_and_counted(
         .unwrap_or(0);
     assert!(resends > 0, "{}", manifest["settings"]["judge"]["stats"]);
 }
+
+/// Two chats of three turns each (OpenAI `messages`, each reply with the passage it was given
+/// as a tool message): the turns after the first carry a history, so they are judged through
+/// the question rewrite and the conversation-reading tasks.
+fn chats(dir: &Path) -> std::path::PathBuf {
+    let chat = |id: &str, city: &str| {
+        serde_json::json!({"id": id, "messages": [
+            {"role": "user", "content": format!("I am flying to {city} next week. Which terminal?")},
+            {"role": "tool", "content": format!("Flights to {city} leave from terminal 2.")},
+            {"role": "assistant", "content": format!("Flights to {city} leave from terminal 2.")},
+            {"role": "user", "content": "And how early should I be there?"},
+            {"role": "tool", "content": "Check-in closes 45 minutes before departure."},
+            {"role": "assistant", "content": "Check-in closes 45 minutes before departure."},
+            {"role": "user", "content": "And what about bags?"},
+            {"role": "tool", "content": "Each passenger may check one bag of 23 kg."},
+            {"role": "assistant", "content": format!("On your {city} flight you may check one 23 kg bag.")}
+        ]})
+    };
+    let path = dir.join("chats.jsonl");
+    std::fs::write(
+        &path,
+        format!("{}\n{}\n", chat("a", "Porto"), chat("b", "Lyon")),
+    )
+    .unwrap();
+    path
+}
+
+const CONVERSATION_METRICS: [&str; 4] = [
+    "answer_relevance",
+    "context_relevance",
+    "faithfulness",
+    "knowledge_retention",
+];
+
+/// The conversation tasks (the follow-up made standalone, claims judged with the history,
+/// knowledge retention) read a thinking judge's answers as the plain judge's, whatever the
+/// layout; a judge whose every answer is garbage halts such a run too.
+#[test]
+fn conversation_tasks_read_a_reasoning_judge_as_the_plain_one_and_garbage_halts() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = chats(dir.path());
+    let with_metrics = |mut options: EvalOptions| {
+        options.metrics = CONVERSATION_METRICS.iter().map(|m| m.to_string()).collect();
+        options
+    };
+    let plain = reasoner("");
+    let plain_dir = dir.path().join("plain");
+    complete(&with_metrics(against(&plain.mock, &data, &plain_dir)));
+    let expected = outcomes(&plain_dir.join("run"));
+    assert_eq!(expected.len(), 6 * CONVERSATION_METRICS.len());
+    assert!(expected.iter().all(|(_, _, v)| v["status"] != "failed"));
+    let plain_prompts = plain.mock.stats().chat_requests;
+    let asked = RunData::load(&plain_dir.join("run"))
+        .unwrap()
+        .summary
+        .judge
+        .unwrap()
+        .usage
+        .templates;
+    for task in [
+        "resolve_question",
+        "knowledge_retention",
+        "support_verdicts",
+    ] {
+        assert!(
+            asked.keys().any(|name| name.starts_with(task)),
+            "{task} was never asked: {:?}",
+            asked.keys()
+        );
+    }
+    // The first turns have nothing to retain; the later four are judged.
+    let retained = expected
+        .iter()
+        .filter(|(_, metric, v)| metric.contains("knowledge_retention") && v["status"] == "score")
+        .count();
+    assert_eq!(retained, 4, "{expected:?}");
+    for modes in ["think", "field-only", "think,strict-params,budget"] {
+        let mock = reasoner(modes);
+        let case_dir = dir.path().join(modes.replace(',', "+"));
+        let mut options = with_metrics(against(&mock.mock, &data, &case_dir));
+        if modes.contains("budget") {
+            options.judge.flags.max_tokens = Some(300);
+        }
+        let done = complete(&options);
+        assert!(done.too_many_failed.is_none(), "{modes}");
+        assert_eq!(
+            outcomes(&case_dir.join("run")),
+            expected,
+            "{modes}: cells differ from the plain judge's"
+        );
+        assert!(mock.mock.stats().chat_requests >= plain_prompts, "{modes}");
+    }
+
+    let garbage = mock_with(MockConfig {
+        garbage_rate: 1.0,
+        ..MockConfig::default()
+    });
+    let options = with_metrics(against(&garbage.mock, &data, &dir.path().join("garbage")));
+    match eval::run(&options, &super::no_env, &Silent, &CancelToken::new()).unwrap() {
+        Ended::Stopped(stopped) => {
+            assert!(
+                matches!(stopped.stop, Stop::JudgeUnavailable(_)),
+                "{stopped:?}"
+            );
+        }
+        Ended::Complete(_) => panic!("a judge that answers only garbage must not complete"),
+    }
+}

@@ -97,16 +97,19 @@ cargo clippy --workspace --all-targets --locked "${features[@]}" -- -D warnings
 
 # Every build a user can ask of rageval-judge's backends compiles without warnings: none and
 # each alone (an explicit list; what `cargo hack --each-feature` would do), the library as a
-# user builds it (its tests need every backend); all together is the step above (the
-# defaults plus gguf). The dependencies' checks are shared with the step above.
-step "rageval-judge: no backend, each alone (clippy on the library, warnings are errors)"
-for backends in "" gguf minilm checker; do
-  cargo clippy -p rageval-judge --lib --locked --quiet --no-default-features \
-    --features "$backends" -- -D warnings
-done
-
-step "cargo doc (warnings are errors)"
-RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet "${features[@]}"
+# user builds it (its tests need every backend); all together is the clippy step (the
+# defaults plus gguf). Then the docs. Both run beside the Rust tests when nextest runs them
+# (below): the tests mostly wait on servers and child processes, and these checks fill the
+# cores they leave idle (BENCHMARKS.md, "CI: what each step costs").
+lints_beside_tests() {
+  local backends
+  for backends in "" gguf minilm checker; do
+    cargo clippy -p rageval-judge --lib --locked --quiet --no-default-features \
+      --features "$backends" -- -D warnings
+  done
+  RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet "${features[@]}"
+}
+lints="rageval-judge's backends alone (clippy, warnings are errors) and cargo doc (warnings are errors)"
 
 # The binaries and the Python module first, so that pytest runs beside the test binaries'
 # build and the Rust tests: it spends most of its three minutes waiting on the servers and
@@ -134,12 +137,26 @@ await "$test_servers"
 if command -v cargo-nextest >/dev/null 2>&1; then
   # nextest runs the test binaries side by side, where cargo test runs them one after
   # another: with one long model test in a binary, the other core no longer idles
-  # (BENCHMARKS.md). It does not run doc tests; cargo test does, after it.
+  # (BENCHMARKS.md). It runs the binaries the step above built, from their list, so that it
+  # never takes cargo's lock on target/ and the lints run beside it. It does not run doc
+  # tests; cargo test does, after it.
+  nextest_list="$(mktemp -d)"
+  cargo nextest list --workspace --locked "${features[@]}" --list-type binaries-only \
+    --message-format json >"$nextest_list/binaries.json"
+  cargo metadata --format-version 1 --locked >"$nextest_list/cargo.json"
+  export -f lints_beside_tests
+  # At nice 19 (10 + 9), below pytest's servers and engines (Ray's node must register within
+  # 30 s) as well as below the tests: the lints only take what both leave.
+  background "$lints" nice -n 9 bash -c "set -euo pipefail; features=(${features[*]}); lints_beside_tests"
   step "cargo nextest run"
-  cargo nextest run --workspace --locked --no-fail-fast "${features[@]}"
+  cargo nextest run --no-fail-fast --binaries-metadata "$nextest_list/binaries.json" \
+    --cargo-metadata "$nextest_list/cargo.json"
+  await "$lints"
   step "cargo test --doc"
   cargo test --workspace --locked --doc "${features[@]}"
 else
+  step "$lints"
+  lints_beside_tests
   step "cargo test: run"
   cargo test --workspace --locked "${features[@]}"
 fi

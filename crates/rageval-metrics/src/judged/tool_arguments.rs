@@ -56,19 +56,22 @@ pub async fn tool_argument_meaning(
                 let (same, by, reason) = match compared {
                     Compared::Equal => (true, "rule", "equal once normalised".to_owned()),
                     Compared::Unequal(why) => (false, "rule", (*why).to_owned()),
-                    Compared::FreeText { .. } => match verdicts.next() {
-                        Some(verdict) => (verdict.same, "judge", verdict.reason.clone()),
-                        None => (false, "rule", "the judge gave no verdict".to_owned()),
-                    },
+                    Compared::FreeText { .. } => {
+                        // The task's answer has one verdict per argument asked, or it failed.
+                        let verdict = verdicts.next().ok_or_else(|| {
+                            Failure::new(format!("the judge gave no verdict on `{name}`"))
+                        })?;
+                        (verdict.same, "judge", verdict.reason.clone())
+                    }
                 };
                 let value =
                     |call: &serde_json::Map<String, Value>| call.get(name.as_str()).cloned();
-                json!({"name": name,
+                Ok(json!({"name": name,
                        "expected": value(&sample.reference_tool_calls[p.expected].arguments),
                        "made": value(&sample.tool_calls[p.made].arguments),
-                       "same": same, "by": by, "reason": reason})
+                       "same": same, "by": by, "reason": reason}))
             })
-            .collect();
+            .collect::<Result<_, Failure>>()?;
         let agreed = described.iter().filter(|a| a["same"] == true).count();
         let score = match described.len() {
             0 => 1.0,

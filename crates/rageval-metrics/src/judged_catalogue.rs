@@ -38,7 +38,7 @@ const STATEMENT_RECALL_FORMULA: &str = "reference → statements; all judged aga
      else 0; a measured degree of support instead where the judge gives one); score = mean \
      credit; undefined when the reference states nothing";
 
-const JUDGED_ENTRIES: usize = 14;
+const JUDGED_ENTRIES: usize = 15;
 
 /// Each judged metric's summary in Chinese, for pages shown in Chinese (the labelling page
 /// asks a person what the metric asks the judge). Written for people who label, not
@@ -93,6 +93,10 @@ pub(crate) const SUMMARIES_ZH: [(&str, &str); JUDGED_ENTRIES] = [
     (
         "citation_faithfulness",
         "回答中带引用标注（如 [1]、【2】）的句子，有多大比例能由它所引用的那条上下文支持？",
+    ),
+    (
+        "tool_argument_correctness_judged",
+        "工具调用的参数是否与预期一致？自由文本参数（如检索词）只要意思相同即算一致",
     ),
 ];
 
@@ -479,5 +483,27 @@ pub(crate) static JUDGED: [Entry; JUDGED_ENTRIES] = [
         ),
         &[],
         &[JudgedKind::KnowledgeRetention],
+    ),
+    entry(
+        "tool_argument_correctness_judged",
+        &["tool_arguments_judged"],
+        "did the calls of the expected tools get the expected arguments, free text judged \
+         by its meaning?",
+        &[Input::ReferenceToolCalls],
+        (
+            "calls paired as tool_argument_correctness pairs them; per pair, each argument \
+         key of either call agrees when its values are equal once normalised (as its \
+         `normalised` mode), or when both are text that differs and the judge finds they \
+         mean the same (one judge call per pair for all its free-text arguments; a pair \
+         without such arguments asks nothing); a key in one call only disagrees; pair \
+         score = agreeing keys ÷ keys of either call (1 without arguments); score = mean \
+         over pairs; undefined when no pair; each argument's verdict, by rule or judge, in \
+         the evidence; the heuristic judge finds text the same at content-word Dice \
+         overlap ≥ 0.5",
+            "ours; pairing as ragas ToolCallAccuracy, whose arg_comparison_metric lets \
+         another comparison replace its exact string match",
+        ),
+        &[],
+        &[JudgedKind::ToolArgumentMeaning],
     ),
 ];

@@ -651,13 +651,21 @@ fn context_texts(sample: &Sample) -> Vec<String> {
 
 /// One result per context, or the first failure named by its context's position.
 pub fn collect_per_context<T>(results: Vec<Result<T, TaskError>>) -> Result<Vec<T>, Failure> {
+    collect_numbered("context", results)
+}
+
+/// One result per item, or the first failure named `NOUN POSITION` (1-based).
+pub fn collect_numbered<T>(
+    noun: &str,
+    results: Vec<Result<T, TaskError>>,
+) -> Result<Vec<T>, Failure> {
     results
         .into_iter()
         .enumerate()
         .map(|(index, result)| {
             result.map_err(|error| {
                 Failure::new(format!(
-                    "context {}: {}",
+                    "{noun} {}: {}",
                     index + 1,
                     Failure::from_task(&error)
                 ))

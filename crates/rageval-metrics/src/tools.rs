@@ -65,47 +65,101 @@ impl ModelFree for Tools {
 }
 
 fn score_tools(kind: ToolKind, sample: &Sample) -> Outcome {
-    let (expected, made) = (&sample.reference_tool_calls, &sample.tool_calls);
     let matching = match kind {
         ToolKind::Arguments(matching) => matching,
         ToolKind::Selection => ArgumentMatch::Normalised,
     };
-    let pairs = pair(expected, made, sample.tool_call_order, matching);
-    let calls: Vec<Value> = pairs
+    let pairs = pair(
+        &sample.reference_tool_calls,
+        &sample.tool_calls,
+        sample.tool_call_order,
+        matching,
+    );
+    let calls = pairs
         .iter()
-        .map(|p| json!({"expected": p.expected, "made": p.made, "tool": expected[p.expected].name, "argument_score": p.arguments}))
+        .map(|p| pair_details(sample, p, p.arguments, Vec::new()))
         .collect();
-    let mut details = Map::new();
-    details.insert("expected_calls".into(), json!(expected.len()));
-    details.insert("made_calls".into(), json!(made.len()));
-    details.insert("paired_calls".into(), json!(pairs.len()));
-    details.insert("order".into(), json!(sample.tool_call_order.name()));
-    details.insert("pairs".into(), Value::Array(calls));
-    let evidence = Evidence {
-        verdicts: Vec::new(),
-        details,
-    };
+    let details = call_details(sample, calls);
     match kind {
-        ToolKind::Selection => Outcome::score(
-            2.0 * pairs.len() as f64 / (expected.len() + made.len()) as f64,
-            evidence,
-        ),
-        ToolKind::Arguments(_) if pairs.is_empty() => {
-            Outcome::undefined("no expected tool was called, so no arguments to compare")
+        ToolKind::Selection => {
+            let calls = sample.reference_tool_calls.len() + sample.tool_calls.len();
+            Outcome::score(
+                2.0 * pairs.len() as f64 / calls as f64,
+                Evidence {
+                    verdicts: Vec::new(),
+                    details,
+                },
+            )
         }
         ToolKind::Arguments(_) => {
-            let total: f64 = pairs.iter().map(|p| p.arguments).sum();
-            Outcome::score(total / pairs.len() as f64, evidence)
+            mean_over_pairs(pairs.iter().map(|p| p.arguments).collect(), details)
         }
     }
 }
 
+/// The evidence every tool-call metric gives: the counts of calls expected, made and
+/// paired, the order rule, and one entry per pair (`pairs`).
+pub(crate) fn call_details(sample: &Sample, pairs: Vec<Value>) -> Map<String, Value> {
+    let mut details = Map::new();
+    details.insert(
+        "expected_calls".into(),
+        json!(sample.reference_tool_calls.len()),
+    );
+    details.insert("made_calls".into(), json!(sample.tool_calls.len()));
+    details.insert("paired_calls".into(), json!(pairs.len()));
+    details.insert("order".into(), json!(sample.tool_call_order.name()));
+    details.insert("pairs".into(), Value::Array(pairs));
+    details
+}
+
+/// One pair's entry in the evidence: which calls, the tool, its argument score and, where
+/// given, each argument's verdict.
+pub(crate) fn pair_details(
+    sample: &Sample,
+    pair: &Pair,
+    score: f64,
+    arguments: Vec<Value>,
+) -> Value {
+    let mut entry = json!({"expected": pair.expected, "made": pair.made,
+        "tool": sample.reference_tool_calls[pair.expected].name, "argument_score": score});
+    if !arguments.is_empty() {
+        entry["arguments"] = Value::Array(arguments);
+    }
+    entry
+}
+
+/// Argument correctness from each pair's score: their mean, undefined when nothing paired.
+pub(crate) fn mean_over_pairs(scores: Vec<f64>, details: Map<String, Value>) -> Outcome {
+    if scores.is_empty() {
+        return Outcome::undefined("no expected tool was called, so no arguments to compare");
+    }
+    let total: f64 = scores.iter().sum();
+    Outcome::score(
+        total / scores.len() as f64,
+        Evidence {
+            verdicts: Vec::new(),
+            details,
+        },
+    )
+}
+
+/// The pairing of a sample's calls as `tool_selection` and the normalised argument score
+/// make it (what the judged argument metric reuses).
+pub(crate) fn paired(sample: &Sample) -> Vec<Pair> {
+    pair(
+        &sample.reference_tool_calls,
+        &sample.tool_calls,
+        sample.tool_call_order,
+        ArgumentMatch::Normalised,
+    )
+}
+
 /// An expected call (index) paired with a call made (index), and their argument score.
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct Pair {
-    expected: usize,
-    made: usize,
-    arguments: f64,
+pub(crate) struct Pair {
+    pub(crate) expected: usize,
+    pub(crate) made: usize,
+    pub(crate) arguments: f64,
 }
 
 /// The pairing of expected with made calls of the same tool (see the module doc).
@@ -191,22 +245,58 @@ fn arguments(
     made: &Map<String, Value>,
     matching: ArgumentMatch,
 ) -> f64 {
-    let mut keys: Vec<&String> = expected.keys().chain(made.keys()).collect();
-    keys.sort();
-    keys.dedup();
+    let keys = argument_keys(expected, made);
     if keys.is_empty() {
         return 1.0;
     }
     let equal = keys
         .iter()
-        .filter(
-            |key| match (expected.get(key.as_str()), made.get(key.as_str())) {
-                (Some(a), Some(b)) => same(a, b, matching),
-                _ => false,
-            },
-        )
+        .filter(|key| {
+            let (a, b) = (expected.get(key.as_str()), made.get(key.as_str()));
+            compare(a, b, matching) == Compared::Equal
+        })
         .count();
     equal as f64 / keys.len() as f64
+}
+
+/// The argument names of either call, sorted, each once.
+pub(crate) fn argument_keys<'a>(
+    expected: &'a Map<String, Value>,
+    made: &'a Map<String, Value>,
+) -> Vec<&'a String> {
+    let mut keys: Vec<&String> = expected.keys().chain(made.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
+/// How one argument of a pair compares without a judge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Compared<'a> {
+    /// Equal under the matching.
+    Equal,
+    /// Both calls give it as text, unequal: a judge may still find the two mean the same.
+    FreeText { expected: &'a str, made: &'a str },
+    /// Unequal and not both text, or given by one call only: why.
+    Unequal(&'static str),
+}
+
+/// How the values of one argument (absent from a call: `None`) compare under `matching`.
+pub(crate) fn compare<'a>(
+    expected: Option<&'a Value>,
+    made: Option<&'a Value>,
+    matching: ArgumentMatch,
+) -> Compared<'a> {
+    match (expected, made) {
+        (Some(a), Some(b)) if same(a, b, matching) => Compared::Equal,
+        (Some(Value::String(a)), Some(Value::String(b))) => Compared::FreeText {
+            expected: a,
+            made: b,
+        },
+        (Some(_), Some(_)) => Compared::Unequal("the values differ"),
+        (Some(_), None) => Compared::Unequal("only the expected call gives it"),
+        (None, _) => Compared::Unequal("only the call made gives it"),
+    }
 }
 
 /// Whether two argument values agree under `matching`.

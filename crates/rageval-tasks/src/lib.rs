@@ -6,7 +6,8 @@
 //! [`QuestionSimilarity`], [`ExtractEntities`], [`GradeRelevance`], [`PairwisePreference`],
 //! [`GradeRelevanceBatch`], [`OrderContexts`], [`AnswerFromContexts`], [`MergeAnswers`],
 //! [`Abstention`], [`ResolveQuestion`] (a follow-up made standalone),
-//! [`KnowledgeRetention`] (a reply that keeps what the user said earlier), and
+//! [`KnowledgeRetention`] (a reply that keeps what the user said earlier),
+//! [`ToolArgumentMeaning`] (a tool call's free-text arguments against the expected ones), and
 //! [`ContextsCheck`] (several of these against one sample's contexts in one call),
 //! [`WriteTestItem`] and [`AnswerClosedBook`] (`rageval testset`), and [`JudgeRubric`] (a
 //! [`Rubric`] of the user's own) — and get a [`Judged`] value that says
@@ -64,12 +65,13 @@ pub use prompt::{Lang, LangChoice};
 pub use router::{Answerer, Policy, Route, TaskCalls, TaskJudge, TaskRoute};
 pub use task::{
     Abstention, AbstentionVerdict, AnswerClosedBook, AnswerFromContexts, AnswerRubric,
-    CompareAnswers, ContextAnswer, ContextOrder, ContextRelevance, ContextUsefulness,
-    ContextsCheck, ContextsChecked, ExtractEntities, GenerateQuestions, GeneratedQuestions,
-    GradeRelevance, GradeRelevanceBatch, JudgeRubric, KnowledgeRetention, MergeAnswers,
-    OrderContexts, PARTIAL_SUPPORT_CREDIT, PairwisePreference, Preference, Preferred, Premise,
-    QuestionSimilarity, RelevanceGrade, RelevanceVerdict, ResolveQuestion, RetentionVerdict,
-    Rubric, RubricExample, RubricField, RubricGrade, RubricScale, RubricScore, ShownAnswer,
-    SimilarityVerdict, SplitStatements, Support, SupportCredit, SupportVerdict, SupportVerdicts,
-    TaskFamily, TaskKind, TestItemDraft, UsefulnessVerdict, WriteTestItem,
+    ArgumentVerdict, CompareAnswers, ContextAnswer, ContextOrder, ContextRelevance,
+    ContextUsefulness, ContextsCheck, ContextsChecked, ExtractEntities, GenerateQuestions,
+    GeneratedQuestions, GradeRelevance, GradeRelevanceBatch, JudgeRubric, KnowledgeRetention,
+    MergeAnswers, OrderContexts, PARTIAL_SUPPORT_CREDIT, PairwisePreference, Preference, Preferred,
+    Premise, QuestionSimilarity, RelevanceGrade, RelevanceVerdict, ResolveQuestion,
+    RetentionVerdict, Rubric, RubricExample, RubricField, RubricGrade, RubricScale, RubricScore,
+    ShownAnswer, SimilarityVerdict, SplitStatements, Support, SupportCredit, SupportVerdict,
+    SupportVerdicts, TaskFamily, TaskKind, TestItemDraft, ToolArgumentMeaning, UsefulnessVerdict,
+    WriteTestItem,
 };

@@ -15,12 +15,21 @@
 //! generation's input tells which hops the answer used ([`super::traces`] makes the rows). Documents may be strings or objects such as LangChain's
 //! `{page_content, metadata}`; ids and scores are taken from the object or its metadata. A
 //! trace without a retriever observation is skipped.
+//!
+//! Tool calls made are the trace's `TOOL` observations in time order (the tool's name, its
+//! `input` as the arguments, as the OpenInference reader reads `TOOL` spans); a trace
+//! without one gives the calls its `GENERATION`s asked for instead — OpenAI's `tool_calls`
+//! on the output message (`{id, type: "function", function: {name, arguments}}`, as
+//! Langfuse's OpenAI integration records a completion), so a call that was both asked for
+//! and run counts once. The trace's `metadata` may name the expected calls
+//! (`reference_tool_calls`, `expected_tool_calls`, `tool_call_order`).
 
 use std::path::Path;
 
 use serde_json::{Map, Value};
 
 use super::error::{DatasetError, DatasetErrorKind};
+use super::openinference::{expected_tool_keys, json_object, tool_call};
 use super::traces::{
     Groups, TraceHop, TraceRecords, TraceSample, all_text, answer_text, compare_times, context,
     id_at, question_text, session_id, trace_records,
@@ -183,6 +192,13 @@ fn sample(file: &Path, id: String, mut trace: Trace) -> Result<TraceSample, Data
     if let Some(session) = &session {
         metadata.insert("session_id".into(), Value::String(session.clone()));
     }
+    let calls = tool_calls(&trace.observations);
+    if !calls.is_empty() {
+        metadata.insert("tool_calls".into(), Value::Array(calls));
+    }
+    if let Some(expected) = header.and_then(|h| h.get("metadata")) {
+        expected_tool_keys(expected, &mut metadata);
+    }
     let hops = retrievers
         .iter()
         .map(|observation| TraceHop {
@@ -211,6 +227,36 @@ fn sample(file: &Path, id: String, mut trace: Trace) -> Result<TraceSample, Data
         start,
         metadata,
     })
+}
+
+/// The tool calls of a trace whose observations are in time order: its `TOOL` observations,
+/// else the calls its generations asked for (see the module doc).
+fn tool_calls(observations: &[Map<String, Value>]) -> Vec<Value> {
+    let ran: Vec<Value> = observations
+        .iter()
+        .filter(|o| kind(o) == "TOOL")
+        .map(|o| tool_call(o.get("name"), o.get("input")))
+        .collect();
+    if !ran.is_empty() {
+        return ran;
+    }
+    observations
+        .iter()
+        .filter(|o| kind(o) == "GENERATION")
+        .flat_map(|o| asked_calls(o.get("output")))
+        .collect()
+}
+
+/// The `tool_calls` of a generation's output message (an object, or its JSON text), as
+/// they are: the record builder reads OpenAI's shape and refuses another, naming the line.
+fn asked_calls(output: Option<&Value>) -> Vec<Value> {
+    match output
+        .and_then(json_object)
+        .and_then(|mut m| m.remove("tool_calls"))
+    {
+        Some(Value::Array(calls)) => calls,
+        _ => Vec::new(),
+    }
 }
 
 /// The documents in a retriever's output: a list, or a list under a common key.

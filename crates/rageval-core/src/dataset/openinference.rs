@@ -208,23 +208,28 @@ fn tool_calls(spans: &[Span]) -> Vec<Value> {
         .iter()
         .filter(|span| span.kind == "TOOL")
         .map(|span| {
-            let name = span
-                .get("tool.name")
-                .or_else(|| span.get("name"))
-                .cloned()
-                .unwrap_or(Value::Null);
-            let arguments = match span.get("input.value") {
-                None => Value::Null,
-                Some(Value::String(text)) => match serde_json::from_str::<Value>(text) {
-                    Ok(Value::Object(object)) => Value::Object(object),
-                    _ if text.trim().is_empty() => Value::Null,
-                    _ => json!({"input": text}),
-                },
-                Some(other) => json!({"input": other}),
-            };
-            json!({"name": name, "arguments": arguments})
+            let name = span.get("tool.name").or_else(|| span.get("name"));
+            tool_call(name, span.get("input.value"))
         })
         .collect()
+}
+
+/// A tool call as the record builder reads it, from a trace step that ran the tool: its
+/// `name` (null when absent, which the builder refuses with the line) and its input as
+/// the arguments — a JSON object (or its text) as it is, any other input under `input`.
+/// The Langfuse reader reads its `TOOL` observations by this too.
+pub(super) fn tool_call(name: Option<&Value>, input: Option<&Value>) -> Value {
+    let arguments = match input {
+        None | Some(Value::Null) => Value::Null,
+        Some(Value::Object(object)) => Value::Object(object.clone()),
+        Some(Value::String(text)) => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(object)) => Value::Object(object),
+            _ if text.trim().is_empty() => Value::Null,
+            _ => json!({"input": text}),
+        },
+        Some(other) => json!({"input": other}),
+    };
+    json!({"name": name.cloned().unwrap_or(Value::Null), "arguments": arguments})
 }
 
 /// Keys of the root span's `metadata` (a JSON object, as OpenInference writes it: JSON
@@ -237,16 +242,33 @@ const EXPECTED_TOOL_KEYS: [&str; 3] = [
 ];
 
 fn expected_tool_calls(root: &Span, fields: &mut Map<String, Value>) {
-    let Some(Value::String(text)) = root.get("metadata") else {
-        return;
-    };
-    let Ok(Value::Object(metadata)) = serde_json::from_str::<Value>(text) else {
+    if let Some(metadata) = root.get("metadata") {
+        expected_tool_keys(metadata, fields);
+    }
+}
+
+/// The expected-call keys of a trace's `metadata` (an object, or its JSON text) copied to
+/// `fields`; the Langfuse reader reads a trace's `metadata` by this too.
+pub(super) fn expected_tool_keys(metadata: &Value, fields: &mut Map<String, Value>) {
+    let Some(metadata) = json_object(metadata) else {
         return;
     };
     for key in EXPECTED_TOOL_KEYS {
         if let Some(value) = metadata.get(key) {
             fields.insert(key.into(), value.clone());
         }
+    }
+}
+
+/// A JSON object, or a text holding one (trace tools write either).
+pub(super) fn json_object(value: &Value) -> Option<Map<String, Value>> {
+    match value {
+        Value::Object(object) => Some(object.clone()),
+        Value::String(text) => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(object)) => Some(object),
+            _ => None,
+        },
+        _ => None,
     }
 }
 

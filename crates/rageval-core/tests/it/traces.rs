@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use rageval_core::conversation::ToolCall;
 use rageval_core::dataset::{self, DatasetErrorKind, Format, ReadOptions};
 use rageval_core::{Context, Hop, Role, Sample, ToolCallOrder, Turn};
 use serde_json::Value;
@@ -420,29 +421,65 @@ fn a_session_id_of_another_shape_names_its_line_and_field() {
 fn tool_spans_are_the_calls_made_and_root_metadata_the_calls_expected() {
     let (samples, _) = read("phoenix_tools.jsonl", Format::OpenInference);
     assert_eq!(samples.len(), 1);
-    let calls: Vec<(&str, String)> = samples[0]
-        .tool_calls
+    assert_weather_calls(&samples[0]);
+}
+
+/// Each call's name and arguments (as JSON text).
+fn calls(calls: &[ToolCall]) -> Vec<(String, String)> {
+    calls
         .iter()
         .map(|c| {
-            (
-                c.name.as_str(),
-                Value::Object(c.arguments.clone()).to_string(),
-            )
+            let arguments = Value::Object(c.arguments.clone()).to_string();
+            (c.name.clone(), arguments)
         })
-        .collect();
+        .collect()
+}
+
+fn named(name: &str, arguments: &str) -> (String, String) {
+    (name.to_owned(), arguments.to_owned())
+}
+
+/// The calls of both tool fixtures' weather trace: made get_weather {city: "paris "},
+/// search {input: "weather Paris"} and convert {to: "f"}, in time order; expected
+/// get_weather and convert, in any order.
+fn assert_weather_calls(sample: &Sample) {
     assert_eq!(
-        calls,
+        calls(&sample.tool_calls),
         [
-            ("get_weather", r#"{"city":"paris "}"#.to_owned()),
-            ("search", r#"{"input":"weather Paris"}"#.to_owned()),
-            ("convert", r#"{"to":"f"}"#.to_owned()),
+            named("get_weather", r#"{"city":"paris "}"#),
+            named("search", r#"{"input":"weather Paris"}"#),
+            named("convert", r#"{"to":"f"}"#),
         ]
     );
-    let expected: Vec<&str> = samples[0]
+    let expected: Vec<&str> = sample
         .reference_tool_calls
         .iter()
         .map(|c| c.name.as_str())
         .collect();
     assert_eq!(expected, ["get_weather", "convert"]);
-    assert_eq!(samples[0].tool_call_order, ToolCallOrder::AnyOrder);
+    assert_eq!(sample.tool_call_order, ToolCallOrder::AnyOrder);
+}
+
+/// Langfuse tool observations (`langfuse_tools.json`, written by us in the shapes Langfuse
+/// documents): in `lf-tools-1` three `TOOL` observations, in time order though not in file
+/// order (a JSON-text input read as its object, a plain-text one under `input`), are the
+/// calls made — the planning generation's `tool_calls` are not counted again; the trace's
+/// `metadata` object names the expected calls and the order. `lf-tools-2` has no `TOOL`
+/// observation: its calls are those the OpenAI-style generation asked for, and its
+/// `metadata` is JSON text.
+#[test]
+fn langfuse_tool_observations_are_the_calls_made_and_trace_metadata_the_calls_expected() {
+    let (samples, skipped) = read("langfuse_tools.json", Format::Langfuse);
+    assert!(skipped.is_empty(), "{skipped:?}");
+    assert_eq!(samples.len(), 2);
+    assert_weather_calls(&samples[0]);
+    assert_eq!(
+        calls(&samples[1].tool_calls),
+        [
+            named("search_flights", r#"{"from":"LIS","to":"OPO"}"#),
+            named("get_time", "{}"),
+        ]
+    );
+    assert_eq!(samples[1].reference_tool_calls.len(), 1);
+    assert_eq!(samples[1].tool_call_order, ToolCallOrder::InOrder);
 }

@@ -9,6 +9,7 @@
 //! - `abstention`: answered when supported, declined when not (one verdict pair).
 //! - `citation`: each citing sentence against the contexts it cites.
 //! - `retention`: knowledge retention, a turn's reply against what the user said before.
+//! - `tool_arguments`: tool-call arguments with the judge deciding free text.
 //! - `evidence`: verdicts as evidence.
 //!
 //! A metric here never decides by itself: every judgement is a task answer. What a metric
@@ -22,6 +23,7 @@ mod context;
 mod evidence;
 mod noise;
 mod retention;
+mod tool_arguments;
 
 use rageval_core::{Outcome, Sample};
 use rageval_judge::BoxFuture;
@@ -90,6 +92,8 @@ pub enum JudgedKind {
     CitationFaithfulness,
     /// The reply keeps what the user established earlier in the conversation.
     KnowledgeRetention,
+    /// Tool-call arguments, free-text ones the same when the judge finds they mean it.
+    ToolArgumentMeaning,
 }
 
 impl JudgedKind {
@@ -121,6 +125,7 @@ impl JudgedKind {
             JudgedKind::Abstention => (&[TaskKind::Abstention], false),
             JudgedKind::CitationFaithfulness => (&[SupportVerdicts], false),
             JudgedKind::KnowledgeRetention => (&[TaskKind::KnowledgeRetention], false),
+            JudgedKind::ToolArgumentMeaning => (&[TaskKind::ToolArgumentMeaning], false),
         };
         Requirements {
             tasks: tasks.to_vec(),
@@ -169,6 +174,9 @@ impl JudgedMetric {
                 citation::citation_faithfulness(sample, scoring).await
             }
             JudgedKind::KnowledgeRetention => retention::knowledge_retention(sample, scoring).await,
+            JudgedKind::ToolArgumentMeaning => {
+                tool_arguments::tool_argument_meaning(sample, scoring).await
+            }
         }
     }
 }

@@ -12,3 +12,4 @@ mod ragas_modes;
 mod resolved_question;
 mod retention;
 mod support;
+mod tool_arguments;

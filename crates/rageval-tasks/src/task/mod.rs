@@ -45,6 +45,7 @@ pub mod question_similarity;
 pub mod resolve_question;
 pub mod split_statements;
 pub mod support_verdicts;
+pub mod tool_argument_meaning;
 pub mod write_test_item;
 
 use std::fmt;
@@ -78,6 +79,7 @@ pub use support_verdicts::{
     PARTIAL_SUPPORT_CREDIT, Premise, SUPPORT_LABELS, Support, SupportCredit, SupportVerdict,
     SupportVerdicts,
 };
+pub use tool_argument_meaning::{ArgumentVerdict, ToolArgumentMeaning};
 pub use write_test_item::{TestItemDraft, WriteTestItem};
 
 use crate::error::TaskError;
@@ -241,6 +243,7 @@ tasks! {
     CompareAnswers => compare_answers::CompareAnswers,
     ResolveQuestion => resolve_question::ResolveQuestion,
     KnowledgeRetention => knowledge_retention::KnowledgeRetention,
+    ToolArgumentMeaning => tool_argument_meaning::ToolArgumentMeaning,
 }
 
 impl fmt::Display for TaskKind {

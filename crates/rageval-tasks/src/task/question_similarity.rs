@@ -189,8 +189,8 @@ impl TaskJudge {
     }
 }
 
-/// Dice overlap of the two questions' content words.
-fn dice(a: &str, b: &str) -> f64 {
+/// Dice overlap of the two texts' content words (also tool arguments' rule).
+pub(crate) fn dice(a: &str, b: &str) -> f64 {
     let (wa, wb) = (content_words(a), content_words(b));
     let (ma, mb) = (Material::new(a), Material::new(b));
     let hits =

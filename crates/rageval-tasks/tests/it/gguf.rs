@@ -254,6 +254,13 @@ async fn ask(router: &TaskJudge, kind: TaskKind, item: (&str, &str, &str)) -> Op
             })
             .await
             .map(|j| j.rung),
+        TaskKind::ToolArgumentMeaning => router
+            .tool_argument_meaning(&rageval_tasks::ToolArgumentMeaning::new(
+                "search",
+                [("query".to_owned(), question, answer)],
+            ))
+            .await
+            .map(|j| j.rung),
     };
     outcome.unwrap_or_else(|e| panic!("{kind} on {item:?}: {e}"))
 }

@@ -137,13 +137,23 @@ fn a_ragas_multi_turn_file_scores_per_turn_and_per_conversation() {
     assert!(report.contains(": 1 of 2 (50.0%)."), "{report}");
 }
 
-/// Through the mock: the dry run of `metrics` on the conversations plans `expected` calls,
-/// the whole run makes exactly those, a run capped at `cap` stops resumably (exit 3) and
-/// its resumption asks at most the plan. Returns the resumed run's summary.
+/// [`planned_capped_resumed_on`] the conversations.
 fn planned_capped_resumed(metrics: &str, expected: u64, cap: &str) -> Value {
+    planned_capped_resumed_on(write_data, metrics, expected, cap)
+}
+
+/// Through the mock: the dry run of `metrics` on the data `write` writes plans `expected`
+/// calls, the whole run makes exactly those, a run capped at `cap` stops resumably (exit 3)
+/// and its resumption asks at most the plan. Returns the resumed run's summary.
+pub fn planned_capped_resumed_on(
+    write: fn(&Path) -> std::path::PathBuf,
+    metrics: &str,
+    expected: u64,
+    cap: &str,
+) -> Value {
     let endpoint = endpoint(MockConfig::default());
     let dir = tempfile::tempdir().unwrap();
-    let data = write_data(dir.path());
+    let data = write(dir.path());
     let args = [
         data.to_str().unwrap(),
         "--metrics",

@@ -54,6 +54,7 @@ mod signals;
 mod snapshots;
 mod sources;
 mod testset;
+mod tool_calls;
 mod trace_servers;
 mod traces;
 mod version_table;

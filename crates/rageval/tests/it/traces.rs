@@ -11,12 +11,12 @@ use crate::judged::{checked_cells, endpoint, planned};
 use crate::{rageval, repo_root, stderr};
 
 /// The trace fixtures' folder.
-fn fixtures() -> PathBuf {
+pub fn fixtures() -> PathBuf {
     repo_root().join("crates/rageval-core/tests/fixtures/datasets/traces")
 }
 
 /// `rageval eval DATA --format FORMAT --metrics METRICS --judge heuristic --out run` in `dir`.
-fn heuristic_eval(dir: &Path, data: &Path, format: &str, metrics: &str) -> Output {
+pub fn heuristic_eval(dir: &Path, data: &Path, format: &str, metrics: &str) -> Output {
     let args = [
         "eval",
         data.to_str().unwrap(),

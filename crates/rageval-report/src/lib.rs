@@ -78,6 +78,7 @@ mod calibrated_render;
 mod compare;
 mod compare_head_to_head;
 mod compare_pairing;
+mod compare_positions;
 mod compare_render;
 mod compare_xlsx;
 mod conversations;
@@ -144,6 +145,9 @@ pub use compare::{
 };
 pub use compare_head_to_head::head_to_head_text;
 pub use compare_pairing::{DataDifferences, Pairing, pair_datasets};
+pub use compare_positions::{
+    ConversationDelta, ConversationMetricDelta, ConversationMove, HopDelta, HopMetricDelta,
+};
 pub use compare_render::{
     compare_title, render_compare_body, render_compare_html, render_compare_markdown,
 };

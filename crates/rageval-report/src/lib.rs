@@ -163,7 +163,7 @@ pub use gate_confirm::{
     ConfirmedCell, DroppedCell, GateConfirmation, apply_confirmed, dropped_cells,
 };
 pub use gate_spec::{DEFAULT_GATE_LEVEL, GateSpec, HEAD_TO_HEAD, MinimalEffect, OnMismatch};
-pub use hops::{HopFigure, HopMetric, HopSummary, HopTally};
+pub use hops::{HopFigure, HopMetric, HopSummary, HopTally, HopUse};
 pub use html::{render_html, render_run_summary, render_sample_table};
 pub use journal::{JournalWriter, ResultRecord, SCORE_RANGE, in_score_range, shown_score};
 pub use journal_index::{JournalIndex, OutcomeReader, Outcomes, SampleOutcomes};

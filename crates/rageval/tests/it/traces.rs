@@ -114,6 +114,14 @@ fn sessions_and_hops_of_a_phoenix_export_are_scored_per_turn_and_per_hop() {
         faithfulness["first"].get("mean").is_none(),
         "{faithfulness}"
     );
+    // Which hops the answer was shown, by hand from the fixture: mars-1 records no LLM
+    // input (unknown); lyon-1 and tea-1 used both hops, lyon-2 only its second, mars-2
+    // only its first (its passage with the white space changed).
+    assert_eq!(
+        hops["used_by_answer"],
+        serde_json::json!({"first": [3, 4], "later": [3, 4]}),
+        "{hops}"
+    );
 
     let report = std::fs::read_to_string(run.join("report.md")).unwrap();
     assert!(
@@ -126,6 +134,10 @@ fn sessions_and_hops_of_a_phoenix_export_are_scored_per_turn_and_per_hop() {
     );
     assert!(
         report.contains("| faithfulness | 0 | — | 0 | — | 10 | 0 |"),
+        "{report}"
+    );
+    assert!(
+        report.contains("shown the contexts of 3 of 4 first hops and 3 of 4 later hops"),
         "{report}"
     );
     let html = std::fs::read_to_string(run.join("report.html")).unwrap();

@@ -160,10 +160,6 @@ impl Position {
 /// gave, contradicted or asked again). Summaries count the conversations with any lapse.
 pub const TURN_LAPSE: &str = "turn_lapse";
 
-/// Evidence detail faithfulness sets on an answer whose contexts came from several hops:
-/// per hop index (as a string key), how many of its claims a context of that hop supports.
-pub const CLAIMS_BY_HOP: &str = "supported_claims_by_hop";
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -139,6 +139,9 @@ pub struct Requirements {
     pub reference_by_contexts: bool,
     /// Whether it judges each context's usefulness for the reference.
     pub reference_usefulness: bool,
+    /// Whether, on a turn with a history, it judges the question made standalone
+    /// ([`TaskKind::ResolveQuestion`], asked only of such turns, so not in `tasks`).
+    pub resolves_question: bool,
 }
 
 /// One metric, configured and ready to score samples.

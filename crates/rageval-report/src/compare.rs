@@ -39,6 +39,7 @@ use rageval_core::stats::{
 use serde::Serialize;
 
 use crate::compare_pairing::{Pairing, RunSamples, pair_samples};
+use crate::compare_positions::{ConversationDelta, HopDelta, conversation_delta, hop_delta};
 use crate::{
     Aggregator, AgreementDelta, Calibrated, CallTally, MetricSummary, ReportError, RunData,
 };
@@ -247,6 +248,13 @@ pub struct PairComparison {
     /// Two `judge-check` runs: the two judges' agreement with the labels side by side.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agreement: Option<AgreementDelta>,
+    /// Both runs have turns of conversations: their per-conversation figures side by side.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conversations: Option<ConversationDelta>,
+    /// Both runs have retrieval-hop rows: their first-hop and later-hop figures side by
+    /// side.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hops: Option<HopDelta>,
 }
 
 /// Two or more runs compared.
@@ -362,12 +370,17 @@ impl Comparison {
                     .zip(runs[j].agreement.as_ref())
                     .filter(|_| pairing.same_dataset)
                     .map(|(a, b)| AgreementDelta::between(a, b, &settings));
+                let both = [&runs[i], &runs[j]];
+                let conversations =
+                    conversation_delta(both, &sides[i], &compared, &metrics, settings.top_flips);
                 pairs.push(PairComparison {
                     baseline: i,
                     candidate: j,
                     pairing,
                     deltas,
                     agreement,
+                    conversations,
+                    hops: hop_delta(both, &metrics),
                 });
             }
         }

@@ -54,6 +54,11 @@ impl<'a> RunSamples<'a> {
         self.sample(id).map(|s| normalised(&s.question))
     }
 
+    /// The conversation sample `id` is a turn of, when the dataset says.
+    pub(crate) fn conversation_of(&self, id: &str) -> Option<&'a str> {
+        self.sample(id)?.conversation_id.as_deref()
+    }
+
     /// The question of sample `id` as the dataset has it, white space collapsed.
     pub(crate) fn question_text(&self, id: &str) -> Option<String> {
         self.question(id)

@@ -2,22 +2,26 @@
 //! their datasets differ, the version table (each run's means and judge calls and cost, and
 //! each later run's Δ against the first with its interval, p and reading), then every pair
 //! with its deltas (and, where both runs have human labels, the difference of their
-//! calibrated means), the samples that moved most, and two judges' agreement with the same
-//! labels side by side: an HTML page (or fragment, for `rageval serve`) and Markdown. The
+//! calibrated means), the samples that moved most, two judges' agreement with the same
+//! labels side by side, and the pair's conversations and retrieval hops
+//! ([`crate::compare_positions`]): an HTML page (or fragment, for `rageval serve`) and Markdown. The
 //! numbers come from [`Comparison`]; nothing is computed here but formatting.
 
 use std::fmt::Write as _;
 
 use crate::agreement_render::{agreement_delta_html, agreement_delta_markdown};
+use crate::blocks::{to_html, to_markdown};
 use crate::compare::{CalibratedDelta, MetricDelta, PairComparison, Reading, RunRow};
 use crate::compare_head_to_head::head_to_head_column;
+use crate::compare_positions::position_delta_blocks;
 use crate::escape::{escape_html as e, escape_markdown_cell as cell};
 use crate::judge_report::cost;
 use crate::page::{html_document, number};
 use crate::svg::{IntervalRow, interval_chart};
 use crate::{CompareSettings, Comparison};
 
-fn signed(value: Option<f64>) -> String {
+/// `+0.2500`, or `—` without a value.
+pub(crate) fn signed(value: Option<f64>) -> String {
     value.map_or_else(|| "—".into(), |v| format!("{v:+.4}"))
 }
 
@@ -426,6 +430,11 @@ pub fn render_compare_body(comparison: &Comparison) -> String {
             }
             html.push_str("</tbody></table>\n");
         }
+        html.push_str(&to_html(&position_delta_blocks(
+            pair.conversations.as_ref(),
+            pair.hops.as_ref(),
+            [a, b],
+        )));
     }
     html
 }
@@ -561,6 +570,17 @@ pub fn render_compare_markdown(comparison: &Comparison) -> String {
                     .collect::<Vec<_>>()
                     .join("; ")
             );
+        }
+        let positions = position_delta_blocks(
+            pair.conversations.as_ref(),
+            pair.hops.as_ref(),
+            [
+                comparison.version_of(pair.baseline),
+                comparison.version_of(pair.candidate),
+            ],
+        );
+        if !positions.is_empty() {
+            let _ = write!(md, "\n{}", to_markdown(&positions));
         }
     }
     md

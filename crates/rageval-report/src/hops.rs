@@ -1,8 +1,9 @@
 //! Per-hop figures of a run whose rows include retrieval hops (each retriever step of a
 //! trace that retrieved more than once, scored as its own row): per metric, the first hop
-//! against the later ones — how many were scored, undefined and failed, and the mean. A run
-//! without hop rows has none of this, and its summary and report are as before. The hop
-//! rows also count in the run's own per-metric figures; this block only sets them apart.
+//! against the later ones — how many were scored, undefined and failed, and the mean — and,
+//! where the traces say, how many of those hops the final answer was shown. A run without
+//! hop rows has none of this, and its summary and report are as before. The hop rows also
+//! count in the run's own per-metric figures; this block only sets them apart.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -19,6 +20,18 @@ pub struct HopSummary {
     pub rows: usize,
     /// Per metric with a cell on a hop row.
     pub metrics: BTreeMap<String, HopMetric>,
+    /// How many first and later hops the final answer was shown, of those whose trace
+    /// says; absent when no trace said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub used_by_answer: Option<HopUse>,
+}
+
+/// Hops whose contexts the final answer's generator was shown: `[used, of]` for the first
+/// hop of each trace and for the later ones, over the hops whose trace records it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HopUse {
+    pub first: [usize; 2],
+    pub later: [usize; 2],
 }
 
 /// One metric over hop rows: the first hop of each trace, and every later one.
@@ -45,6 +58,9 @@ pub struct HopTally {
     /// Per metric: the first hop's and the later hops' (sum of scores, figure).
     cells: BTreeMap<String, [(f64, HopFigure); 2]>,
     rows: BTreeSet<String>,
+    /// Per hop row whose trace says: whether it is a later hop, and whether the answer used
+    /// it.
+    uses: BTreeMap<String, (bool, bool)>,
 }
 
 impl HopTally {
@@ -60,6 +76,14 @@ impl HopTally {
             }
             Outcome::Undefined { .. } => figure.undefined += 1,
             Outcome::Failed { .. } => figure.failed += 1,
+        }
+    }
+
+    /// Whether the final answer was shown hop `hop` (1-based) of row `sample`, when its
+    /// trace says; a row noted twice counts once.
+    pub fn note_use(&mut self, sample: &str, hop: usize, used_by_answer: Option<bool>) {
+        if let Some(used) = used_by_answer {
+            self.uses.insert(sample.to_owned(), (hop > 1, used));
         }
     }
 
@@ -83,9 +107,23 @@ impl HopTally {
                 (metric, figure)
             })
             .collect();
+        let used_by_answer = (!self.uses.is_empty()).then(|| {
+            let count = |later: bool| {
+                let group = self.uses.values().filter(|(l, _)| *l == later);
+                [
+                    group.clone().filter(|(_, used)| *used).count(),
+                    group.count(),
+                ]
+            };
+            HopUse {
+                first: count(false),
+                later: count(true),
+            }
+        });
         Some(HopSummary {
             rows: self.rows.len(),
             metrics,
+            used_by_answer,
         })
     }
 }
@@ -122,7 +160,7 @@ pub(crate) fn hop_blocks(summary: Option<&HopSummary>, order: &[String]) -> Vec<
             (first.failed + later.failed).to_string(),
         ]);
     }
-    vec![
+    let mut blocks = vec![
         Block::Heading("Retrieval hops".into()),
         Block::text(format!(
             "{} hop rows: each retrieval step of a trace that retrieved more than once, \
@@ -132,7 +170,15 @@ pub(crate) fn hop_blocks(summary: Option<&HopSummary>, order: &[String]) -> Vec<
             summary.rows
         )),
         Block::Table(table),
-    ]
+    ];
+    if let Some(HopUse { first, later }) = summary.used_by_answer {
+        blocks.push(Block::text(format!(
+            "The final answer was shown the contexts of {} of {} first hops and {} of {} \
+             later hops (of the hops whose trace records what the answering model was given).",
+            first[0], first[1], later[0], later[1]
+        )));
+    }
+    blocks
 }
 
 #[cfg(test)]
@@ -151,7 +197,16 @@ mod tests {
         tally.add("b:hop:1", 1, "context_relevance", &score(0.5));
         tally.add("a:hop:2", 2, "context_relevance", &score(0.25));
         tally.add("b:hop:2", 2, "context_relevance", &Outcome::undefined("x"));
+        // Trace a says its first hop was not shown to the answer and its second was (noted
+        // once per cell); trace b says nothing.
+        for _ in 0..2 {
+            tally.note_use("a:hop:1", 1, Some(false));
+            tally.note_use("a:hop:2", 2, Some(true));
+        }
+        tally.note_use("b:hop:1", 1, None);
         let summary = tally.finish().unwrap_or_else(|| panic!("hops seen"));
+        let uses = summary.used_by_answer;
+        assert_eq!(uses.map(|u| (u.first, u.later)), Some(([0, 1], [1, 1])));
         assert_eq!(summary.rows, 4);
         let figure = &summary.metrics["context_relevance"];
         assert_eq!((figure.first.scored, figure.first.mean), (2, Some(0.75)));
@@ -167,6 +222,10 @@ mod tests {
         assert!(md.starts_with("## Retrieval hops\n\n4 hop rows"), "{md}");
         assert!(
             md.contains("| context_relevance | 2 | 0.7500 | 1 | 0.2500 | 1 | 0 |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("shown the contexts of 0 of 1 first hops and 1 of 1 later hops"),
             "{md}"
         );
         assert_eq!(HopTally::default().finish(), None);

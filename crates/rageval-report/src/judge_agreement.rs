@@ -32,6 +32,21 @@ pub const INCLUDES_CHANCE: &str = "interval includes chance";
 const AT_CHANCE_ON_SOME_DATA: &str = "; at or near chance on some data";
 /// What a task without measured figures says.
 pub const UNMEASURED: &str = "unmeasured";
+/// Who answers a task no configured judge can answer, as the task router names it
+/// (`rageval_tasks::TaskRoute::who`).
+const UNAVAILABLE: &str = "unavailable";
+/// What such a task says instead of [`UNMEASURED`]: there is no judge to measure, and its
+/// cells fail.
+const NO_JUDGE: &str = "no judge configured answers it, so its cells fail";
+
+/// `unmeasured`, or for a task nobody answers, why there is nothing to measure.
+fn without_figures(answered_by: &str) -> &'static str {
+    if answered_by == UNAVAILABLE {
+        NO_JUDGE
+    } else {
+        UNMEASURED
+    }
+}
 
 /// What the two kinds of figure mean, where the reports list them.
 const KINDS: &str = "Held out by set: the judge's settings were chosen without any part of \
@@ -90,7 +105,7 @@ impl TaskJudgeRecord {
     pub fn describe(&self) -> String {
         let figures: Vec<String> = self.measured.iter().map(MeasuredFigure::describe).collect();
         let measured = if figures.is_empty() {
-            UNMEASURED.to_string()
+            without_figures(&self.answered_by).to_string()
         } else {
             figures.join("; ")
         };
@@ -181,7 +196,7 @@ fn headline_line(record: &MetricRecord) -> Option<String> {
     });
     let unmeasured = unmeasured.into_iter().map(|(who, tasks)| {
         let names: Vec<&str> = tasks.iter().map(|t| t.task.as_str()).collect();
-        format!("{}: {who} — {UNMEASURED}", names.join(", "))
+        format!("{}: {who} — {}", names.join(", "), without_figures(who))
     });
     let parts: Vec<String> = measured.chain(unmeasured).collect();
     (!parts.is_empty()).then(|| parts.join("; "))
@@ -327,6 +342,17 @@ mod tests {
         assert_eq!(
             record.describe(),
             "support_verdicts: llm gguf:judge.gguf — unmeasured"
+        );
+        // Regression: a task no judge answers (knowledge_retention offline) read
+        // "unavailable — unmeasured", as if a judge answered it unmeasured.
+        let unanswered = TaskJudgeRecord {
+            task: "knowledge_retention".into(),
+            answered_by: UNAVAILABLE.into(),
+            measured: Vec::new(),
+        };
+        assert_eq!(
+            unanswered.describe(),
+            "knowledge_retention: unavailable — no judge configured answers it, so its cells fail"
         );
     }
 

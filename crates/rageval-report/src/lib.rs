@@ -78,6 +78,7 @@ mod calibrated_render;
 mod compare;
 mod compare_head_to_head;
 mod compare_pairing;
+mod compare_positions;
 mod compare_render;
 mod compare_xlsx;
 mod conversations;
@@ -144,6 +145,9 @@ pub use compare::{
 };
 pub use compare_head_to_head::head_to_head_text;
 pub use compare_pairing::{DataDifferences, Pairing, pair_datasets};
+pub use compare_positions::{
+    ConversationDelta, ConversationMetricDelta, ConversationMove, HopDelta, HopMetricDelta,
+};
 pub use compare_render::{
     compare_title, render_compare_body, render_compare_html, render_compare_markdown,
 };
@@ -159,7 +163,7 @@ pub use gate_confirm::{
     ConfirmedCell, DroppedCell, GateConfirmation, apply_confirmed, dropped_cells,
 };
 pub use gate_spec::{DEFAULT_GATE_LEVEL, GateSpec, HEAD_TO_HEAD, MinimalEffect, OnMismatch};
-pub use hops::{HopFigure, HopMetric, HopSummary, HopTally};
+pub use hops::{HopFigure, HopMetric, HopSummary, HopTally, HopUse};
 pub use html::{render_html, render_run_summary, render_sample_table};
 pub use journal::{JournalWriter, ResultRecord, SCORE_RANGE, in_score_range, shown_score};
 pub use journal_index::{JournalIndex, OutcomeReader, Outcomes, SampleOutcomes};

@@ -133,6 +133,14 @@ impl JudgedKind {
             answer_by_contexts: matches!(self, JudgedKind::Faithfulness(_)),
             reference_by_contexts: matches!(self, JudgedKind::ContextRecall(_)),
             reference_usefulness: matches!(self, JudgedKind::ContextPrecision(_)),
+            resolves_question: matches!(
+                self,
+                JudgedKind::ContextPrecision(_)
+                    | JudgedKind::UsefulContextPrecision
+                    | JudgedKind::ContextRelevance
+                    | JudgedKind::ContextRecall(_)
+                    | JudgedKind::AnswerRelevance(_)
+            ),
         }
     }
 }

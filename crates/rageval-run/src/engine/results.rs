@@ -7,7 +7,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
-use rageval_core::Sample;
+use rageval_core::{Hop, Sample};
 use rageval_report::{Aggregator, ConversationTally, HopTally, ResultRecord, Summary};
 
 use crate::engine::cells::SampleKey;
@@ -92,9 +92,11 @@ impl<'a> Summarising<'a> {
             self.conversations
                 .add(conversation, &record.metric, &record.outcome);
         }
-        if let Some(&hop) = positions.hops.get(&record.sample_id) {
+        if let Some(hop) = positions.hops.get(&record.sample_id) {
+            let id = &record.sample_id;
             self.hops
-                .add(&record.sample_id, hop, &record.metric, &record.outcome);
+                .add(id, hop.index, &record.metric, &record.outcome);
+            self.hops.note_use(id, hop.index, hop.used_by_answer);
         }
     }
 
@@ -119,7 +121,7 @@ pub struct SamplesRead {
 #[derive(Debug, Default)]
 pub struct Positions {
     pub conversations: HashMap<String, String>,
-    pub hops: HashMap<String, usize>,
+    pub hops: HashMap<String, Hop>,
 }
 
 /// `samples`, noting into `into` the conversation of each sample that is a turn of one and
@@ -137,7 +139,7 @@ pub fn noting_positions<'a, E>(
                 .insert(sample.id.clone(), conversation.clone());
         }
         if let Some(hop) = sample.hop {
-            into.hops.insert(sample.id.clone(), hop.index);
+            into.hops.insert(sample.id.clone(), hop);
         }
     })
 }

@@ -266,3 +266,84 @@ fn shards_of_conversations_merge_to_the_unsharded_conversation_figures() {
     merge_into(&shards, &blind).unwrap();
     assert!(summary(&blind).conversations.is_none());
 }
+
+/// `count` traces as flat rows: each an answer row `tN` and two hop rows `tN:hop:1` and
+/// `tN:hop:2` (their sub-queries and contexts), as the trace readers write them.
+fn write_hops(dir: &Path, count: usize) -> PathBuf {
+    let mut text = String::new();
+    for i in 0..count {
+        let year = 1990 + i % 30;
+        let answer = serde_json::json!({"id": format!("t{i}"),
+            "question": format!("What did report {i} say?"),
+            "contexts": [format!("Report {i} is about year {year}.")],
+            "answer": format!("Report {i} covers year {year}.")});
+        text.push_str(&format!("{answer}\n"));
+        for hop in 1..=2 {
+            let row = serde_json::json!({"id": format!("t{i}:hop:{hop}"),
+                "question": format!("report {i} part {hop}"),
+                "contexts": [format!("Report {i}, part {hop}, is about year {year}.")],
+                "hop": {"index": hop, "used_by_answer": hop == 2}});
+            text.push_str(&format!("{row}\n"));
+        }
+    }
+    let path = dir.join("hops.jsonl");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Shards of a run with hop rows merge to the unsharded run's hop figures: `merge` reads
+/// each row's hop from the data, as `eval` does (a trace's hops may sit in different
+/// shards).
+#[test]
+fn shards_with_hop_rows_merge_to_the_unsharded_hop_figures() {
+    let endpoint = endpoint();
+    let dir = tempfile::tempdir().unwrap();
+    let data = write_hops(dir.path(), 12);
+    let whole = dir.path().join("whole");
+    let cache = dir.path().join("a.sqlite");
+    complete(&options(&endpoint, &data, &whole, &cache));
+    let shards: Vec<PathBuf> = (1..=3)
+        .map(|i| dir.path().join(format!("shard-{i}")))
+        .collect();
+    for (i, path) in shards.iter().enumerate() {
+        complete(&sharded(
+            &options(&endpoint, &data, path, &cache),
+            i as u32 + 1,
+            3,
+            path,
+        ));
+    }
+    let merged = dir.path().join("merged");
+    merge_into(&shards, &merged).unwrap();
+    let (whole, merged) = (
+        summary(&whole).hops.unwrap(),
+        summary(&merged).hops.unwrap(),
+    );
+    assert_eq!(whole.rows, 24);
+    assert_eq!(merged.rows, 24);
+    assert!(!whole.metrics.is_empty());
+    assert_eq!(
+        whole.metrics.keys().collect::<Vec<_>>(),
+        merged.metrics.keys().collect::<Vec<_>>()
+    );
+    for (name, a) in &whole.metrics {
+        let b = &merged.metrics[name];
+        for (x, y) in [(&a.first, &b.first), (&a.later, &b.later)] {
+            assert_eq!(
+                (x.scored, x.undefined, x.failed),
+                (y.scored, y.undefined, y.failed),
+                "{name}"
+            );
+            let close = match (x.mean, y.mean) {
+                (Some(p), Some(q)) => (p - q).abs() <= 1e-12,
+                (p, q) => p == q,
+            };
+            assert!(close, "{name}: {a:?} {b:?}");
+        }
+    }
+    assert!(
+        std::fs::read_to_string(dir.path().join("merged/report.md"))
+            .unwrap()
+            .contains("## Retrieval hops")
+    );
+}

@@ -208,6 +208,25 @@ fn checker_lines(
 const MEASURE_ANY: &str =
     "    (measure any judge: `rageval judge-check`, docs/judge-fidelity.md)\n";
 
+/// The offline line of a metric with a task the heuristic judge has no rule for; else `None`.
+fn offline_unanswered(tasks: &[rageval_tasks::TaskKind]) -> Option<String> {
+    let unanswered: Vec<String> = tasks
+        .iter()
+        .filter(|task| !rageval_tasks::Heuristic::supports(**task))
+        .map(ToString::to_string)
+        .collect();
+    let others = (unanswered.len() < tasks.len()).then_some("; its other tasks unmeasured");
+    (!unanswered.is_empty()).then(|| {
+        format!(
+            "  offline:  the heuristic judge has no rule for {}: with no chat model configured, \
+             each cell that needs it fails (\"no judge can answer it\"), never a guessed score; \
+             give a chat model (`--judge-model`, docs/judges.md){}\n",
+            unanswered.join(", "),
+            others.unwrap_or_default()
+        )
+    })
+}
+
 /// The offline heuristic judge's published agreement for the tasks a judged metric asks, in
 /// its setting (`rageval judge-check` measures any judge the same way): the headline — the
 /// lowest figure held out by set — then every figure with its kind, its 95% interval and a
@@ -245,15 +264,18 @@ fn offline_agreement(
         })
         .collect();
     let Some(headline) = rageval_report::headline(shown.iter().map(|(_, f)| f)) else {
-        if checker_answers {
-            return "  offline:  the heuristic judge answers the tasks the checker does not; \
-                    its agreement on them is unmeasured for this metric\n"
-                .into();
-        }
-        return format!(
-            "  offline:  the heuristic judge's agreement with human labels on this metric's tasks \
-             is unmeasured\n{MEASURE_ANY}"
-        );
+        return offline_unanswered(&metric.requirements().tasks).unwrap_or_else(|| {
+            if checker_answers {
+                "  offline:  the heuristic judge answers the tasks the checker does not; its \
+                 agreement on them is unmeasured for this metric\n"
+                    .into()
+            } else {
+                format!(
+                    "  offline:  the heuristic judge's agreement with human labels on this \
+                     metric's tasks is unmeasured\n{MEASURE_ANY}"
+                )
+            }
+        });
     };
     let which = match headline.kind {
         rageval_tasks::FigureKind::HeldOutBySet => "the lowest figure held out by set",

@@ -234,3 +234,49 @@ fn a_conversation_without_a_reply_to_judge_is_refused_with_file_line_and_field()
         stderr(&output)
     );
 }
+
+/// Regression: the run identity did not name `resolve_question`'s prompt version, so a run
+/// resumed after that template changed mixed two rewrites. A run over turns with a history
+/// names it as every task's template; one whose data has none keeps the identity it had;
+/// and a session whose rewrite template differs from the one recorded is refused.
+#[test]
+fn the_question_rewrite_template_is_part_of_the_run_identity() {
+    let endpoint = endpoint(MockConfig::default());
+    let dir = tempfile::tempdir().unwrap();
+    let data = write_data(dir.path());
+    let flat = dir.path().join("flat.jsonl");
+    fs::write(
+        &flat,
+        "{\"id\": \"q1\", \"question\": \"Is the museum open?\", \"answer\": \"Yes.\", \
+         \"contexts\": [\"The museum is open.\"]}\n",
+    )
+    .unwrap();
+    let routes = |run: &str| -> Value {
+        let manifest = read_json(&dir.path().join(run).join("manifest.json"));
+        manifest["settings"]["identity"]["judge"]["routes"].clone()
+    };
+    for (data, run) in [(&data, "chats"), (&flat, "flat")] {
+        let args = [data.to_str().unwrap(), "--metrics", "context_relevance"];
+        let output = endpoint.eval(dir.path(), &[&args[..], &["--out", run]].concat());
+        assert!(output.status.success(), "{}", stderr(&output));
+    }
+    let chats = routes("chats");
+    let rewrite = chats["resolve_question"].as_str().unwrap_or_default();
+    assert!(rewrite.contains("resolve_question.en@"), "{chats}");
+    assert!(routes("flat").get("resolve_question").is_none());
+
+    // The run as a session with another rewrite template would have recorded it.
+    let path = dir.path().join("chats/manifest.json");
+    let mut manifest = read_json(&path);
+    manifest["settings"]["identity"]["judge"]["routes"]["resolve_question"] =
+        json!(rewrite.replace("resolve_question.en@", "resolve_question.en@0"));
+    fs::write(&path, manifest.to_string()).unwrap();
+    let args = [data.to_str().unwrap(), "--metrics", "context_relevance"];
+    let again = endpoint.eval(dir.path(), &[&args[..], &["--out", "chats"]].concat());
+    assert_eq!(again.status.code(), Some(2), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("task resolve_question was answered by"),
+        "{}",
+        stderr(&again)
+    );
+}

@@ -48,21 +48,23 @@ fn write_testset(path: &Path) {
 }
 
 /// `rageval label TESTSET` serving its review page, with its address.
-struct ReviewPage {
+pub(crate) struct ReviewPage {
     child: Child,
     addr: String,
 }
 
 impl ReviewPage {
     fn start(dir: &Path) -> Self {
-        let mut child = command(
-            dir,
-            &["label", "testset.jsonl", "--labeller", "lin", "--port", "0"],
-        )
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+        Self::of(dir, "testset.jsonl")
+    }
+
+    /// The page reviewing `set` (a path from `dir`) as reviewer `lin`.
+    pub(crate) fn of(dir: &Path, set: &str) -> Self {
+        let mut child = command(dir, &["label", set, "--labeller", "lin", "--port", "0"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
         let mut url = String::new();
         BufReader::new(child.stdout.take().unwrap())
             .read_line(&mut url)
@@ -79,7 +81,7 @@ impl ReviewPage {
     }
 
     /// One HTTP/1.1 request; the answer's body as JSON.
-    fn ask(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+    pub(crate) fn ask(&self, method: &str, path: &str, body: Option<Value>) -> Value {
         let mut stream = TcpStream::connect(&self.addr).unwrap();
         let body = body.map(|b| b.to_string()).unwrap_or_default();
         write!(
@@ -97,7 +99,7 @@ impl ReviewPage {
         serde_json::from_str(body).unwrap()
     }
 
-    fn decide(&self, id: &str, decision: Value) {
+    pub(crate) fn decide(&self, id: &str, decision: Value) {
         let mut body = decision;
         body["id"] = json!(id);
         self.ask("POST", "/api/decisions", Some(body));

@@ -57,3 +57,28 @@ fn judged_metrics_explain_their_modes() {
     assert!(text.contains("ragas ResponseRelevancy"), "{text}");
     assert!(text.contains("asks the judge"), "{text}");
 }
+
+/// Regression: `explain knowledge_retention` said the heuristic judge's agreement was
+/// "unmeasured", as if it answered the metric; it has no rule for it, and offline the cells
+/// fail. The line says so, and a metric the heuristic does answer keeps its figures.
+#[test]
+fn explain_says_what_the_offline_judge_does_for_a_metric_it_cannot_answer() {
+    let output = rageval(&repo_root(), &["metrics", "explain", "knowledge_retention"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(!text.contains("unmeasured"), "{text}");
+    assert!(
+        text.contains(
+            "offline:  the heuristic judge has no rule for knowledge_retention: with no chat \
+             model configured, each cell that needs it fails (\"no judge can answer it\")"
+        ),
+        "{text}"
+    );
+    let output = rageval(&repo_root(), &["metrics", "explain", "faithfulness"]);
+    let text = stdout(&output);
+    assert!(!text.contains("has no rule for"), "{text}");
+    assert!(
+        text.contains("offline:  the heuristic judge's measured"),
+        "{text}"
+    );
+}

@@ -443,3 +443,158 @@ fn testset_that_keeps_no_item_exits_1_saying_why() {
     );
     assert!(jsonl(&dir.path().join("ts/testset.jsonl")).is_empty());
 }
+
+/// Three English documents on different subjects, one paragraph each.
+fn write_three_documents(docs: &Path) {
+    fs::create_dir(docs).unwrap();
+    for (name, text) in [
+        (
+            "scratch.md",
+            "Scratch lessons for children aged eight to twelve run on Saturday mornings in the \
+             library hall, and each lesson lasts forty-five minutes with a teacher present.",
+        ),
+        (
+            "robots.md",
+            "The robotics club builds small wheeled machines from kits, meets every Wednesday \
+             evening in the school workshop and takes part in a regional contest each spring.",
+        ),
+        (
+            "python.md",
+            "Python workshops for teenagers cover loops, lists and simple web pages; every \
+             student writes a short quiz game and presents it to parents in the final week.",
+        ),
+    ] {
+        fs::write(docs.join(name), text).unwrap();
+    }
+}
+
+/// Issue 37's chain as a user runs it: `testset` writes follow-up items with their opening
+/// turn; the reviewer reads each on the review page (which shows the conversation so far),
+/// accepts one, edits another's reference and rejects the third; `label --summary` writes
+/// the final set; `index` and `collect --generator baseline` answer the approved items; and
+/// `eval` through the mock reads each follow-up's history: the claims are judged in a
+/// prompt that shows the conversation, the context check judges the question resolved
+/// through it (recorded in the evidence), and the summary counts each follow-up as a
+/// conversation with its turn marked.
+#[test]
+fn follow_ups_go_from_testset_through_review_to_eval_with_their_history() {
+    let mock = generator_mock();
+    let dir = tempfile::tempdir().unwrap();
+    write_three_documents(&dir.path().join("docs"));
+    let flags = mock.flags();
+    let mut args = vec!["testset", "docs", "--size", "3", "--shares", "follow_up=1"];
+    args.extend(["--out", "ts", "--chunk-size", "400", "--chunk-overlap", "0"]);
+    args.extend(flags.iter().map(String::as_str));
+    let output = rageval(dir.path(), &args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let items = jsonl(&dir.path().join("ts/testset.jsonl"));
+    let ids: Vec<&str> = items.iter().map(|i| i["id"].as_str().unwrap()).collect();
+    assert_eq!(ids.len(), 3, "{}", stdout(&output));
+    for item in &items {
+        assert_eq!(item["category"], "follow_up", "{item}");
+        assert_eq!(item["conversation"][0]["role"], "user", "{item}");
+        assert_eq!(item["conversation"][1]["role"], "assistant", "{item}");
+    }
+
+    let page = crate::label_review::ReviewPage::of(dir.path(), "ts/testset.jsonl");
+    let state = page.ask("GET", "/api/state", None);
+    let shown = &state["items"][0]["item"]["history"];
+    assert_eq!(
+        shown[0][0], "user",
+        "the page shows the opening turn: {state}"
+    );
+    assert_eq!(
+        shown[0][1], items[0]["conversation"][0]["content"],
+        "{state}"
+    );
+    page.decide(ids[0], json!({"decision": "accept"}));
+    let edited = "Forty-five minutes, with a teacher present.";
+    page.decide(ids[1], json!({"decision": "edit", "reference": edited}));
+    page.decide(
+        ids[2],
+        json!({"decision": "reject", "reason": "asks what the opening asked"}),
+    );
+    drop(page);
+    let args = [
+        "label",
+        "ts/testset.jsonl",
+        "--labeller",
+        "lin",
+        "--summary",
+    ];
+    let summary = rageval(dir.path(), &args);
+    assert!(summary.status.success(), "{}", stderr(&summary));
+    let approved = "ts/testset.review.lin.final.jsonl";
+    assert_eq!(jsonl(&dir.path().join(approved)).len(), 2);
+
+    let args = [
+        "index",
+        "docs",
+        "--out",
+        "docs.index",
+        "--chunk-size",
+        "400",
+    ];
+    let index = rageval(dir.path(), &args);
+    assert!(index.status.success(), "{}", stderr(&index));
+    let shown = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&shown);
+    let judge = endpoint(MockConfig {
+        script: Some(Arc::new(move |body: &Value| {
+            if body["messages"]
+                .to_string()
+                .contains("Earlier turns of the conversation")
+            {
+                counted.fetch_add(1, Ordering::SeqCst);
+            }
+            Reply::Schema
+        })),
+        ..MockConfig::default()
+    });
+    let mut collect = baseline_collect(approved, "docs.index");
+    collect.extend(["--out", "collected.jsonl"]);
+    let flags = judge.flags();
+    collect.extend(flags.iter().map(String::as_str));
+    let collected = rageval(dir.path(), &collect);
+    assert!(collected.status.success(), "{}", stderr(&collected));
+    for row in jsonl(&dir.path().join("collected.jsonl")) {
+        assert_eq!(row["history"][0]["role"], "user", "{row}");
+        assert_eq!(row["turn"], 2, "{row}");
+    }
+
+    let args = [
+        "collected.jsonl",
+        "--metrics",
+        "faithfulness,context_relevance",
+        "--out",
+        "ev",
+    ];
+    let eval = judge.eval(dir.path(), &args);
+    assert!(eval.status.success(), "{}", stderr(&eval));
+    // Per follow-up: its claims judged, and its question made standalone, each in a prompt
+    // that shows the conversation.
+    assert_eq!(shown.load(Ordering::SeqCst), 2 * 2);
+    let cells = jsonl(&dir.path().join("ev/results.jsonl"));
+    for id in &ids[..2] {
+        let cell = |metric: &str| {
+            cells
+                .iter()
+                .find(|c| c["sample_id"] == *id && c["metric"] == metric)
+                .unwrap_or_else(|| panic!("no {metric} cell for {id}: {cells:?}"))
+        };
+        let relevance = cell("context_relevance");
+        assert!(
+            relevance["evidence"]["details"]["resolved_question"].is_string(),
+            "{relevance}"
+        );
+        let faithfulness = cell("faithfulness");
+        assert!(
+            faithfulness["evidence"]["details"]["turn_lapse"].is_boolean(),
+            "{faithfulness}"
+        );
+    }
+    let summary: Value =
+        serde_json::from_str(&fs::read_to_string(dir.path().join("ev/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["conversations"]["conversations"], 2, "{summary}");
+}

@@ -114,6 +114,14 @@ fn sessions_and_hops_of_a_phoenix_export_are_scored_per_turn_and_per_hop() {
         faithfulness["first"].get("mean").is_none(),
         "{faithfulness}"
     );
+    // Which hops the answer was shown, by hand from the fixture: mars-1 records no LLM
+    // input (unknown); lyon-1 and tea-1 used both hops, lyon-2 only its second, mars-2
+    // only its first (its passage with the white space changed).
+    assert_eq!(
+        hops["used_by_answer"],
+        serde_json::json!({"first": [3, 4], "later": [3, 4]}),
+        "{hops}"
+    );
 
     let report = std::fs::read_to_string(run.join("report.md")).unwrap();
     assert!(
@@ -126,6 +134,10 @@ fn sessions_and_hops_of_a_phoenix_export_are_scored_per_turn_and_per_hop() {
     );
     assert!(
         report.contains("| faithfulness | 0 | — | 0 | — | 10 | 0 |"),
+        "{report}"
+    );
+    assert!(
+        report.contains("shown the contexts of 3 of 4 first hops and 3 of 4 later hops"),
         "{report}"
     );
     let html = std::fs::read_to_string(run.join("report.html")).unwrap();
@@ -225,4 +237,80 @@ fn tool_spans_are_scored_against_the_expected_calls() {
             ("tool_argument_correctness:exact", 0.0),
         ]
     );
+}
+
+/// `rageval compare` of two versions of the Phoenix sessions export: the candidate answers
+/// the second Mars turn with what nothing backs and the first hop of the first Mars turn
+/// retrieves a passage about tea. The comparison shows both runs' per-conversation means, the conversation that
+/// moved, each run's share of conversations with a lapsing turn, and first-hop against
+/// later-hop figures side by side, in Markdown, HTML and JSON.
+#[test]
+fn compare_shows_conversations_and_hops_side_by_side() {
+    let dir = tempfile::tempdir().unwrap();
+    let baseline = fixtures().join("phoenix_sessions.jsonl");
+    let text = std::fs::read_to_string(&baseline).unwrap();
+    let changed = text
+        .replace(
+            "Deimos orbits Mars in about 30 hours.",
+            "Deimos is made of cheese and glows at night.",
+        )
+        .replace(
+            "Mars has two small moons, Phobos and Deimos.",
+            "Green tea grows on misty hillsides.",
+        );
+    assert_ne!(changed, text, "the fixture still holds the replaced texts");
+    let candidate = dir.path().join("candidate.jsonl");
+    std::fs::write(&candidate, changed).unwrap();
+    for (data, out) in [(&baseline, "v1"), (&candidate, "v2")] {
+        let args = [
+            "eval",
+            data.to_str().unwrap(),
+            "--format",
+            "openinference",
+            "--metrics",
+            "context_relevance,faithfulness",
+            "--judge",
+            "heuristic",
+            "--out",
+            out,
+        ];
+        let output = rageval(dir.path(), &args);
+        assert!(output.status.success(), "{}", stderr(&output));
+    }
+    let args = [
+        "compare",
+        "v1",
+        "v2",
+        "--json",
+        "compare.json",
+        "--html",
+        "compare.html",
+    ];
+    let output = rageval(dir.path(), &args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let markdown = crate::stdout(&output);
+    let sections = markdown
+        .find("## v1 → v2: conversations")
+        .map(|at| &markdown[at..])
+        .unwrap_or_else(|| panic!("no conversations section: {markdown}"));
+    crate::snapshots::with_filters(dir.path(), || {
+        insta::assert_snapshot!("compare_conversations_and_hops", sections);
+    });
+    let json: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("compare.json")).unwrap()).unwrap();
+    let pair = &json["pairs"][0];
+    let faithfulness = pair["conversations"]["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["metric"] == "faithfulness")
+        .unwrap_or_else(|| panic!("no faithfulness over conversations: {pair}"));
+    assert_eq!(
+        faithfulness["moved"][0]["conversation_id"], "s-mars",
+        "{faithfulness}"
+    );
+    assert_eq!(pair["hops"]["baseline_rows"], 10, "{pair}");
+    let html = std::fs::read_to_string(dir.path().join("compare.html")).unwrap();
+    assert!(html.contains("<h2>v1 → v2: conversations</h2>"), "{html}");
+    assert!(html.contains("<h2>v1 → v2: retrieval hops</h2>"), "{html}");
 }

@@ -6,6 +6,7 @@ use std::path::Path;
 use rageval_core::dataset;
 use rageval_metrics::Metric;
 use rageval_report::{DatasetInfo, Manifest, MetricRecord, sha256_file};
+use rageval_tasks::TaskKind;
 use serde_json::json;
 
 use super::{EvalOptions, ROLLING_DATA, SHARD_SETTING};
@@ -36,7 +37,18 @@ pub(super) fn identity(
         settings.insert(ROLLING_DATA.into(), "true".into());
     }
     settings.extend(metric_definitions(metrics));
-    let mut judge = setup.identity()?.for_tasks(&tasks_of(metrics));
+    let mut tasks = tasks_of(metrics);
+    // The question rewrite is asked only of turns with a history: it is part of who judges
+    // a run whose data has one (its template's version, as every task's), and no part of
+    // one whose data has none, which keeps the identity it always had.
+    if metrics
+        .iter()
+        .any(|metric| metric.requirements().resolves_question)
+        && data_has_history(options)?
+    {
+        tasks.push(TaskKind::ResolveQuestion);
+    }
+    let mut judge = setup.identity()?.for_tasks(&tasks);
     if !metrics
         .iter()
         .any(|metric| metric.requirements().embeddings)
@@ -56,6 +68,13 @@ pub(super) fn identity(
         labels_file: None,
         settings,
     })
+}
+
+/// Whether a sample the run reads continues a conversation; a sample that does not read
+/// is left to the scoring pass, which reports it.
+fn data_has_history(options: &EvalOptions) -> Result<bool> {
+    Ok(super::run_samples(options)?
+        .any(|sample| sample.is_ok_and(|sample| !sample.history.is_empty())))
 }
 
 pub(super) fn fresh_manifest(

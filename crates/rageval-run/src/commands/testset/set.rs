@@ -27,6 +27,11 @@ pub struct ItemSource {
 pub struct Turn {
     pub role: String,
     pub content: String,
+    /// What the opening answer was written from (the item's chunks), so that `eval` counts
+    /// a follow-up's claim the opening answer backs as backed by the conversation only when
+    /// those chunks back the opening answer itself. None for the user's turn.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub contexts: Vec<String>,
 }
 
 /// One row of `testset.jsonl`: the dataset fields `rageval_core`'s readers know
@@ -51,6 +56,10 @@ pub struct TestItem {
     /// A follow-up's first turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conversation: Option<Vec<Turn>>,
+    /// A follow-up's conversation: the item's own id, so `eval` counts each follow-up as a
+    /// conversation (its per-conversation figures, a turn marked when it lapses).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversation_id: Option<String>,
 }
 
 /// The items to write, and the lines' fate.
@@ -132,15 +141,18 @@ fn item(
             })
             .collect(),
         gates,
+        conversation_id: draft.opening.is_some().then(|| line.slot.clone()),
         conversation: draft.opening.map(|(question, answer)| {
             vec![
                 Turn {
                     role: "user".into(),
                     content: question,
+                    contexts: Vec::new(),
                 },
                 Turn {
                     role: "assistant".into(),
                     content: answer,
+                    contexts: sources.iter().map(|c| c.text.clone()).collect(),
                 },
             ]
         }),
@@ -433,5 +445,42 @@ mod tests {
                 .render()
                 .contains("dropped by gate: is_question 0, self_contained 1")
         );
+    }
+
+    /// A follow-up is its own conversation: `eval` reads its id as the conversation's, its
+    /// opening turn as the history, and the opening answer with the chunks it was written
+    /// from (so a claim that answer backs counts only when those chunks back it).
+    #[test]
+    fn a_follow_up_is_written_as_a_conversation_eval_reads() {
+        let mut follow_up = line("t1", Category::FollowUp, "那2022年呢？", Vec::new());
+        if let Some(draft) = &mut follow_up.draft {
+            draft.opening = Some(("2023年市场规模是多少？".into(), "约五百亿元".into()));
+        }
+        let fact = line("t2", Category::Fact, "少儿编程的退费率是多少？", Vec::new());
+        let finished = finish_items(
+            &[follow_up, fact],
+            &[chunk("c1")],
+            ClosedBookRule::Drop,
+            0.7,
+        );
+        let rows: Vec<String> = finished
+            .items
+            .iter()
+            .map(|item| serde_json::to_string(item).unwrap_or_default())
+            .collect();
+        assert!(!rows[1].contains("conversation"), "{}", rows[1]);
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("testset.jsonl");
+        std::fs::write(&path, rows.join("\n")).unwrap_or_else(|e| panic!("{e}"));
+        let options = rageval_core::dataset::ReadOptions::default();
+        let samples =
+            rageval_core::dataset::read_all(&path, &options).unwrap_or_else(|e| panic!("{e}"));
+        let sample = &samples[0];
+        assert_eq!(sample.conversation_id.as_deref(), Some("t1"));
+        assert_eq!(sample.turn, Some(2));
+        assert_eq!(sample.history.len(), 2);
+        assert_eq!(sample.history[1].contexts[0].text, "text of c1");
+        assert!(sample.history[0].contexts.is_empty());
+        assert_eq!(samples[1].conversation_id, None);
     }
 }

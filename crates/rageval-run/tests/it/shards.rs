@@ -33,6 +33,29 @@ fn sharded(options: &EvalOptions, index: u32, count: u32, out: &Path) -> EvalOpt
     shard
 }
 
+/// Runs `data` whole into `dir/whole` and as `count` shards (one shared cache) merged into
+/// `dir/merged`; the whole run's directory, the shards' and the merged run's.
+fn whole_and_merged(dir: &Path, data: &Path, count: u32) -> (PathBuf, Vec<PathBuf>, PathBuf) {
+    let endpoint = endpoint();
+    let whole = dir.join("whole");
+    let cache = dir.join("a.sqlite");
+    complete(&options(&endpoint, data, &whole, &cache));
+    let shards: Vec<PathBuf> = (1..=count)
+        .map(|i| dir.join(format!("shard-{i}")))
+        .collect();
+    for (i, path) in shards.iter().enumerate() {
+        complete(&sharded(
+            &options(&endpoint, data, path, &cache),
+            i as u32 + 1,
+            count,
+            path,
+        ));
+    }
+    let merged = dir.join("merged");
+    merge_into(&shards, &merged).unwrap();
+    (whole, shards, merged)
+}
+
 #[test]
 fn four_shards_merged_equal_the_unsharded_run() {
     let endpoint = endpoint();
@@ -224,25 +247,9 @@ fn write_chats(dir: &Path, count: usize) -> PathBuf {
 
 #[test]
 fn shards_of_conversations_merge_to_the_unsharded_conversation_figures() {
-    let endpoint = endpoint();
     let dir = tempfile::tempdir().unwrap();
     let data = write_chats(dir.path(), 16);
-    let whole = dir.path().join("whole");
-    let cache = dir.path().join("a.sqlite");
-    complete(&options(&endpoint, &data, &whole, &cache));
-    let shards: Vec<PathBuf> = (1..=2)
-        .map(|i| dir.path().join(format!("shard-{i}")))
-        .collect();
-    for (i, path) in shards.iter().enumerate() {
-        complete(&sharded(
-            &options(&endpoint, &data, path, &cache),
-            i as u32 + 1,
-            2,
-            path,
-        ));
-    }
-    let merged = dir.path().join("merged");
-    merge_into(&shards, &merged).unwrap();
+    let (whole, shards, merged) = whole_and_merged(dir.path(), &data, 2);
     let (whole, merged) = (
         summary(&whole).conversations.unwrap(),
         summary(&merged).conversations.unwrap(),
@@ -296,25 +303,9 @@ fn write_hops(dir: &Path, count: usize) -> PathBuf {
 /// shards).
 #[test]
 fn shards_with_hop_rows_merge_to_the_unsharded_hop_figures() {
-    let endpoint = endpoint();
     let dir = tempfile::tempdir().unwrap();
     let data = write_hops(dir.path(), 12);
-    let whole = dir.path().join("whole");
-    let cache = dir.path().join("a.sqlite");
-    complete(&options(&endpoint, &data, &whole, &cache));
-    let shards: Vec<PathBuf> = (1..=3)
-        .map(|i| dir.path().join(format!("shard-{i}")))
-        .collect();
-    for (i, path) in shards.iter().enumerate() {
-        complete(&sharded(
-            &options(&endpoint, &data, path, &cache),
-            i as u32 + 1,
-            3,
-            path,
-        ));
-    }
-    let merged = dir.path().join("merged");
-    merge_into(&shards, &merged).unwrap();
+    let (whole, _, merged) = whole_and_merged(dir.path(), &data, 3);
     let (whole, merged) = (
         summary(&whole).hops.unwrap(),
         summary(&merged).hops.unwrap(),

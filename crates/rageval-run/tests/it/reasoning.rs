@@ -393,10 +393,29 @@ fn conversation_tasks_read_a_reasoning_judge_as_the_plain_one_and_garbage_halts(
         .filter(|(_, metric, v)| metric.contains("knowledge_retention") && v["status"] == "score")
         .count();
     assert_eq!(retained, 4, "{expected:?}");
+    same_cells_through_every_layout_and_garbage_halts(
+        dir.path(),
+        &data,
+        with_metrics,
+        &expected,
+        plain_prompts,
+    );
+}
+
+/// Through each reasoning layout (and a cap tight enough to cut the thinking) the run of
+/// `data` with `with_metrics`' metrics gives `expected`, the plain judge's cells, asking at
+/// least its `plain_prompts`; a judge whose every answer is garbage stops it as unavailable.
+fn same_cells_through_every_layout_and_garbage_halts(
+    dir: &Path,
+    data: &Path,
+    with_metrics: impl Fn(EvalOptions) -> EvalOptions,
+    expected: &[(String, String, Value)],
+    plain_prompts: u64,
+) {
     for modes in ["think", "field-only", "think,strict-params,budget"] {
         let mock = reasoner(modes);
-        let case_dir = dir.path().join(modes.replace(',', "+"));
-        let mut options = with_metrics(against(&mock.mock, &data, &case_dir));
+        let case_dir = dir.join(modes.replace(',', "+"));
+        let mut options = with_metrics(against(&mock.mock, data, &case_dir));
         if modes.contains("budget") {
             options.judge.flags.max_tokens = Some(300);
         }
@@ -414,7 +433,7 @@ fn conversation_tasks_read_a_reasoning_judge_as_the_plain_one_and_garbage_halts(
         garbage_rate: 1.0,
         ..MockConfig::default()
     });
-    let options = with_metrics(against(&garbage.mock, &data, &dir.path().join("garbage")));
+    let options = with_metrics(against(&garbage.mock, data, &dir.join("garbage")));
     match eval::run(&options, &super::no_env, &Silent, &CancelToken::new()).unwrap() {
         Ended::Stopped(stopped) => {
             assert!(
@@ -424,4 +443,48 @@ fn conversation_tasks_read_a_reasoning_judge_as_the_plain_one_and_garbage_halts(
         }
         Ended::Complete(_) => panic!("a judge that answers only garbage must not complete"),
     }
+}
+
+/// Judged tool arguments (`tool_argument_meaning`: reworded free-text arguments judged by
+/// meaning) read a thinking judge's answers as the plain judge's, whatever the layout; a
+/// judge whose every answer is garbage halts such a run.
+#[test]
+fn judged_tool_arguments_read_a_reasoning_judge_as_the_plain_one_and_garbage_halts() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows: String = (1..=4)
+        .map(|i| {
+            let row = serde_json::json!({"id": format!("s{i}"), "question": "What is the capital?",
+                "answer": "The capital.",
+                "reference_tool_calls": [{"name": "web_search",
+                    "arguments": {"query": format!("capital of country {i}"), "limit": 3}}],
+                "tool_calls": [{"name": "web_search",
+                    "arguments": {"query": format!("country {i} capital city"), "limit": 3}}]});
+            format!("{row}\n")
+        })
+        .collect();
+    let data = dir.path().join("tools.jsonl");
+    std::fs::write(&data, rows).unwrap();
+    let with_metrics = |mut options: EvalOptions| {
+        options.metrics = vec!["tool_argument_correctness_judged".to_string()];
+        options
+    };
+    let plain = reasoner("");
+    let plain_dir = dir.path().join("plain");
+    complete(&with_metrics(against(&plain.mock, &data, &plain_dir)));
+    let expected = outcomes(&plain_dir.join("run"));
+    assert_eq!(expected.len(), 4);
+    assert!(
+        expected.iter().all(|(_, _, v)| v["status"] == "score"),
+        "{expected:?}"
+    );
+    // One call per paired tool call with a differing text argument.
+    let plain_prompts = plain.mock.stats().chat_requests;
+    assert_eq!(plain_prompts, 4);
+    same_cells_through_every_layout_and_garbage_halts(
+        dir.path(),
+        &data,
+        with_metrics,
+        &expected,
+        plain_prompts,
+    );
 }

@@ -95,15 +95,18 @@ cargo fmt --all -- --check
 step "cargo clippy (warnings are errors)"
 cargo clippy --workspace --all-targets --locked "${features[@]}" -- -D warnings
 
-# Every build a user can ask of rageval-judge's backends compiles without warnings: none and
-# each alone (an explicit list; what `cargo hack --each-feature` would do), the library as a
-# user builds it (its tests need every backend); all together is the clippy step (the
-# defaults plus gguf). Then the docs. Both run beside the Rust tests when nextest runs them
-# (below): the tests mostly wait on servers and child processes, and these checks fill the
-# cores they leave idle (BENCHMARKS.md, "CI: what each step costs").
+# Every build a user can ask of rageval-judge's backends compiles without warnings: each
+# alone (an explicit list; what `cargo hack --each-feature` would do), the library as a user
+# builds it (its tests need every backend); all together is the clippy step (the defaults
+# plus gguf). The library without any backend is not checked apart: each check above
+# compiles all of its lines, and what it alone could flag is an item only backends use
+# (unused there), not worth a check of its own in a run bound by CPU. Then the docs. Both
+# run beside the Rust tests when nextest runs them (below): the tests mostly wait on servers
+# and child processes, and these checks fill the cores they leave idle (BENCHMARKS.md, "CI:
+# what each step costs").
 lints_beside_tests() {
   local backends
-  for backends in "" gguf minilm checker; do
+  for backends in gguf minilm checker; do
     cargo clippy -p rageval-judge --lib --locked --quiet --no-default-features \
       --features "$backends" -- -D warnings
   done

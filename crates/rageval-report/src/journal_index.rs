@@ -27,8 +27,6 @@ const NO_LINE: u64 = u64::MAX;
 /// Where a sample has no score for a metric. A journal read from its file never holds a
 /// NaN score (JSON has no such number), so NaN is free to mean "none".
 const NO_SCORE: f64 = f64::NAN;
-/// The end of a chain of ids that share a hash.
-const NO_ID: usize = usize::MAX;
 
 /// The journal of one run, indexed; see the module doc.
 pub struct JournalIndex<'a> {
@@ -36,8 +34,9 @@ pub struct JournalIndex<'a> {
     ids: SampleIds,
     /// Metric names in the order the journal first names them.
     metrics: Vec<String>,
-    /// Per metric (as `metrics`), per sample: where its last line is ([`Source`]).
-    last_lines: Vec<Vec<u64>>,
+    /// Per metric (as `metrics`), per sample: where its last line is ([`Source`]),
+    /// [`NO_LINE`] where it has none.
+    last_lines: Vec<Positions>,
     /// Per metric, per sample: its last score, [`NO_SCORE`] where it has none.
     last_scores: Vec<Vec<f64>>,
     /// Per sample: whether any of its lines is a failed cell.
@@ -92,12 +91,12 @@ impl<'a> JournalIndex<'a> {
             Some(metric) => metric,
             None => {
                 self.metrics.push(record.metric.clone());
-                self.last_lines.push(Vec::new());
+                self.last_lines.push(Positions::default());
                 self.last_scores.push(Vec::new());
                 self.metrics.len() - 1
             }
         };
-        *slot(&mut self.last_lines[metric], sample, NO_LINE) = position;
+        self.last_lines[metric].set(sample, position, NO_LINE);
         if let Some(value) = record.outcome.value() {
             *slot(&mut self.last_scores[metric], sample, NO_SCORE) = value;
         }
@@ -112,6 +111,7 @@ impl<'a> JournalIndex<'a> {
         for lines in &mut self.last_lines {
             lines.resize(samples, NO_LINE);
         }
+        self.ids.shrink_to_fit();
         for scores in &mut self.last_scores {
             scores.resize(samples, NO_SCORE);
         }
@@ -281,7 +281,7 @@ impl<'i> OutcomeReader<'i, '_> {
         let index = self.index;
         let mut outcomes = SampleOutcomes::new();
         for (metric, lines) in index.metrics.iter().zip(&index.last_lines) {
-            let Some(&position) = lines.get(sample).filter(|&&p| p != NO_LINE) else {
+            let Some(position) = lines.get(sample).filter(|&p| p != NO_LINE) else {
                 continue;
             };
             let outcome = self.outcome_at(position, index.id(sample), metric)?;
@@ -362,16 +362,112 @@ impl LineReader {
     }
 }
 
+/// A column of byte offsets: four bytes each while every offset fits in 32 bits, eight from
+/// the first one that does not (a journal or an id text past 4 GiB). A 100,000-sample run's
+/// index is mostly these columns, so they are what its reports' memory grows by.
+#[derive(Debug)]
+enum Positions {
+    Narrow(Vec<u32>),
+    Wide(Vec<u64>),
+}
+
+/// What [`Positions::Narrow`] stores for `u64::MAX` (the columns' "none"): a real position of
+/// `u32::MAX` widens the column instead.
+const NARROW_NONE: u32 = u32::MAX;
+
+impl Default for Positions {
+    fn default() -> Self {
+        Positions::Narrow(Vec::new())
+    }
+}
+
+impl Positions {
+    fn len(&self) -> usize {
+        match self {
+            Positions::Narrow(column) => column.len(),
+            Positions::Wide(column) => column.len(),
+        }
+    }
+
+    fn get(&self, at: usize) -> Option<u64> {
+        match self {
+            Positions::Narrow(column) => column.get(at).map(|&p| widen(p)),
+            Positions::Wide(column) => column.get(at).copied(),
+        }
+    }
+
+    /// Sets slot `at` to `position`, growing the column with `fill` to hold it.
+    fn set(&mut self, at: usize, position: u64, fill: u64) {
+        if self.len() <= at {
+            self.resize(at + 1, fill);
+        }
+        self.narrow_or_widen(position);
+        match self {
+            Positions::Narrow(column) => column[at] = narrowed(position).unwrap_or(NARROW_NONE),
+            Positions::Wide(column) => column[at] = position,
+        }
+    }
+
+    fn push(&mut self, position: u64) {
+        self.narrow_or_widen(position);
+        match self {
+            Positions::Narrow(column) => column.push(narrowed(position).unwrap_or(NARROW_NONE)),
+            Positions::Wide(column) => column.push(position),
+        }
+    }
+
+    fn resize(&mut self, len: usize, fill: u64) {
+        self.narrow_or_widen(fill);
+        match self {
+            Positions::Narrow(column) => {
+                column.resize(len, narrowed(fill).unwrap_or(NARROW_NONE));
+            }
+            Positions::Wide(column) => column.resize(len, fill),
+        }
+    }
+
+    fn shrink_to_fit(&mut self) {
+        match self {
+            Positions::Narrow(column) => column.shrink_to_fit(),
+            Positions::Wide(column) => column.shrink_to_fit(),
+        }
+    }
+
+    /// Makes the column wide when `position` does not fit a narrow one.
+    fn narrow_or_widen(&mut self, position: u64) {
+        if let Positions::Narrow(column) = self
+            && narrowed(position).is_none()
+        {
+            *self = Positions::Wide(column.iter().map(|&p| widen(p)).collect());
+        }
+    }
+}
+
+/// `position` as a narrow column stores it, or `None` when it needs eight bytes.
+fn narrowed(position: u64) -> Option<u32> {
+    if position == u64::MAX {
+        return Some(NARROW_NONE);
+    }
+    u32::try_from(position).ok().filter(|&p| p != NARROW_NONE)
+}
+
+fn widen(position: u32) -> u64 {
+    if position == NARROW_NONE {
+        u64::MAX
+    } else {
+        u64::from(position)
+    }
+}
+
 /// Sample ids in the order they were first inserted, each stored once in one string: a
-/// 100,000-sample run's ids cost about their bytes and three words each.
+/// 100,000-sample run's ids cost about their bytes, four bytes for where each ends and one
+/// word in a hash table.
 struct SampleIds {
     text: String,
     /// Where each id ends in `text`.
-    ends: Vec<usize>,
-    /// Per hash of an id, the last id inserted with it.
-    latest: HashMap<u64, usize>,
-    /// Per id, the id inserted before it with the same hash, or [`NO_ID`].
-    earlier: Vec<usize>,
+    ends: Positions,
+    /// Each id's index, found by the id's hash.
+    table: hashbrown::HashTable<usize>,
     hash: fn(&str) -> u64,
 }
 
@@ -379,9 +475,8 @@ impl Default for SampleIds {
     fn default() -> Self {
         Self {
             text: String::new(),
-            ends: Vec::new(),
-            latest: HashMap::new(),
-            earlier: Vec::new(),
+            ends: Positions::default(),
+            table: hashbrown::HashTable::new(),
             hash: |id| BuildHasherDefault::<DefaultHasher>::default().hash_one(id),
         }
     }
@@ -393,33 +488,51 @@ impl SampleIds {
     }
 
     fn get(&self, at: usize) -> &str {
-        let start = at.checked_sub(1).map_or(0, |before| self.ends[before]);
-        &self.text[start..self.ends[at]]
+        id_at(&self.text, &self.ends, at)
     }
 
     fn find(&self, id: &str) -> Option<usize> {
-        let mut at = *self.latest.get(&(self.hash)(id))?;
-        while at != NO_ID {
-            if self.get(at) == id {
-                return Some(at);
-            }
-            at = self.earlier[at];
-        }
-        None
+        let (text, ends) = (&self.text, &self.ends);
+        self.table
+            .find((self.hash)(id), |&at| id_at(text, ends, at) == id)
+            .copied()
     }
 
     /// The index of `id`, inserted at the end when it is new.
     fn insert(&mut self, id: &str) -> usize {
-        if let Some(at) = self.find(id) {
-            return at;
+        let hash = (self.hash)(id);
+        let (text, ends, rehash) = (&self.text, &self.ends, self.hash);
+        match self.table.entry(
+            hash,
+            |&at| id_at(text, ends, at) == id,
+            |&at| rehash(id_at(text, ends, at)),
+        ) {
+            hashbrown::hash_table::Entry::Occupied(found) => *found.get(),
+            hashbrown::hash_table::Entry::Vacant(slot) => {
+                let at = self.ends.len();
+                slot.insert(at);
+                self.text.push_str(id);
+                self.ends.push(self.text.len() as u64);
+                at
+            }
         }
-        let at = self.ends.len();
-        self.text.push_str(id);
-        self.ends.push(self.text.len());
-        let before = self.latest.insert((self.hash)(id), at);
-        self.earlier.push(before.unwrap_or(NO_ID));
-        at
     }
+
+    fn shrink_to_fit(&mut self) {
+        self.text.shrink_to_fit();
+        self.ends.shrink_to_fit();
+    }
+}
+
+/// The id at `at` of ids stored as `SampleIds` stores them.
+fn id_at<'t>(text: &'t str, ends: &Positions, at: usize) -> &'t str {
+    let end = |at: usize| {
+        ends.get(at)
+            .and_then(|e| usize::try_from(e).ok())
+            .unwrap_or(0)
+    };
+    let start = at.checked_sub(1).map_or(0, end);
+    text.get(start..end(at)).unwrap_or_default()
 }
 
 #[cfg(test)]

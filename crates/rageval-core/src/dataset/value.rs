@@ -28,20 +28,66 @@ pub(crate) struct Record {
     pub(crate) fields: Map<String, Value>,
 }
 
-/// An id as the duplicate check remembers it: the first 128 bits of its SHA-256. Each
-/// pass over a dataset (a run, then each report) remembers every id; 16 bytes each instead
-/// of the id's text keeps that flat in the id's length (issue 39: the 100,000-sample run's
-/// reports). Two different ids share a key with a chance near 2⁻¹²⁸ per pair, far below
-/// any dataset's reach.
+/// An id as the duplicate check remembers it: the first 96 bits of its SHA-256. Each pass
+/// over a dataset (a run, then each report) remembers every id; 12 bytes each instead of the
+/// id's text keeps that flat in the id's length (issue 39: the 100,000-sample run's reports).
+/// Two different ids share a key with a chance near 2⁻⁹⁶ per pair: among ten million ids,
+/// about one in 10¹⁵ runs would refuse a dataset for a duplicate it does not have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-struct IdKey(u128);
+struct IdKey([u32; 3]);
 
 impl IdKey {
     fn of(id: &str) -> Self {
         let digest = Sha256::digest(id.as_bytes());
-        let mut first = [0u8; 16];
-        first.copy_from_slice(&digest[..16]);
-        IdKey(u128::from_le_bytes(first))
+        let word = |at: usize| {
+            u32::from_le_bytes([digest[at], digest[at + 1], digest[at + 2], digest[at + 3]])
+        };
+        IdKey([word(0), word(4), word(8)])
+    }
+
+    /// Where the key sits in a hash table: its own first 64 bits, already uniform.
+    fn hash(self) -> u64 {
+        u64::from(self.0[0]) | (u64::from(self.0[1]) << 32)
+    }
+}
+
+/// Each id seen so far, by [`IdKey`], and the 1-based line that used it: 16 bytes an id in
+/// the table (a map from a 16-byte key to a line took 32, and twice that while it grew).
+#[derive(Debug, Default)]
+struct SeenIds {
+    table: hashbrown::HashTable<SeenId>,
+    /// Lines past `u32::MAX`, which the table's entries cannot hold (they hold `u32::MAX`).
+    far_lines: HashMap<IdKey, usize>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct SeenId {
+    key: IdKey,
+    line: u32,
+}
+
+impl SeenIds {
+    /// The line that used `key` first, if one did.
+    fn first_line(&self, key: IdKey) -> Option<usize> {
+        let seen = self.table.find(key.hash(), |seen| seen.key == key)?;
+        match seen.line {
+            u32::MAX => self.far_lines.get(&key).copied(),
+            line => usize::try_from(line).ok(),
+        }
+    }
+
+    /// Remembers that `line` used `key`, unless a line did before.
+    fn insert(&mut self, key: IdKey, line: usize) {
+        if self.first_line(key).is_some() {
+            return;
+        }
+        let narrow = u32::try_from(line).ok().filter(|&l| l != u32::MAX);
+        if narrow.is_none() {
+            self.far_lines.insert(key, line);
+        }
+        let line = narrow.unwrap_or(u32::MAX);
+        self.table
+            .insert_unique(key.hash(), SeenId { key, line }, |seen| seen.key.hash());
     }
 }
 
@@ -52,8 +98,8 @@ pub(crate) struct RecordBuilder {
     map: FieldMap,
     /// Cells are strings: empty means absent, and list fields may hold list literals.
     tabular: bool,
-    /// Each id seen so far, by [`IdKey`], and the line that used it.
-    ids: HashMap<IdKey, usize>,
+    /// Each id seen so far and the line that used it.
+    ids: SeenIds,
     records: usize,
     map_checked: bool,
 }
@@ -65,7 +111,7 @@ impl RecordBuilder {
             file: file.to_path_buf(),
             map,
             tabular,
-            ids: HashMap::new(),
+            ids: SeenIds::default(),
             records: 0,
             map_checked: false,
         }
@@ -289,11 +335,8 @@ impl RecordBuilder {
 
         sample.id = match id {
             Some((column, id)) => {
-                if let Some(first_line) = self.ids.get(&IdKey::of(&id)) {
-                    let kind = DatasetErrorKind::DuplicateId {
-                        id,
-                        first_line: *first_line,
-                    };
+                if let Some(first_line) = self.ids.first_line(IdKey::of(&id)) {
+                    let kind = DatasetErrorKind::DuplicateId { id, first_line };
                     return Err(error(kind, &column));
                 }
                 id
@@ -302,10 +345,10 @@ impl RecordBuilder {
         };
         // Numbered ids can collide with data ids in a file that has ids on some rows only.
         let key = IdKey::of(&sample.id);
-        if let Some(first_line) = self.ids.get(&key) {
+        if let Some(first_line) = self.ids.first_line(key) {
             let kind = DatasetErrorKind::DuplicateId {
                 id: sample.id,
-                first_line: *first_line,
+                first_line,
             };
             return Err(error(kind, Field::Id.name()));
         }
@@ -682,6 +725,20 @@ mod tests {
             panic!("test record must be an object")
         };
         RecordBuilder::new(Path::new("t.jsonl"), FieldMap::default(), tabular).build(1, map)
+    }
+
+    #[test]
+    fn seen_ids_keep_the_first_line_even_past_32_bits() {
+        let mut seen = SeenIds::default();
+        let (near, far, other) = (IdKey::of("a"), IdKey::of("b"), IdKey::of("c"));
+        let far_line = usize::try_from(u64::from(u32::MAX) + 7).unwrap();
+        seen.insert(near, 3);
+        seen.insert(far, far_line);
+        seen.insert(near, 9);
+        assert_eq!(seen.first_line(near), Some(3));
+        assert_eq!(seen.first_line(far), Some(far_line));
+        assert_eq!(seen.first_line(other), None);
+        assert_ne!(near, far);
     }
 
     #[test]

@@ -559,6 +559,26 @@ mod tests {
     }
 
     #[test]
+    fn a_position_past_32_bits_widens_the_column_and_keeps_every_value() {
+        let far = u64::from(u32::MAX) + 10;
+        let mut column = Positions::default();
+        column.push(7);
+        column.set(3, 9, NO_LINE);
+        assert!(matches!(column, Positions::Narrow(_)));
+        // u32::MAX itself is a real offset, not the narrow column's "none".
+        column.set(4, u64::from(u32::MAX), NO_LINE);
+        assert!(matches!(column, Positions::Wide(_)));
+        column.set(5, far, NO_LINE);
+        let all: Vec<Option<u64>> = (0..7).map(|at| column.get(at)).collect();
+        let none = Some(NO_LINE);
+        let max = Some(u64::from(u32::MAX));
+        assert_eq!(
+            all,
+            vec![Some(7), none, none, Some(9), max, Some(far), None]
+        );
+    }
+
+    #[test]
     fn the_file_and_the_records_give_the_same_answers() {
         let dir = tempfile::tempdir().unwrap();
         write_run(

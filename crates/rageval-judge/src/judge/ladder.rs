@@ -103,7 +103,8 @@ impl<M: ChatModel> Judge<M> {
         let template = &request.template;
         let mut first_request = self.render(request);
         let mut first_key = self.cache_key(template, &first_request);
-        let first = match self.fetch(template, &first_request, first_key).await {
+        // The holds keep each fresh answer in flight until it is stored or dropped here.
+        let (first, _first_hold) = match self.fetch(template, &first_request, first_key).await {
             Err(error) if first_request.response_schema.is_some() && rejects_schema(&error) => {
                 // The server does not take `response_format: json_schema` (DeepSeek, older
                 // Ollama): write the schema into the prompt from now on.
@@ -147,7 +148,7 @@ impl<M: ChatModel> Judge<M> {
             .messages
             .push(Message::user(reask_instruction(&reason)));
         let again_key = self.cache_key(template, &again);
-        let second = match self.fetch(template, &again, again_key).await {
+        let (second, _second_hold) = match self.fetch(template, &again, again_key).await {
             Ok(second) => second,
             Err(error) if error.is_stop() => return Err(error),
             Err(error) => {

@@ -90,7 +90,7 @@ struct Inner<M> {
     rungs: Mutex<BTreeMap<String, RungCounts>>,
     counters: Counters,
     ledger: Ledger,
-    flights: Flights,
+    flights: Flights<pipeline::Flown>,
     cancel: CancelToken,
     health: Health,
 }

@@ -13,7 +13,7 @@ use super::stats::bump;
 use crate::cache::{CacheKey, CacheMode};
 use crate::chat::{ChatModel, ChatRequest, ChatResponse, Usage};
 use crate::error::JudgeError;
-use crate::flight::Role as FlightRole;
+use crate::flight::{Hold as FlightHold, Role as FlightRole};
 use crate::limiter::rough_tokens;
 use crate::structured::TemplateId;
 use crate::tokens;
@@ -28,6 +28,18 @@ pub struct Completion {
     /// Answered by an identical call in flight: its caller made the request and stores the
     /// answer, so this one must not store it again.
     pub shared: bool,
+}
+
+/// Keeps a fresh answer in flight until its caller has stored it (or decided not to).
+pub(super) type Hold = FlightHold<Flown>;
+
+/// What a call in flight hands every caller that shares it.
+#[derive(Debug, Clone)]
+pub(super) struct Flown {
+    response: ChatResponse,
+    /// Read from the cache (the leader found it there after all): whether another endpoint
+    /// wrote it. `None` for an answer the backend gave.
+    from_cache: Option<bool>,
 }
 
 impl Completion {
@@ -150,7 +162,7 @@ impl<M: ChatModel> Judge<M> {
         request: &ChatRequest,
     ) -> Result<Completion, JudgeError> {
         let key = self.cache_key(template, request);
-        let completion = self.fetch(template, request, key).await?;
+        let (completion, _hold) = self.fetch(template, request, key).await?;
         if completion.fresh() {
             self.store(template, key, &completion.response).await;
         }
@@ -158,29 +170,23 @@ impl<M: ChatModel> Judge<M> {
     }
 
     /// A completion from the cache, from an identical call in flight, or from the backend —
-    /// never stored here: the caller stores it once it is known to be worth keeping.
+    /// never stored here: the caller stores it once it is known to be worth keeping, and
+    /// keeps the [`Hold`] until then, so identical calls meanwhile share the answer.
     pub(super) async fn fetch(
         &self,
         template: &TemplateId,
         request: &ChatRequest,
         key: CacheKey,
-    ) -> Result<Completion, JudgeError> {
+    ) -> Result<(Completion, Hold), JudgeError> {
         let inner = &self.inner;
         inner.cancel.check()?;
         let mode = inner.config.cache_mode;
         let template = template.to_string();
-        if let (Some(cache), CacheMode::ReadWrite | CacheMode::Offline) = (&inner.cache, mode) {
-            if let Some((response, origin)) = cache.get_with_origin(key).await? {
-                bump(&inner.counters.cache_hits);
-                if origin.is_some_and(|origin| origin != self.origin()) {
-                    bump(&inner.counters.cache_hits_other_origin);
-                }
-                inner.ledger.cached(&template, 1, response.usage);
-                return Ok(Completion {
-                    response,
-                    cached: true,
-                    shared: false,
-                });
+        let reads_cache =
+            inner.cache.is_some() && matches!(mode, CacheMode::ReadWrite | CacheMode::Offline);
+        if reads_cache {
+            if let Some(hit) = self.cache_hit(key).await? {
+                return Ok((self.count_hit(&template, hit), Hold::none()));
             }
         }
         if mode == CacheMode::Offline {
@@ -189,22 +195,67 @@ impl<M: ChatModel> Judge<M> {
                 key: key.hex(),
             });
         }
-        let (response, role) = inner
+        let (flown, role, hold) = inner
             .flights
-            .run(key, || {
-                inner.cancel.run(self.call_with_retries(&template, request))
+            .run(key, || async {
+                // The leader reads the cache again: an identical call may have stored its
+                // answer and left the flight since the lookup above.
+                if reads_cache {
+                    if let Some(hit) = self.cache_hit(key).await? {
+                        return Ok(hit);
+                    }
+                }
+                let response = inner
+                    .cancel
+                    .run(self.call_with_retries(&template, request))
+                    .await?;
+                Ok(Flown {
+                    response,
+                    from_cache: None,
+                })
             })
             .await?;
+        if flown.from_cache.is_some() {
+            return Ok((self.count_hit(&template, flown), hold));
+        }
         let shared = role == FlightRole::Followed;
         if shared {
             bump(&inner.counters.deduplicated);
             inner.ledger.shared(&template);
         }
-        Ok(Completion {
-            response,
+        let completion = Completion {
+            response: flown.response,
             cached: false,
             shared,
-        })
+        };
+        Ok((completion, hold))
+    }
+
+    /// The cached answer for `key`, if any.
+    async fn cache_hit(&self, key: CacheKey) -> Result<Option<Flown>, JudgeError> {
+        let Some(cache) = &self.inner.cache else {
+            return Ok(None);
+        };
+        let hit = cache.get_with_origin(key).await?;
+        Ok(hit.map(|(response, origin)| Flown {
+            response,
+            from_cache: Some(origin.is_some_and(|origin| origin != self.origin())),
+        }))
+    }
+
+    /// Books an answer read from the cache.
+    fn count_hit(&self, template: &str, hit: Flown) -> Completion {
+        let inner = &self.inner;
+        bump(&inner.counters.cache_hits);
+        if hit.from_cache == Some(true) {
+            bump(&inner.counters.cache_hits_other_origin);
+        }
+        inner.ledger.cached(template, 1, hit.response.usage);
+        Completion {
+            response: hit.response,
+            cached: true,
+            shared: false,
+        }
     }
 
     /// Stores a fresh answer (read-write mode only) in one transaction, so cancelling never

@@ -219,6 +219,12 @@ pub trait ChatModel: Send + Sync + 'static {
     fn limits_itself(&self) -> bool {
         false
     }
+    /// Whether the same request always gets the same answer (a local model that decodes
+    /// greedily, or with a fixed seed): then a structured ask whose climb failed is not
+    /// asked afresh, which would only repeat it ([`crate::judge::FRESH_ROUNDS`]).
+    fn answers_repeat(&self) -> bool {
+        false
+    }
     /// The request forms this backend settled on, one per endpoint it calls, with what
     /// each learned from refusals ([`crate::forms`]); empty for backends with no wire form.
     fn learned_forms(&self) -> Vec<crate::forms::LearnedForm> {

@@ -196,6 +196,11 @@ impl ChatModel for OnFirstUse<GgufChat> {
     fn supports_response_schema(&self) -> bool {
         true
     }
+    /// Every request gets a fresh sampler: greedy, or seeded with the request's seed (0
+    /// when none), over a cleared cache.
+    fn answers_repeat(&self) -> bool {
+        true
+    }
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, JudgeError> {
         self.get().await?.chat(request).await
     }

@@ -26,6 +26,7 @@ trait ErasedChat: Send + Sync + 'static {
     fn erased_endpoint(&self) -> String;
     fn erased_supports_response_schema(&self) -> bool;
     fn erased_limits_itself(&self) -> bool;
+    fn erased_answers_repeat(&self) -> bool;
     fn erased_learned_forms(&self) -> Vec<LearnedForm>;
     fn erased_adopt_forms(&self, forms: &[LearnedForm]);
     fn erased_learn_from_refusal(&self, body: &str, sent: &serde_json::Value) -> bool;
@@ -50,6 +51,9 @@ impl<T: ChatModel> ErasedChat for T {
     }
     fn erased_limits_itself(&self) -> bool {
         self.limits_itself()
+    }
+    fn erased_answers_repeat(&self) -> bool {
+        self.answers_repeat()
     }
     fn erased_learned_forms(&self) -> Vec<LearnedForm> {
         self.learned_forms()
@@ -133,6 +137,9 @@ impl ChatModel for AnyChatModel {
     }
     fn limits_itself(&self) -> bool {
         self.0.erased_limits_itself()
+    }
+    fn answers_repeat(&self) -> bool {
+        self.0.erased_answers_repeat()
     }
     fn learned_forms(&self) -> Vec<LearnedForm> {
         self.0.erased_learned_forms()
@@ -249,6 +256,9 @@ impl ChatModel for Models {
     }
     fn limits_itself(&self) -> bool {
         self.chat.as_ref().is_some_and(|m| m.limits_itself())
+    }
+    fn answers_repeat(&self) -> bool {
+        self.chat.as_ref().is_some_and(|m| m.answers_repeat())
     }
     fn learned_forms(&self) -> Vec<LearnedForm> {
         self.chat

@@ -91,6 +91,11 @@ impl ChatModel for GgufChat {
     fn supports_response_schema(&self) -> bool {
         true
     }
+    /// Every request gets a fresh sampler: greedy, or seeded with the request's seed (0
+    /// when none), over a cleared cache.
+    fn answers_repeat(&self) -> bool {
+        true
+    }
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, JudgeError> {
         let stopped = || local_error(&self.path, "the decoding thread stopped".into());
         let (reply, answer) = oneshot::channel();

@@ -1,8 +1,8 @@
 //! The structured-output ladder as the judge climbs it ([`Judge::ask`]): the schema in
 //! `response_format` (or in the prompt, when the server takes no schema or refuses one) →
 //! tolerant parse → validation → one re-ask quoting the error; a climb that still does not
-//! parse is asked once more afresh ([`FRESH_ROUNDS`]) before the call fails with the raw
-//! text. Only a climb that ends in a parsed answer is cached. The parsing itself is
+//! parse is asked once more afresh ([`FRESH_ROUNDS`]; not of a model whose answers repeat,
+//! [`ChatModel::answers_repeat`]) before the call fails with the raw text. Only a climb that ends in a parsed answer is cached. The parsing itself is
 //! [`crate::structured`]'s.
 
 use std::collections::HashMap;
@@ -23,6 +23,8 @@ use crate::structured::{
 /// Climbs of the ladder after a first one that ended with no parsable answer. Each climb is
 /// a fresh ask and one re-ask; the answers of a failed climb are never cached, so a new
 /// climb (or a later run, `--retry-failed`) gets a fresh answer instead of the same garbage.
+/// A model whose answers repeat ([`ChatModel::answers_repeat`]) gets none: it would give
+/// the same garbage again.
 pub const FRESH_ROUNDS: u32 = 1;
 
 /// A structured answer.
@@ -83,7 +85,9 @@ impl<M: ChatModel> Judge<M> {
             let mut usage = Usage::default();
             match self.ladder::<T>(request, &mut usage).await? {
                 Ok(answer) => return Ok(answer),
-                Err(failure) if round > FRESH_ROUNDS => return Err(failure),
+                Err(failure) if round > FRESH_ROUNDS || self.inner.model.answers_repeat() => {
+                    return Err(failure);
+                }
                 // Nothing of a failed climb was cached, so this round asks afresh.
                 Err(_) => {}
             }

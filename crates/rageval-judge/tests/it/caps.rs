@@ -4,12 +4,11 @@
 use std::time::Duration;
 
 use rageval_judge::{
-    Budget, Cache, CacheMode, Cap, ChatModel, ChatRequest, ChatResponse, Judge, JudgeConfig,
-    JudgeError, PriceTable, Usage, tokens,
+    Budget, Cache, CacheMode, Cap, Judge, JudgeConfig, JudgeError, PriceTable, tokens,
 };
 use rageval_testkit::{MockConfig, MockServer};
 
-use crate::support::{Verdict, batch, config, judge, request, settings};
+use crate::support::{Canned, Verdict, batch, config, judge, request, settings};
 
 const T: Duration = Duration::from_secs(5);
 
@@ -123,39 +122,16 @@ async fn cost_is_booked_from_usage_and_the_cost_cap_stops_cleanly() {
     assert!(spent <= cap, "spent {spent} over cap {cap}");
 }
 
-/// A backend that sends no usage, as some servers do.
-struct Quiet;
-
-impl ChatModel for Quiet {
-    fn kind(&self) -> &str {
-        "quiet"
-    }
-    fn model(&self) -> &str {
-        "gpt-4o"
-    }
-    fn endpoint(&self) -> String {
-        "memory".into()
-    }
-    fn supports_response_schema(&self) -> bool {
-        true
-    }
-    async fn chat(&self, _: &ChatRequest) -> Result<ChatResponse, JudgeError> {
-        Ok(ChatResponse {
-            text: r#"{"reason": "hello world", "verdict": 1}"#.into(),
-            usage: Usage::default(),
-            finish_reason: None,
-            thinking: None,
-            thinking_text: String::new(),
-        })
-    }
-}
-
 #[tokio::test]
 async fn without_usage_from_the_server_tokens_are_counted_with_tiktoken() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("q.sqlite");
     let j = Judge::new(
-        Quiet,
+        Canned::new(
+            "gpt-4o",
+            r#"{"reason": "hello world", "verdict": 1}"#,
+            false,
+        ),
         Some(Cache::open(&path).unwrap()),
         JudgeConfig::default(),
     );

@@ -4,12 +4,11 @@
 use std::time::{Duration, Instant};
 
 use rageval_judge::{
-    Cache, CacheMode, ChatModel, ChatRequest, ChatResponse, Embedder, Judge, JudgeError, Rung,
-    Sampling, SchemaMode, StructuredRequest, Usage,
+    Cache, CacheMode, Embedder, Judge, JudgeError, Rung, Sampling, SchemaMode, StructuredRequest,
 };
 use rageval_testkit::{MockConfig, MockServer, Reply};
 
-use crate::support::{GOOD, Verdict, config, judge, request, scripted, settings};
+use crate::support::{Canned, GOOD, Verdict, config, judge, request, scripted, settings};
 
 const T: Duration = Duration::from_secs(5);
 
@@ -117,55 +116,20 @@ async fn a_second_failure_keeps_the_raw_text() {
     assert_eq!(mock.stats().chat_requests, 4);
 }
 
-/// A local model decoding greedily: the same request, the same answer, here garbage.
-struct Repeating {
-    calls: std::sync::atomic::AtomicU32,
-}
-
-impl ChatModel for Repeating {
-    fn kind(&self) -> &str {
-        "repeating"
-    }
-    fn model(&self) -> &str {
-        "greedy"
-    }
-    fn endpoint(&self) -> String {
-        "memory".into()
-    }
-    fn supports_response_schema(&self) -> bool {
-        true
-    }
-    fn answers_repeat(&self) -> bool {
-        true
-    }
-    async fn chat(&self, _: &ChatRequest) -> Result<ChatResponse, JudgeError> {
-        self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        Ok(ChatResponse {
-            text: "no idea, sorry".into(),
-            usage: Usage::default(),
-            finish_reason: None,
-            thinking: None,
-            thinking_text: String::new(),
-        })
-    }
-}
-
 /// A model whose answers repeat (the embedded GGUF judge) is not asked the failed climb
 /// again: ask and re-ask only, half the calls (and, on two cores, half the minutes).
 #[tokio::test]
 async fn a_model_whose_answers_repeat_gets_no_fresh_climb() {
+    // A local model decoding greedily: the same request, the same garbage.
     let j = Judge::new(
-        Repeating {
-            calls: Default::default(),
-        },
+        Canned::new("greedy", "no idea, sorry", true),
         None,
         config(CacheMode::Off),
     );
     let err = j.ask::<Verdict>(&request("t", "x")).await.unwrap_err();
     assert!(matches!(err, JudgeError::Unparsed { .. }), "{err}");
     assert_eq!(j.rung_counts()["t@1"].failed, 1);
-    let calls = j.model().calls.load(std::sync::atomic::Ordering::SeqCst);
-    assert_eq!(calls, 2, "ask and re-ask");
+    assert_eq!(j.model().calls(), 2, "ask and re-ask");
 }
 
 #[tokio::test]

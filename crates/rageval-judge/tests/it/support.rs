@@ -5,8 +5,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use rageval_judge::{
-    Cache, CacheMode, EndpointSettings, Judge, JudgeConfig, LimiterConfig, Message, OpenAiBackend,
-    RetryPolicy, Sampling, StructuredRequest, TemplateId,
+    Cache, CacheMode, ChatModel, ChatRequest, ChatResponse, EndpointSettings, Judge, JudgeConfig,
+    JudgeError, LimiterConfig, Message, OpenAiBackend, RetryPolicy, Sampling, StructuredRequest,
+    TemplateId, Usage,
 };
 use rageval_testkit::{MockConfig, MockServer, Reply};
 use serde::Deserialize;
@@ -117,4 +118,56 @@ pub fn batch(template: &str, n: usize, tag: &str) -> Vec<StructuredRequest> {
             )
         })
         .collect()
+}
+
+/// A backend in memory that answers every request with `text` and sends no usage (as some
+/// servers do), counting its calls; `repeats` is its [`ChatModel::answers_repeat`].
+pub struct Canned {
+    pub model: &'static str,
+    pub text: &'static str,
+    pub repeats: bool,
+    pub calls: AtomicU32,
+}
+
+impl Canned {
+    pub fn new(model: &'static str, text: &'static str, repeats: bool) -> Self {
+        Canned {
+            model,
+            text,
+            repeats,
+            calls: AtomicU32::new(0),
+        }
+    }
+
+    pub fn calls(&self) -> u32 {
+        self.calls.load(Ordering::SeqCst)
+    }
+}
+
+impl ChatModel for Canned {
+    fn kind(&self) -> &str {
+        "canned"
+    }
+    fn model(&self) -> &str {
+        self.model
+    }
+    fn endpoint(&self) -> String {
+        "memory".into()
+    }
+    fn supports_response_schema(&self) -> bool {
+        true
+    }
+    fn answers_repeat(&self) -> bool {
+        self.repeats
+    }
+    async fn chat(&self, _: &ChatRequest) -> Result<ChatResponse, JudgeError> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        Ok(ChatResponse {
+            text: self.text.into(),
+            usage: Usage::default(),
+            finish_reason: None,
+            thinking: None,
+            thinking_text: String::new(),
+        })
+    }
 }

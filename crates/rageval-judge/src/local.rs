@@ -302,6 +302,27 @@ mod tests {
         assert!(error.to_string().contains("not a GGUF file"), "{error}");
     }
 
+    /// The GGUF judge as a run holds it (type-erased, loaded by its first call) says that
+    /// its answers repeat, so a failed climb is not asked again; the check loads nothing.
+    #[cfg(feature = "gguf")]
+    #[test]
+    fn the_gguf_judge_says_its_answers_repeat_without_loading_the_model() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("judge.gguf");
+        std::fs::write(&path, "GGUF and nothing a model needs").unwrap();
+        let judge = gguf_chat(&path, GgufOptions::default()).unwrap();
+        assert!(judge.answers_repeat());
+        let models = crate::Models {
+            chat: Some(judge),
+            embedder: None,
+        };
+        assert!(models.answers_repeat());
+        assert!(
+            !crate::Models::default().answers_repeat(),
+            "no model, no promise"
+        );
+    }
+
     /// Without `minilm` the embedders still name themselves (routes and manifests read the
     /// same) and every call fails naming the feature.
     #[cfg(not(feature = "minilm"))]

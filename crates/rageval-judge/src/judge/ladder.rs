@@ -2,8 +2,8 @@
 //! `response_format` (or in the prompt, when the server takes no schema or refuses one) →
 //! tolerant parse → validation → one re-ask quoting the error; a climb that still does not
 //! parse is asked once more afresh ([`FRESH_ROUNDS`]; not of a model whose answers repeat,
-//! [`ChatModel::answers_repeat`]) before the call fails with the raw text. Only a climb that ends in a parsed answer is cached. The parsing itself is
-//! [`crate::structured`]'s.
+//! [`ChatModel::answers_repeat`]) before the call fails with the raw text. Only a climb
+//! that ends in a parsed answer is cached. The parsing itself is [`crate::structured`]'s.
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;

@@ -37,9 +37,17 @@ pub(super) type Hold = FlightHold<Flown>;
 #[derive(Debug, Clone)]
 pub(super) struct Flown {
     response: ChatResponse,
-    /// Read from the cache (the leader found it there after all): whether another endpoint
-    /// wrote it. `None` for an answer the backend gave.
-    from_cache: Option<bool>,
+    source: Source,
+}
+
+/// Where a flown answer came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Source {
+    /// The backend answered.
+    Backend,
+    /// The cache held it (the leader found it there after all); `other_endpoint` when
+    /// another endpoint wrote it.
+    Cache { other_endpoint: bool },
 }
 
 impl Completion {
@@ -211,11 +219,11 @@ impl<M: ChatModel> Judge<M> {
                     .await?;
                 Ok(Flown {
                     response,
-                    from_cache: None,
+                    source: Source::Backend,
                 })
             })
             .await?;
-        if flown.from_cache.is_some() {
+        if flown.source != Source::Backend {
             return Ok((self.count_hit(&template, flown), hold));
         }
         let shared = role == FlightRole::Followed;
@@ -239,7 +247,9 @@ impl<M: ChatModel> Judge<M> {
         let hit = cache.get_with_origin(key).await?;
         Ok(hit.map(|(response, origin)| Flown {
             response,
-            from_cache: Some(origin.is_some_and(|origin| origin != self.origin())),
+            source: Source::Cache {
+                other_endpoint: origin.is_some_and(|origin| origin != self.origin()),
+            },
         }))
     }
 
@@ -247,7 +257,11 @@ impl<M: ChatModel> Judge<M> {
     fn count_hit(&self, template: &str, hit: Flown) -> Completion {
         let inner = &self.inner;
         bump(&inner.counters.cache_hits);
-        if hit.from_cache == Some(true) {
+        if hit.source
+            == (Source::Cache {
+                other_endpoint: true,
+            })
+        {
             bump(&inner.counters.cache_hits_other_origin);
         }
         inner.ledger.cached(template, 1, hit.response.usage);

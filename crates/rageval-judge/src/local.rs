@@ -292,13 +292,19 @@ mod tests {
         );
     }
 
+    /// The GGUF judge over a file holding `bytes` (checked by its header, never loaded here).
+    #[cfg(feature = "gguf")]
+    fn gguf_judge_over(bytes: &str) -> Result<AnyChatModel, JudgeError> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("judge.gguf");
+        std::fs::write(&path, bytes).unwrap();
+        gguf_chat(&path, GgufOptions::default())
+    }
+
     #[cfg(feature = "gguf")]
     #[test]
     fn with_the_gguf_feature_a_file_that_is_no_gguf_model_is_refused_by_its_header() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("judge.gguf");
-        std::fs::write(&path, "not a model").unwrap();
-        let error = gguf_chat(&path, GgufOptions::default()).unwrap_err();
+        let error = gguf_judge_over("not a model").unwrap_err();
         assert!(error.to_string().contains("not a GGUF file"), "{error}");
     }
 
@@ -307,10 +313,7 @@ mod tests {
     #[cfg(feature = "gguf")]
     #[test]
     fn the_gguf_judge_says_its_answers_repeat_without_loading_the_model() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("judge.gguf");
-        std::fs::write(&path, "GGUF and nothing a model needs").unwrap();
-        let judge = gguf_chat(&path, GgufOptions::default()).unwrap();
+        let judge = gguf_judge_over("GGUF and nothing a model needs").unwrap();
         assert!(judge.answers_repeat());
         let models = crate::Models {
             chat: Some(judge),

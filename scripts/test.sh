@@ -13,6 +13,15 @@ cd "$(dirname "$0")/.."
 # test harness. `--workspace --features gguf` enables `gguf` on every member that has it.
 features=(--features gguf)
 
+# The suite starts Python often: Phoenix and MLflow for the Rust tests and pytest, Ray's
+# workers, Spark's, the test search server. uv installs no bytecode, so with
+# PYTHONDONTWRITEBYTECODE set (some CI images set it) every one of those processes compiled
+# each module it imports from source: an MLflow server's start took 104 CPU seconds in its
+# first minute without a bytecode cache and 47 with one (BENCHMARKS.md, "CI: what each step
+# costs"). The venvs are the suite's own, under target/ and .venv, so it lets Python write
+# the cache there.
+unset PYTHONDONTWRITEBYTECODE
+
 # Each step line says how long the suite has run so far, so a slow CI run shows which step
 # took the time (BENCHMARKS.md, "CI: what each step costs").
 # At the end, passed or not, the steps are listed again with what each took: CI shows only

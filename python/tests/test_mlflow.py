@@ -49,7 +49,7 @@ def mlflow_server(tmp_path: Path) -> Iterator[str]:
         ["bash", str(REPO / "scripts" / "setup-trace-servers.sh"), "start", "mlflow",
          str(storage)],
         stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
-        # Its own process group: MLflow's workers (uvicorn, job runners) outlive a killed
+        # Its own process group: MLflow's uvicorn worker outlives a killed
         # parent, so the whole group is stopped.
         start_new_session=True,
     )

@@ -17,6 +17,9 @@ use crate::engine::plan::Estimate;
 const PROBE_WORDS: usize = 300;
 /// Tokens the writing speed is measured on.
 const PROBE_ANSWER_TOKENS: u32 = 24;
+/// The prompt of the load and of the writing measure: a few tokens that ask for a long
+/// answer, so that timing the writing reads next to nothing.
+const PROBE_SHORT_PROMPT: &str = "Write the numbers from one to fifty in words.";
 
 /// A GGUF model's measured speed on this machine.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -29,17 +32,21 @@ pub struct Speed {
 
 /// Measures the chat model's speed when it is an in-process GGUF model (`None` for an
 /// endpoint, or when the probe fails). Loads the model if it was not loaded yet.
+///
+/// The long prompt is read once: reading is what the probe costs (about 100 tokens a
+/// second on one core), and each call reads its prompt afresh.
 pub fn measure(setup: &JudgeSetup) -> Option<Speed> {
     setup.gguf.as_ref()?;
     let chat = setup.chat.as_ref()?;
     let model = chat.model();
     let runtime = crate::engine::shell::runtime().ok()?;
-    let prompt = "The quick brown fox jumps over the lazy dog. ".repeat(PROBE_WORDS / 9);
-    let ask = |max_tokens: u32| {
+    let long = format!(
+        "{}\nRepeat the sentence above.",
+        "The quick brown fox jumps over the lazy dog. ".repeat(PROBE_WORDS / 9)
+    );
+    let ask = |prompt: &str, max_tokens: u32| {
         let request = ChatRequest {
-            messages: vec![Message::user(format!(
-                "{prompt}\nRepeat the sentence above."
-            ))],
+            messages: vec![Message::user(prompt)],
             sampling: Sampling {
                 max_tokens: Some(max_tokens),
                 ..Sampling::default()
@@ -51,13 +58,15 @@ pub fn measure(setup: &JudgeSetup) -> Option<Speed> {
         Some((started.elapsed(), response.usage))
     };
     // The first call loads the model; it is not timed.
-    ask(1)?;
-    let (read, read_usage) = ask(1)?;
-    let (both, write_usage) = ask(PROBE_ANSWER_TOKENS)?;
+    ask(PROBE_SHORT_PROMPT, 1)?;
+    // Writing: the same short prompt with a long answer, less the time to its first token.
+    let (first, first_usage) = ask(PROBE_SHORT_PROMPT, 1)?;
+    let (both, write_usage) = ask(PROBE_SHORT_PROMPT, PROBE_ANSWER_TOKENS)?;
+    let (read, read_usage) = ask(&long, 1)?;
     let written = write_usage
         .completion_tokens
-        .saturating_sub(read_usage.completion_tokens);
-    let writing = both.saturating_sub(read).max(Duration::from_millis(1));
+        .saturating_sub(first_usage.completion_tokens);
+    let writing = both.saturating_sub(first).max(Duration::from_millis(1));
     (written > 0).then(|| Speed {
         read_per_second: read_usage.prompt_tokens as f64 / read.as_secs_f64().max(1e-3),
         write_per_second: written as f64 / writing.as_secs_f64(),

@@ -81,16 +81,23 @@ async fn every_measured_figure_is_reproduced() {
     }
 }
 
-/// The development sweep still chooses the thresholds the heuristic judge uses: a change
-/// of rule, data or split that moves the choice fails here until the defaults, the table
-/// and `docs/judges.md` follow.
+/// The development sweep over the shared sets, read and run once for both checks below
+/// (reading the sets measures every passage's signals: most of these checks' CPU).
 #[tokio::test]
-async fn the_defaults_are_the_development_sweeps_choice() {
+async fn the_sweeps_choose_the_defaults_and_each_set_s_figure_without_that_set() {
     let Some(dir) = validation_dir() else { return };
     let data = read_all(&dir, None).await.expect("the shared sets");
     let sweeps = sweep_all(&data);
+    the_defaults_are_the_development_sweeps_choice(&sweeps);
+    a_held_out_by_set_figure_is_that_of_the_rule_chosen_with_the_set_removed(&data, &sweeps);
+}
+
+/// The development sweep still chooses the thresholds the heuristic judge uses: a change
+/// of rule, data or split that moves the choice fails here until the defaults, the table
+/// and `docs/judges.md` follow.
+fn the_defaults_are_the_development_sweeps_choice(sweeps: &[Sweep]) {
     assert!(sweeps.len() >= 10, "{}", sweeps.len());
-    for sweep in &sweeps {
+    for sweep in sweeps {
         let chosen = sweep.chosen().expect("a candidate");
         let signal = if sweep.task == TaskKind::SupportVerdicts {
             Signal::Support(Some(SUPPORT_DEGREE.get(sweep.lang)))
@@ -143,11 +150,10 @@ fn without(data: &SweepData, set: &str) -> SweepData {
 /// sweep run again on the data with that set's items removed (both halves, every task)
 /// chooses a rule whose figure on the set's held-out half is the row's. So no item of the
 /// set took part in choosing the rule its figure is printed for.
-#[tokio::test]
-async fn a_held_out_by_set_figure_is_that_of_the_rule_chosen_with_the_set_removed() {
-    let Some(dir) = validation_dir() else { return };
-    let data = read_all(&dir, None).await.expect("the shared sets");
-    let sweeps = sweep_all(&data);
+fn a_held_out_by_set_figure_is_that_of_the_rule_chosen_with_the_set_removed(
+    data: &SweepData,
+    sweeps: &[Sweep],
+) {
     // The sweeps with one set's items removed, once per set.
     let mut removed: Vec<(&str, Vec<Sweep>)> = Vec::new();
     let table = measurements();
@@ -163,7 +169,7 @@ async fn a_held_out_by_set_figure_is_that_of_the_rule_chosen_with_the_set_remove
             Lang::En
         };
         if !removed.iter().any(|(name, _)| *name == set) {
-            removed.push((set, sweep_all(&without(&data, set))));
+            removed.push((set, sweep_all(&without(data, set))));
         }
         let chosen = removed
             .iter()

@@ -42,8 +42,8 @@ impl TraceServer {
             return None;
         };
         let dir = tempfile::tempdir().unwrap();
-        // Its own process group: MLflow's server starts workers (uvicorn, job runners) that
-        // outlive a killed parent, so `kill` stops the whole group.
+        // Its own process group: MLflow's server starts a uvicorn worker that
+        // outlives a killed parent, so `kill` stops the whole group.
         let mut child = Command::new("bash")
             .process_group(0)
             .arg(repo_root().join("scripts/setup-trace-servers.sh"))

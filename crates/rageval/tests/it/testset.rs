@@ -384,8 +384,13 @@ fn testset_counts_unusable_judge_answers_and_never_writes_them() {
     if crate::skip_without_shared("testset_counts_unusable_judge_answers_and_never_writes_them") {
         return;
     }
+    // Half the answers garbage, drawn from this seed: one item's every attempt is garbage
+    // (4 answers). With seed 0 three items failed, 12 garbage answers that, finishing in a
+    // row on a loaded machine, halted the judge as unusable (`UNUSABLE_HALT_AFTER`) before
+    // any summary was written, as it should.
     let mock = endpoint(MockConfig {
         garbage_rate: 0.5,
+        seed: 5,
         ..MockConfig::default()
     });
     let dir = tempfile::tempdir().unwrap();
@@ -401,6 +406,7 @@ fn testset_counts_unusable_judge_answers_and_never_writes_them() {
         .filter(|l| l.get("error").is_some())
         .count() as u64;
     assert_eq!(summary["judge_failed"].as_u64(), Some(failed), "{summary}");
+    assert!(failed > 0, "{summary}");
     let written = jsonl(&dir.path().join("ts/testset.jsonl")).len() as u64;
     assert_eq!(summary["written"].as_u64(), Some(written), "{summary}");
 }

@@ -223,7 +223,7 @@ impl<M: ChatModel> Judge<M> {
                 })
             })
             .await?;
-        if flown.source != Source::Backend {
+        if matches!(flown.source, Source::Cache { .. }) {
             return Ok((self.count_hit(&template, flown), hold));
         }
         let shared = role == FlightRole::Followed;
@@ -257,11 +257,12 @@ impl<M: ChatModel> Judge<M> {
     fn count_hit(&self, template: &str, hit: Flown) -> Completion {
         let inner = &self.inner;
         bump(&inner.counters.cache_hits);
-        if hit.source
-            == (Source::Cache {
-                other_endpoint: true,
-            })
-        {
+        if matches!(
+            hit.source,
+            Source::Cache {
+                other_endpoint: true
+            }
+        ) {
             bump(&inner.counters.cache_hits_other_origin);
         }
         inner.ledger.cached(template, 1, hit.response.usage);

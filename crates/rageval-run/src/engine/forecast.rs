@@ -1,5 +1,5 @@
 //! Before a run that asks an in-process GGUF model, how long it will take here: the model's
-//! speed is measured with two short generations on this machine (reading, then writing),
+//! speed is measured with short generations on this machine (writing, then reading),
 //! and the run's plan ([`crate::engine::plan`]) says how many prompt and completion tokens it will
 //! send. The embedded model decodes on one thread, one call at a time, so the time is about
 //! the tokens over the speed — said before the run starts, so nobody waits hours unawares.
@@ -38,8 +38,12 @@ pub struct Speed {
 pub fn measure(setup: &JudgeSetup) -> Option<Speed> {
     setup.gguf.as_ref()?;
     let chat = setup.chat.as_ref()?;
-    let model = chat.model();
     let runtime = crate::engine::shell::runtime().ok()?;
+    probe(chat.model(), &runtime)
+}
+
+/// The probe itself, over any chat model: four calls, the long prompt in the last alone.
+fn probe(model: &impl ChatModel, runtime: &tokio::runtime::Runtime) -> Option<Speed> {
     let long = format!(
         "{}\nRepeat the sentence above.",
         "The quick brown fox jumps over the lazy dog. ".repeat(PROBE_WORDS / 9)
@@ -122,10 +126,71 @@ pub(crate) fn announce(
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Mutex;
+
+    use rageval_judge::{ChatResponse, JudgeError, Usage};
     use rageval_report::CallTally;
 
     use super::*;
     use crate::engine::plan::{EstimateRow, StageEstimate};
+
+    /// Answers every call at once, counting a prompt's words as its tokens and writing as
+    /// many tokens as asked; keeps each prompt's word count.
+    #[derive(Default)]
+    struct WordCounter {
+        prompts: Mutex<Vec<u64>>,
+    }
+
+    impl ChatModel for WordCounter {
+        fn kind(&self) -> &str {
+            "test"
+        }
+        fn model(&self) -> &str {
+            "word-counter"
+        }
+        fn endpoint(&self) -> String {
+            "in memory".into()
+        }
+        fn supports_response_schema(&self) -> bool {
+            false
+        }
+        async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, JudgeError> {
+            let words: usize = request
+                .messages
+                .iter()
+                .map(|m| m.content.split_whitespace().count())
+                .sum();
+            self.prompts.lock().unwrap().push(words as u64);
+            Ok(ChatResponse {
+                text: "one two three".into(),
+                usage: Usage {
+                    prompt_tokens: words as u64,
+                    completion_tokens: u64::from(request.sampling.max_tokens.unwrap_or(1)),
+                    ..Usage::default()
+                },
+                finish_reason: None,
+                thinking: None,
+                thinking_text: String::new(),
+            })
+        }
+    }
+
+    /// The probe reads its long prompt once: reading is what it costs on a local model
+    /// (it read it three times before, about 1,000 tokens of a GGUF model's 100 a second).
+    #[test]
+    fn the_probe_reads_its_long_prompt_once_and_gives_both_speeds() {
+        let model = WordCounter::default();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let speed = probe(&model, &runtime).expect("a speed");
+        assert!(speed.read_per_second > 0.0 && speed.write_per_second > 0.0);
+        let prompts = model.prompts.into_inner().unwrap();
+        let long = prompts.iter().filter(|&&w| w >= PROBE_WORDS as u64).count();
+        assert_eq!(long, 1, "{prompts:?}");
+        let short: u64 = prompts.iter().filter(|&&w| w < PROBE_WORDS as u64).sum();
+        assert!(short < 40, "{prompts:?}");
+    }
 
     #[test]
     fn the_time_is_the_tokens_over_the_speed() {

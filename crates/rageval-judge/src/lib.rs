@@ -68,6 +68,7 @@
 //! | `minilm` | yes | `MiniLmEmbedder` and `E5Embedder`: the offline embeddings (answer relevance, semantic similarity, Chinese text); without it every embedding call of theirs fails | candle and tokenizers, pure Rust: about two minutes of a cold build on two cores, shared with `checker` |
 //! | `checker` | yes | [`SupportChecker`] runs checker models (`--judge checker:DIR`); without it a folder still opens and names itself, and every check fails | the same candle stack as `minilm` |
 //! | `gguf` | no | `GgufChat`: a GGUF chat model run in-process (`--judge gguf:PATH`); without it such a model is refused before any call | llama.cpp built from vendored C++: a C++ compiler, cmake and libclang, and the largest unit of a cold build (about four minutes on two cores). Any llama.cpp *server* needs none of it: it is an OpenAI-compatible endpoint |
+//! | `workspace-features` | no | nothing this crate's code uses: the workspace's features of the crates below it, so that CI's check of each backend alone (`scripts/test.sh`) reuses the workspace's checked dependencies | none beyond a build of the whole workspace |
 //!
 //! Prompt text and typed judge tasks belong to `rageval-tasks`; this crate knows no metric.
 //! It never prints: callers read [`Judge::stats`] and [`Judge::rung_counts`].

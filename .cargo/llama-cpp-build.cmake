@@ -15,14 +15,16 @@
 #   unicode. Should a new llama-cpp-sys-2 need one of the left-out files, the link fails
 #   naming its symbol: take its name out of the list below.
 # - nothing left links the HTTP library (only downloads used it), so it is not built;
-# - what is left of `llama-common` is compiled without optimisation, and so are the sources
-#   of `llama` that run once per model load or never for the models rageval loads: the
-#   loader, quantisation and saving, LoRA adapters, the architecture and chat-template
-#   tables, and the memory kinds of other architectures (recurrent, hybrid, sliding-window
-#   and sparse-attention caches). The rest of `llama` keeps -O3: with all of it at -O1 the
-#   GGUF tests' decoding took a quarter more CPU time (sampling, grammars, the tokenizer and
-#   the graph run once per token). A flag added to a target or a source comes after the
-#   build type's -O3, and the last -O wins.
+# - what is left of `llama-common` is compiled without optimisation, and so is `llama` but for
+#   the sources that run once per token: the context, batches, the KV cache, the graph's
+#   inputs, sampling, grammars and the tokenizer keep -O3 (with all of `llama` at -O1 the GGUF
+#   tests' decoding took a quarter more CPU time). Unoptimised are the loader, quantisation
+#   and saving, LoRA adapters, the architecture and chat-template tables, the memory kinds of
+#   other architectures (recurrent, hybrid, sliding-window and sparse-attention caches), and
+#   the 158 per-architecture graph builders, which lay out once per call the graph that ggml
+#   computes; in ggml, the file reader, the training optimiser and the multi-device backend.
+#   A flag added to a target or a source comes after the build type's -O3, and the last -O
+#   wins: a source's after its target's.
 # GCC and Clang flags: MSVC builds keep llama.cpp's own.
 if(NOT RAGEVAL_LLAMA_BUILD AND NOT MSVC)
   set(RAGEVAL_LLAMA_BUILD ON)
@@ -49,18 +51,34 @@ if(NOT RAGEVAL_LLAMA_BUILD AND NOT MSVC)
       endif()
     endforeach()
     if(TARGET llama)
+      # Unoptimised by default, and so are the model sources (one graph builder per
+      # architecture, batched into unity files): they run once a call, to lay out the
+      # graph that ggml then computes.
+      set_property(TARGET llama APPEND PROPERTY COMPILE_OPTIONS -O0)
       get_target_property(llama_dir llama SOURCE_DIR)
-      set(cold_sources)
+      set(hot_sources)
       foreach(name
-          llama-model-loader llama-model llama-model-saver llama-quant llama-adapter
-          llama-arch llama-chat llama-kv-cache-iswa llama-kv-cache-dsa llama-kv-cache-dsa-iswa
-          llama-kv-cache-msa llama-kv-cache-dsv4 llama-memory-hybrid llama-memory-hybrid-iswa
-          llama-memory-hybrid-idx llama-memory-recurrent)
+          llama llama-batch llama-context llama-cparams llama-grammar llama-graph
+          llama-hparams llama-impl llama-io llama-kv-cache llama-memory llama-mmap
+          llama-sampler llama-vocab unicode-data unicode)
         if(EXISTS ${llama_dir}/${name}.cpp)
-          list(APPEND cold_sources ${llama_dir}/${name}.cpp)
+          list(APPEND hot_sources ${llama_dir}/${name}.cpp)
         endif()
       endforeach()
-      set_source_files_properties(${cold_sources} DIRECTORY ${llama_dir}
+      set_source_files_properties(${hot_sources} DIRECTORY ${llama_dir}
+        PROPERTIES COMPILE_OPTIONS -O3)
+    endif()
+    if(TARGET ggml)
+      # ggml's file reader, its training optimiser and its multi-device backend: run at load
+      # or never.
+      get_target_property(ggml_dir ggml SOURCE_DIR)
+      set(cold_sources)
+      foreach(name gguf ggml-opt ggml-backend-meta)
+        if(EXISTS ${ggml_dir}/${name}.cpp)
+          list(APPEND cold_sources ${ggml_dir}/${name}.cpp)
+        endif()
+      endforeach()
+      set_source_files_properties(${cold_sources} DIRECTORY ${ggml_dir}
         PROPERTIES COMPILE_OPTIONS -O0)
     endif()
   endfunction()

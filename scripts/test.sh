@@ -165,15 +165,14 @@ if command -v cargo-nextest >/dev/null 2>&1; then
   cargo metadata --format-version 1 --locked >"$nextest_list/cargo.json"
   export -f lints_beside_tests
   # At nice 19 (10 + 9), below pytest's servers and engines (Ray's node must register within
-  # 30 s) as well as below the tests: the lints only take what both leave. The doc tests,
-  # which nextest does not run, follow them there: they had run alone after nextest.
-  checks="$lints, then the doc tests (cargo test --doc)"
-  background "$checks" nice -n 9 bash -c "set -euo pipefail; features=(${features[*]})
-    lints_beside_tests; cargo test --workspace --locked --doc \"\${features[@]}\""
+  # 30 s) as well as below the tests: the lints only take what both leave.
+  background "$lints" nice -n 9 bash -c "set -euo pipefail; features=(${features[*]}); lints_beside_tests"
   step "cargo nextest run"
   cargo nextest run --no-fail-fast --binaries-metadata "$nextest_list/binaries.json" \
     --cargo-metadata "$nextest_list/cargo.json"
-  await "$checks"
+  await "$lints"
+  step "cargo test --doc"
+  cargo test --workspace --locked --doc "${features[@]}"
 else
   step "$lints"
   lints_beside_tests

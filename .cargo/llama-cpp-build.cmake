@@ -28,6 +28,23 @@
 # GCC and Clang flags: MSVC builds keep llama.cpp's own.
 if(NOT RAGEVAL_LLAMA_BUILD AND NOT MSVC)
   set(RAGEVAL_LLAMA_BUILD ON)
+  # Compiles the named sources of `target` (those of its source folder that exist, `.cpp`)
+  # at `level`.
+  function(rageval_sources_at target level)
+    if(NOT TARGET ${target})
+      return()
+    endif()
+    get_target_property(dir ${target} SOURCE_DIR)
+    set(sources)
+    foreach(name ${ARGN})
+      if(EXISTS ${dir}/${name}.cpp)
+        list(APPEND sources ${dir}/${name}.cpp)
+      endif()
+    endforeach()
+    if(sources)
+      set_source_files_properties(${sources} DIRECTORY ${dir} PROPERTIES COMPILE_OPTIONS ${level})
+    endif()
+  endfunction()
   function(rageval_llama_build)
     if(TARGET llama-common)
       get_target_property(sources llama-common SOURCES)
@@ -55,32 +72,14 @@ if(NOT RAGEVAL_LLAMA_BUILD AND NOT MSVC)
       # architecture, batched into unity files): they run once a call, to lay out the
       # graph that ggml then computes.
       set_property(TARGET llama APPEND PROPERTY COMPILE_OPTIONS -O0)
-      get_target_property(llama_dir llama SOURCE_DIR)
-      set(hot_sources)
-      foreach(name
-          llama llama-batch llama-context llama-cparams llama-grammar llama-graph
-          llama-hparams llama-impl llama-io llama-kv-cache llama-memory llama-mmap
-          llama-sampler llama-vocab unicode-data unicode)
-        if(EXISTS ${llama_dir}/${name}.cpp)
-          list(APPEND hot_sources ${llama_dir}/${name}.cpp)
-        endif()
-      endforeach()
-      set_source_files_properties(${hot_sources} DIRECTORY ${llama_dir}
-        PROPERTIES COMPILE_OPTIONS -O3)
+      rageval_sources_at(llama -O3
+        llama llama-batch llama-context llama-cparams llama-grammar llama-graph
+        llama-hparams llama-impl llama-io llama-kv-cache llama-memory llama-mmap
+        llama-sampler llama-vocab unicode-data unicode)
     endif()
-    if(TARGET ggml)
-      # ggml's file reader, its training optimiser and its multi-device backend: run at load
-      # or never.
-      get_target_property(ggml_dir ggml SOURCE_DIR)
-      set(cold_sources)
-      foreach(name gguf ggml-opt ggml-backend-meta)
-        if(EXISTS ${ggml_dir}/${name}.cpp)
-          list(APPEND cold_sources ${ggml_dir}/${name}.cpp)
-        endif()
-      endforeach()
-      set_source_files_properties(${cold_sources} DIRECTORY ${ggml_dir}
-        PROPERTIES COMPILE_OPTIONS -O0)
-    endif()
+    # ggml's file reader, its training optimiser and its multi-device backend: run at load or
+    # never.
+    rageval_sources_at(ggml -O0 gguf ggml-opt ggml-backend-meta)
   endfunction()
   # Deferred to the end of the top-level directory, when every target exists.
   cmake_language(DEFER DIRECTORY ${CMAKE_SOURCE_DIR} CALL rageval_llama_build)
